@@ -1,0 +1,473 @@
+"""The derived equations of motion: :class:`Equations`.
+
+``Equations`` is the one object consumers use (numerical analyses, code
+generation, FMU export).  It holds the atomized blocks::
+
+    M q'' + D^T lambda = delta          (dynamics, M symmetric)
+    Phi(q, t) = 0                       (holonomic constraints)
+    D q' = beta                         (velocity level, D = [Phi_q; A_nh])
+    D q'' = gamma                       (acceleration level)
+
+plus the initial-position rows, the outputs, symbol tables and metadata, and
+it never refers back to the model objects.
+
+Example:
+    >>> import symbody as sb
+    >>> from examples_path import simple_pendulum  # doctest: +SKIP
+    >>> eq = simple_pendulum.build().derive()      # doctest: +SKIP
+    >>> eq.stats()["ops"]["M_delta"]               # doctest: +SKIP
+    5
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .errors import ModelError
+from .symbolic.calculus import diff, jacobian, subs_many, time_derivative
+from .symbolic.dynamics import assemble
+from .symbolic.expr import ZERO, Expr, neg
+
+# ---------------------------------------------------------------------------
+# metadata records (copied from the model so that consumers never need it)
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ParameterInfo:
+    name: str
+    symbol: Expr
+    value: float
+    unit: str | None
+    description: str
+    min: float | None
+    max: float | None
+
+
+@dataclass(frozen=True)
+class CoordinateInfo:
+    name: str
+    q: Expr
+    dq: Expr
+    ddq: Expr
+    q0: float
+    dq0: float
+    unit: str | None
+    description: str
+    aux: bool
+
+
+@dataclass(frozen=True)
+class InputInfo:
+    name: str
+    symbol: Expr
+    value: float
+    unit: str | None
+    description: str
+    min: float | None
+    max: float | None
+
+
+@dataclass(frozen=True)
+class OutputInfo:
+    name: str
+    expr: Expr
+    unit: str | None
+    description: str
+
+
+@dataclass(frozen=True)
+class ConstraintInfo:
+    name: str
+    kind: str
+    group: str
+    multiplier: Expr | None
+
+
+@dataclass(frozen=True)
+class JointInfo:
+    name: str
+    kind: str
+    rows: tuple
+    reactions: dict = field(default_factory=dict)
+
+
+class Equations:
+    """Atomized equations of motion of a system (see module docstring).
+
+    Attributes:
+        name: model name.
+        q, dq, ddq: coordinate, velocity and acceleration symbols.
+        t: time symbol.
+        parameters, coordinates, inputs, outputs: metadata records (lists).
+        M: mass matrix (list of rows), symmetric.
+        delta: generalized forces (inertial velocity terms and loads).
+        Phi, Phi_q: holonomic constraints and their Jacobian.
+        A_nh: Jacobian of the velocity (non-holonomic) constraints.
+        D, beta, gamma: velocity-level Jacobian ``[Phi_q; A_nh]``, ``beta`` and ``gamma``.
+        Phi_init, Phi_init_q: rows for assembling the initial configuration
+            (``Phi`` followed by the initial-position conditions).
+        lam: multiplier symbols, one per row of ``D``.
+        derive_seconds: time taken by :meth:`symbody.System.derive`.
+    """
+
+    def __init__(self) -> None:
+        self._evaluators: dict = {}
+        self._stats: dict | None = None
+
+    # -- sizes ---------------------------------------------------------------
+    @property
+    def nq(self) -> int:
+        return len(self.q)
+
+    @property
+    def nh(self) -> int:
+        """Number of holonomic constraint rows."""
+        return len(self.Phi)
+
+    @property
+    def nc(self) -> int:
+        """Number of constraint rows at velocity level (holonomic + non-holonomic)."""
+        return len(self.D)
+
+    @property
+    def dof(self) -> int:
+        """Degrees of freedom ``nq - rank(D)`` at the initial configuration (``nq - nc`` if unknown)."""
+        if self.nc == 0:
+            return self.nq
+        try:
+            D = self.numeric().D(self.q0)
+            return self.nq - int(np.linalg.matrix_rank(D, tol=1e-9 * max(1.0, np.abs(D).max())))
+        except Exception:  # noqa: BLE001 - rank at an unassembled point may fail
+            return self.nq - self.nc
+
+    @property
+    def nu(self) -> int:
+        return len(self.inputs)
+
+    @property
+    def np_(self) -> int:
+        return len(self.parameters)
+
+    @property
+    def p0(self) -> np.ndarray:
+        """Default parameter values."""
+        return np.array([p.value for p in self.parameters], dtype=float)
+
+    @property
+    def q0(self) -> np.ndarray:
+        return np.array([c.q0 for c in self.coordinates], dtype=float)
+
+    @property
+    def dq0(self) -> np.ndarray:
+        return np.array([c.dq0 for c in self.coordinates], dtype=float)
+
+    @property
+    def u0(self) -> np.ndarray:
+        return np.array([u.value for u in self.inputs], dtype=float)
+
+    @property
+    def p_symbols(self) -> list[Expr]:
+        return [p.symbol for p in self.parameters]
+
+    @property
+    def u_symbols(self) -> list[Expr]:
+        return [u.symbol for u in self.inputs]
+
+    def index(self, name: str) -> tuple[str, int]:
+        """Where a name lives: ``("q", i)``, ``("p", i)``, ``("u", i)``, ``("y", i)`` or ``("lam", i)``."""
+        for i, c in enumerate(self.coordinates):
+            if c.name == name:
+                return "q", i
+            if c.dq.name == name:
+                return "dq", i
+            if c.ddq.name == name:
+                return "ddq", i
+        for i, p in enumerate(self.parameters):
+            if p.name == name:
+                return "p", i
+        for i, u in enumerate(self.inputs):
+            if u.name == name:
+                return "u", i
+        for i, o in enumerate(self.outputs):
+            if o.name == name:
+                return "y", i
+        for i, lam in enumerate(self.lam):
+            if lam.name == name or self.constraint_rows[i].name == name:
+                return "lam", i
+        raise KeyError(f"{name!r} is not a coordinate, parameter, input, output or constraint of {self.name!r}")
+
+    # -- symbolic helpers ------------------------------------------------------
+    def jacobian(self, exprs: Sequence[Expr], wrt: Sequence[Expr]) -> list[list[Expr]]:
+        """Symbolic Jacobian of expressions with respect to symbols (atomized)."""
+        return jacobian(list(exprs), list(wrt))
+
+    def time_derivative(self, e: Expr, accelerations: bool = True) -> Expr:
+        """Total time derivative of an expression of this model."""
+        return time_derivative(e, self.ctx, accelerations)
+
+    @property
+    def layout(self):
+        """Argument layout of generated functions (see :mod:`symbody.codegen.python`)."""
+        from .codegen.python import Layout
+
+        return Layout(q=self.q, dq=self.dq, ddq=self.ddq, u=self.u_symbols, p=self.p_symbols, lam=self.lam, t=self.t)
+
+    def blocks(self) -> dict[str, tuple[list[Expr], tuple[int, ...]]]:
+        """All standard blocks as ``name -> (flat expressions, shape)``."""
+        n, nc, nh = self.nq, self.nc, self.nh
+        return {
+            "M": ([e for row in self.M for e in row], (n, n)),
+            "delta": (list(self.delta), (n,)),
+            "Phi": (list(self.Phi), (nh,)),
+            "Phi_q": ([e for row in self.Phi_q for e in row], (nh, n)),
+            "D": ([e for row in self.D for e in row], (nc, n)),
+            "beta": (list(self.beta), (nc,)),
+            "gamma": (list(self.gamma), (nc,)),
+            "Phi_init": (list(self.Phi_init), (len(self.Phi_init),)),
+            "Phi_init_q": ([e for row in self.Phi_init_q for e in row], (len(self.Phi_init), n)),
+            "outputs": ([o.expr for o in self.outputs], (len(self.outputs),)),
+        }
+
+    def evaluator(self, *names: str, extra: dict | None = None) -> Callable:
+        """A compiled function ``f(t, q, dq, u, p, ddq=None, lam=None)`` returning the named blocks.
+
+        Blocks evaluated together share their atoms.  Custom blocks can be given
+        in ``extra`` as ``name -> (flat expressions, shape)``.
+        """
+        key = (names, tuple(sorted(extra)) if extra else ())
+        f = self._evaluators.get(key) if not extra else None
+        if f is None:
+            from .codegen.python import compile_function
+
+            allb = self.blocks()
+            if extra:
+                allb.update(extra)
+            sel = {}
+            for nme in names:
+                if nme not in allb:
+                    raise KeyError(f"unknown block {nme!r}; available: {', '.join(allb)}")
+                sel[nme] = allb[nme]
+            f = compile_function(sel, self.layout, fname="evaluate_" + "_".join(names))
+            if not extra:
+                self._evaluators[key] = f
+        return f
+
+    def numeric(self, p: Any = None):
+        """A :class:`symbody.numeric.NumericModel` bound to parameter values (default: the model's)."""
+        from .numeric.model import NumericModel
+
+        return NumericModel(self, p)
+
+    # -- statistics ------------------------------------------------------------
+    def export_plan(self, *names: str, symmetric_M: bool = True):
+        """The :class:`symbody.codegen.emit.ExportPlan` of the named blocks exported jointly."""
+        from .codegen.emit import ExportPlan
+
+        allb = self.blocks()
+        sel = {}
+        for nme in names:
+            exprs, shape = allb[nme]
+            if nme == "M" and symmetric_M:
+                n = self.nq
+                exprs = [self.M[i][j] for i in range(n) for j in range(i, n)]
+            sel[nme] = exprs
+        symnames = {s: s.name for s in self.ctx.symbols}
+        return ExportPlan(sel, symnames)
+
+    def op_count(self, *names: str) -> int:
+        """Operation count (sum of ``sympy.count_ops`` over emitted assignments) of blocks exported jointly."""
+        return self.export_plan(*names).op_count()
+
+    def stats(self) -> dict:
+        """Sizes, atom and operation counts per block (see DESIGN.md for the definitions).
+
+        Keys: ``name, coordinates, constraints, dof, parameters, inputs, outputs,
+        atoms, ops, temps, derive_seconds``; ``ops`` holds ``M, delta, M_delta,
+        Phi, Phi_q, gamma`` (and ``D, beta, outputs``); ``temps`` holds the number of
+        temporaries emitted per block.
+        """
+        if self._stats is not None:
+            return self._stats
+        ops: dict[str, int] = {}
+        temps: dict[str, int] = {}
+        for key, names in (
+            ("M", ("M",)),
+            ("delta", ("delta",)),
+            ("M_delta", ("M", "delta")),
+            ("Phi", ("Phi",)),
+            ("Phi_q", ("Phi_q",)),
+            ("Phi_Phi_q", ("Phi_q", "Phi")),
+            ("D", ("D",)),
+            ("beta", ("beta",)),
+            ("gamma", ("gamma",)),
+            ("outputs", ("outputs",)),
+        ):
+            plan = self.export_plan(*names)
+            ops[key] = plan.op_count()
+            temps[key] = plan.n_temps
+        self._stats = {
+            "name": self.name,
+            "coordinates": self.nq,
+            "constraints": self.nc,
+            "holonomic": self.nh,
+            "nonholonomic": self.nc - self.nh,
+            "dof": self.dof,
+            "parameters": len(self.parameters),
+            "inputs": len(self.inputs),
+            "outputs": len(self.outputs),
+            "atoms": self.ctx.n_atoms,
+            "ops": ops,
+            "temps": temps,
+            "derive_seconds": self.derive_seconds,
+        }
+        return self._stats
+
+    # -- display -----------------------------------------------------------------
+    def __repr__(self) -> str:
+        return (
+            f"Equations({self.name!r}: {self.nq} coordinates, {self.nc} constraints, "
+            f"{len(self.inputs)} inputs, {len(self.outputs)} outputs, {self.ctx.n_atoms} atoms)"
+        )
+
+    def sympy(self, block: str):
+        """A block as a SymPy matrix (de-atomized; for small models)."""
+        import sympy
+
+        from .symbolic.sympy_bridge import to_sympy
+
+        exprs, shape = self.blocks()[block]
+        cache: dict = {}
+        flat = [to_sympy(e, cache=cache) for e in exprs]
+        if len(shape) == 1:
+            return sympy.Matrix(shape[0], 1, flat)
+        return sympy.Matrix(shape[0], shape[1], flat)
+
+    def _repr_latex_(self) -> str:
+        import sympy
+
+        if self.ctx.n_atoms > 4000:
+            return f"$\\text{{{self!r}}}$"
+        parts = [
+            r"\mathbf{M} = " + sympy.latex(self.sympy("M")),
+            r"\boldsymbol{\delta} = " + sympy.latex(self.sympy("delta")),
+        ]
+        if self.nh:
+            parts.append(r"\boldsymbol{\Phi} = " + sympy.latex(self.sympy("Phi")))
+        return "$\\begin{gathered}" + r"\\".join(parts) + "\\end{gathered}$"
+
+    def pretty(self) -> str:
+        """Plain-text display of ``M``, ``delta`` and ``Phi``."""
+        import sympy
+
+        out = [f"{self!r}", "M =", sympy.pretty(self.sympy("M")), "delta =", sympy.pretty(self.sympy("delta"))]
+        if self.nh:
+            out += ["Phi =", sympy.pretty(self.sympy("Phi"))]
+        return "\n".join(out)
+
+
+# ---------------------------------------------------------------------------
+# derivation
+# ---------------------------------------------------------------------------
+
+
+def _progress_bar(enabled: bool | Callable | None):
+    if callable(enabled):
+        return enabled, lambda: None
+    if enabled is False:
+        return None, lambda: None
+    state: dict[str, Any] = {"bar": None, "t0": time.perf_counter()}
+
+    def cb(done: int, total: int, what: str) -> None:
+        if state["bar"] is None:
+            if time.perf_counter() - state["t0"] < 2.0:
+                return
+            try:
+                from tqdm import tqdm
+            except ImportError:  # pragma: no cover - tqdm is a dependency
+                return
+            state["bar"] = tqdm(total=total, desc="deriving", unit="item", file=sys.stderr, leave=False)
+            state["bar"].update(done)
+            return
+        bar = state["bar"]
+        bar.set_postfix_str(what[:20], refresh=False)
+        bar.update(done - bar.n)
+
+    def close() -> None:
+        if state["bar"] is not None:
+            state["bar"].close()
+
+    return cb, close
+
+
+def derive_equations(system, progress: bool | Callable | None = None, check: bool = True) -> Equations:
+    """Build the :class:`Equations` of a system (used by :meth:`System.derive`)."""
+    t0 = time.perf_counter()
+    if check:
+        _check_system(system)
+    cb, close = _progress_bar(progress)
+    try:
+        M, delta = assemble(system, cb)
+    finally:
+        close()
+    eq = Equations()
+    eq.name = system.name
+    eq.description = system.description
+    eq.ctx = system.ctx
+    eq.t = system.t
+    eq.q = [c.q for c in system.coordinates]
+    eq.dq = [c.dq for c in system.coordinates]
+    eq.ddq = [c.ddq for c in system.coordinates]
+    eq.parameters = [
+        ParameterInfo(p.name, p.symbol, p.value, p.unit, p.description, p.min, p.max)
+        for p in system.parameters.values()
+    ]
+    eq.coordinates = [
+        CoordinateInfo(c.name, c.q, c.dq, c.ddq, c.q0, c.dq0, c.unit, c.description, c.aux) for c in system.coordinates
+    ]
+    eq.inputs = [
+        InputInfo(u.name, u.symbol, u.value, u.unit, u.description, u.min, u.max) for u in system.inputs.values()
+    ]
+    eq.outputs = [OutputInfo(o.name, o.expr, o.unit, o.description) for o in system.outputs.values()]
+    eq.M = M
+    eq.delta = delta
+    hol = [r for r in system.constraints if r.kind == "holonomic"]
+    vel = [r for r in system.constraints if r.kind == "velocity"]
+    init = [r for r in system.constraints if r.kind == "initial"]
+    q, dq = eq.q, eq.dq
+    eq.Phi = [r.expr for r in hol]
+    eq.Phi_q = jacobian(eq.Phi, q)
+    eq.A_nh = jacobian([r.expr for r in vel], dq)
+    eq.D = eq.Phi_q + eq.A_nh
+    beta_h = [neg(diff(e, system.t)) for e in eq.Phi]
+    zero_v = {s: ZERO for s in dq}
+    beta_nh = [neg(e) for e in subs_many([r.expr for r in vel], zero_v)]
+    eq.beta = beta_h + beta_nh
+    ctx = system.ctx
+    phidot = [time_derivative(e, ctx, accelerations=False) for e in eq.Phi]
+    eq.gamma = [neg(time_derivative(e, ctx, accelerations=False)) for e in phidot] + [
+        neg(time_derivative(r.expr, ctx, accelerations=False)) for r in vel
+    ]
+    eq.Phi_init = eq.Phi + [r.expr for r in init]
+    eq.Phi_init_q = jacobian(eq.Phi_init, q)
+    eq.constraint_rows = [ConstraintInfo(r.name, r.kind, r.group, r.multiplier) for r in hol + vel]
+    eq.initial_rows = [ConstraintInfo(r.name, r.kind, r.group, None) for r in init]
+    eq.lam = [r.multiplier for r in hol + vel]
+    eq.joints = [JointInfo(j.name, j.kind, tuple(j.rows), dict(j.reactions)) for j in system.joints.values()]
+    eq.derive_seconds = time.perf_counter() - t0
+    return eq
+
+
+def _check_system(system) -> None:
+    if not system.coordinates:
+        raise ModelError(f"system {system.name!r} has no coordinates")
+    # outputs may use state, inputs, parameters, time, multipliers: all declared symbols by construction
+    n_inertia = sum(1 for s in system.solids.values() if not s.mass.is_zero)
+    if n_inertia == 0:
+        raise ModelError(f"system {system.name!r} has no solid or particle with mass")

@@ -1,0 +1,1 @@
+"""Modelling API: System, Base, Point, Frame, Vector, Tensor, Solid, loads, constraints, joints."""

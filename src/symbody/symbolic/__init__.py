@@ -1,0 +1,1 @@
+"""Symbolic core: the atom table, calculus on atoms, kinematics and dynamics."""

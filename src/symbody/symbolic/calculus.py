@@ -1,0 +1,255 @@
+"""Differentiation, time derivatives and substitution on atomized expressions.
+
+These are the recursive algorithms of seed 001 (figs. 3.6-3.8): they walk the
+atom DAG without expanding it, reuse every atom whose result is unchanged and
+return re-atomized results.  Each node is visited at most once per operation
+(results are memoized per context), and the dependency bit mask of a node lets
+a whole sub-DAG be skipped when it does not contain the variable.
+
+Example:
+    >>> from symbody.symbolic.expr import Context, sin, cos
+    >>> from symbody.symbolic.calculus import diff
+    >>> ctx = Context()
+    >>> x = ctx.symbol("x")
+    >>> diff(sin(x) * x, x) is cos(x) * x + sin(x)
+    True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from .expr import (
+    ABS,
+    ACOS,
+    ADD,
+    ASIN,
+    ATAN,
+    ATAN2,
+    COS,
+    EXP,
+    LOG,
+    MUL,
+    NEG,
+    ONE,
+    POW,
+    SIGN,
+    SIN,
+    SYM,
+    TAN,
+    TANH,
+    ZERO,
+    Context,
+    Expr,
+    add,
+    as_expr,
+    cos,
+    div,
+    mul,
+    neg,
+    num,
+    pow_,
+    rebuild,
+    sign,
+    sin,
+    sqrt,
+    sub,
+    tan,
+    tanh,
+)
+
+
+def _chain(e: Expr, x: Expr, dx: Expr) -> Expr:
+    """Derivative of the one-argument function node ``e = f(x)`` given ``dx``."""
+    op = e.op
+    if op == SIN:
+        return mul(cos(x), dx)
+    if op == COS:
+        return neg(mul(sin(x), dx))
+    if op == TAN:
+        return mul(add(ONE, pow_(tan(x), 2)), dx)
+    if op == EXP:
+        return mul(e, dx)
+    if op == LOG:
+        return div(dx, x)
+    if op == TANH:
+        return mul(sub(ONE, pow_(tanh(x), 2)), dx)
+    if op == ABS:
+        return mul(sign(x), dx)
+    if op == SIGN:
+        return ZERO
+    if op == ASIN:
+        return div(dx, sqrt(sub(ONE, pow_(x, 2))))
+    if op == ACOS:
+        return neg(div(dx, sqrt(sub(ONE, pow_(x, 2)))))
+    if op == ATAN:
+        return div(dx, add(ONE, pow_(x, 2)))
+    raise NotImplementedError(f"derivative of operation {op}")  # pragma: no cover
+
+
+def _derive(e: Expr, leaf, mask: int, cache: dict) -> Expr:
+    """Generic recursive derivative; ``leaf(sym)`` gives the derivative of a symbol."""
+    if not (e.mask & mask):
+        return ZERO
+    r = cache.get(e)
+    if r is not None:
+        return r
+    op = e.op
+    if op == SYM:
+        r = leaf(e)
+    elif op == ADD:
+        a, b = e.args
+        r = add(_derive(a, leaf, mask, cache), _derive(b, leaf, mask, cache))
+    elif op == MUL:
+        a, b = e.args
+        r = add(mul(_derive(a, leaf, mask, cache), b), mul(a, _derive(b, leaf, mask, cache)))
+    elif op == NEG:
+        r = neg(_derive(e.args[0], leaf, mask, cache))
+    elif op == POW:
+        x, n = e.args
+        nv = n.value
+        dx = _derive(x, leaf, mask, cache)
+        r = mul(mul(num(nv), pow_(x, nv - 1)), dx)
+    elif op == ATAN2:
+        y, x = e.args
+        dy = _derive(y, leaf, mask, cache)
+        dx = _derive(x, leaf, mask, cache)
+        r = div(sub(mul(x, dy), mul(y, dx)), add(pow_(x, 2), pow_(y, 2)))
+    else:
+        x = e.args[0]
+        r = _chain(e, x, _derive(x, leaf, mask, cache))
+    cache[e] = r
+    return r
+
+
+def diff(e: Expr, symbol: Expr) -> Expr:
+    """Partial derivative of ``e`` with respect to ``symbol``.
+
+    Example:
+        >>> from symbody.symbolic.expr import Context
+        >>> ctx = Context(); x = ctx.symbol("x"); y = ctx.symbol("y")
+        >>> diff(x * y + x, x) is y + 1
+        True
+    """
+    if symbol.op != SYM:
+        raise TypeError("can only differentiate with respect to a symbol")
+    if not (e.mask & symbol.mask):
+        return ZERO
+    ctx = symbol.ctx
+    cache = ctx.diff_cache.get(symbol)
+    if cache is None:
+        cache = ctx.diff_cache[symbol] = {}
+    return _derive(e, lambda s: ONE, symbol.mask, cache)
+
+
+def set_time_rate(ctx: Context, symbol: Expr, with_acc: Expr, without_acc: Expr) -> None:
+    """Declare ``d symbol/dt`` (with and without accelerations) for :func:`time_derivative`.
+
+    The system declares ``dq/dt = dq`` for coordinates, ``d(dq)/dt = ddq`` (or 0
+    when accelerations are dropped) for velocities and ``dt/dt = 1`` for time.
+    """
+    ctx.time_rates[symbol] = (with_acc, without_acc)
+    ctx.dt_cache = {True: {}, False: {}}
+    ctx.dt_masks = {}
+
+
+def _rate_mask(ctx: Context, accelerations: bool) -> int:
+    m = 0
+    idx = 0 if accelerations else 1
+    for s, rates in ctx.time_rates.items():
+        if rates[idx] is not None and not rates[idx].is_zero:
+            m |= s.mask
+    return m
+
+
+def time_derivative(e: Expr, ctx: Context, accelerations: bool = True) -> Expr:
+    """Total time derivative of ``e``.
+
+    With ``accelerations=False`` the accelerations are set to zero, which gives
+    the velocity-dependent part of an acceleration (``J_q qdot + J_t``) or the
+    ``-gamma`` of a velocity constraint.
+    """
+    if isinstance(e, (int, float)):
+        return ZERO
+    idx = 0 if accelerations else 1
+    cache = ctx.dt_cache[accelerations]
+    mask = ctx.dt_masks.get(accelerations)
+    if mask is None:
+        mask = ctx.dt_masks[accelerations] = _rate_mask(ctx, accelerations)
+    rates = ctx.time_rates
+
+    def leaf(s: Expr) -> Expr:
+        r = rates.get(s)
+        return ZERO if r is None or r[idx] is None else r[idx]
+
+    return _derive(e, leaf, mask, cache)
+
+
+def subs(e: Expr, mapping: dict) -> Expr:
+    """Substitute symbols by expressions in an atomized expression.
+
+    Atoms that do not contain any substituted symbol are returned unchanged.
+    """
+    if not mapping:
+        return e
+    m = {}
+    mask = 0
+    for k, v in mapping.items():
+        if not isinstance(k, Expr) or k.op != SYM:
+            raise TypeError(f"can only substitute symbols, got {k!r}")
+        m[k] = as_expr(v, k.ctx)
+        mask |= k.mask
+    cache: dict[Expr, Expr] = {}
+    return _subs(e, m, mask, cache)
+
+
+def _subs(e: Expr, m: dict, mask: int, cache: dict) -> Expr:
+    if not (e.mask & mask):
+        return e
+    r = cache.get(e)
+    if r is not None:
+        return r
+    if e.op == SYM:
+        r = m.get(e, e)
+    else:
+        r = rebuild(e, tuple(_subs(a, m, mask, cache) for a in e.args))
+    cache[e] = r
+    return r
+
+
+def subs_many(exprs: Iterable[Expr], mapping: dict) -> list[Expr]:
+    """Substitute in several expressions sharing one memo (shared atoms done once)."""
+    m = {}
+    mask = 0
+    for k, v in mapping.items():
+        m[k] = as_expr(v, k.ctx)
+        mask |= k.mask
+    cache: dict[Expr, Expr] = {}
+    return [_subs(e, m, mask, cache) for e in exprs]
+
+
+def jacobian(exprs: Sequence[Expr], symbols: Sequence[Expr]) -> list[list[Expr]]:
+    """Matrix of partial derivatives ``d exprs[i] / d symbols[j]``."""
+    return [[diff(e, s) if e.mask & s.mask else ZERO for s in symbols] for e in exprs]
+
+
+def is_linear_in(e: Expr, symbols: Sequence[Expr]) -> bool:
+    """True if ``e`` is (structurally) linear in ``symbols``: its gradient does not depend on them."""
+    mask = 0
+    for s in symbols:
+        mask |= s.mask
+    for s in symbols:
+        if e.mask & s.mask and diff(e, s).mask & mask:
+            return False
+    return True
+
+
+__all__ = [
+    "diff",
+    "time_derivative",
+    "set_time_rate",
+    "subs",
+    "subs_many",
+    "jacobian",
+    "is_linear_in",
+]

@@ -1,0 +1,90 @@
+"""Direct numeric evaluation of expressions (for checks and small computations).
+
+For repeated evaluation use the compiled evaluators of :class:`symbody.Equations`.
+
+Example:
+    >>> from symbody.symbolic.expr import Context, sin
+    >>> ctx = Context(); x = ctx.symbol("x")
+    >>> round(evaluate(2 * sin(x), {x: 0.5}), 6)
+    0.958851
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+
+from .expr import (
+    ABS,
+    ACOS,
+    ADD,
+    ASIN,
+    ATAN,
+    ATAN2,
+    COS,
+    EXP,
+    LOG,
+    MUL,
+    NEG,
+    NUM,
+    POW,
+    SIGN,
+    SIN,
+    SYM,
+    TAN,
+    TANH,
+    Expr,
+    walk,
+)
+
+_F1 = {
+    SIN: math.sin,
+    COS: math.cos,
+    TAN: math.tan,
+    EXP: math.exp,
+    LOG: math.log,
+    TANH: math.tanh,
+    ABS: abs,
+    SIGN: lambda x: float((x > 0) - (x < 0)),
+    ASIN: math.asin,
+    ACOS: math.acos,
+    ATAN: math.atan,
+}
+
+
+def evaluate_many(exprs: Iterable[Expr], values: Mapping[Expr, float]) -> list[float]:
+    """Evaluate several expressions sharing their atoms.
+
+    Raises:
+        KeyError: a symbol has no value.
+    """
+    exprs = list(exprs)
+    val: dict[Expr, float] = {}
+    for e in walk(exprs):
+        op = e.op
+        if op == NUM:
+            v = float(e.value)
+        elif op == SYM:
+            try:
+                v = float(values[e])
+            except KeyError:
+                raise KeyError(f"no value for symbol {e.name!r}") from None
+        elif op == ADD:
+            v = val[e.args[0]] + val[e.args[1]]
+        elif op == MUL:
+            v = val[e.args[0]] * val[e.args[1]]
+        elif op == NEG:
+            v = -val[e.args[0]]
+        elif op == POW:
+            v = val[e.args[0]] ** float(e.args[1].value)
+        elif op == ATAN2:
+            v = math.atan2(val[e.args[0]], val[e.args[1]])
+        else:
+            v = _F1[op](val[e.args[0]])
+        val[e] = v
+    return [val[e] for e in exprs]
+
+
+def evaluate(e: Expr, values: Mapping[Expr, float]) -> float:
+    """Numeric value of one expression."""
+    return evaluate_many([e], values)[0]
