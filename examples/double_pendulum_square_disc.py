@@ -1,0 +1,100 @@
+"""Double pendulum of a square and a disc (seed 002, section 2.4, fig. 6; simulated in its section 4.4).
+
+Body 1 is a square plate of side ``2r`` and mass ``m`` hinged at one corner
+(point 0, the origin); the adjacent corner is point 1.  Body 2 is a disc of
+radius ``r`` and mass ``m`` hinged at point 1; point 2 is the point of the disc
+diametrically opposite to point 1, so ``|0-1| = |1-2| = 2r``.  Seen along the
+side 0->1, the square lies on its left (its centre is at ``(r, r)`` in a frame
+with origin 0 and x axis through 1).  Gravity ``g`` acts along -y.  The
+mechanism starts at rest with points 0, 1 and 2 on the +x axis:
+``(x1, y1, x2, y2) = (2r, 0, 4r, 0)``.
+
+Two descriptions of the same system (option ``coordinates``):
+
+``"relative"`` (default)
+    two angles: ``theta1``, the angle of the side 0->1 from the x axis, and
+    ``theta2``, the angle of the diameter 1->2 relative to the side 0->1.  The
+    square and the disc are rigid bodies; outputs ``x1, y1, x2, y2``.
+
+``"natural"``
+    the natural coordinates of seed 002: the Cartesian coordinates ``x1, y1,
+    x2, y2`` of the basic points, tied by the two distance constraints
+    ``x1^2 + y1^2 - (2r)^2 = 0`` and ``(x2-x1)^2 + (y2-y1)^2 - (2r)^2 = 0``.  As in
+    seed 002, a point of a body with local coordinates ``(u, v)`` (frame at the
+    first basic point, x axis through the second, length ``L = 2r``) is at
+    ``r_a + A (u, v)`` with ``A = [[dx, -dy], [dy, dx]] / L`` linear in the
+    coordinates.  Each body is represented by four point masses ``m/4`` placed
+    at ``G +- (a, 0)`` and ``G +- (0, a)`` with ``a^2 = I_G / m`` (``2r^2/3`` for the
+    square, ``r^2/2`` for the disc): the same mass, centre of mass and
+    second moments as the body, hence the same kinetic energy.  The mass matrix
+    is then constant and equals seed 002's eq. (68),
+    ``M = m [[25/24, 0, 1/8, 0], [0, 25/24, 0, 1/8], [1/8, 0, 3/8, 0], [0, 1/8, 0, 3/8]]``,
+    and the gravity forces its eq. (73), ``Q = -m g / 2 (1, 2, 0, 1)``.  The
+    coordinates are the outputs: a coordinate ``x1`` is exported as the
+    variable ``x1`` (see DESIGN.md).
+
+Run ``symbody info examples/double_pendulum_square_disc.py --option coordinates='"natural"'``.
+"""
+
+import symbody as sb
+
+
+def build(coordinates: str = "relative") -> sb.System:
+    if coordinates not in ("relative", "natural"):
+        raise sb.ModelError(
+            f"double_pendulum_square_disc: coordinates must be 'relative' or 'natural', not {coordinates!r}"
+        )
+    s = sb.System(
+        "double_pendulum_square_disc" if coordinates == "relative" else "double_pendulum_square_disc_natural",
+        description=f"square and disc double pendulum (seed 002), {coordinates} coordinates",
+    )
+    m = s.parameter("m", 1.0, "kg", "mass of the square and of the disc", min=0.0)
+    r = s.parameter("r", 1.0, "m", "half side of the square, radius of the disc", min=0.0)
+    g = s.parameter("g", 9.81, "m/s2", "gravitational acceleration (along -y)")
+    if coordinates == "relative":
+        _relative(s, m, r)
+    else:
+        _natural(s, m, r)
+    s.gravity((0, -g, 0))
+    return s
+
+
+def _relative(s: sb.System, m, r) -> None:
+    th1 = s.coordinate("theta1", 0.0, unit="rad", description="angle of the side 0-1 of the square from the x axis")
+    th2 = s.coordinate("theta2", 0.0, unit="rad", description="angle of the disc diameter 1-2 relative to side 0-1")
+    B1 = s.base("B_square", s.ground_base, sb.Rz(th1))
+    B2 = s.base("B_disc", B1, sb.Rz(th2))
+    P1 = s.point("P1", s.origin, sb.Vector(B1, 2 * r, 0, 0))
+    P2 = s.point("P2", P1, sb.Vector(B2, 2 * r, 0, 0))
+    # thin plates in the x-y plane: square of side 2r, disc of radius r (inertia at the centre of mass)
+    s.solid("square", s.origin, B1, mass=m, com=(r, r, 0), inertia=(m * r**2 / 3, m * r**2 / 3, 2 * m * r**2 / 3))
+    s.solid("disc", P1, B2, mass=m, com=(r, 0, 0), inertia=(m * r**2 / 4, m * r**2 / 4, m * r**2 / 2))
+    for name, P in (("1", P1), ("2", P2)):
+        x, y, _ = s.position(P).components(s.ground_base)
+        s.output("x" + name, x, unit="m", description=f"x of point {name}")
+        s.output("y" + name, y, unit="m", description=f"y of point {name}")
+
+
+def _natural(s: sb.System, m, r) -> None:
+    x1 = s.coordinate("x1", 2.0, unit="m", description="x of point 1 (square-disc hinge)")
+    y1 = s.coordinate("y1", 0.0, unit="m", description="y of point 1 (square-disc hinge)")
+    x2 = s.coordinate("x2", 4.0, unit="m", description="x of point 2 (disc, opposite to point 1)")
+    y2 = s.coordinate("y2", 0.0, unit="m", description="y of point 2 (disc, opposite to point 1)")
+    L = 2 * r
+    P1 = s.point("P1", s.origin, (x1, y1, 0))
+    P2 = s.point("P2", s.origin, (x2, y2, 0))
+    bodies = (
+        # name, first basic point (coordinates), second minus first, centre of mass (u, v), a^2 = I_G / m
+        ("square", (0, 0), (x1, y1), (r, r), 2 * r**2 / 3),
+        ("disc", (x1, y1), (x2 - x1, y2 - y1), (r, 0), r**2 / 2),
+    )
+    for name, (xa, ya), (dx, dy), (ug, vg), a2 in bodies:
+        a = a2**0.5
+        for k, (du, dv) in enumerate(((a, 0), (-a, 0), (0, a), (0, -a)), start=1):
+            u, v = ug + du, vg + dv
+            px = xa + (dx * u - dy * v) / L
+            py = ya + (dy * u + dx * v) / L
+            pt = s.point(f"{name}_{k}", s.origin, (px, py, 0))
+            s.particle(f"{name}_mass_{k}", pt, m / 4)
+    s.distance_joint("bar01", s.origin, P1, L)
+    s.distance_joint("bar12", P1, P2, L)
