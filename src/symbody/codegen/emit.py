@@ -37,6 +37,8 @@ class ExportPlan:
         blocks: block name -> flat list of expressions (matrices row-major).
         symbol_names: names for the input symbols (printed as given).
         prefix: prefix of temporary names.
+        optimize: extract pairs of terms shared by several sums or products first
+            (:mod:`symbody.codegen.optimize`).
 
     Attributes:
         temps: nodes emitted as temporaries, in evaluation order.
@@ -44,8 +46,23 @@ class ExportPlan:
         outputs: block name -> list of expressions for its slots.
     """
 
-    def __init__(self, blocks: Mapping[str, Sequence[Expr]], symbol_names: Mapping[Expr, str], prefix: str = "t"):
+    def __init__(
+        self,
+        blocks: Mapping[str, Sequence[Expr]],
+        symbol_names: Mapping[Expr, str],
+        prefix: str = "t",
+        optimize: bool = True,
+    ):
         self.blocks = {k: list(v) for k, v in blocks.items()}
+        if optimize:
+            from .optimize import optimize_outputs
+
+            flat = [e for v in self.blocks.values() for e in v]
+            opt = optimize_outputs(flat)
+            k = 0
+            for name, v in self.blocks.items():
+                self.blocks[name] = opt[k : k + len(v)]
+                k += len(v)
         uses: dict[Expr, int] = {}
         nodes: dict[Expr, None] = {}
         # reachable nodes

@@ -399,6 +399,18 @@ def sub(a: Expr, b: Expr) -> Expr:
     return add(a, neg(b))
 
 
+def mul_pair(a: Expr, b: Expr) -> Expr:
+    """``a * b`` as one product node of the two operands (no regrouping of squares).
+
+    Used by the export optimizer, which chooses the grouping itself.
+    """
+    if a.op == NUM or b.op == NUM or a.op == NEG or b.op == NEG or a is b:
+        return mul(a, b)
+    if a.id > b.id:
+        a, b = b, a
+    return _node2(MUL, a, b)
+
+
 def mul(a: Expr, b: Expr) -> Expr:
     """``a * b`` with numeric folding, sign extraction and canonical ordering."""
     ao = a.op

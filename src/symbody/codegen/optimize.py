@@ -1,0 +1,404 @@
+"""Export-time optimization: common pairs in sums and products.
+
+Atomization shares identical sub-expressions, but a product ``m1*(l0*c)`` and a
+product ``(m1*l0)*g`` do not share ``m1*l0`` because multiplication is
+binary and associativity is not exploited while deriving.  Before code is
+emitted, every maximal chain of additions (or of multiplications) whose inner
+nodes are used only inside the chain is flattened into a list of terms
+(signed terms for sums, factors and a numeric coefficient for products).
+Then, greedily, the pair of terms that occurs in the largest number of chains
+becomes a new atom and replaces the pair in all those chains, until no pair
+occurs twice.  This is the pairwise common-argument elimination used by
+computer-algebra code optimizers, applied on top of the atom DAG.
+
+Example:
+    >>> from symbody.symbolic.expr import Context, sin, cos
+    >>> ctx = Context()
+    >>> m, l, q, g = (ctx.symbol(n) for n in "mlqg")
+    >>> outs = optimize_outputs([m * (l * sin(q)), (m * l) * g, m * (l * cos(q))])
+    >>> [str(e) for e in outs]
+    ['m*l*sin(q)', 'm*l*g', 'm*l*cos(q)']
+    >>> outs[0].args[0] is outs[1].args[0] is outs[2].args[0]
+    True
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import defaultdict
+from typing import Sequence
+
+from ..symbolic.expr import ADD, MUL, NEG, NUM, ONE, POW, SYM, ZERO, Expr, add, mul, mul_pair, neg, num, pow_, rebuild
+
+
+def _uses(outputs: Sequence[Expr]) -> tuple[list[Expr], dict[Expr, int]]:
+    nodes: dict[Expr, None] = {}
+    stack = list(outputs)
+    while stack:
+        e = stack.pop()
+        if e in nodes:
+            continue
+        nodes[e] = None
+        stack.extend(e.args)
+    order = sorted(nodes, key=lambda n: n.id)
+    uses: dict[Expr, int] = defaultdict(int)
+    for e in order:
+        for a in e.args:
+            uses[a] += 1
+    for e in outputs:
+        uses[e] += 1
+    return order, uses
+
+
+class _Pair:
+    """A new atom made of two terms (ADD with relative sign, or MUL)."""
+
+    __slots__ = ("op", "a", "b", "s", "id")
+
+    def __init__(self, op: int, a, b, s: int, ident: int):
+        self.op, self.a, self.b, self.s, self.id = op, a, b, s, ident
+
+
+def _tid(t) -> int:
+    return t.id
+
+
+class _Chains:
+    """Greedy pair extraction over the chains of one operation (ADD or MUL).
+
+    A sum chain maps each term to its sign (+1/-1); a product chain maps each
+    factor to its multiplicity (``x**2`` counts as ``x`` twice).
+    """
+
+    def __init__(self, op: int, next_id: int):
+        self.op = op
+        self.chains: list[dict] = []
+        self.next_id = next_id
+
+    def add_chain(self, terms: dict) -> int:
+        self.chains.append(terms)
+        return len(self.chains) - 1
+
+    def _pairs(self, ch: dict) -> set:
+        items = sorted(ch.items(), key=lambda kv: kv[0].id)
+        keys = set()
+        add_op = self.op == ADD
+        for i, (t1, s1) in enumerate(items):
+            if not add_op and s1 >= 2:
+                keys.add((t1, t1, 1))
+            for t2, s2 in items[i + 1 :]:
+                keys.add((t1, t2, s1 * s2 if add_op else 1))
+        return keys
+
+    def run(self) -> None:
+        occ: dict[tuple, set[int]] = defaultdict(set)
+        chain_keys: list[set] = []
+        for ci, ch in enumerate(self.chains):
+            ks = self._pairs(ch)
+            chain_keys.append(ks)
+            for k in ks:
+                occ[k].add(ci)
+        heap = [(-len(v), k[0].id, k[1].id, k[2], k) for k, v in occ.items() if len(v) >= 2]
+        heapq.heapify(heap)
+        add_op = self.op == ADD
+        while heap:
+            negc, _, _, _, key = heapq.heappop(heap)
+            cur = occ.get(key)
+            if not cur or len(cur) < 2:
+                continue
+            if len(cur) != -negc:
+                heapq.heappush(heap, (-len(cur), key[0].id, key[1].id, key[2], key))
+                continue
+            t1, t2, s = key
+            p = _Pair(self.op, t1, t2, s, self.next_id)
+            self.next_id += 1
+            for ci in list(cur):
+                ch = self.chains[ci]
+                if add_op:
+                    s1 = ch.pop(t1)
+                    del ch[t2]
+                    ch[p] = s1
+                else:
+                    for t in (t1, t2):
+                        ch[t] -= 1
+                        if ch[t] == 0:
+                            del ch[t]
+                    ch[p] = ch.get(p, 0) + 1
+                old = chain_keys[ci]
+                newk = self._pairs(ch)
+                chain_keys[ci] = newk
+                for k in old - newk:
+                    o = occ.get(k)
+                    if o is not None:
+                        o.discard(ci)
+                for k in newk - old:
+                    o = occ[k]
+                    o.add(ci)
+                    if len(o) >= 2:
+                        heapq.heappush(heap, (-len(o), k[0].id, k[1].id, k[2], k))
+            occ.pop(key, None)
+
+
+def optimize_outputs(outputs: Sequence[Expr]) -> list[Expr]:
+    """Factor common factors out of sums, then turn pairs shared by several chains into atoms (twice)."""
+    out = extract_pairs(factor_sums(outputs))
+    return extract_pairs(factor_sums(out))
+
+
+def _sum_chain_roots(order: list[Expr], uses: dict) -> set[Expr]:
+    """ADD/NEG nodes absorbed into an enclosing sum chain."""
+    absorbed: set[Expr] = set()
+    for e in order:
+        if e.op == ADD:
+            for a in e.args:
+                if uses[a] == 1 and (a.op == ADD or (a.op == NEG and a.args[0].op == ADD and uses[a.args[0]] == 1)):
+                    absorbed.add(a)
+                    if a.op == NEG:
+                        absorbed.add(a.args[0])
+    return absorbed
+
+
+def factor_sums(outputs: Sequence[Expr]) -> list[Expr]:
+    """Greedy common-factor extraction in sums: ``a x + a y + b`` -> ``a (x + y) + b``.
+
+    Only products used once are opened; a factor is pulled out when at least two
+    products of the same sum contain it, the most frequent factor first.
+    """
+    outputs = list(outputs)
+    if not outputs:
+        return outputs
+    order, uses = _uses(outputs)
+    absorbed = _sum_chain_roots(order, uses)
+    new: dict[Expr, Expr] = {}
+
+    def terms_of(e: Expr, sign: int, out: list) -> None:
+        for a in e.args:
+            if a in absorbed and a.op == ADD:
+                terms_of(a, sign, out)
+            elif a in absorbed and a.op == NEG:
+                terms_of(a.args[0], -sign, out)
+            elif a.op == NEG:
+                out.append(_item(a.args[0], -sign))
+            else:
+                out.append(_item(a, sign))
+
+    def _item(t: Expr, sign: int) -> tuple:
+        coef = sign
+        factors: dict[Expr, int] = {}
+        if t.op == MUL and uses[t] == 1:
+            stack = [t]
+            while stack:
+                x = stack.pop()
+                for a in x.args:
+                    if a.op == MUL and uses[a] == 1:
+                        stack.append(a)
+                    elif a.op == NUM:
+                        coef = coef * a.value
+                    elif a.op == POW and a.args[1].value in (2, 3) and uses[a] == 1:
+                        factors[a.args[0]] = factors.get(a.args[0], 0) + a.args[1].value
+                    else:
+                        factors[a] = factors.get(a, 0) + 1
+        elif t.op == NUM:
+            coef = coef * t.value
+        else:
+            factors[t] = 1
+        return coef, factors
+
+    def build_item(coef, factors: dict) -> Expr:
+        acc = ONE
+        for f, k in sorted(factors.items(), key=lambda kv: kv[0].id):
+            nf = new[f]
+            nf = nf if k == 1 else pow_(nf, k)
+            acc = nf if acc is ONE else mul_pair(acc, nf)
+        return mul(num(coef), acc)
+
+    def build_sum(items: list) -> Expr:
+        counts: dict[Expr, int] = defaultdict(int)
+        for coef, factors in items:
+            if sum(factors.values()) >= 2:
+                for f in factors:
+                    counts[f] += 1
+        best = None
+        for f, c in counts.items():
+            if c >= 2 and (best is None or c > counts[best] or (c == counts[best] and f.id < best.id)):
+                best = f
+        if best is None:
+            # a numeric coefficient shared by several terms: 2 a + 2 b -> 2 (a + b)
+            ncount: dict = defaultdict(int)
+            for coef, factors in items:
+                if abs(coef) != 1 and factors:
+                    ncount[abs(coef)] += 1
+            cbest = max(ncount, key=lambda c: (ncount[c], -c), default=None)
+            if cbest is not None and ncount[cbest] >= 2:
+                group = [
+                    (coef / cbest if isinstance(coef, float) else _div(coef, cbest), f)
+                    for coef, f in items
+                    if abs(coef) == cbest and f
+                ]
+                rest = [(coef, f) for coef, f in items if not (abs(coef) == cbest and f)]
+                head = mul(num(cbest), build_sum(group))
+                return add(head, build_sum(rest)) if rest else head
+            acc = ZERO
+            for coef, factors in sorted(items, key=lambda it: it[0] < 0):
+                acc = add(acc, build_item(coef, factors))
+            return acc
+        group, rest = [], []
+        for coef, factors in items:
+            if best in factors and sum(factors.values()) >= 2:
+                f2 = dict(factors)
+                f2[best] -= 1
+                if f2[best] == 0:
+                    del f2[best]
+                group.append((coef, f2))
+            else:
+                rest.append((coef, factors))
+        inner = build_sum(group)
+        head = mul_pair(new[best], inner) if inner.op not in (NUM, NEG) else mul(new[best], inner)
+        return add(head, build_sum(rest)) if rest else head
+
+    for e in order:
+        if e.op in (SYM, NUM):
+            new[e] = e
+        elif e.op == ADD and e not in absorbed:
+            items: list = []
+            terms_of(e, 1, items)
+            new[e] = build_sum(items)
+        else:
+            new[e] = rebuild(e, tuple(new[a] for a in e.args))
+    return [new[e] for e in outputs]
+
+
+def extract_pairs(outputs: Sequence[Expr]) -> list[Expr]:
+    """Rewrite expressions so that pairs of terms shared by several sums or products become atoms."""
+    outputs = list(outputs)
+    if not outputs:
+        return outputs
+    order, uses = _uses(outputs)
+    # parents per node (to know whether a chain node is absorbed by its parent)
+    absorbed: set[Expr] = set()
+    for e in order:
+        if e.op == ADD:
+            for a in e.args:
+                if uses[a] == 1 and (a.op == ADD or (a.op == NEG and a.args[0].op == ADD and uses[a.args[0]] == 1)):
+                    absorbed.add(a)
+                    if a.op == NEG:
+                        absorbed.add(a.args[0])
+        elif e.op == MUL:
+            for a in e.args:
+                if uses[a] == 1 and a.op == MUL:
+                    absorbed.add(a)
+    next_id = max(e.id for e in order) + 1
+    sums = _Chains(ADD, next_id)
+    prods = _Chains(MUL, next_id + 10**9)
+    root_chain: dict[Expr, tuple[_Chains, int, Expr]] = {}
+
+    def flat_add(e: Expr, sign: int, terms: dict) -> None:
+        for a in e.args:
+            if a in absorbed and a.op == ADD:
+                flat_add(a, sign, terms)
+            elif a in absorbed and a.op == NEG:
+                flat_add(a.args[0], -sign, terms)
+            elif a.op == NEG:
+                _put(terms, a.args[0], -sign)
+            elif a.op == NUM and a.value < 0:
+                _put(terms, num(-a.value), -sign)
+            else:
+                _put(terms, a, sign)
+
+    def flat_mul(e: Expr, factors: dict, coef: list) -> None:
+        for a in e.args:
+            if a in absorbed and a.op == MUL:
+                flat_mul(a, factors, coef)
+            elif a.op == NUM:
+                coef[0] = coef[0] * a.value
+            elif a.op == POW and a.args[1].value in (2, 3) and uses[a] == 1:
+                factors[a.args[0]] = factors.get(a.args[0], 0) + a.args[1].value
+            else:
+                factors[a] = factors.get(a, 0) + 1
+
+    for e in order:
+        if e in absorbed:
+            continue
+        if e.op == ADD:
+            terms: dict = {}
+            flat_add(e, 1, terms)
+            if len(terms) >= 2 and all(v in (1, -1) for v in terms.values()):
+                root_chain[e] = (sums, sums.add_chain(terms), ONE)
+        elif e.op == MUL:
+            factors: dict = {}
+            coef = [1]
+            flat_mul(e, factors, coef)
+            if sum(factors.values()) >= 2:
+                root_chain[e] = (prods, prods.add_chain(factors), num(coef[0]))
+    sums.run()
+    prods.run()
+
+    new: dict = {}
+
+    def build_pair(p: _Pair) -> Expr:
+        r = new.get(p)
+        if r is None:
+            a, b = build_term(p.a), build_term(p.b)
+            if p.op == ADD:
+                r = add(a, b) if p.s > 0 else add(a, neg(b))
+            elif p.a is p.b:
+                r = pow_(a, 2)
+            else:
+                r = mul_pair(a, b)
+            new[p] = r
+        return r
+
+    def build_term(t) -> Expr:
+        if isinstance(t, _Pair):
+            return build_pair(t)
+        return new[t]
+
+    for e in order:
+        rc = root_chain.get(e)
+        if rc is not None:
+            chains, ci, coef = rc
+            items = sorted(chains.chains[ci].items(), key=lambda kv: _tid(kv[0]))
+            if chains.op == ADD:
+                acc = ZERO
+                # start with a positive term when there is one, so that subtractions print naturally
+                items.sort(key=lambda kv: (kv[1] < 0, _tid(kv[0])))
+                for t, s in items:
+                    bt = build_term(t)
+                    acc = add(acc, bt if s > 0 else neg(bt))
+            else:
+                acc = ONE
+                for t, k in items:
+                    bt = build_term(t)
+                    bt = bt if k == 1 else pow_(bt, k)
+                    acc = bt if acc is ONE else mul_pair(acc, bt)
+                acc = mul(coef, acc)
+            new[e] = acc
+        elif e.op in (SYM, NUM) or e in absorbed:
+            new[e] = e if e.op in (SYM, NUM) else None  # absorbed nodes are rebuilt inside their chain
+            if e.op not in (SYM, NUM):
+                new[e] = _rebuild_absorbed(e, new)
+        else:
+            new[e] = rebuild(e, tuple(new[a] for a in e.args))
+    return [new[e] for e in outputs]
+
+
+def _div(a, b):
+    from fractions import Fraction
+
+    r = Fraction(a) / Fraction(b)
+    return r.numerator if r.denominator == 1 else r
+
+
+def _rebuild_absorbed(e: Expr, new: dict) -> Expr:
+    args = []
+    for a in e.args:
+        v = new.get(a)
+        args.append(v if v is not None else a)
+    return rebuild(e, tuple(args))
+
+
+def _put(terms: dict, t: Expr, sign: int) -> None:
+    old = terms.get(t)
+    terms[t] = sign if old is None else old + sign
+    if terms[t] == 0:
+        del terms[t]
