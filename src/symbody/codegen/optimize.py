@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import heapq
 from collections import defaultdict
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..symbolic.expr import ADD, MUL, NEG, NUM, ONE, POW, SYM, ZERO, Expr, add, mul, mul_pair, neg, num, pow_, rebuild
 
@@ -214,7 +214,7 @@ def factor_sums(outputs: Sequence[Expr]) -> list[Expr]:
 
     def build_sum(items: list) -> Expr:
         counts: dict[Expr, int] = defaultdict(int)
-        for coef, factors in items:
+        for _coef, factors in items:
             if sum(factors.values()) >= 2:
                 for f in factors:
                     counts[f] += 1
