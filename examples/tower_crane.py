@@ -1,0 +1,169 @@
+"""Tower crane slewing a slender payload: the model seed 004 takes from Ye & Huang (2021), corrected.
+
+Coordinates (ground base ``xyz``, z up, slew axis along z):
+
+* ``theta``: slew angle of the jib about the vertical axis (rad);
+* ``r``: trolley travel along the jib, measured from the slew axis (m);
+* ``beta_r``: radial swing of the rope, in the vertical plane of the jib,
+  positive when the payload is further out than the trolley (rad);
+* ``beta_t``: tangential swing of the rope, out of the jib plane, positive
+  towards the jib's +y side (the direction of positive slewing) (rad);
+* ``gamma``: twist of the payload about the rope axis (rad);
+* ``l``: rope length (m), a coordinate only with ``hoist=True`` (otherwise a
+  parameter).
+
+Bases: ``jib = Rz(theta)`` from the ground; the rope hangs from the trolley
+through ``rope_1 = Ry(-beta_r)`` and ``rope = Rx(beta_t)``, so its direction in
+the jib base is ``(sin(beta_r) cos(beta_t), sin(beta_t), -cos(beta_r) cos(beta_t))``;
+``payload = Rz(gamma)`` turns the payload about the rope.  The payload is a
+slender rigid bar (a beam, lying along the x axis of its base, horizontal at
+rest) whose centre of mass hangs the rope length ``l`` below the trolley; the
+rope holds it through the hook like a rigid link with a ball joint at the
+trolley, as in Ye & Huang.  Its full inertia tensor ``I_xx .. I_xz`` is given
+at the centre of mass in the payload base, so it turns with the body, and the
+gyroscopic term ``w x (I w)`` enters the equations (symbody's solids do both).
+The points seed 004's notes flag are fixed here: the slew torque acts about
+the vertical axis, and the inertia tensor is body-fixed, not constant in the
+inertial base.
+
+The jib (with counter-jib and ballast) only slews: its moment of inertia
+about the slew axis ``J_slew`` is what matters; its mass ``m_jib`` is carried
+for the record (its centre of mass is on the slew axis of the balanced crane).
+The trolley is a point mass ``m_trolley`` on the jib.  The reeving of the
+hoist rope resists the twist like a bifilar suspension: a torsion spring
+``k_twist`` (default ``m_payload g d^2 / (4 l)`` for falls ``d = 0.4 m``
+apart) and damper ``c_twist`` on ``gamma``.  Viscous damping: ``c_slew`` on
+the slewing, ``b_r`` on the trolley, ``c_swing`` on both swing angles.
+
+With ``hoist=True`` the rope length ``l`` is a coordinate driven by the hoist
+force ``F_hoist`` (pulling the payload towards the trolley; ``m_payload g``
+holds it), with the winch inertia ``m_winch`` reflected to the rope (kinetic
+energy ``m_winch dl^2 / 2``, as a point mass moving horizontally with the
+paid-out rope) and hoist damping ``b_l``.
+
+Inputs: ``tau_slew`` (N.m, on the jib about the vertical axis, reacting on the
+tower), ``F_trolley`` (N, on the trolley along the jib, reacting on the jib),
+and ``F_hoist`` (N) with ``hoist=True``.
+
+Outputs: the states (from the coordinates), the payload centre of mass
+``x_payload``, ``y_payload``, ``z_payload`` and the rope tension
+``rope_tension = m_payload (a_G - g) . e_rope``: the component along the rope
+of the force the rope exerts on the payload (Newton's law for the payload;
+it uses the accelerations).  At rest it equals the payload weight.
+
+Example:
+    >>> import tower_crane  # doctest: +SKIP
+    >>> eq = tower_crane.build(hoist=True).derive()  # doctest: +SKIP
+    >>> [c.name for c in eq.coordinates]  # doctest: +SKIP
+    ['theta', 'r', 'l', 'beta_r', 'beta_t', 'gamma']
+"""
+
+import symbody as sb
+
+G0 = 9.80665  # standard gravity, m/s2
+M_PAYLOAD = 2000.0  # kg, a steel beam at mid reach of a mid-size tower crane
+L_BAR = 8.0  # m, length of the beam
+R_GYR_AXIAL = 0.2  # m, radius of gyration of the beam about its own long axis
+L0 = 20.0  # m, default rope length
+FALLS_SPACING = 0.4  # m, distance between the rope falls of the two-fall reeving
+
+
+def build(hoist: bool = False, r0: float = 25.0, l0: float = L0, theta0: float = 0.0) -> sb.System:
+    """The tower crane; ``hoist=True`` makes the rope length a coordinate driven by ``F_hoist``.
+
+    ``r0``, ``l0`` and ``theta0`` are the initial trolley radius, rope length and slew angle.
+    """
+    s = sb.System(
+        "tower_crane_hoist" if hoist else "tower_crane",
+        description="tower crane with a slender payload (after Ye & Huang 2021)" + (", hoisting" if hoist else ""),
+    )
+    P = s.parameter
+    g = P("g", G0, "m/s2", "gravitational acceleration", min=0.0)
+    H = P("H", 40.0, "m", "height of the jib (trolley rail) above the ground")
+    J_slew = P(
+        "J_slew", 1.2e7, "kg.m2", "moment of inertia of jib, counter-jib and ballast about the slew axis", min=0.0
+    )
+    m_jib = P("m_jib", 30000.0, "kg", "mass of the slewing structure (centre of mass on the slew axis)", min=0.0)
+    m_trolley = P("m_trolley", 800.0, "kg", "trolley mass", min=0.0)
+    m_payload = P("m_payload", M_PAYLOAD, "kg", "payload mass (beam with hook block and rigging)", min=0.0)
+    i_axial = M_PAYLOAD * R_GYR_AXIAL**2
+    i_trans = M_PAYLOAD * L_BAR**2 / 12
+    I_xx = P("I_xx", i_axial, "kg.m2", "payload inertia about its long axis (x), at its centre of mass")
+    I_yy = P("I_yy", i_trans, "kg.m2", "payload inertia about its y axis, at its centre of mass")
+    I_zz = P("I_zz", i_trans + i_axial, "kg.m2", "payload inertia about its z axis (the rope), at its centre of mass")
+    I_xy = P("I_xy", 0.0, "kg.m2", "payload product of inertia xy (tensor entry)")
+    I_yz = P("I_yz", 0.0, "kg.m2", "payload product of inertia yz (tensor entry)")
+    I_xz = P("I_xz", 0.0, "kg.m2", "payload product of inertia xz (tensor entry)")
+    c_slew = P("c_slew", 1.0e5, "N.m.s/rad", "viscous damping of the slewing gear", min=0.0)
+    b_r = P("b_r", 200.0, "N.s/m", "viscous damping of the trolley travel", min=0.0)
+    c_swing = P("c_swing", 30.0, "N.m.s/rad", "viscous damping of each rope swing angle", min=0.0)
+    k_twist = P(
+        "k_twist",
+        M_PAYLOAD * G0 * FALLS_SPACING**2 / (4 * L0),
+        "N.m/rad",
+        "torsional stiffness of the rope reeving about the rope axis",
+        min=0.0,
+    )
+    c_twist = P("c_twist", 10.0, "N.m.s/rad", "viscous damping of the payload twist", min=0.0)
+
+    theta = s.coordinate("theta", theta0, unit="rad", description="slew angle of the jib about the vertical axis")
+    r = s.coordinate("r", r0, unit="m", description="trolley travel along the jib from the slew axis")
+    if hoist:
+        l = s.coordinate("l", l0, unit="m", description="rope length from the trolley to the payload's centre of mass")
+        m_winch = P("m_winch", 400.0, "kg", "winch inertia reflected to the rope-length motion", min=0.0)
+        b_l = P("b_l", 200.0, "N.s/m", "viscous damping of the hoist (rope-length motion)", min=0.0)
+    else:
+        l = P("l", l0, "m", "rope length from the trolley to the payload's centre of mass", min=0.0)
+    beta_r = s.coordinate("beta_r", 0.0, unit="rad", description="radial rope swing, in the jib plane (outwards +)")
+    beta_t = s.coordinate("beta_t", 0.0, unit="rad", description="tangential rope swing, out of the jib plane")
+    gamma = s.coordinate("gamma", 0.0, unit="rad", description="twist of the payload about the rope axis")
+
+    jib_base = s.base("jib", s.ground_base, sb.Rz(theta))
+    rope_1 = s.base("rope_1", jib_base, sb.Ry(-beta_r))
+    rope = s.base("rope", rope_1, sb.Rx(beta_t))
+    payload_base = s.base("payload", rope, sb.Rz(gamma))
+
+    top = s.point("tower_top", s.origin, (0, 0, H))
+    hook = s.point("trolley", top, sb.Vector(jib_base, r, 0, 0))
+    cog = s.point("payload_cog", hook, sb.Vector(rope, 0, 0, -l))
+
+    jib = s.solid("jib_structure", top, jib_base, mass=m_jib, inertia=(0, J_slew, J_slew))
+    trolley = s.particle("trolley_mass", hook, m_trolley)
+    s.solid(
+        "payload_bar",
+        cog,
+        payload_base,
+        mass=m_payload,
+        inertia=sb.inertia(I_xx, I_yy, I_zz, ixy=I_xy, iyz=I_yz, ixz=I_xz),
+    )
+    s.gravity((0, 0, -g))
+
+    tau_slew = s.input("tau_slew", 0.0, "N.m", "slewing torque on the jib about the vertical axis")
+    F_trolley = s.input("F_trolley", 0.0, "N", "trolley traction force along the jib (outwards +)")
+    s.torque("slew_drive", jib, (0, 0, tau_slew))
+    s.force("trolley_drive", trolley, hook, sb.Vector(jib_base, F_trolley, 0, 0), reaction=jib)
+    if hoist:
+        F_hoist = s.input(
+            "F_hoist",
+            M_PAYLOAD * G0,
+            "N",
+            "hoist force pulling the payload towards the trolley (holds it at m_payload g)",
+        )
+        s.generalized_force("hoist_drive", l, -F_hoist)
+        s.viscous_friction("hoist_damping", l, b_l)
+        s.particle("winch", s.point("winch_equivalent", s.origin, (l, 0, 0)), m_winch)
+
+    s.viscous_friction("slew_damping", theta, c_slew)
+    s.viscous_friction("trolley_damping", r, b_r)
+    s.viscous_friction("radial_swing_damping", beta_r, c_swing)
+    s.viscous_friction("tangential_swing_damping", beta_t, c_swing)
+    s.torsion_spring_damper("rope_twist", gamma, k=k_twist, damping=c_twist)
+
+    pos = s.position(cog).components(s.ground_base)
+    s.output("x_payload", pos[0], "m", "payload centre of mass, x")
+    s.output("y_payload", pos[1], "m", "payload centre of mass, y")
+    s.output("z_payload", pos[2], "m", "payload centre of mass, height above the ground")
+    e_rope = rope.unit("z")  # from the payload's centre of mass up to the trolley
+    a_rel_g = s.acceleration(cog) - sb.Vector(s.ground_base, 0, 0, -g)
+    s.output("rope_tension", m_payload * a_rel_g.dot(e_rope), "N", "rope tension (force of the rope on the payload)")
+    return s
