@@ -31,8 +31,10 @@ about the slew axis ``J_slew`` is what matters; its mass ``m_jib`` is carried
 for the record (its centre of mass is on the slew axis of the balanced crane).
 The trolley is a point mass ``m_trolley`` on the jib.  The reeving of the
 hoist rope resists the twist like a bifilar suspension: a torsion spring
-``k_twist`` (default ``m_payload g d^2 / (4 l)`` for falls ``d = 0.4 m``
-apart) and damper ``c_twist`` on ``gamma``.  Viscous damping: ``c_slew`` on
+``k_twist`` (default ``m_payload g d^2 / (4 l)`` with falls ``d = 0.4 m``
+apart, at the default payload and rope length ``l = 20 m``; a constant, so
+the spring stays conservative when the rope length changes) and damper
+``c_twist`` on ``gamma``.  Viscous damping: ``c_slew`` on
 the slewing, ``b_r`` on the trolley, ``c_swing`` on both swing angles.
 
 With ``hoist=True`` the rope length ``l`` is a coordinate driven by the hoist
