@@ -1,5 +1,54 @@
-"""Numerical analyses on derived equations."""
+"""Numerical analyses on derived equations (the numeric templates of 3D_MEC_MATLAB).
 
+Every analysis takes an :class:`~symbody.Equations` (bound to its default
+parameters, or to ``p=``) or a :class:`NumericModel`, returns a structured
+result and raises :class:`symbody.NumericalError` when it fails.
+
+=============================  ==========================================================
+kinematics                     :func:`assemble`, :func:`solve_velocities`,
+                               :func:`solve_accelerations`, :func:`kinematic_simulation`
+forward dynamics               :func:`simulate` (Baumgarte, projection, independent
+                               coordinates; scipy methods and fixed-step RK4)
+energy                         :func:`energy`, :func:`kinetic_energy`, :func:`potential_energy`
+inverse dynamics, reactions    :func:`inverse_dynamics`, :func:`joint_reactions`
+static equilibrium             :func:`static_equilibrium`
+linearization                  :func:`linearize` (``M, C, K, B`` and state space ``A, B, C, D``)
+modes                          :func:`modal_analysis`
+=============================  ==========================================================
+"""
+
+from .dynamics import FORMULATIONS, SimulationResult, simulate
+from .energy import EnergyResult, energy, is_conservative, kinetic_energy, potential_energy
+from .inputs import Sampled
+from .kinematics import (
+    AssemblyResult,
+    KinematicResult,
+    LinearKinematicsResult,
+    assemble,
+    kinematic_simulation,
+    solve_accelerations,
+    solve_velocities,
+)
 from .model import NumericModel
+from .results import TimeHistory
 
-__all__ = ["NumericModel"]
+__all__ = [
+    "NumericModel",
+    "assemble",
+    "AssemblyResult",
+    "solve_velocities",
+    "solve_accelerations",
+    "LinearKinematicsResult",
+    "kinematic_simulation",
+    "KinematicResult",
+    "simulate",
+    "SimulationResult",
+    "FORMULATIONS",
+    "Sampled",
+    "energy",
+    "EnergyResult",
+    "kinetic_energy",
+    "potential_energy",
+    "is_conservative",
+    "TimeHistory",
+]

@@ -1,9 +1,24 @@
 """Numeric evaluation of the blocks of an :class:`~symbody.Equations` object.
 
+A :class:`NumericModel` binds parameter values to the compiled blocks; every
+analysis of :mod:`symbody.numeric` accepts one (or an ``Equations``, bound to
+its default parameters), and the analyses are also reachable as methods
+(``nm.assemble()``, ``nm.simulate(...)``, ``nm.linearize(...)``, ...).
+
 Example:
-    >>> import symbody as sb  # doctest: +SKIP
-    >>> nm = eq.numeric()      # doctest: +SKIP
-    >>> nm.M(nm.q0)            # doctest: +SKIP
+    >>> import math
+    >>> import symbody as sb
+    >>> s = sb.System("pendulum")
+    >>> g, l, m = s.parameter("g", 9.81), s.parameter("l", 2.0), s.parameter("m", 1.0)
+    >>> th = s.coordinate("theta", 0.3)
+    >>> _ = s.particle("bob", s.point("P", s.origin, sb.Vector(s.base("B", s.ground_base, sb.Rz(th)), 0, -l, 0)), m)
+    >>> s.gravity((0, -g, 0))
+    >>> nm = s.derive().numeric({"l": 1.0})
+    >>> nm.M([0.3])
+    array([[1.]])
+    >>> ddq, lam = nm.accelerations([0.5], [0.0])
+    >>> bool(abs(ddq[0] + 9.81 * math.sin(0.5)) < 1e-12)
+    True
 """
 
 from __future__ import annotations
@@ -13,6 +28,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import NumericalError
+from .blocks import evaluator as _block_evaluator
+from .linalg import solve_saddle
 
 
 class NumericModel:
@@ -121,6 +138,9 @@ class NumericModel:
     def accelerations(self, q, dq, t: float = 0.0, u=None) -> tuple[np.ndarray, np.ndarray]:
         """Accelerations and multipliers from ``[M D^T; D 0][ddq; lam] = [delta; gamma]``.
 
+        Redundant constraint rows are handled: only a maximal independent set of
+        rows of ``D`` enters the solve and the multipliers of the others are zero.
+
         Raises:
             NumericalError: the system matrix is singular.
         """
@@ -132,14 +152,110 @@ class NumericModel:
             except np.linalg.LinAlgError:
                 raise NumericalError(f"singular mass matrix at q = {q_}") from None
         M, d, D, g = self._fn("M", "delta", "D", "gamma")(t_, q_, dq_, u_, p_)
-        n, c = M.shape[0], D.shape[0]
-        A = np.zeros((n + c, n + c))
-        A[:n, :n] = M
-        A[:n, n:] = D.T
-        A[n:, :n] = D
-        b = np.concatenate([d, g])
         try:
-            x = np.linalg.solve(A, b)
-        except np.linalg.LinAlgError:
-            raise NumericalError(f"singular augmented matrix [M D^T; D 0] at q = {q_}") from None
-        return x[:n], x[n:]
+            return solve_saddle(M, D, d, g)
+        except NumericalError as e:
+            raise NumericalError(f"{e} at q = {q_}") from None
+
+    # -- generic evaluation -------------------------------------------------------
+    def evaluate(self, *names: str, q, dq=None, t: float = 0.0, u=None, ddq=None, lam=None) -> tuple:
+        """Evaluate standard blocks and analysis blocks (see :mod:`symbody.numeric.blocks`) jointly.
+
+        Example:
+            >>> nm.evaluate("M", "delta_q", q=nm.q0)  # doctest: +SKIP
+        """
+        t_, q_, dq_, u_, p_ = self._args(q, dq, t, u)
+        f = self._fn(*names) if all(n in self._standard for n in names) else _block_evaluator(self.eq, *names)
+        ddq_ = np.zeros(self.eq.nq) if ddq is None else np.asarray(ddq, dtype=float)
+        lam_ = np.zeros(self.eq.nc) if lam is None else np.asarray(lam, dtype=float)
+        return f(t_, q_, dq_, u_, p_, ddq_, lam_)
+
+    @property
+    def _standard(self) -> set:
+        return {"M", "delta", "Phi", "Phi_q", "D", "beta", "gamma", "Phi_init", "Phi_init_q", "outputs"}
+
+    def kinetic_energy(self, q, dq, t: float = 0.0) -> float:
+        """Kinetic energy ``0.5 dq^T M(q, t) dq``."""
+        dq = np.asarray(dq, dtype=float)
+        return 0.5 * float(dq @ self.M(q, t) @ dq)
+
+    def input_vector(self, u=None) -> np.ndarray:
+        """Input values as an array: ``None`` (defaults), an array, or a dict by name (others default)."""
+        base = self.eq.u0.copy()
+        if u is None:
+            return base
+        if isinstance(u, dict):
+            names = [x.name for x in self.eq.inputs]
+            for k, v in u.items():
+                if k not in names:
+                    raise KeyError(f"unknown input {k!r}; inputs are: {', '.join(names) or 'none'}")
+                base[names.index(k)] = float(v)
+            return base
+        arr = np.asarray(u, dtype=float).reshape(-1)
+        if arr.shape != base.shape:
+            raise ValueError(f"expected {base.size} input values, got {arr.size}")
+        return arr
+
+    # -- analyses as methods --------------------------------------------------------
+    def assemble(self, q=None, t: float = 0.0, **options):
+        """Solve the position problem; see :func:`symbody.numeric.assemble`."""
+        from .kinematics import assemble
+
+        return assemble(self, q, t, **options)
+
+    def solve_velocities(self, q, t: float = 0.0, **options):
+        """Solve the velocity problem; see :func:`symbody.numeric.solve_velocities`."""
+        from .kinematics import solve_velocities
+
+        return solve_velocities(self, q, t, **options)
+
+    def solve_accelerations(self, q, dq, t: float = 0.0, **options):
+        """Solve the acceleration problem; see :func:`symbody.numeric.solve_accelerations`."""
+        from .kinematics import solve_accelerations
+
+        return solve_accelerations(self, q, dq, t, **options)
+
+    def kinematic_simulation(self, times, drivers=None, **options):
+        """Kinematic simulation; see :func:`symbody.numeric.kinematic_simulation`."""
+        from .kinematics import kinematic_simulation
+
+        return kinematic_simulation(self, times, drivers, **options)
+
+    def simulate(self, t_span, **options):
+        """Forward dynamics; see :func:`symbody.numeric.simulate`."""
+        from .dynamics import simulate
+
+        return simulate(self, t_span, **options)
+
+    def inverse_dynamics(self, t, q, dq, ddq, **options):
+        """Inverse dynamics; see :func:`symbody.numeric.inverse_dynamics`."""
+        from .inverse import inverse_dynamics
+
+        return inverse_dynamics(self, t, q, dq, ddq, **options)
+
+    def static_equilibrium(self, q=None, **options):
+        """Static equilibrium; see :func:`symbody.numeric.static_equilibrium`."""
+        from .equilibrium import static_equilibrium
+
+        return static_equilibrium(self, q, **options)
+
+    def linearize(self, q=None, dq=None, **options):
+        """Linearization; see :func:`symbody.numeric.linearize`."""
+        from .linearize import linearize
+
+        return linearize(self, q, dq, **options)
+
+    def modal_analysis(self, q=None, **options):
+        """Natural frequencies and modes; see :func:`symbody.numeric.modal_analysis`."""
+        from .modes import modal_analysis
+
+        return modal_analysis(self, q, **options)
+
+
+def as_numeric(model: Any, p: Any = None) -> NumericModel:
+    """A :class:`NumericModel` from a ``NumericModel`` (returned as is unless ``p`` is given) or ``Equations``."""
+    if isinstance(model, NumericModel):
+        return model if p is None else NumericModel(model.eq, p)
+    if hasattr(model, "numeric") and hasattr(model, "M"):
+        return model.numeric(p)
+    raise TypeError(f"expected symbody.Equations or NumericModel, got {type(model).__name__}")

@@ -1,0 +1,177 @@
+"""Input signals for simulations: constants, functions of time, feedback laws and sampled data.
+
+:func:`input_function` turns what the user gives into one function
+``u(t, q, dq) -> array`` in the order of ``eq.inputs``:
+
+- ``None``: the model's default input values;
+- an array of ``nu`` numbers: constant inputs;
+- a callable ``f(t)`` or ``f(t, q, dq)`` returning all ``nu`` inputs (feedback when it uses the state);
+- a dict ``{input name: spec}`` where each spec is a number, a callable ``f(t)``
+  or ``f(t, q, dq)`` returning a number, a :class:`Sampled` signal or a
+  ``(times, values)`` pair (linear interpolation); unnamed inputs keep their defaults.
+
+Example:
+    >>> import numpy as np
+    >>> import symbody as sb
+    >>> s = sb.System("cart"); x = s.coordinate("x"); m = s.parameter("m", 2.0)
+    >>> _ = s.particle("c", s.point("P", s.origin, (x, 0, 0)), m)
+    >>> F = s.input("F", 1.0); T = s.input("T", 0.0)
+    >>> _ = s.generalized_force("push", x, F + T)
+    >>> eq = s.derive()
+    >>> u = input_function(eq, {"F": lambda t: 2 * t, "T": Sampled([0, 1], [0, 10])})
+    >>> u(0.5, np.zeros(1), np.zeros(1))
+    array([1., 5.])
+    >>> u = input_function(eq, {"F": lambda t, q, dq: -3.0 * q[0]})   # feedback
+    >>> u(0.0, np.array([0.2]), np.zeros(1))
+    array([-0.6,  0. ])
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Sampled:
+    """A signal given by samples, interpolated between them and held outside their range.
+
+    Args:
+        times: increasing sample times.
+        values: one value per time (``(nt,)``), or ``(nt, k)`` for a vector signal.
+        kind: ``"linear"`` (default) or ``"previous"`` (zero-order hold, as a sampled controller).
+    """
+
+    times: Sequence[float]
+    values: Sequence[float]
+    kind: str = "linear"
+
+    def __post_init__(self) -> None:
+        t = np.asarray(self.times, dtype=float)
+        v = np.asarray(self.values, dtype=float)
+        if t.ndim != 1 or t.size < 1:
+            raise ValueError("Sampled: times must be a non-empty 1-D sequence")
+        if np.any(np.diff(t) <= 0):
+            raise ValueError("Sampled: times must be strictly increasing")
+        if v.shape[0] != t.size:
+            raise ValueError(f"Sampled: {t.size} times but {v.shape[0]} values")
+        if self.kind not in ("linear", "previous"):
+            raise ValueError(f"Sampled: kind must be 'linear' or 'previous', not {self.kind!r}")
+        object.__setattr__(self, "times", t)
+        object.__setattr__(self, "values", v)
+
+    def __call__(self, t: float) -> np.ndarray | float:
+        tt = self.times
+        v = self.values
+        if self.kind == "previous":
+            k = int(np.clip(np.searchsorted(tt, t, side="right") - 1, 0, tt.size - 1))
+            return v[k]
+        if v.ndim == 1:
+            return float(np.interp(t, tt, v))
+        return np.array([np.interp(t, tt, v[:, j]) for j in range(v.shape[1])])
+
+
+def _arity(f: Callable, what: str) -> int:
+    """1 for ``f(t)``, 3 for ``f(t, q, dq)``."""
+    try:
+        sig = inspect.signature(f)
+    except (TypeError, ValueError):  # builtins without signature: assume f(t)
+        return 1
+    params = [
+        p
+        for p in sig.parameters.values()
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
+    ]
+    varargs = any(p.kind == p.VAR_POSITIONAL for p in sig.parameters.values())
+    if len(params) == 1 and not varargs:
+        return 1
+    if len(params) == 3 or (varargs and len(params) <= 3):
+        return 3
+    raise TypeError(f"{what}: a callable input must take (t) or (t, q, dq), got {len(params)} arguments")
+
+
+class InputFunction:
+    """``u(t, q, dq)`` in the order of ``eq.inputs``; ``depends_on_state`` tells feedback laws apart."""
+
+    def __init__(self, fn: Callable[[float, np.ndarray, np.ndarray], np.ndarray], nu: int, depends_on_state: bool):
+        self._fn = fn
+        self.nu = nu
+        self.depends_on_state = depends_on_state
+
+    def __call__(self, t: float, q: np.ndarray, dq: np.ndarray) -> np.ndarray:
+        return self._fn(t, q, dq)
+
+
+def _scalar_spec(spec: Any, name: str) -> tuple[Callable[[float, np.ndarray, np.ndarray], float], bool]:
+    if isinstance(spec, Sampled):
+        if np.asarray(spec.values).ndim != 1:
+            raise ValueError(f"input {name!r}: a Sampled signal for one input must have 1-D values")
+        return (lambda t, q, dq: float(spec(t))), False
+    if isinstance(spec, tuple) and len(spec) == 2 and not callable(spec[0]):
+        s = Sampled(spec[0], spec[1])
+        return (lambda t, q, dq: float(s(t))), False
+    if callable(spec):
+        if _arity(spec, f"input {name!r}") == 1:
+            return (lambda t, q, dq: float(spec(t))), False
+        return (lambda t, q, dq: float(spec(t, q, dq))), True
+    try:
+        v = float(spec)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"input {name!r}: expected a number, a callable f(t) or f(t, q, dq), a Sampled signal or "
+            f"(times, values), got {spec!r}"
+        ) from None
+    return (lambda t, q, dq: v), False
+
+
+def input_function(eq, inputs: Any = None, defaults: np.ndarray | None = None) -> InputFunction:
+    """Resolve an input specification (see module docstring) into an :class:`InputFunction`."""
+    names = [u.name for u in eq.inputs]
+    nu = len(names)
+    u0 = np.array(eq.u0 if defaults is None else defaults, dtype=float)
+    if inputs is None:
+        return InputFunction(lambda t, q, dq: u0.copy(), nu, False)
+    if isinstance(inputs, InputFunction):
+        return inputs
+    if isinstance(inputs, dict):
+        unknown = [k for k in inputs if k not in names]
+        if unknown:
+            raise KeyError(
+                f"unknown input(s) {', '.join(map(repr, unknown))}; inputs are: {', '.join(names) or 'none'}"
+            )
+        parts = [(names.index(k), *_scalar_spec(v, k)) for k, v in inputs.items()]
+        state = any(p[2] for p in parts)
+
+        def fn(t: float, q: np.ndarray, dq: np.ndarray) -> np.ndarray:
+            u = u0.copy()
+            for i, f, _ in parts:
+                u[i] = f(t, q, dq)
+            return u
+
+        return InputFunction(fn, nu, state)
+    if isinstance(inputs, Sampled):
+        if nu == 1 and np.asarray(inputs.values).ndim == 1:
+            return input_function(eq, {names[0]: inputs}, u0)
+        return InputFunction(lambda t, q, dq: _check(np.asarray(inputs(t), dtype=float), nu), nu, False)
+    if callable(inputs):
+        if _arity(inputs, "inputs") == 1:
+            return InputFunction(lambda t, q, dq: _check(inputs(t), nu), nu, False)
+        return InputFunction(lambda t, q, dq: _check(inputs(t, q, dq), nu), nu, True)
+    arr = np.asarray(inputs, dtype=float).reshape(-1)
+    if arr.size != nu:
+        raise ValueError(f"expected {nu} input values ({', '.join(names)}), got {arr.size}")
+    return InputFunction(lambda t, q, dq: arr.copy(), nu, False)
+
+
+def _check(u: Any, nu: int) -> np.ndarray:
+    arr = np.asarray(u, dtype=float).reshape(-1)
+    if arr.size != nu:
+        raise ValueError(f"the input function returned {arr.size} values, the model has {nu} inputs")
+    return arr
+
+
+__all__ = ["Sampled", "InputFunction", "input_function"]

@@ -1,0 +1,662 @@
+"""Kinematic problems: assembly (position), velocity and acceleration problems, kinematic simulation.
+
+These are the numeric templates ``solve_initial_position``,
+``solve_initial_velocity`` and ``kinematic_simulation_num`` of 3D_MEC_MATLAB
+(seed 000) and the position/velocity/acceleration problems of seed 003:
+
+- :func:`assemble`: Newton-Raphson on ``Phi(q, t) = 0`` (and on the
+  initial-position conditions ``Phi_init``), with relaxation or a backtracking
+  line search; each step is the minimum-norm least-squares correction, so
+  redundant constraints (rank-deficient Jacobian) and under-determined
+  systems are handled, and an unsatisfiable system is reported as such.
+- :func:`solve_velocities`, :func:`solve_accelerations`: ``D dq = beta`` and
+  ``D ddq = gamma``, dependent entries from independent ones, the split
+  chosen by QR with column pivoting; incompatible data are detected.
+- :func:`kinematic_simulation`: independent coordinates driven by functions
+  of time; position, velocity and acceleration at each time.
+
+Example (a four-bar linkage, the crank held at its initial angle while assembling):
+    >>> import math, symbody as sb
+    >>> from symbody.numeric import assemble, solve_velocities
+    >>> s = sb.System("fourbar")
+    >>> a, b, c = (s.coordinate(n, v) for n, v in (("a", 1.0), ("b", 0.0), ("c", -1.0)))
+    >>> A = s.point("A", s.origin, (sb.cos(a), sb.sin(a), 0))
+    >>> B = s.point("B", A, (2 * sb.cos(b), 2 * sb.sin(b), 0))
+    >>> C = s.point("C", B, (2 * sb.cos(c), 2 * sb.sin(c), 0))
+    >>> _ = s.particle("m", B, 1.0)
+    >>> _ = s.constraint("loop", s.position(C) - sb.Vector(s.ground_base, 2.5, 0, 0), components="xy")
+    >>> _ = s.fix_initial(a)
+    >>> eq = s.derive()
+    >>> res = assemble(eq)
+    >>> res.converged, round(res["a"], 12), res.residual < 1e-10
+    (True, 1.0, True)
+    >>> v = solve_velocities(eq, res.q, independent=["a"], values=[1.0])
+    >>> v.independent, abs(v.residual) < 1e-12
+    (['a'], True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..errors import NumericalError
+from .linalg import RANK_TOL, Partition, numerical_rank, partition, solve_dependent
+from .model import NumericModel, as_numeric
+from .results import TimeHistory
+
+# ---------------------------------------------------------------------------
+# names and preferences
+# ---------------------------------------------------------------------------
+
+
+def coordinate_indices(eq, names: Sequence[str | int] | None) -> list[int] | None:
+    """Indices of coordinates given by name (or index)."""
+    if names is None:
+        return None
+    if isinstance(names, str):
+        names = [names]
+    out = []
+    cn = [c.name for c in eq.coordinates]
+    for nm in names:
+        if isinstance(nm, (int, np.integer)):
+            if not 0 <= int(nm) < len(cn):
+                raise KeyError(f"coordinate index {nm} out of range (model has {len(cn)} coordinates)")
+            out.append(int(nm))
+            continue
+        if nm not in cn:
+            raise KeyError(f"{nm!r} is not a coordinate of {eq.name!r}; coordinates are: {', '.join(cn)}")
+        out.append(cn.index(nm))
+    return out
+
+
+def dependent_preference(eq) -> list[list[int]]:
+    """Groups of coordinates in order of preference for the dependent set.
+
+    Auxiliary coordinates first, then ordinary ones; coordinates held by the
+    initial-position conditions come last (they are natural independent ones).
+    """
+    held_mask = 0
+    for e in eq.Phi_init[eq.nh :]:
+        held_mask |= e.mask
+    aux = [i for i, c in enumerate(eq.coordinates) if c.aux]
+    held = [i for i, c in enumerate(eq.coordinates) if not c.aux and c.q.mask & held_mask]
+    plain = [i for i in range(eq.nq) if i not in aux and i not in held]
+    return [aux, plain, held]
+
+
+def _names(eq, idx: Sequence[int]) -> list[str]:
+    return [eq.coordinates[i].name for i in idx]
+
+
+# ---------------------------------------------------------------------------
+# Newton-Raphson
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class _Newton:
+    x: np.ndarray
+    residual: np.ndarray
+    iterations: int
+    converged: bool
+
+
+def newton_least_squares(
+    fun: Callable[[np.ndarray], np.ndarray],
+    jac: Callable[[np.ndarray], np.ndarray],
+    x0: np.ndarray,
+    tol: float = 1e-10,
+    max_iter: int = 50,
+    relax: float | None = None,
+) -> _Newton:
+    """Gauss-Newton with minimum-norm steps for ``fun(x) = 0``.
+
+    ``relax`` is a fixed step fraction (3D_MEC's relaxation); ``None`` uses a
+    backtracking line search on ``|fun|`` (full steps near the solution).
+    Converged when ``max |fun(x)| <= tol``.
+    """
+    x = np.array(x0, dtype=float)
+    r = fun(x)
+    norm = float(np.max(np.abs(r))) if r.size else 0.0
+    for k in range(max_iter):
+        if norm <= tol:
+            return _Newton(x, r, k, True)
+        J = jac(x)
+        dx = -np.linalg.lstsq(J, r, rcond=RANK_TOL)[0]
+        if not np.all(np.isfinite(dx)):
+            break
+        if relax is not None:
+            x = x + relax * dx
+            r = fun(x)
+            norm = float(np.max(np.abs(r)))
+            continue
+        alpha, l2 = 1.0, float(r @ r)
+        while True:
+            xn = x + alpha * dx
+            rn = fun(xn)
+            if np.all(np.isfinite(rn)) and float(rn @ rn) <= (1.0 - 1e-4 * alpha) * l2:
+                break
+            alpha *= 0.5
+            if alpha < 1e-4:
+                break
+        if alpha < 1e-4:  # no decrease: a least-squares minimum that is not a solution
+            return _Newton(x, r, k + 1, False)
+        x, r = xn, rn
+        norm = float(np.max(np.abs(r)))
+    return _Newton(x, r, max_iter, norm <= tol)
+
+
+# ---------------------------------------------------------------------------
+# assembly
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class AssemblyResult:
+    """Result of :func:`assemble`.
+
+    Attributes:
+        q: the assembled coordinates.
+        t: time of the assembly.
+        converged: always ``True`` (a failure raises :class:`symbody.NumericalError`).
+        iterations: Newton iterations taken.
+        residual: ``max |rows|`` at ``q`` (constraints, initial conditions and held values).
+        rows: names of the rows solved.
+        rank: rank of their Jacobian at ``q``.
+        redundant: rows dependent on the others at ``q`` (redundant constraints).
+        dof: degrees of freedom left by the constraints ``D`` at ``q``.
+        coordinate_names: names of the coordinates (``res["theta"]`` gives one value).
+    """
+
+    q: np.ndarray
+    t: float
+    converged: bool
+    iterations: int
+    residual: float
+    rows: list[str]
+    rank: int
+    redundant: list[str]
+    dof: int
+    coordinate_names: list[str] = field(default_factory=list)
+
+    def __getitem__(self, name: str) -> float:
+        return float(self.q[self.coordinate_names.index(name)])
+
+
+def _position_rows(nm: NumericModel, use_initial: bool, fixed: dict[int, float]):
+    eq = nm.eq
+    nh = eq.nh
+    names = [r.name for r in eq.constraint_rows[:nh]]
+    if use_initial:
+        names += [r.name for r in eq.initial_rows]
+    fixed_items = sorted(fixed.items())
+    names += [f"{eq.coordinates[i].name} = {v:g}" for i, v in fixed_items]
+    n = eq.nq
+
+    def fun(q: np.ndarray, t: float) -> np.ndarray:
+        parts = [nm.Phi_init(q, t) if use_initial else nm.Phi(q, t)]
+        if fixed_items:
+            parts.append(np.array([q[i] - v for i, v in fixed_items]))
+        return np.concatenate(parts) if parts else np.zeros(0)
+
+    def jac(q: np.ndarray, t: float) -> np.ndarray:
+        parts = [nm.Phi_init_q(q, t) if use_initial else nm.Phi_q(q, t)]
+        if fixed_items:
+            E = np.zeros((len(fixed_items), n))
+            for k, (i, _) in enumerate(fixed_items):
+                E[k, i] = 1.0
+            parts.append(E)
+        return np.vstack(parts) if parts else np.zeros((0, n))
+
+    return names, fun, jac
+
+
+def _as_fixed(eq, fixed: Any, q: np.ndarray) -> dict[int, float]:
+    if fixed is None:
+        return {}
+    if isinstance(fixed, dict):
+        idx = coordinate_indices(eq, list(fixed))
+        return {i: float(v) for i, v in zip(idx, fixed.values())}  # type: ignore[arg-type]
+    idx = coordinate_indices(eq, fixed)
+    return {i: float(q[i]) for i in idx}  # type: ignore[union-attr]
+
+
+def assemble(
+    model: Any,
+    q: Any = None,
+    t: float = 0.0,
+    *,
+    use_initial: bool = True,
+    fixed: Sequence[str] | dict[str, float] | None = None,
+    tol: float = 1e-10,
+    max_iter: int = 100,
+    relax: float | None = None,
+    p: Any = None,
+) -> AssemblyResult:
+    """Solve the position problem ``Phi(q, t) = 0`` from a guess (3D_MEC ``solve_initial_position``).
+
+    Args:
+        model: ``Equations`` or :class:`NumericModel`.
+        q: initial guess (default: the model's initial coordinates).
+        t: time.
+        use_initial: also impose the model's initial-position conditions ``Phi_init``
+            (e.g. ``s.fix_initial(theta1)``); ``False`` solves ``Phi = 0`` alone,
+            staying as close to the guess as the minimum-norm steps allow.
+        fixed: coordinates held during assembly: names (held at the guess) or
+            ``{name: value}``.
+        tol: absolute tolerance on ``max |Phi|``.
+        max_iter: maximum Newton iterations.
+        relax: fixed step fraction in ``(0, 1]``; ``None`` (default) uses a line search.
+        p: parameter values (when ``model`` is an ``Equations``).
+
+    Returns:
+        :class:`AssemblyResult`.
+
+    Raises:
+        NumericalError: no convergence, or the rows cannot be satisfied together
+            (inconsistent constraints / initial conditions); the message names the
+            worst violated rows.
+    """
+    nm = as_numeric(model, p)
+    eq = nm.eq
+    q0 = np.array(eq.q0 if q is None else q, dtype=float).reshape(-1)
+    if q0.size != eq.nq:
+        raise ValueError(f"expected {eq.nq} coordinates, got {q0.size}")
+    if relax is not None and not 0.0 < relax <= 1.0:
+        raise ValueError(f"relax must be in (0, 1], got {relax}")
+    fx = _as_fixed(eq, fixed, q0)
+    names, fun, jac = _position_rows(nm, use_initial, fx)
+    sol = newton_least_squares(lambda x: fun(x, t), lambda x: jac(x, t), q0, tol, max_iter, relax)
+    if not sol.converged:
+        r = np.abs(sol.residual)
+        worst = np.argsort(-r)[:3]
+        detail = ", ".join(f"{names[i]!r} ({r[i]:.3g})" for i in worst if r[i] > tol)
+        why = "the rows cannot all be satisfied (inconsistent constraints or conditions)"
+        if sol.iterations >= max_iter:
+            why = f"no convergence in {max_iter} iterations"
+        raise NumericalError(f"assembly of {eq.name!r} failed: {why}; largest residuals: {detail}")
+    J = jac(sol.x, t)
+    rank = numerical_rank(J) if J.size else 0
+    from .linalg import independent_rows
+
+    keep = set(independent_rows(J)) if J.size else set()
+    redundant = [names[i] for i in range(len(names)) if i not in keep]
+    D = nm.D(sol.x, t) if eq.nc else np.zeros((0, eq.nq))
+    dof = eq.nq - (numerical_rank(D) if D.size else 0)
+    res = float(np.max(np.abs(sol.residual))) if sol.residual.size else 0.0
+    return AssemblyResult(
+        sol.x, t, True, sol.iterations, res, names, rank, redundant, dof, [c.name for c in eq.coordinates]
+    )
+
+
+# ---------------------------------------------------------------------------
+# velocity and acceleration problems
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class LinearKinematicsResult:
+    """Result of :func:`solve_velocities` / :func:`solve_accelerations`.
+
+    Attributes:
+        values: the full vector (velocities ``dq`` or accelerations ``ddq``).
+        independent: names of the independent coordinates (whose entries were given).
+        dependent: names of the dependent coordinates (solved).
+        residual: ``max |D x - rhs|`` over every row, redundant ones included.
+        condition: condition number of the dependent block of ``D``.
+        coordinate_names: names of all coordinates (``res["theta"]`` gives one entry).
+    """
+
+    values: np.ndarray
+    independent: list[str]
+    dependent: list[str]
+    residual: float
+    condition: float
+    coordinate_names: list[str] = field(default_factory=list)
+
+    def __getitem__(self, name: str) -> float:
+        return float(self.values[self.coordinate_names.index(name)])
+
+    @property
+    def dq(self) -> np.ndarray:
+        """Alias of ``values`` for velocity results."""
+        return self.values
+
+    @property
+    def ddq(self) -> np.ndarray:
+        """Alias of ``values`` for acceleration results."""
+        return self.values
+
+
+def _partition_for(nm: NumericModel, D: np.ndarray, independent: Any) -> Partition:
+    eq = nm.eq
+    idx = coordinate_indices(eq, independent)
+    return partition(D, idx, prefer_dependent=dependent_preference(eq), names=[c.name for c in eq.coordinates])
+
+
+def _independent_values(eq, part: Partition, values: Any, guess: np.ndarray) -> np.ndarray:
+    x = np.array(guess, dtype=float)
+    ind = part.independent
+    if values is None:
+        return x
+    if isinstance(values, dict):
+        cn = [c.name for c in eq.coordinates]
+        for k, v in values.items():
+            if k not in cn:
+                raise KeyError(f"{k!r} is not a coordinate of {eq.name!r}")
+            i = cn.index(k)
+            if i not in ind:
+                raise NumericalError(
+                    f"{k!r} is not an independent coordinate here (independent: {', '.join(_names(eq, ind)) or 'none'})"
+                )
+            x[i] = float(v)
+        return x
+    arr = np.asarray(values, dtype=float).reshape(-1)
+    if arr.size != len(ind):
+        raise ValueError(f"expected {len(ind)} independent values ({', '.join(_names(eq, ind))}), got {arr.size}")
+    x[ind] = arr
+    return x
+
+
+def _linear_problem(nm, D, rhs, independent, values, guess, what, check) -> LinearKinematicsResult:
+    eq = nm.eq
+    part = _partition_for(nm, D, independent)
+    x = _independent_values(eq, part, values, guess)
+    x, err = solve_dependent(D, rhs, x, part, check=check, what=what)
+    return LinearKinematicsResult(
+        x,
+        _names(eq, part.independent),
+        _names(eq, part.dependent),
+        err,
+        part.condition,
+        [c.name for c in eq.coordinates],
+    )
+
+
+def solve_velocities(
+    model: Any,
+    q: Any,
+    t: float = 0.0,
+    *,
+    independent: Sequence[str] | None = None,
+    values: Any = None,
+    dq: Any = None,
+    check: float | None = 1e-8,
+    p: Any = None,
+) -> LinearKinematicsResult:
+    """Velocity problem ``D(q, t) dq = beta(q, t)``: dependent velocities from independent ones.
+
+    Args:
+        model: ``Equations`` or :class:`NumericModel`.
+        q: assembled coordinates.
+        t: time.
+        independent: names of the independent coordinates (as many as degrees of
+            freedom); ``None`` chooses them by QR with column pivoting (held and
+            ordinary coordinates preferred over auxiliary ones).
+        values: independent velocities: a dict by name or an array in the order of
+            ``independent``; ``None`` takes them from ``dq``.
+        dq: guess whose independent entries are kept (default: model's initial velocities).
+        check: relative tolerance on the residual of every row (redundant ones
+            included); ``None`` disables the check.
+
+    Raises:
+        NumericalError: wrong number of independent coordinates, a set that does not
+            determine the others, or incompatible data (redundant rows violated).
+    """
+    nm = as_numeric(model, p)
+    eq = nm.eq
+    q = np.asarray(q, dtype=float)
+    guess = eq.dq0 if dq is None else np.asarray(dq, dtype=float)
+    if eq.nc == 0:
+        x = _independent_values(eq, Partition([], list(range(eq.nq)), [], 0, 1.0), values, guess)
+        return LinearKinematicsResult(
+            x, [c.name for c in eq.coordinates], [], 0.0, 1.0, [c.name for c in eq.coordinates]
+        )
+    return _linear_problem(nm, nm.D(q, t), nm.beta(q, t), independent, values, guess, "velocity", check)
+
+
+def solve_accelerations(
+    model: Any,
+    q: Any,
+    dq: Any,
+    t: float = 0.0,
+    *,
+    independent: Sequence[str] | None = None,
+    values: Any = None,
+    ddq: Any = None,
+    check: float | None = 1e-8,
+    p: Any = None,
+) -> LinearKinematicsResult:
+    """Acceleration problem ``D(q, t) ddq = gamma(q, dq, t)``: dependent accelerations from independent ones.
+
+    Arguments as :func:`solve_velocities`; ``ddq`` is the guess whose independent
+    entries are kept (default zeros).
+    """
+    nm = as_numeric(model, p)
+    eq = nm.eq
+    q = np.asarray(q, dtype=float)
+    dq = np.asarray(dq, dtype=float)
+    guess = np.zeros(eq.nq) if ddq is None else np.asarray(ddq, dtype=float)
+    if eq.nc == 0:
+        x = _independent_values(eq, Partition([], list(range(eq.nq)), [], 0, 1.0), values, guess)
+        return LinearKinematicsResult(
+            x, [c.name for c in eq.coordinates], [], 0.0, 1.0, [c.name for c in eq.coordinates]
+        )
+    return _linear_problem(nm, nm.D(q, t), nm.gamma(q, dq, t), independent, values, guess, "acceleration", check)
+
+
+# ---------------------------------------------------------------------------
+# kinematic simulation
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class KinematicResult(TimeHistory):
+    """Result of :func:`kinematic_simulation`: ``t, q, dq, ddq, y`` (see :class:`TimeHistory`).
+
+    Attributes:
+        drivers: names of the driven coordinates.
+        residual: ``max |Phi|`` at each time.
+        iterations: Newton iterations at each time.
+    """
+
+    drivers: list[str] = field(default_factory=list)
+    residual: np.ndarray | None = None
+    iterations: np.ndarray | None = None
+
+
+def _driver_functions(nm: NumericModel, drivers: dict) -> tuple[list[int], Callable[[float], np.ndarray]]:
+    """Coordinates driven and ``f(t) -> (3, k)`` array of values, rates and accelerations."""
+    eq = nm.eq
+    idx = coordinate_indices(eq, list(drivers))
+    specs = list(drivers.values())
+    from ..symbolic.expr import Expr
+
+    symbolic = [k for k, s in enumerate(specs) if isinstance(s, Expr)]
+    numeric = [k for k, s in enumerate(specs) if not isinstance(s, Expr)]
+    state_mask = 0
+    for c in eq.coordinates:
+        state_mask |= c.q.mask | c.dq.mask | c.ddq.mask
+    for u in eq.inputs:
+        state_mask |= u.symbol.mask
+    fsym = None
+    if symbolic:
+        exprs = []
+        for k in symbolic:
+            z = specs[k]
+            if z.mask & state_mask:
+                raise ValueError(f"driver of {eq.coordinates[idx[k]].name!r} must depend on time and parameters only")
+            dz = eq.time_derivative(z)
+            exprs.append((z, dz, eq.time_derivative(dz)))
+        flat = [e[j] for j in range(3) for e in exprs]
+        fsym = eq.evaluator("drivers", extra={"drivers": (flat, (3, len(symbolic)))})
+    for k in numeric:
+        s = specs[k]
+        if not (isinstance(s, (tuple, list)) and len(s) == 3 and all(callable(f) for f in s)):
+            raise TypeError(
+                f"driver of {eq.coordinates[idx[k]].name!r}: give a symbody expression of time "
+                "(e.g. 0.5 * sb.sin(eq.t)) or three callables (z, dz/dt, d2z/dt2)"
+            )
+    zeros_q = np.zeros(eq.nq)
+
+    def f(t: float) -> np.ndarray:
+        out = np.zeros((3, len(specs)))
+        if fsym is not None:
+            out[:, symbolic] = fsym(float(t), zeros_q, zeros_q, eq.u0, nm.p)[0]
+        for k in numeric:
+            out[:, k] = [float(fn(t)) for fn in specs[k]]
+        return out
+
+    return idx, f  # type: ignore[return-value]
+
+
+def kinematic_simulation(
+    model: Any,
+    times: Any,
+    drivers: dict[str, Any] | None = None,
+    *,
+    q: Any = None,
+    tol: float = 1e-10,
+    max_iter: int = 50,
+    p: Any = None,
+) -> KinematicResult:
+    """Kinematic simulation (seed 000 ``kinematic_simulation_num``).
+
+    The independent coordinates follow prescribed functions of time (the
+    ``drivers``; rheonomic constraints of the model such as ``s.prescribe`` act
+    too); at each time the position problem is solved by Newton-Raphson from
+    the extrapolated previous solution, then the velocity and acceleration
+    problems.
+
+    Args:
+        model: ``Equations`` or :class:`NumericModel`.
+        times: increasing times.
+        drivers: ``{coordinate name: law}``; a law is a symbody expression of
+            ``eq.t`` and parameters (differentiated symbolically) or a tuple of
+            three callables ``(z(t), dz(t), ddz(t))``.
+        q: guess at the first time (default: the model's initial coordinates).
+        tol: position tolerance ``max |Phi|``.
+
+    Returns:
+        :class:`KinematicResult` (outputs that depend on multipliers are NaN).
+
+    Raises:
+        NumericalError: drivers and constraints do not fix the motion (too few
+            drivers), conflict with each other, or the position problem fails.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("crank"); a = s.coordinate("a", 0.0)
+        >>> _ = s.particle("m", s.point("P", s.origin, (sb.cos(a), sb.sin(a), 0)), 1.0)
+        >>> eq = s.derive()
+        >>> res = kinematic_simulation(eq, [0.0, 0.5, 1.0], {"a": 2.0 * eq.t})
+        >>> res["a"].tolist(), res["da"].tolist()
+        ([0.0, 1.0, 2.0], [2.0, 2.0, 2.0])
+    """
+    nm = as_numeric(model, p)
+    eq = nm.eq
+    n = eq.nq
+    ts = np.asarray(times, dtype=float).reshape(-1)
+    if ts.size == 0 or np.any(np.diff(ts) <= 0):
+        raise ValueError("times must be a non-empty increasing sequence")
+    drivers = drivers or {}
+    didx, zfun = _driver_functions(nm, drivers) if drivers else ([], lambda t: np.zeros((3, 0)))
+    E = np.zeros((len(didx), n))
+    for k, i in enumerate(didx):
+        E[k, i] = 1.0
+    nh = eq.nh
+
+    def pos(x: np.ndarray, t: float, z: np.ndarray) -> np.ndarray:
+        return np.concatenate([nm.Phi(x, t) if nh else np.zeros(0), x[didx] - z[0]])
+
+    def pos_q(x: np.ndarray, t: float) -> np.ndarray:
+        return np.vstack([nm.Phi_q(x, t) if nh else np.zeros((0, n)), E])
+
+    qk = np.array(eq.q0 if q is None else q, dtype=float)
+    Q = np.zeros((ts.size, n))
+    DQ = np.zeros_like(Q)
+    DDQ = np.zeros_like(Q)
+    res = np.zeros(ts.size)
+    its = np.zeros(ts.size, dtype=int)
+    names = [c.name for c in eq.coordinates]
+    for k, t in enumerate(ts):
+        z = zfun(t)
+        if k > 0:
+            h = t - ts[k - 1]
+            qk = Q[k - 1] + h * DQ[k - 1] + 0.5 * h * h * DDQ[k - 1]
+        sol = newton_least_squares(lambda x, t=t, z=z: pos(x, t, z), lambda x, t=t: pos_q(x, t), qk, tol, max_iter)
+        if not sol.converged:
+            r = np.abs(sol.residual)
+            raise NumericalError(
+                f"kinematic simulation of {eq.name!r}: the position problem failed at t = {t:g} "
+                f"(residual {r.max():.3g}); the drivers may lead out of the reachable workspace or conflict"
+            )
+        qk = sol.x
+        A = np.vstack([nm.D(qk, t) if eq.nc else np.zeros((0, n)), E])
+        if k == 0:
+            r = numerical_rank(A) if A.size else 0
+            if r < n:
+                from .linalg import partition as _part
+
+                sugg = _part(nm.D(qk, t), prefer_dependent=dependent_preference(eq)).independent if eq.nc else range(n)
+                free = [names[i] for i in sugg if i not in didx]
+                raise NumericalError(
+                    f"kinematic simulation of {eq.name!r}: {n - r} more driver(s) needed to fix the motion "
+                    f"(drivers: {', '.join(names[i] for i in didx) or 'none'}; candidates: {', '.join(free)})"
+                )
+        beta = np.concatenate([nm.beta(qk, t) if eq.nc else np.zeros(0), z[1]])
+        dqk = _solve_full(A, beta, "velocity", t)
+        gamma = np.concatenate([nm.gamma(qk, dqk, t) if eq.nc else np.zeros(0), z[2]])
+        ddqk = _solve_full(A, gamma, "acceleration", t)
+        Q[k], DQ[k], DDQ[k] = qk, dqk, ddqk
+        res[k] = float(np.max(np.abs(sol.residual))) if sol.residual.size else 0.0
+        its[k] = sol.iterations
+    Y = _outputs_without_multipliers(nm, ts, Q, DQ, DDQ)
+    U = np.tile(eq.u0, (ts.size, 1))
+    return KinematicResult(
+        eq, ts, Q, DQ, DDQ, None, U, Y, drivers=[names[i] for i in didx], residual=res, iterations=its
+    )
+
+
+def _solve_full(A: np.ndarray, b: np.ndarray, what: str, t: float) -> np.ndarray:
+    x, *_ = np.linalg.lstsq(A, b, rcond=RANK_TOL)
+    err = float(np.max(np.abs(A @ x - b))) if b.size else 0.0
+    scale = max(1.0, float(np.max(np.abs(b))) if b.size else 0.0)
+    if err > 1e-8 * scale:
+        raise NumericalError(f"incompatible {what} data at t = {t:g}: the drivers conflict with the constraints")
+    return x
+
+
+def _outputs_without_multipliers(nm: NumericModel, ts, Q, DQ, DDQ) -> np.ndarray:
+    eq = nm.eq
+    ny = len(eq.outputs)
+    Y = np.full((ts.size, ny), np.nan)
+    if not ny:
+        return Y
+    lam_mask = 0
+    for lam in eq.lam:
+        lam_mask |= lam.mask
+    ok = [i for i, o in enumerate(eq.outputs) if not (o.expr.mask & lam_mask)]
+    if not ok:
+        return Y
+    for k, t in enumerate(ts):
+        Y[k, ok] = nm.outputs(Q[k], DQ[k], t, None, DDQ[k], None)[ok]
+    return Y
+
+
+__all__ = [
+    "assemble",
+    "AssemblyResult",
+    "solve_velocities",
+    "solve_accelerations",
+    "LinearKinematicsResult",
+    "kinematic_simulation",
+    "KinematicResult",
+    "newton_least_squares",
+    "coordinate_indices",
+    "dependent_preference",
+]

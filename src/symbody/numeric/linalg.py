@@ -1,0 +1,280 @@
+"""Rank-revealing linear algebra used by the analyses.
+
+Constraint Jacobians of multibody models are often rank deficient (redundant
+constraints, as in seed 002's double pendulum with both sine and cosine
+closure equations) and their columns mix units (metres, radians).  The
+helpers here choose well-conditioned sets with QR with column pivoting
+(seed 000, ``qr_n_m``) instead of inverting blindly:
+
+- :func:`numerical_rank` and :func:`independent_rows`: a maximal set of
+  linearly independent constraint rows.
+- :func:`select_columns`: a basis of the column space, taken group by group
+  (auxiliary coordinates are made dependent first).
+- :func:`partition`: dependent / independent coordinates for the velocity
+  and acceleration problems.
+- :func:`solve_saddle`: ``[M D^T; D 0] [x; lam] = [f; g]`` with redundant rows.
+
+Example:
+    >>> import numpy as np
+    >>> D = np.array([[1.0, 1.0, 0.0], [2.0, 2.0, 0.0]])   # two copies of one constraint
+    >>> len(independent_rows(D))
+    1
+    >>> p = partition(D)
+    >>> p.dependent, p.independent
+    ([0], [1, 2])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg as sla
+
+from ..errors import NumericalError
+
+#: relative tolerance on the diagonal of pivoted QR factors below which a direction is taken as dependent
+RANK_TOL = 1e-9
+
+
+def _scale(A: np.ndarray) -> float:
+    return float(np.max(np.abs(A))) if A.size else 0.0
+
+
+def numerical_rank(A: np.ndarray, tol: float = RANK_TOL) -> int:
+    """Rank of ``A`` from pivoted QR: diagonal entries above ``tol * max|R_00|`` count."""
+    A = np.atleast_2d(np.asarray(A, dtype=float))
+    if A.size == 0 or _scale(A) == 0.0:
+        return 0
+    R = sla.qr(A, mode="r", pivoting=True)[0]
+    d = np.abs(np.diag(R))
+    return int(np.sum(d > tol * d[0])) if d.size else 0
+
+
+def independent_rows(D: np.ndarray, tol: float = RANK_TOL) -> list[int]:
+    """Indices (sorted) of a maximal set of linearly independent rows of ``D``.
+
+    Pivoted QR of ``D^T`` picks the best conditioned rows first.
+    """
+    D = np.atleast_2d(np.asarray(D, dtype=float))
+    m = D.shape[0]
+    if m == 0 or _scale(D) == 0.0:
+        return []
+    R, piv = sla.qr(D.T, mode="r", pivoting=True)
+    d = np.abs(np.diag(R))
+    r = int(np.sum(d > tol * d[0])) if d.size else 0
+    return sorted(int(i) for i in piv[:r])
+
+
+def select_columns(A: np.ndarray, groups: Sequence[Sequence[int]], tol: float = RANK_TOL) -> list[int]:
+    """A basis of the column space of ``A``, taking columns from ``groups`` in order of preference.
+
+    Columns of the first group are chosen first (by pivoted QR); the next group
+    only fills the rank the previous ones leave.  Returns the chosen column
+    indices (sorted).  The number returned is the rank of ``A`` restricted to
+    the columns listed in the groups.
+    """
+    A = np.atleast_2d(np.asarray(A, dtype=float))
+    scale = _scale(A)
+    chosen: list[int] = []
+    if scale == 0.0:
+        return chosen
+    basis = np.zeros((A.shape[0], 0))
+    for group in groups:
+        cols = [c for c in group if c not in chosen]
+        if not cols or basis.shape[1] >= A.shape[0]:
+            continue
+        B = A[:, cols]
+        if basis.shape[1]:
+            B = B - basis @ (basis.T @ B)
+        if _scale(B) <= tol * scale:
+            continue
+        Q, R, piv = sla.qr(B, mode="economic", pivoting=True)
+        d = np.abs(np.diag(R))
+        r = int(np.sum(d > tol * scale))
+        chosen.extend(cols[int(i)] for i in piv[:r])
+        basis = np.hstack([basis, Q[:, :r]])
+        # re-orthonormalize to keep the projector accurate
+        basis = np.linalg.qr(basis)[0]
+    return sorted(chosen)
+
+
+@dataclass(frozen=True)
+class Partition:
+    """Coordinates split into dependent and independent sets for a constraint Jacobian ``D``.
+
+    Attributes:
+        dependent: indices of the dependent coordinates (a basis of the columns of ``D``).
+        independent: indices of the independent coordinates (as many as degrees of freedom).
+        rows: indices of a maximal set of independent rows of ``D``.
+        rank: rank of ``D``.
+        condition: condition number of ``D[rows][:, dependent]`` (1 when there is no constraint).
+    """
+
+    dependent: list[int]
+    independent: list[int]
+    rows: list[int]
+    rank: int
+    condition: float
+
+
+def partition(
+    D: np.ndarray,
+    independent: Sequence[int] | None = None,
+    prefer_dependent: Sequence[Sequence[int]] | None = None,
+    tol: float = RANK_TOL,
+    names: Sequence[str] | None = None,
+) -> Partition:
+    """Split the coordinates into dependent and independent ones (QR with column pivoting).
+
+    Args:
+        D: constraint Jacobian (``nc x n``).
+        independent: coordinates the caller wants independent; ``None`` chooses them.
+        prefer_dependent: groups of coordinates, in order of preference for the dependent
+            set (e.g. auxiliary coordinates first); coordinates not listed come last.
+        tol: relative rank tolerance.
+        names: coordinate names, used in error messages.
+
+    Raises:
+        NumericalError: the requested independent set is not compatible with ``D``
+            (wrong number, or the remaining coordinates are not determined by the constraints).
+    """
+    D = np.atleast_2d(np.asarray(D, dtype=float))
+    n = D.shape[1]
+    rows = independent_rows(D, tol)
+    r = len(rows)
+    nm = list(names) if names is not None else [f"q[{i}]" for i in range(n)]
+    if independent is not None:
+        ind = sorted(set(int(i) for i in independent))
+        dep = [i for i in range(n) if i not in ind]
+        if len(ind) != n - r:
+            raise NumericalError(
+                f"{len(ind)} independent coordinates given ({', '.join(nm[i] for i in ind) or 'none'}) but the "
+                f"constraints leave {n - r} degrees of freedom here; suggested: "
+                f"{', '.join(nm[i] for i in partition(D, tol=tol).independent) or 'none'}"
+            )
+        if r and numerical_rank(D[rows][:, dep], tol) < r:
+            raise NumericalError(
+                f"coordinates {', '.join(nm[i] for i in ind)} cannot be independent here: the constraints do not "
+                f"determine {', '.join(nm[i] for i in dep)} from them; suggested independent: "
+                f"{', '.join(nm[i] for i in partition(D, tol=tol).independent) or 'none'}"
+            )
+    else:
+        groups = [list(g) for g in (prefer_dependent or [])]
+        listed = {i for g in groups for i in g}
+        groups.append([i for i in range(n) if i not in listed])
+        dep = select_columns(D, groups, tol) if r else []
+        if len(dep) != r:  # pragma: no cover - select_columns returns the full rank
+            raise NumericalError(f"could not find {r} dependent coordinates")
+        ind = [i for i in range(n) if i not in dep]
+    cond = float(np.linalg.cond(D[rows][:, dep])) if r else 1.0
+    return Partition(dep, ind, rows, r, cond)
+
+
+def null_space_basis(D: np.ndarray, part: Partition) -> np.ndarray:
+    """Matrix ``S`` (``n x len(independent)``) with ``D S = 0`` and ``S[independent] = I``.
+
+    Column ``k`` is the velocity field for a unit velocity of independent coordinate
+    ``k`` and zero velocity of the others (seed 002's matrix R).
+    """
+    D = np.atleast_2d(np.asarray(D, dtype=float))
+    n = D.shape[1]
+    ind, dep = part.independent, part.dependent
+    S = np.zeros((n, len(ind)))
+    S[ind, range(len(ind))] = 1.0
+    if dep:
+        Dr = D[part.rows]
+        S[dep] = (
+            -np.linalg.solve(Dr[:, dep], Dr[:, ind]) if Dr.shape[0] == len(dep) else -_lstsq(Dr[:, dep], Dr[:, ind])
+        )
+    return S
+
+
+def _lstsq(A: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.linalg.lstsq(A, b, rcond=None)[0]
+
+
+def solve_dependent(
+    D: np.ndarray, rhs: np.ndarray, x: np.ndarray, part: Partition, check: float | None = 1e-8, what: str = "velocity"
+) -> tuple[np.ndarray, float]:
+    """Solve ``D x = rhs`` for the dependent entries of ``x`` keeping its independent entries.
+
+    Returns the completed ``x`` and the residual ``max |D x - rhs|`` over all rows
+    (redundant rows included).
+
+    Raises:
+        NumericalError: the residual exceeds ``check`` relative to the data (incompatible data).
+    """
+    x = np.array(x, dtype=float)
+    dep, ind = part.dependent, part.independent
+    if dep:
+        Dr = D[part.rows]
+        b = rhs[part.rows] - Dr[:, ind] @ x[ind]
+        x[dep] = np.linalg.solve(Dr[:, dep], b)
+    res = D @ x - rhs if D.shape[0] else np.zeros(0)
+    err = float(np.max(np.abs(res))) if res.size else 0.0
+    if check is not None and res.size:
+        scale = max(1.0, float(np.max(np.abs(rhs))), float(np.max(np.abs(D))) * float(np.max(np.abs(x))))
+        if err > check * scale:
+            k = int(np.argmax(np.abs(res)))
+            raise NumericalError(f"incompatible {what} data: constraint row {k} is violated by {err:.3g}")
+    return x, err
+
+
+def solve_saddle(
+    M: np.ndarray, D: np.ndarray, f: np.ndarray, g: np.ndarray, rows: Sequence[int] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Solve ``M x + D^T lam = f``, ``D x = g`` with possibly redundant rows in ``D``.
+
+    Only a maximal independent set of rows (``rows``, computed when ``None``)
+    enters the system; the multipliers of the other rows are zero (one valid
+    choice among the infinitely many when constraints are redundant).
+
+    Raises:
+        NumericalError: the augmented matrix is singular (``M`` is not positive
+            definite on the motions the constraints allow).
+    """
+    n, c = M.shape[0], D.shape[0]
+    if c == 0:
+        try:
+            return np.linalg.solve(M, f), np.zeros(0)
+        except np.linalg.LinAlgError:
+            raise NumericalError("singular mass matrix") from None
+    if rows is None:
+        rows = independent_rows(D)
+    rows = list(rows)
+    k = len(rows)
+    A = np.zeros((n + k, n + k))
+    A[:n, :n] = M
+    Dr = D[rows]
+    A[:n, n:] = Dr.T
+    A[n:, :n] = Dr
+    b = np.concatenate([f, g[rows]])
+    try:
+        lu, piv = sla.lu_factor(A, check_finite=False)
+    except (ValueError, np.linalg.LinAlgError):  # pragma: no cover - non-finite data
+        raise NumericalError("non-finite augmented matrix [M D^T; D 0]") from None
+    d = np.abs(np.diag(lu))
+    if d.min() <= 1e-13 * max(d.max(), 1e-300):
+        raise NumericalError(
+            "singular augmented matrix [M D^T; D 0]: the mass matrix is not positive definite on the motions "
+            "the constraints allow"
+        )
+    x = sla.lu_solve((lu, piv), b, check_finite=False)
+    lam = np.zeros(c)
+    lam[rows] = x[n:]
+    return x[:n], lam
+
+
+__all__ = [
+    "RANK_TOL",
+    "numerical_rank",
+    "independent_rows",
+    "select_columns",
+    "Partition",
+    "partition",
+    "null_space_basis",
+    "solve_dependent",
+    "solve_saddle",
+]
