@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from ..symbolic.calculus import time_derivative
 from ..symbolic.expr import ONE, ZERO, Expr, add, div, mul, neg, pow_, sqrt, sub, tanh
+from .point import relative_position
 
 if TYPE_CHECKING:
     from ..symbolic.dynamics import Assembler
@@ -156,12 +157,12 @@ class SpringDamper(Load):
         self.solid1, self.solid2 = solid1, solid2
 
     def length(self, kin) -> Expr:
-        r = kin.position(self.p2) - kin.position(self.p1)
+        r = relative_position(kin, self.p1, self.p2)
         return sqrt(r.norm2())
 
     def apply(self, asm: Assembler) -> None:
         kin = asm.kin
-        r = kin.position(self.p2) - kin.position(self.p1)
+        r = relative_position(kin, self.p1, self.p2)
         d2 = r.norm2()
         d = sqrt(d2)
         vrel = asm.point_velocity(self.p2, self.solid2) - asm.point_velocity(self.p1, self.solid1)

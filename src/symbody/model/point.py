@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from ..symbolic.kinematics import Kinematics
     from .base import Base
     from .system import System
     from .vector import Vector
@@ -56,3 +57,49 @@ class Frame:
 
     def __repr__(self) -> str:
         return f"Frame({self.name!r}, point={self.point.name!r}, base={self.base.name!r})"
+
+
+def common_ancestor(a: Point, b: Point) -> Point:
+    """Deepest common ancestor of two points in the point tree (the origin at worst)."""
+    while a.depth > b.depth:
+        a = a.parent  # type: ignore[assignment]
+    while b.depth > a.depth:
+        b = b.parent  # type: ignore[assignment]
+    while a is not b:
+        a = a.parent  # type: ignore[assignment]
+        b = b.parent  # type: ignore[assignment]
+    return a
+
+
+def _chain_vector(kin: Kinematics, top: Point, p: Point) -> Vector:
+    """Sum of the defining vectors from ``top`` down to ``p`` (``p`` descends from ``top``)."""
+    chain = []
+    while p is not top:
+        chain.append(p)
+        p = p.parent  # type: ignore[assignment]
+    parts: dict = {}
+    for x in reversed(chain):
+        for base, comps in x.vector.parts.items():  # type: ignore[union-attr]
+            kin.add_part(parts, base, comps)
+    return kin.vector(parts)
+
+
+def relative_position(kin: Kinematics, a: Point, b: Point) -> Vector:
+    """Vector from point ``a`` to point ``b``, summed from their deepest common ancestor.
+
+    The part of the two chains above the common ancestor never enters, so a
+    point defined from ``a`` by a constant vector is exactly that vector away
+    (no ``(q + l) - q`` left for a simplifier to cancel).
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("rp")
+        >>> x = s.coordinate("x"); l = s.parameter("l", 1.0)
+        >>> A = s.point("A", s.origin, (x, 0, 0)); B = s.point("B", A, (l, 0, 0))
+        >>> relative_position(s.kinematics, A, B).components(s.ground_base)
+        (l, 0, 0)
+    """
+    c = common_ancestor(a, b)
+    if c.parent is None:
+        return kin.position(b) - kin.position(a)
+    return _chain_vector(kin, c, b) - _chain_vector(kin, c, a)

@@ -18,7 +18,7 @@ Example:
     >>> s.gravity(sb.Vector(s.ground_base, 0, -g, 0))
     >>> eq = s.derive()
     >>> eq.M[0][0], eq.delta[0]
-    (m*l**2, -g*m*l*sin(theta))
+    (m*l**2, -m*l*g*sin(theta))
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from .loads import (
     TorsionSpringDamper,
     Wrench,
 )
-from .point import Frame, Point
+from .point import Frame, Point, relative_position
 from .solid import Solid, as_inertia_rows
 from .symbols import ConstraintRow, Coordinate, Input, Joint, Output, Parameter
 from .vector import Tensor, Vector
@@ -508,12 +508,16 @@ class System:
     # kinematic operators
     # ------------------------------------------------------------------
     def position(self, a: Point | str, b: Point | str | None = None) -> Vector:
-        """Position vector of ``a`` from the origin, or from ``a`` to ``b``."""
+        """Position vector of ``a`` from the origin, or from ``a`` to ``b``.
+
+        The vector from ``a`` to ``b`` is summed from their deepest common
+        ancestor in the point tree, so the shared part of their chains cancels
+        exactly (a point defined from ``a`` by a constant vector gives that vector).
+        """
         pa = self._point(a)
         if b is None:
             return self.kinematics.position(pa)
-        pb = self._point(b)
-        return self.kinematics.position(pb) - self.kinematics.position(pa)
+        return relative_position(self.kinematics, pa, self._point(b))
 
     def angular_velocity(self, base: Base | str, relative_to: Base | str | None = None) -> Vector:
         """Angular velocity of ``base`` relative to ``relative_to`` (default: ground)."""
@@ -545,14 +549,14 @@ class System:
         kin = self.kinematics
         if solid is not None:
             s = self._solid(solid)
-            r = kin.position(p) - kin.position(s.point)  # type: ignore[union-attr]
+            r = relative_position(kin, s.point, p)  # type: ignore[union-attr,arg-type]
             v = kin.velocity(s.point) + kin.omega(s.base).cross(r)  # type: ignore[union-attr]
         else:
             v = kin.velocity(p)
         if frame is None:
             return v
         f = self.frames[frame] if isinstance(frame, str) else frame
-        r = kin.position(p) - kin.position(f.point)
+        r = relative_position(kin, f.point, p)
         return v - kin.velocity(f.point) - kin.omega(f.base).cross(r)
 
     def acceleration(self, point: Point | str, frame: Frame | str | None = None) -> Vector:
@@ -563,7 +567,7 @@ class System:
         if frame is None:
             return a
         f = self.frames[frame] if isinstance(frame, str) else frame
-        r = kin.position(p) - kin.position(f.point)
+        r = relative_position(kin, f.point, p)
         w = kin.omega(f.base)
         vrel = self.velocity(p, f)
         return a - kin.acceleration(f.point) - kin.alpha(f.base).cross(r) - w.cross(w.cross(r)) - (w.cross(vrel) * 2)
@@ -666,7 +670,10 @@ class System:
         r_op = self.position(point, p).components(b)
         for c in r_op:
             if c.mask & self._state_mask():
-                raise ModelError(f"solid {name!r}: the inertia point {p.name!r} must be fixed in the body")
+                raise ModelError(
+                    f"solid {name!r}: the inertia point {p.name!r} must be fixed in the body "
+                    f"(define it from point {point.name!r} by a vector in a base fixed to the body)"
+                )
         d = tuple(sub(r_op[i], com_c[i]) for i in range(3))  # from G to the point
         return steiner(I, m, d, sign=-1), False
 
