@@ -19,7 +19,9 @@ modes                          :func:`modal_analysis`
 
 from .dynamics import FORMULATIONS, SimulationResult, simulate
 from .energy import EnergyResult, energy, is_conservative, kinetic_energy, potential_energy
+from .equilibrium import EquilibriumResult, static_equilibrium
 from .inputs import Sampled
+from .inverse import InverseDynamicsResult, JointReaction, inverse_dynamics, joint_reactions
 from .kinematics import (
     AssemblyResult,
     KinematicResult,
@@ -29,7 +31,9 @@ from .kinematics import (
     solve_accelerations,
     solve_velocities,
 )
+from .linearize import LinearModel, SecondOrder, StateSpace, linearize
 from .model import NumericModel
+from .modes import ModalResult, modal_analysis
 from .results import TimeHistory
 
 __all__ = [
@@ -51,4 +55,16 @@ __all__ = [
     "potential_energy",
     "is_conservative",
     "TimeHistory",
+    "inverse_dynamics",
+    "InverseDynamicsResult",
+    "joint_reactions",
+    "JointReaction",
+    "static_equilibrium",
+    "EquilibriumResult",
+    "linearize",
+    "LinearModel",
+    "StateSpace",
+    "SecondOrder",
+    "modal_analysis",
+    "ModalResult",
 ]

@@ -13,6 +13,7 @@ delta_u    d delta / d u                         n x nu
 Mddq_q     d (M ddq) / d q                       n x n
 DTlam_q    d (D^T lam) / d q                     n x n
 PhiTlam_q  d (Phi_q^T lam_h) / d q               n x n
+Phi_init_qq  second derivatives of the initial rows  ni x n x n
 Ddq_q      d (D dq - beta) / d q                 nc x n
 Dddq_q     d (D ddq) / d q                       nc x n
 gamma_q    d gamma / d q                         nc x n
@@ -95,6 +96,9 @@ class _ModelBlocks:
         if name == "Dddq_q":
             Dddq = [_linear_combination(row, eq.ddq) for row in eq.D]
             return _flat(jac(Dddq, eq.q)), (nc, n)
+        if name == "Phi_init_qq":
+            ni = len(eq.Phi_init) - nh
+            return [e for row in eq.Phi_init_q[nh:] for e in _flat(jac(row, eq.q))], (ni, n, n)
         if name == "gamma_q":
             return _flat(jac(eq.gamma, eq.q)), (nc, n)
         if name == "gamma_dq":

@@ -58,8 +58,8 @@ from ..errors import NumericalError
 from .energy import EnergyResult, energy
 from .inputs import InputFunction, input_function
 from .integrators import METHODS, integrate
-from .kinematics import coordinate_indices, dependent_preference
-from .linalg import independent_rows, null_space_basis, partition, solve_dependent, solve_saddle
+from .kinematics import coordinate_indices, dependent_preference, split_coordinates
+from .linalg import null_space_basis, partition, solve_dependent, solve_saddle
 from .model import NumericModel, as_numeric
 from .results import TimeHistory
 
@@ -150,6 +150,10 @@ class _Dependent:
     def describe(self) -> list[tuple[float, list[str]]]:
         return []
 
+    def output_accelerations(self, t: float, q: np.ndarray, dq: np.ndarray, u: np.ndarray):
+        """Accelerations and multipliers reported at output times (those the integrator used)."""
+        return self.accelerations(t, q, dq, u)
+
 
 # ---------------------------------------------------------------------------
 # independent coordinates (velocity transformation, matrix R)
@@ -183,26 +187,13 @@ class _Independent:
     # -- partitions ---------------------------------------------------------------
     def choose(self, t: float, q: np.ndarray) -> None:
         """Choose the independent velocities (partition of D) and positions (partition of Phi_q)."""
-        eq, n = self.eq, self.n
-        D, _ = self._fD(t, q, np.zeros(n), eq.u0, self.nm.p)
-        names = [c.name for c in eq.coordinates]
-        self.pv = partition(D, self.fixed_choice, dependent_preference(eq), names=names)
-        if eq.nh:
-            Phi_q = D[: eq.nh]
-            rows_h = independent_rows(Phi_q)
-            # dependent positions: a basis of Phi_q's columns among the dependent velocities
-            from .linalg import select_columns
-
-            dep_h = select_columns(Phi_q, [self.pv.dependent])
-            if len(dep_h) != len(rows_h):  # pragma: no cover - guaranteed by the velocity partition
-                raise NumericalError("could not split the coordinates for the position problem")
-        else:
-            rows_h, dep_h = [], []
-        self.rows_h, self.dep_h = rows_h, dep_h
-        self.ip = [i for i in range(n) if i not in dep_h]  # position-independent
+        split = split_coordinates(self.nm, q, t, self.fixed_choice)
+        self.pv = split.velocity
+        self.dep_h = split.position.dependent
+        self.ip = split.position.independent  # position-independent
         self.iv = self.pv.independent  # velocity-independent
         self.q_last = q.copy()
-        self.history.append((t, [names[i] for i in self.iv]))
+        self.history.append((t, [self.eq.coordinates[i].name for i in self.iv]))
 
     def state0(self, q: np.ndarray, dq: np.ndarray) -> np.ndarray:
         return np.concatenate([q[self.ip], dq[self.iv]])
@@ -281,6 +272,11 @@ class _Independent:
 
     def describe(self) -> list[tuple[float, list[str]]]:
         return list(self.history)
+
+    def output_accelerations(self, t: float, q: np.ndarray, dq: np.ndarray, u: np.ndarray):
+        """Accelerations and multipliers at a consistent state (independent of the partition)."""
+        M, d, D, g, _ = self._fdyn(t, q, dq, u, self.nm.p)
+        return solve_saddle(M, D, d, g)
 
 
 # ---------------------------------------------------------------------------
@@ -464,7 +460,7 @@ def _postprocess(nm: NumericModel, form: Any, u: InputFunction, tr, formulation:
     for k in range(nt):
         t, q, dq = T[k], Q[k], DQ[k]
         U[k] = u(t, q, dq)
-        DDQ[k], LAM[k] = form.accelerations(t, q, dq, U[k])
+        DDQ[k], LAM[k] = form.output_accelerations(t, q, dq, U[k])
         if eq.outputs:
             Y[k] = nm.outputs(q, dq, t, U[k], DDQ[k], LAM[k])
         if eq.nh:

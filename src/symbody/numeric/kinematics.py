@@ -338,6 +338,42 @@ def _partition_for(nm: NumericModel, D: np.ndarray, independent: Any) -> Partiti
     return partition(D, idx, prefer_dependent=dependent_preference(eq), names=[c.name for c in eq.coordinates])
 
 
+@dataclass(frozen=True)
+class CoordinateSplit:
+    """Independent coordinates at velocity level (partition of ``D``) and at position level (of ``Phi_q``).
+
+    For holonomic systems both coincide.  With non-holonomic rows the
+    position-independent set is larger: it also holds the coordinates that only
+    velocity constraints tie.  The velocity-independent set is always a subset.
+    """
+
+    velocity: Partition
+    position: Partition
+
+
+def split_coordinates(nm: NumericModel, q: np.ndarray, t: float = 0.0, independent: Any = None) -> CoordinateSplit:
+    """Choose independent coordinates at ``q`` (QR with column pivoting; see :func:`partition`)."""
+    eq = nm.eq
+    n = eq.nq
+    names = [c.name for c in eq.coordinates]
+    if not eq.nc:
+        full = Partition([], list(range(n)), [], 0, 1.0)
+        return CoordinateSplit(full, full)
+    D = nm.D(q, t)
+    pv = partition(D, coordinate_indices(eq, independent), dependent_preference(eq), names=names)
+    if eq.nh:
+        Phi_q = D[: eq.nh]
+        from .linalg import independent_rows, select_columns
+
+        rows_h = independent_rows(Phi_q)
+        dep_h = select_columns(Phi_q, [pv.dependent])
+        cond = float(np.linalg.cond(Phi_q[rows_h][:, dep_h])) if dep_h else 1.0
+        ph = Partition(dep_h, [i for i in range(n) if i not in dep_h], rows_h, len(rows_h), cond)
+    else:
+        ph = Partition([], list(range(n)), [], 0, 1.0)
+    return CoordinateSplit(pv, ph)
+
+
 def _independent_values(eq, part: Partition, values: Any, guess: np.ndarray) -> np.ndarray:
     x = np.array(guess, dtype=float)
     ind = part.independent
@@ -658,5 +694,7 @@ __all__ = [
     "KinematicResult",
     "newton_least_squares",
     "coordinate_indices",
+    "CoordinateSplit",
+    "split_coordinates",
     "dependent_preference",
 ]

@@ -211,7 +211,12 @@ def solve_dependent(
     if dep:
         Dr = D[part.rows]
         b = rhs[part.rows] - Dr[:, ind] @ x[ind]
-        x[dep] = np.linalg.solve(Dr[:, dep], b)
+        try:
+            x[dep] = np.linalg.solve(Dr[:, dep], b)
+        except np.linalg.LinAlgError:
+            raise NumericalError(
+                f"singular {what} problem: the independent coordinates do not determine the dependent ones here"
+            ) from None
     res = D @ x - rhs if D.shape[0] else np.zeros(0)
     err = float(np.max(np.abs(res))) if res.size else 0.0
     if check is not None and res.size:
@@ -227,6 +232,7 @@ def solve_saddle(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Solve ``M x + D^T lam = f``, ``D x = g`` with possibly redundant rows in ``D``.
 
+    ``f`` and ``g`` may be vectors or matrices (one right-hand side per column).
     Only a maximal independent set of rows (``rows``, computed when ``None``)
     enters the system; the multipliers of the other rows are zero (one valid
     choice among the infinitely many when constraints are redundant).
@@ -238,7 +244,7 @@ def solve_saddle(
     n, c = M.shape[0], D.shape[0]
     if c == 0:
         try:
-            return np.linalg.solve(M, f), np.zeros(0)
+            return np.linalg.solve(M, f), np.zeros((0,) + np.shape(f)[1:])
         except np.linalg.LinAlgError:
             raise NumericalError("singular mass matrix") from None
     if rows is None:
@@ -262,7 +268,7 @@ def solve_saddle(
             "the constraints allow"
         )
     x = sla.lu_solve((lu, piv), b, check_finite=False)
-    lam = np.zeros(c)
+    lam = np.zeros((c,) + x.shape[1:])
     lam[rows] = x[n:]
     return x[:n], lam
 

@@ -1,0 +1,175 @@
+"""Static equilibrium (seed 000, annex A.3, ``solve_equilibrium_position``).
+
+At rest (``dq = ddq = 0``) with the inputs held, the equations of motion reduce to::
+
+    delta(q, 0, u, t) - Phi_q(q, t)^T lam - E^T mu = 0
+    Phi(q, t) = 0
+    E q - q_held = 0          (coordinates held, optional)
+
+solved by Newton-Raphson in ``(q, lam, mu)`` with the exact Jacobian
+``[[d delta/dq - d(Phi_q^T lam)/dq, -Phi_q^T, -E^T], [Phi_q, 0, 0], [E, 0, 0]]``
+built from symbolic derivatives.  Non-holonomic rows play no role at rest
+(as in seed 000).  ``mu`` are the generalized forces the holds take; the
+result reports ``holding`` = the effort that must be applied along each
+held coordinate (``-mu``), e.g. the actuator torque that keeps an arm still.
+
+Example (a pendulum with a torsional spring, ``k theta = -m g l sin(theta)`` at equilibrium):
+    >>> import math, symbody as sb
+    >>> s = sb.System("p"); th = s.coordinate("theta", 0.5)
+    >>> B = s.base("B", s.ground_base, sb.Rz(th))
+    >>> _ = s.particle("m", s.point("P", s.origin, sb.Vector(B, 0, -1, 0)), 1.0)
+    >>> s.gravity((0, -9.81, 0))
+    >>> _ = s.torsion_spring_damper("spring", th, k=20.0, rest_angle=1.0)
+    >>> res = static_equilibrium(s.derive())
+    >>> x = res["theta"]; abs(20.0 * (x - 1.0) + 9.81 * math.sin(x)) < 1e-10
+    True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..errors import NumericalError
+from .blocks import evaluator
+from .inverse import JointReaction, joint_reactions
+from .kinematics import _as_fixed, newton_least_squares
+from .model import as_numeric
+
+
+@dataclass
+class EquilibriumResult:
+    """Result of :func:`static_equilibrium`.
+
+    Attributes:
+        q: equilibrium coordinates.
+        lam: multipliers (one per row of ``D``; non-holonomic rows are zero).
+        holding: ``{name: effort}`` generalized effort to apply along each held
+            coordinate (or initial-position condition) to keep the equilibrium.
+        u: inputs held.
+        t: time.
+        iterations: Newton iterations.
+        residual: ``max |delta - Phi_q^T lam|`` at the solution.
+        coordinate_names: coordinate names (``res["theta"]`` gives one value).
+    """
+
+    q: np.ndarray
+    lam: np.ndarray
+    holding: dict[str, float]
+    u: np.ndarray
+    t: float
+    iterations: int
+    residual: float
+    coordinate_names: list[str] = field(default_factory=list)
+    eq: object = field(default=None, repr=False)
+
+    def __getitem__(self, name: str) -> float:
+        return float(self.q[self.coordinate_names.index(name)])
+
+    @property
+    def reactions(self) -> dict[str, JointReaction]:
+        """Joint reaction components at the equilibrium (see :func:`symbody.numeric.joint_reactions`)."""
+        return joint_reactions(self.eq, self.lam)
+
+
+def static_equilibrium(
+    model: Any,
+    q: Any = None,
+    *,
+    u: Any = None,
+    t: float = 0.0,
+    fixed: Sequence[str] | dict[str, float] | None = None,
+    use_initial: bool = False,
+    tol: float = 1e-10,
+    max_iter: int = 100,
+    relax: float | None = None,
+    p: Any = None,
+) -> EquilibriumResult:
+    """Solve for the static equilibrium from a guess (see the module docstring).
+
+    Args:
+        model: ``Equations`` or :class:`NumericModel`.
+        q: guess (default: the model's initial coordinates).
+        u: inputs held (dict by name or array; default: the model's values).
+        t: time.
+        fixed: coordinates held: names (at the guess) or ``{name: value}``.
+        use_initial: also hold the model's initial-position conditions (``Phi_init``).
+        tol: tolerance on the residual, relative to the largest static force at the guess.
+        max_iter, relax: Newton iterations and fixed relaxation (``None``: line search).
+
+    Raises:
+        NumericalError: no convergence (no equilibrium near the guess, or an unbounded
+            direction such as a free rigid-body motion with a net force).
+    """
+    nm = as_numeric(model, p)
+    eq = nm.eq
+    n, nh = eq.nq, eq.nh
+    q0 = np.array(eq.q0 if q is None else q, dtype=float).reshape(-1)
+    uu = nm.input_vector(u)
+    zero = np.zeros(n)
+    fx = _as_fixed(eq, fixed, q0)
+    fixed_items = sorted(fx.items())
+    hold_names = [r.name for r in eq.initial_rows] if use_initial else []
+    hold_names += [eq.coordinates[i].name for i, _ in fixed_items]
+    ni = len(eq.initial_rows) if use_initial else 0
+    nf = len(fixed_items)
+    nm_ = nh + ni + nf  # rows with multipliers
+    E = np.zeros((nf, n))
+    for k, (i, _) in enumerate(fixed_items):
+        E[k, i] = 1.0
+    fvals = np.array([v for _, v in fixed_items])
+    names = ("delta", "delta_q", "Phi_init", "Phi_init_q", "PhiTlam_q") + (("Phi_init_qq",) if ni else ())
+    fstat = evaluator(eq, *names)
+    lam_full = np.zeros(eq.nc)
+
+    def parts(x: np.ndarray):
+        qq, mult = x[:n], x[n:]
+        lam_full[:nh] = mult[:nh]
+        d, dq_, Pi, Pi_q, PTl, *H = fstat(t, qq, zero, uu, nm.p, None, lam_full)
+        rows = [Pi[: nh + ni]] if nh + ni else []
+        J = [Pi_q[: nh + ni]] if nh + ni else []
+        # multipliers of the initial rows act through their own Jacobian rows
+        if ni:
+            PTl = PTl + np.einsum("k,kij->ij", mult[nh : nh + ni], H[0])
+        if nf:
+            rows.append(qq[[i for i, _ in fixed_items]] - fvals)
+            J.append(E)
+        G = np.vstack(J) if J else np.zeros((0, n))
+        return d, dq_, PTl, G, (np.concatenate(rows) if rows else np.zeros(0))
+
+    def fun(x: np.ndarray) -> np.ndarray:
+        d, _, _, G, c = parts(x)
+        return np.concatenate([(d - G.T @ x[n:]) / fscale, c])
+
+    def jac(x: np.ndarray) -> np.ndarray:
+        _, dq_, PTl, G, _ = parts(x)
+        top = np.hstack([(dq_ - PTl) / fscale, -G.T / fscale])
+        bottom = np.hstack([G, np.zeros((nm_, nm_))])
+        return np.vstack([top, bottom])
+
+    d0 = nm.evaluate("delta", q=q0, t=t, u=uu)[0]
+    fscale = max(1.0, float(np.max(np.abs(d0))) if d0.size else 1.0)
+    x0 = np.concatenate([q0, np.zeros(nm_)])
+    if nm_:
+        _, _, _, G, _ = parts(x0)
+        x0[n:] = np.linalg.lstsq(G.T, d0, rcond=None)[0]  # multipliers that best balance the guess
+    sol = newton_least_squares(fun, jac, x0, tol, max_iter, relax)
+    if not sol.converged:
+        r = np.abs(sol.residual[:n]) * fscale
+        i = int(np.argmax(r)) if r.size else 0
+        raise NumericalError(
+            f"static equilibrium of {eq.name!r}: no convergence from the guess (largest unbalanced force on "
+            f"{eq.coordinates[i].name!r}: {r[i]:.3g}); try another guess or hold free coordinates (fixed=...)"
+        )
+    qe, mult = sol.x[:n], sol.x[n:]
+    lam = np.zeros(eq.nc)
+    lam[:nh] = mult[:nh]
+    holding = {nm2: float(-mu) for nm2, mu in zip(hold_names, mult[nh:])}
+    res = float(np.max(np.abs(sol.residual[:n]))) * fscale if n else 0.0
+    return EquilibriumResult(qe, lam, holding, uu, t, sol.iterations, res, [c.name for c in eq.coordinates], eq)
+
+
+__all__ = ["static_equilibrium", "EquilibriumResult"]

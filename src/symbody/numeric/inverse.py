@@ -1,0 +1,261 @@
+"""Inverse dynamics and joint reactions.
+
+Inverse dynamics (seed 002, "problema dinámico inverso"): given a motion
+``q(t), dq(t), ddq(t)`` (for example from :func:`symbody.numeric.kinematic_simulation`),
+find the actuator efforts ``u`` and the multipliers ``lam`` that produce it::
+
+    M(q) ddq + D(q)^T lam - delta(q, dq, u, t) = 0
+
+solved by Newton's method in ``(u_actuators, lam)`` with the symbolic
+Jacobian ``d delta / d u`` (one step when the inputs enter linearly).  Motions
+prescribed by rheonomic constraints (``s.prescribe``) need no actuator: their
+driving effort is the multiplier of the prescription row.
+
+Reactions: the multipliers are the constraint efforts (the constraint
+generalized force is ``-D^T lam``).  Joints created with the helpers
+(``s.revolute_joint``, ``s.spherical_joint``, ...) know their own force and
+moment components: :func:`joint_reactions` maps the multipliers onto them
+(``component = sign * lambda_row``, as recorded in ``eq.joints[k].reactions``).
+
+Example (a crank driven by a torque, moving at constant speed):
+    >>> import numpy as np, symbody as sb
+    >>> s = sb.System("crank"); a = s.coordinate("a"); T = s.input("T")
+    >>> _ = s.particle("m", s.point("P", s.origin, (sb.cos(a), sb.sin(a), 0)), 2.0)
+    >>> s.gravity((0, -9.81, 0)); _ = s.generalized_force("motor", a, T)
+    >>> eq = s.derive()
+    >>> res = inverse_dynamics(eq, [0.0], [[np.pi / 2]], [[1.0]], [[0.0]])
+    >>> res.actuators, np.round(res["T"], 12).tolist()      # holds the weight: T = m g cos(a) = 0 at the top
+    (['T'], [0.0])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..errors import NumericalError
+from .blocks import evaluator
+from .inputs import Sampled
+from .linalg import RANK_TOL, independent_rows, numerical_rank
+from .model import NumericModel, as_numeric
+from .results import TimeHistory
+
+# ---------------------------------------------------------------------------
+# joint reactions
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class JointReaction:
+    """Reaction components of one joint.
+
+    Attributes:
+        name: joint name.
+        kind: joint kind (``"revolute"``, ``"spherical"``, ...).
+        components: ``{component: values}`` (``"Fx"``, ``"My"``, ``"tension"``, ...), one value
+            per time (or a scalar for a single state).
+        bases: ``{component: base name}`` the components are expressed in (``None`` if scalar).
+    """
+
+    name: str
+    kind: str
+    components: dict[str, np.ndarray]
+    bases: dict[str, str | None]
+
+    def __getitem__(self, component: str) -> np.ndarray:
+        try:
+            return self.components[component]
+        except KeyError:
+            raise KeyError(
+                f"joint {self.name!r} has no reaction component {component!r}; it has: {', '.join(self.components)}"
+            ) from None
+
+
+def joint_reactions(model: Any, lam: Any) -> dict[str, JointReaction]:
+    """Reaction components of every helper-made joint from multipliers ``lam`` (``nc`` or ``nt x nc``).
+
+    Example:
+        >>> r = joint_reactions(eq, res.lam)       # doctest: +SKIP
+        >>> r["hinge"]["Fy"]                        # doctest: +SKIP
+    """
+    eq = model.eq if isinstance(model, NumericModel) else model
+    L = np.asarray(lam, dtype=float)
+    rows = {r.name: i for i, r in enumerate(eq.constraint_rows)}
+    out: dict[str, JointReaction] = {}
+    for j in eq.joints:
+        comps: dict[str, np.ndarray] = {}
+        bases: dict[str, str | None] = {}
+        for comp, (row, sign, base) in j.reactions.items():
+            if row not in rows:
+                continue
+            comps[comp] = sign * L[..., rows[row]]
+            bases[comp] = base
+        out[j.name] = JointReaction(j.name, j.kind, comps, bases)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# inverse dynamics
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class InverseDynamicsResult(TimeHistory):
+    """Result of :func:`inverse_dynamics`: the motion, the inputs (actuator efforts filled in),
+    the multipliers and the outputs (see :class:`~symbody.numeric.results.TimeHistory`).
+
+    Attributes:
+        actuators: names of the inputs solved for.
+        residual: ``max |M ddq + D^T lam - delta|`` at each time.
+    """
+
+    actuators: list[str] = field(default_factory=list)
+    residual: np.ndarray | None = None
+
+    @property
+    def reactions(self) -> dict[str, JointReaction]:
+        """Joint reaction components over time (see :func:`joint_reactions`)."""
+        return joint_reactions(self.eq, self.lam)
+
+    def input_signals(self, kind: str = "linear") -> dict[str, Sampled]:
+        """The actuator efforts as sampled signals, ready for ``simulate(..., inputs=...)``."""
+        return {a: Sampled(self.t, self[a], kind) for a in self.actuators}
+
+
+def _motion_arrays(t: Any, q: Any, dq: Any, ddq: Any, n: int):
+    if isinstance(t, TimeHistory):
+        h = t
+        if h.ddq is None:
+            raise ValueError("the motion has no accelerations")
+        return h.t, h.q, h.dq, h.ddq
+    T = np.atleast_1d(np.asarray(t, dtype=float))
+    arrs = []
+    for nm_, a in (("q", q), ("dq", dq), ("ddq", ddq)):
+        if a is None:
+            raise ValueError(f"inverse_dynamics needs {nm_} (or a motion result as first argument)")
+        A = np.asarray(a, dtype=float)
+        A = A.reshape(1, -1) if A.ndim == 1 else A
+        if A.shape != (T.size, n):
+            raise ValueError(f"{nm_} must have shape ({T.size}, {n}), got {A.shape}")
+        arrs.append(A)
+    return T, arrs[0], arrs[1], arrs[2]
+
+
+def inverse_dynamics(
+    model: Any,
+    t: Any,
+    q: Any = None,
+    dq: Any = None,
+    ddq: Any = None,
+    *,
+    actuators: Sequence[str] | None = None,
+    u: Any = None,
+    check: float = 1e-8,
+    max_iter: int = 20,
+    p: Any = None,
+) -> InverseDynamicsResult:
+    """Actuator efforts and multipliers that produce a prescribed motion.
+
+    Args:
+        model: ``Equations`` or :class:`NumericModel`.
+        t: times (or a single time), or a motion result (kinematic or simulation) holding
+            ``t, q, dq, ddq`` (then ``q, dq, ddq`` are not given).
+        q, dq, ddq: the motion (``nt x nq``).
+        actuators: names of the inputs to solve for (default: every input).
+        u: values of the other inputs (dict by name or array; default: the model's).
+        check: relative tolerance on the residual of the dynamics and on the
+            consistency of the motion with the constraints.
+
+    Raises:
+        NumericalError: the motion violates the constraints; the actuators cannot
+            produce it (too few, or acting along constrained directions only); or the
+            actuator efforts cannot be told apart from the constraint reactions.
+    """
+    nm = as_numeric(model, p)
+    eq = nm.eq
+    n, nc = eq.nq, eq.nc
+    T, Q, DQ, DDQ = _motion_arrays(t, q, dq, ddq, n)
+    names = [x.name for x in eq.inputs]
+    act = list(names) if actuators is None else list(actuators)
+    for a in act:
+        if a not in names:
+            raise KeyError(f"{a!r} is not an input of {eq.name!r}; inputs are: {', '.join(names) or 'none'}")
+    ia = [names.index(a) for a in act]
+    u_base = nm.input_vector(u)
+    f = evaluator(eq, "M", "delta", "D", "beta", "gamma", "delta_u") if nc else evaluator(eq, "M", "delta", "delta_u")
+    nt = T.size
+    U = np.tile(u_base, (nt, 1))
+    LAM = np.zeros((nt, nc))
+    RES = np.zeros(nt)
+    for k in range(nt):
+        tk, qk, dqk, ddqk = float(T[k]), Q[k], DQ[k], DDQ[k]
+        if nc:
+            _check_motion(nm, tk, qk, dqk, ddqk, check)
+        uk = U[k].copy()
+        lam_k = np.zeros(nc)
+        for _ in range(max_iter):
+            out = f(tk, qk, dqk, uk, nm.p)
+            if nc:
+                M, d, D, _, _, du = out
+            else:
+                M, d, du = out
+                D = np.zeros((0, n))
+            rows = independent_rows(D) if nc else []
+            r = M @ ddqk + D.T @ lam_k - d
+            scale = max(1.0, float(np.max(np.abs(M @ ddqk))), float(np.max(np.abs(d))))
+            if np.max(np.abs(r)) <= 1e-13 * scale:
+                break
+            J = np.hstack([-du[:, ia], D[rows].T])
+            if numerical_rank(J) < J.shape[1]:
+                raise NumericalError(
+                    f"inverse dynamics of {eq.name!r} at t = {tk:g}: the efforts of actuators "
+                    f"{', '.join(act) or '(none)'} cannot be told apart from the constraint reactions "
+                    "(an actuator acts only along constrained directions, or two actuators act alike)"
+                )
+            x = np.linalg.lstsq(J, -r, rcond=RANK_TOL)[0]
+            uk[ia] += x[: len(ia)]
+            lam_k[rows] += x[len(ia) :]
+        out = f(tk, qk, dqk, uk, nm.p)
+        M, d = out[0], out[1]
+        D = out[2] if nc else np.zeros((0, n))
+        res = M @ ddqk + D.T @ lam_k - d
+        err = float(np.max(np.abs(res)))
+        scale = max(1.0, float(np.max(np.abs(M @ ddqk))), float(np.max(np.abs(d))))
+        if err > check * scale:
+            i = int(np.argmax(np.abs(res)))
+            raise NumericalError(
+                f"inverse dynamics of {eq.name!r} at t = {tk:g}: actuators {', '.join(act) or '(none)'} cannot "
+                f"produce the prescribed motion (equation of {eq.coordinates[i].name!r} off by {err:.3g}); "
+                "drive every degree of freedom"
+            )
+        U[k], LAM[k], RES[k] = uk, lam_k, err
+    Y = np.zeros((nt, len(eq.outputs)))
+    if eq.outputs:
+        for k in range(nt):
+            Y[k] = nm.outputs(Q[k], DQ[k], T[k], U[k], DDQ[k], LAM[k])
+    return InverseDynamicsResult(eq, T, Q, DQ, DDQ, LAM, U, Y, actuators=act, residual=RES)
+
+
+def _check_motion(nm: NumericModel, t: float, q, dq, ddq, tol: float) -> None:
+    eq = nm.eq
+    names = [r.name for r in eq.constraint_rows]
+    checks = []
+    if eq.nh:
+        checks.append(("position", nm.Phi(q, t), 1.0))
+    D = nm.D(q, t)
+    checks.append(("velocity", D @ dq - nm.beta(q, t), max(1.0, float(np.max(np.abs(dq))))))
+    g = nm.gamma(q, dq, t)
+    checks.append(("acceleration", D @ ddq - g, max(1.0, float(np.max(np.abs(ddq))), float(np.max(np.abs(g))))))
+    for what, r, scale in checks:
+        if r.size and np.max(np.abs(r)) > max(tol, 1e-6) * scale:
+            i = int(np.argmax(np.abs(r)))
+            raise NumericalError(
+                f"inverse dynamics of {eq.name!r} at t = {t:g}: the prescribed motion violates the {what} "
+                f"constraint {names[i]!r} by {abs(r[i]):.3g}"
+            )
+
+
+__all__ = ["inverse_dynamics", "InverseDynamicsResult", "joint_reactions", "JointReaction"]
