@@ -468,6 +468,6 @@ def _check_system(system) -> None:
     if not system.coordinates:
         raise ModelError(f"system {system.name!r} has no coordinates")
     # outputs may use state, inputs, parameters, time, multipliers: all declared symbols by construction
-    n_inertia = sum(1 for s in system.solids.values() if not s.mass.is_zero)
+    n_inertia = sum(1 for s in system.solids.values() if s.has_inertia)
     if n_inertia == 0:
         raise ModelError(f"system {system.name!r} has no solid or particle with mass")

@@ -17,8 +17,9 @@ Example:
     >>> m, l, q, g = (ctx.symbol(n) for n in "mlqg")
     >>> outs = optimize_outputs([m * (l * sin(q)), (m * l) * g, m * (l * cos(q))])
     >>> [str(e) for e in outs]
-    ['m*l*sin(q)', 'm*l*g', 'm*l*cos(q)']
-    >>> outs[0].args[0] is outs[1].args[0] is outs[2].args[0]
+    ['sin(q)*m*l', 'g*m*l', 'm*l*cos(q)']
+    >>> ml = m * l
+    >>> all(ml in e.args for e in outs)
     True
 """
 
@@ -351,6 +352,8 @@ def extract_pairs(outputs: Sequence[Expr]) -> list[Expr]:
     def build_term(t) -> Expr:
         if isinstance(t, _Pair):
             return build_pair(t)
+        if t.op == NUM:
+            return t
         return new[t]
 
     for e in order:

@@ -13,7 +13,7 @@ Example:
     >>> ctx = Context(); x = ctx.symbol("x", "coordinate")
     >>> layout = Layout(q=[x])
     >>> f = compile_function({"y": ([sin(x), 2 * sin(x)], (2,))}, layout)
-    >>> [round(v, 4) for v in f(0.0, [0.5], [0.0], [], [])[0]]
+    >>> [round(float(v), 4) for v in f(0.0, [0.5], [0.0], [], [])[0]]
     [0.4794, 0.9589]
 """
 

@@ -13,7 +13,7 @@ Example:
     >>> bar = s.solid("bar", s.origin, s.ground_base, mass=m, com=(l / 2, 0, 0),
     ...               inertia=sb.inertia(0, m * l**2 / 12, m * l**2 / 12))
     >>> bar.inertia_origin[2][2]
-    m*l**2/3
+    1/3*m*l**2
 """
 
 from __future__ import annotations
@@ -91,7 +91,10 @@ class Solid:
 
     @property
     def has_inertia(self) -> bool:
-        return not (self.mass.is_zero)
+        """False for a solid with zero mass and zero inertia (it adds nothing to M)."""
+        if not self.mass.is_zero:
+            return True
+        return any(not x.is_zero for row in self.inertia_origin for x in row)
 
 
 def as_inertia_rows(I: Sequence[Sequence[Any]] | Sequence[Any]) -> list[list[Any]]:

@@ -228,7 +228,7 @@ def assemble(
 ) -> tuple[list[list[Expr]], list[Expr]]:
     """Mass matrix ``M`` (symmetric, full) and generalized force vector ``delta`` of a system."""
     asm = Assembler(system)
-    solids = [s for s in system.solids.values() if not s.mass.is_zero]
+    solids = [s for s in system.solids.values() if s.has_inertia]
     loads = list(system.loads)
     total = len(solids) + len(loads)
     done = 0

@@ -383,6 +383,11 @@ def add(a: Expr, b: Expr) -> Expr:
     else:
         if a is b:
             return mul(TWO, a)
+        # c1*x + c2*x -> (c1 + c2)*x and x + c*x -> (1 + c)*x
+        ca, xa = (a.args[0].value, a.args[1]) if ao == MUL and a.args[0].op == NUM else (1, a)
+        cb, xb = (b.args[0].value, b.args[1]) if bo == MUL and b.args[0].op == NUM else (1, b)
+        if xa is xb:
+            return mul(num(ca + cb), xa)
         if a.id > b.id:
             a, b = b, a
         return _node2(ADD, a, b)

@@ -9,7 +9,7 @@ Example:
     >>> from symbody.symbolic.expr import Context, sin
     >>> ctx = Context(); x = ctx.symbol("x"); y = ctx.symbol("y")
     >>> PythonPrinter().expr(sin(x) * y - 2 * x, {x: "x", y: "y"})
-    'math.sin(x)*y - 2*x'
+    'y*math.sin(x) - 2*x'
 """
 
 from __future__ import annotations

@@ -1,0 +1,1 @@
+"""Code generation: export planning and optimization, Python and C emitters."""
