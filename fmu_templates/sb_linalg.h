@@ -1,0 +1,44 @@
+/*
+ * sb_linalg.h -- small dense linear algebra for the symbody FMU runtime.
+ *
+ * Matrices are row-major `double` arrays.  The mass matrix is never inverted
+ * symbolically: the generated code evaluates M, D, ... and these routines
+ * solve the linear systems numerically.
+ */
+#ifndef SB_LINALG_H
+#define SB_LINALG_H
+
+/* Cholesky factorization A = L L^T in place (L in the lower triangle).
+   Returns 0 on success or k + 1 when the k-th pivot is not positive. */
+int sb_cholesky(int n, double *A);
+
+/* Solve L L^T x = b in place (b becomes x). */
+void sb_cholesky_solve(int n, const double *L, double *b);
+
+/* LU factorization with complete pivoting, P A Q = L U, in place.
+   Pivots smaller than rtol times the first pivot end the elimination: the
+   return value is the numerical rank (n for a regular matrix).  prow and
+   pcol (n entries each) receive the row and column interchanges. */
+int sb_lu_factor(int n, double *A, int *prow, int *pcol, double rtol);
+
+/* Solve A x = b with a factorization of sb_lu_factor of rank `rank`.  For a
+   rank-deficient but consistent system, the unknowns left without pivot are
+   set to zero, which gives one exact solution.  b and x may alias. */
+void sb_lu_solve(int n, const double *LU, const int *prow, const int *pcol, int rank, const double *b, double *x);
+
+/* y = A x (A is m x n); with `accumulate` nonzero, y += A x. */
+void sb_matvec(int m, int n, const double *A, const double *x, double *y, int accumulate);
+
+/* y = A^T x (A is m x n, y has n entries); with `accumulate` nonzero, y += A^T x. */
+void sb_matvec_t(int m, int n, const double *A, const double *x, double *y, int accumulate);
+
+/* G = A A^T (A is m x n, G is m x m). */
+void sb_gram(int m, int n, const double *A, double *G);
+
+/* Largest absolute value of a vector (0 for n == 0); NaN if any entry is NaN. */
+double sb_norm_inf(int n, const double *x);
+
+/* 1 if all entries are finite. */
+int sb_all_finite(int n, const double *x);
+
+#endif /* SB_LINALG_H */

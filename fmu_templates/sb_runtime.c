@@ -1,0 +1,979 @@
+/*
+ * sb_runtime.c -- instance, variables, dynamics, assembly, directional
+ * derivatives and FMU state of a symbody FMU (see sb_runtime.h).
+ *
+ * Nothing here aborts or exits: every failure is reported to the caller as a
+ * status with a log message naming the variable, equation or call at fault,
+ * and the state is left untouched by failed calls.
+ */
+#include <float.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sb_linalg.h"
+#include "sb_runtime.h"
+#include "sb_solver.h"
+
+#define SB_SNAPSHOT_MAGIC 0x53425354u /* "SBST" */
+#define SB_SERIAL_VERSION 1u
+#define SB_RANK_RTOL 1e-13     /* relative pivot threshold of the augmented matrix */
+#define SB_ASSEMBLY_MAXIT 50   /* Newton iterations of the assembly */
+
+const char *const sb_log_category_names[7] = {"logEvents",      "logStatusWarning", "logStatusDiscard", "logStatusError",
+                                              "logStatusFatal", "logSolver",        "logCalls"};
+
+static const char *const mode_names[] = {"instantiated", "initialization mode", "event mode", "continuous-time mode",
+                                         "step mode",    "terminated",          "error"};
+
+/* ------------------------------------------------------------------------ */
+/* logging                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static const char *category_name(unsigned category)
+{
+    for (int i = 0; i < 7; ++i)
+        if (category == (1u << i)) return sb_log_category_names[i];
+    return "logEvents";
+}
+
+static void vlog(SbInstance *inst, SbStatus status, unsigned category, const char *fmt, va_list ap)
+{
+    if (!inst || !inst->logger || !(inst->log_mask & category)) return;
+    char buf[1024];
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    inst->logger(inst, status, category_name(category), buf);
+}
+
+void sb_log(SbInstance *inst, SbStatus status, unsigned category, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vlog(inst, status, category, fmt, ap);
+    va_end(ap);
+}
+
+SbStatus sb_fail(SbInstance *inst, const char *function, const char *fmt, ...)
+{
+    char buf[900];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    sb_log(inst, SB_ERROR, SB_LOG_ERROR, "%s: %s", function, buf);
+    return SB_ERROR;
+}
+
+/* Report a numerical problem: remembered in inst->problem for the caller's message. */
+static SbStatus problem(SbInstance *inst, SbStatus status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(inst->problem, sizeof inst->problem, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+SbStatus sb_set_debug_logging(SbInstance *inst, int on, size_t n, const char *const categories[])
+{
+    if (n == 0) {
+        inst->logging_on = on;
+        inst->log_mask = on ? SB_LOG_ALL : 0u;
+        return SB_OK;
+    }
+    if (!categories) return sb_fail(inst, "SetDebugLogging", "categories is NULL but nCategories = %zu", n);
+    for (size_t k = 0; k < n; ++k) {
+        int found = -1;
+        for (int i = 0; i < 7; ++i)
+            if (categories[k] && strcmp(categories[k], sb_log_category_names[i]) == 0) found = i;
+        if (found < 0 && categories[k] && strcmp(categories[k], "logAll") == 0) {
+            inst->log_mask = on ? SB_LOG_ALL : 0u;
+            continue;
+        }
+        if (found < 0)
+            return sb_fail(inst, "SetDebugLogging", "unknown log category '%s'", categories[k] ? categories[k] : "(null)");
+        if (on)
+            inst->log_mask |= 1u << found;
+        else
+            inst->log_mask &= ~(1u << found);
+    }
+    inst->logging_on = on;
+    return SB_OK;
+}
+
+int sb_allowed(SbInstance *inst, const char *function, unsigned modes)
+{
+    if (modes & SB_IN(inst->mode)) return 1;
+    sb_log(inst, SB_ERROR, SB_LOG_ERROR, "%s: not allowed in %s", function, mode_names[inst->mode]);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* lifecycle                                                                */
+/* ------------------------------------------------------------------------ */
+
+static void *zalloc(size_t count, size_t size, int *ok)
+{
+    void *p = calloc(count > 0 ? count : 1, size);
+    if (!p) *ok = 0;
+    return p;
+}
+
+static int imax(int a, int b) { return a > b ? a : b; }
+
+SbInstance *sb_instantiate(const SbModel *m, SbInterface interface, const char *name, const char *token, void *env,
+                           SbLogger logger, const void *host, int logging_on)
+{
+    SbInstance probe; /* for messages before the instance exists */
+    memset(&probe, 0, sizeof probe);
+    probe.m = m;
+    probe.name = (char *)(name ? name : "symbody");
+    probe.env = env;
+    probe.logger = logger;
+    probe.host = host;
+    probe.log_mask = SB_LOG_ERROR | SB_LOG_FATAL;
+
+    if (token && strcmp(token, m->token) != 0) {
+        sb_fail(&probe, "Instantiate", "instantiation token '%s' does not match the FMU's '%s'", token, m->token);
+        return NULL;
+    }
+    if ((interface == SB_ME && !m->has_me) || (interface == SB_CS && !m->has_cs)) {
+        sb_fail(&probe, "Instantiate", "this FMU was built without the %s interface",
+                interface == SB_ME ? "Model Exchange" : "Co-Simulation");
+        return NULL;
+    }
+
+    int ok = 1;
+    SbInstance *inst = zalloc(1, sizeof *inst, &ok);
+    if (!ok) {
+        sb_fail(&probe, "Instantiate", "out of memory");
+        return NULL;
+    }
+    const int n = m->nq, nc = m->nc, nh = m->nh, ni = m->ninit, nu = m->nu, np = m->np, ny = m->ny;
+    const int na = n + nc, nx = 2 * n, nr = imax(ni, nc + ni);
+    inst->m = m;
+    inst->interface = interface;
+    inst->env = env;
+    inst->logger = logger;
+    inst->host = host;
+    inst->logging_on = logging_on;
+    inst->log_mask = logging_on ? SB_LOG_ALL : (SB_LOG_WARNING | SB_LOG_DISCARD | SB_LOG_ERROR | SB_LOG_FATAL);
+    inst->name = zalloc(strlen(probe.name) + 1, 1, &ok);
+    if (inst->name) strcpy(inst->name, probe.name);
+
+    inst->nS = 1 + nx + nu + np + SB_N_SETTINGS + 1;
+    inst->S = zalloc((size_t)inst->nS, sizeof(double), &ok);
+    inst->ddq = zalloc(n, sizeof(double), &ok);
+    inst->lam = zalloc(nc, sizeof(double), &ok);
+    inst->y = zalloc(ny, sizeof(double), &ok);
+    inst->na = na;
+    inst->M = zalloc((size_t)n * n, sizeof(double), &ok);
+    inst->delta = zalloc(n, sizeof(double), &ok);
+    inst->D = zalloc((size_t)nc * n, sizeof(double), &ok);
+    inst->beta = zalloc(nc, sizeof(double), &ok);
+    inst->gamma = zalloc(nc, sizeof(double), &ok);
+    inst->Phi = zalloc(nh, sizeof(double), &ok);
+    inst->Phi_q = zalloc((size_t)nh * n, sizeof(double), &ok);
+    inst->A = zalloc((size_t)na * na, sizeof(double), &ok);
+    inst->prow = zalloc(na, sizeof(int), &ok);
+    inst->pcol = zalloc(na, sizeof(int), &ok);
+    inst->rhs = zalloc(na, sizeof(double), &ok);
+    inst->sol = zalloc(na, sizeof(double), &ok);
+    inst->R_q = zalloc((size_t)na * n, sizeof(double), &ok);
+    inst->R_dq = zalloc((size_t)na * n, sizeof(double), &ok);
+    inst->R_u = zalloc((size_t)na * nu, sizeof(double), &ok);
+    inst->R_t = zalloc(na, sizeof(double), &ok);
+    inst->V_q = zalloc((size_t)nc * n, sizeof(double), &ok);
+    inst->V_t = zalloc(nc, sizeof(double), &ok);
+    inst->Y_q = zalloc((size_t)ny * n, sizeof(double), &ok);
+    inst->Y_dq = zalloc((size_t)ny * n, sizeof(double), &ok);
+    inst->Y_u = zalloc((size_t)ny * nu, sizeof(double), &ok);
+    inst->Y_t = zalloc(ny, sizeof(double), &ok);
+    inst->Y_ddq = zalloc((size_t)ny * n, sizeof(double), &ok);
+    inst->Y_lam = zalloc((size_t)ny * nc, sizeof(double), &ok);
+    inst->sq = zalloc(n, sizeof(double), &ok);
+    inst->sdq = zalloc(n, sizeof(double), &ok);
+    inst->su = zalloc(nu, sizeof(double), &ok);
+    inst->dsol = zalloc(na, sizeof(double), &ok);
+    inst->nrows = nr;
+    inst->Jrows = zalloc((size_t)nr * n, sizeof(double), &ok);
+    inst->rrows = zalloc(nr, sizeof(double), &ok);
+    inst->G = zalloc((size_t)nr * nr, sizeof(double), &ok);
+    inst->gprow = zalloc(nr, sizeof(int), &ok);
+    inst->gpcol = zalloc(nr, sizeof(int), &ok);
+    inst->ytmp = zalloc(nr, sizeof(double), &ok);
+    inst->dx = zalloc(n, sizeof(double), &ok);
+    inst->xwork = zalloc(nx, sizeof(double), &ok);
+    inst->qfix = zalloc(nx, sizeof(double), &ok);
+    if (ok && interface == SB_CS && sb_solver_alloc(inst) != SB_OK) ok = 0;
+    if (!ok) {
+        sb_fail(&probe, "Instantiate", "out of memory");
+        sb_free(inst);
+        return NULL;
+    }
+    inst->time = inst->S;
+    inst->x = inst->S + 1;
+    inst->u = inst->x + nx;
+    inst->p = inst->u + nu;
+    inst->set = inst->p + np;
+    inst->h_next = inst->set + SB_N_SETTINGS;
+    sb_reset(inst);
+    return inst;
+}
+
+void sb_free(SbInstance *inst)
+{
+    if (!inst) return;
+    sb_solver_free(inst);
+    void *blocks[] = {inst->name,  inst->S,     inst->ddq,  inst->lam,   inst->y,     inst->M,     inst->delta,
+                      inst->D,     inst->beta,  inst->gamma, inst->Phi,  inst->Phi_q, inst->A,     inst->prow,
+                      inst->pcol,  inst->rhs,   inst->sol,  inst->R_q,   inst->R_dq,  inst->R_u,   inst->R_t,
+                      inst->V_q,   inst->V_t,   inst->Y_q,  inst->Y_dq,  inst->Y_u,   inst->Y_t,   inst->Y_ddq,
+                      inst->Y_lam, inst->sq,    inst->sdq,  inst->su,    inst->dsol,  inst->G,     inst->gprow,
+                      inst->gpcol, inst->Jrows, inst->rrows, inst->ytmp, inst->dx,    inst->xwork, inst->qfix};
+    for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; ++i) free(blocks[i]);
+    free(inst);
+}
+
+void sb_reset(SbInstance *inst)
+{
+    const SbModel *m = inst->m;
+    const int n = m->nq;
+    *inst->time = 0.0;
+    for (int i = 0; i < n; ++i) {
+        inst->x[i] = m->q0[i];
+        inst->x[n + i] = m->dq0[i];
+    }
+    for (int i = 0; i < m->nu; ++i) inst->u[i] = m->u0[i];
+    for (int i = 0; i < m->np; ++i) inst->p[i] = m->p0[i];
+    for (int i = 0; i < SB_N_SETTINGS; ++i) inst->set[i] = m->settings0[i];
+    *inst->h_next = 0.0;
+    inst->mode = SB_MODE_INSTANTIATED;
+    inst->flags = 0;
+    inst->cache_valid = 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* variables                                                                */
+/* ------------------------------------------------------------------------ */
+
+const SbVariable *sb_variable(SbInstance *inst, const char *function, unsigned vr)
+{
+    if (vr >= (unsigned)inst->m->nvars) {
+        sb_fail(inst, function, "unknown value reference %u (this FMU has %d variables)", vr, inst->m->nvars);
+        return NULL;
+    }
+    return &inst->m->variables[vr];
+}
+
+static const char *type_name(SbVarType t)
+{
+    return t == SB_TYPE_REAL ? "Real/Float64" : (t == SB_TYPE_ENUM ? "Enumeration" : "Boolean");
+}
+
+static const SbVariable *typed_variable(SbInstance *inst, const char *function, unsigned vr, SbVarType type)
+{
+    const SbVariable *v = sb_variable(inst, function, vr);
+    if (v && v->type != type) {
+        sb_fail(inst, function, "variable '%s' (value reference %u) is of type %s, not %s", v->name, vr,
+                type_name(v->type), type_name(type));
+        return NULL;
+    }
+    return v;
+}
+
+/* Value of a calculated variable: make sure ddq, lam, y belong to the state. */
+static SbStatus need_update(SbInstance *inst, const char *function, const SbVariable *v)
+{
+    SbStatus s = sb_update(inst);
+    if (s != SB_OK)
+        sb_log(inst, s, s == SB_DISCARD ? SB_LOG_DISCARD : SB_LOG_ERROR, "%s: cannot compute '%s' at t = %g: %s",
+               function, v->name, *inst->time, inst->problem);
+    return s;
+}
+
+SbStatus sb_get_real(SbInstance *inst, const char *function, const unsigned *vr, size_t n, double *values)
+{
+    if (n > 0 && (!vr || !values)) return sb_fail(inst, function, "NULL value reference or value array");
+    const int nq = inst->m->nq;
+    for (size_t k = 0; k < n; ++k) {
+        const SbVariable *v = typed_variable(inst, function, vr[k], SB_TYPE_REAL);
+        if (!v) return SB_ERROR;
+        switch (v->kind) {
+        case SB_VAR_TIME: values[k] = *inst->time; break;
+        case SB_VAR_Q: values[k] = inst->x[v->index]; break;
+        case SB_VAR_DQ: values[k] = inst->x[nq + v->index]; break;
+        case SB_VAR_U: values[k] = inst->u[v->index]; break;
+        case SB_VAR_P: values[k] = inst->p[v->index]; break;
+        case SB_VAR_SETTING: values[k] = inst->set[v->index]; break;
+        case SB_VAR_DDQ:
+        case SB_VAR_Y: {
+            SbStatus s = need_update(inst, function, v);
+            if (s != SB_OK) return s;
+            values[k] = v->kind == SB_VAR_DDQ ? inst->ddq[v->index] : inst->y[v->index];
+            break;
+        }
+        }
+    }
+    return SB_OK;
+}
+
+/* Range check of settings (solver.*, baumgarte.*). */
+static int setting_ok(SbSetting s, double value)
+{
+    switch (s) {
+    case SB_SET_METHOD: return value == SB_METHOD_RK4 || value == SB_METHOD_DOPRI5 || value == SB_METHOD_ROSENBROCK23;
+    case SB_SET_STEP:
+    case SB_SET_RTOL:
+    case SB_SET_ATOL:
+    case SB_SET_PROJ_TOL: return value > 0.0;
+    case SB_SET_PROJECTION: return value == 0.0 || value == 1.0;
+    default: return value >= 0.0;
+    }
+}
+
+static const char *setting_rule(SbSetting s)
+{
+    switch (s) {
+    case SB_SET_METHOD: return "1 (rk4), 2 (dopri5) or 3 (rosenbrock23)";
+    case SB_SET_STEP:
+    case SB_SET_RTOL:
+    case SB_SET_ATOL:
+    case SB_SET_PROJ_TOL: return "positive";
+    case SB_SET_PROJECTION: return "true or false";
+    default: return "zero or positive";
+    }
+}
+
+/* Which modes allow setting a variable of this kind. */
+static unsigned settable_modes(const SbVariable *v)
+{
+    switch (v->kind) {
+    case SB_VAR_Q:
+    case SB_VAR_DQ: return SB_IN(SB_MODE_INSTANTIATED) | SB_IN(SB_MODE_INIT);
+    case SB_VAR_U:
+        return SB_IN(SB_MODE_INSTANTIATED) | SB_IN(SB_MODE_INIT) | SB_IN(SB_MODE_EVENT) | SB_IN(SB_MODE_CONTINUOUS) |
+               SB_IN(SB_MODE_STEP);
+    case SB_VAR_P:
+    case SB_VAR_SETTING:
+        return SB_IN(SB_MODE_INSTANTIATED) | SB_IN(SB_MODE_INIT) | SB_IN(SB_MODE_EVENT) | SB_IN(SB_MODE_STEP);
+    default: return 0u;
+    }
+}
+
+/* Set one value (any type, as double) after checking mode, finiteness and range. */
+static SbStatus set_value(SbInstance *inst, const char *function, const SbVariable *v, double value)
+{
+    if (!(settable_modes(v) & SB_IN(inst->mode))) {
+        if (settable_modes(v) == 0u)
+            return sb_fail(inst, function, "variable '%s' is calculated by the FMU and cannot be set", v->name);
+        return sb_fail(inst, function, "variable '%s' cannot be set in %s", v->name, mode_names[inst->mode]);
+    }
+    if (!isfinite(value)) return sb_fail(inst, function, "value %g of variable '%s' is not finite", value, v->name);
+    if (v->kind == SB_VAR_SETTING) {
+        if (!setting_ok((SbSetting)v->index, value))
+            return sb_fail(inst, function, "value %g of '%s' is invalid: it must be %s", value, v->name,
+                           setting_rule((SbSetting)v->index));
+    } else if (value < v->min || value > v->max) {
+        return sb_fail(inst, function, "value %g of variable '%s' is outside its range [%g, %g]", value, v->name,
+                       v->min, v->max);
+    }
+    const int nq = inst->m->nq;
+    switch (v->kind) {
+    case SB_VAR_Q: inst->x[v->index] = value; break;
+    case SB_VAR_DQ: inst->x[nq + v->index] = value; break;
+    case SB_VAR_U: inst->u[v->index] = value; break;
+    case SB_VAR_P: inst->p[v->index] = value; break;
+    case SB_VAR_SETTING:
+        if (v->index == SB_SET_METHOD && inst->set[v->index] != value) *inst->h_next = 0.0;
+        if (v->index == SB_SET_RTOL) inst->flags |= SB_FLAG_RTOL_SET;
+        inst->set[v->index] = value;
+        break;
+    default: break;
+    }
+    sb_changed(inst);
+    return SB_OK;
+}
+
+SbStatus sb_set_real(SbInstance *inst, const char *function, const unsigned *vr, size_t n, const double *values)
+{
+    if (n > 0 && (!vr || !values)) return sb_fail(inst, function, "NULL value reference or value array");
+    for (size_t k = 0; k < n; ++k) {
+        const SbVariable *v = typed_variable(inst, function, vr[k], SB_TYPE_REAL);
+        if (!v) return SB_ERROR;
+        SbStatus s = set_value(inst, function, v, values[k]);
+        if (s != SB_OK) return s;
+    }
+    return SB_OK;
+}
+
+SbStatus sb_get_int(SbInstance *inst, const char *function, const unsigned *vr, size_t n, long long *values)
+{
+    if (n > 0 && (!vr || !values)) return sb_fail(inst, function, "NULL value reference or value array");
+    for (size_t k = 0; k < n; ++k) {
+        const SbVariable *v = typed_variable(inst, function, vr[k], SB_TYPE_ENUM);
+        if (!v) return SB_ERROR;
+        values[k] = (long long)inst->set[v->index];
+    }
+    return SB_OK;
+}
+
+SbStatus sb_set_int(SbInstance *inst, const char *function, const unsigned *vr, size_t n, const long long *values)
+{
+    if (n > 0 && (!vr || !values)) return sb_fail(inst, function, "NULL value reference or value array");
+    for (size_t k = 0; k < n; ++k) {
+        const SbVariable *v = typed_variable(inst, function, vr[k], SB_TYPE_ENUM);
+        if (!v) return SB_ERROR;
+        SbStatus s = set_value(inst, function, v, (double)values[k]);
+        if (s != SB_OK) return s;
+    }
+    return SB_OK;
+}
+
+SbStatus sb_get_bool(SbInstance *inst, const char *function, const unsigned *vr, size_t n, int *values)
+{
+    if (n > 0 && (!vr || !values)) return sb_fail(inst, function, "NULL value reference or value array");
+    for (size_t k = 0; k < n; ++k) {
+        const SbVariable *v = typed_variable(inst, function, vr[k], SB_TYPE_BOOLEAN);
+        if (!v) return SB_ERROR;
+        values[k] = inst->set[v->index] != 0.0;
+    }
+    return SB_OK;
+}
+
+SbStatus sb_set_bool(SbInstance *inst, const char *function, const unsigned *vr, size_t n, const int *values)
+{
+    if (n > 0 && (!vr || !values)) return sb_fail(inst, function, "NULL value reference or value array");
+    for (size_t k = 0; k < n; ++k) {
+        const SbVariable *v = typed_variable(inst, function, vr[k], SB_TYPE_BOOLEAN);
+        if (!v) return SB_ERROR;
+        SbStatus s = set_value(inst, function, v, values[k] ? 1.0 : 0.0);
+        if (s != SB_OK) return s;
+    }
+    return SB_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* dynamics                                                                 */
+/* ------------------------------------------------------------------------ */
+
+static SbPoint point(const SbInstance *inst, double t, const double *x, const double *ddq, const double *lam)
+{
+    SbPoint pt;
+    pt.t = t;
+    pt.q = x;
+    pt.dq = x + inst->m->nq;
+    pt.u = inst->u;
+    pt.p = inst->p;
+    pt.ddq = ddq;
+    pt.lam = lam;
+    return pt;
+}
+
+/* Name of the first non-finite entry of a block, for messages. */
+static int first_nonfinite(int n, const double *v)
+{
+    for (int i = 0; i < n; ++i)
+        if (!isfinite(v[i])) return i;
+    return -1;
+}
+
+/* Solve A z = b with the factorization left by sb_accelerations (b and z may alias). */
+static void solve_factored(SbInstance *inst, const double *b, double *z)
+{
+    const int na = inst->na;
+    if (inst->chol) {
+        if (z != b) memcpy(z, b, (size_t)na * sizeof(double));
+        sb_cholesky_solve(na, inst->A, z);
+    } else {
+        sb_lu_solve(na, inst->A, inst->prow, inst->pcol, inst->rank, b, z);
+    }
+}
+
+SbStatus sb_accelerations(SbInstance *inst, double t, const double *x, double *ddq, double *lam)
+{
+    const SbModel *m = inst->m;
+    const int n = m->nq, nc = m->nc, nh = m->nh, na = inst->na;
+    const double *dq = x + n;
+    SbPoint pt = point(inst, t, x, NULL, NULL);
+    int bad;
+
+    sb_M_delta(&pt, inst->M, inst->delta);
+    if ((bad = first_nonfinite(n * n, inst->M)) >= 0)
+        return problem(inst, SB_DISCARD, "mass matrix entry M(%s, %s) is not finite", m->coordinate_names[bad / n],
+                       m->coordinate_names[bad % n]);
+    if ((bad = first_nonfinite(n, inst->delta)) >= 0)
+        return problem(inst, SB_DISCARD, "generalized force delta(%s) is not finite", m->coordinate_names[bad]);
+
+    if (nc == 0) {
+        memcpy(inst->A, inst->M, (size_t)n * n * sizeof(double));
+        inst->chol = 1;
+        inst->rank = n;
+        int k = sb_cholesky(n, inst->A);
+        if (k) {
+            /* not positive definite: fall back to LU for a semi-definite or indefinite M */
+            memcpy(inst->A, inst->M, (size_t)n * n * sizeof(double));
+            inst->chol = 0;
+            inst->rank = sb_lu_factor(n, inst->A, inst->prow, inst->pcol, SB_RANK_RTOL);
+            if (inst->rank < n)
+                return problem(inst, SB_DISCARD, "singular mass matrix (rank %d of %d; check coordinate '%s')",
+                               inst->rank, n, m->coordinate_names[k - 1]);
+        }
+        memcpy(inst->rhs, inst->delta, (size_t)n * sizeof(double));
+    } else {
+        sb_constraints(&pt, inst->D, inst->beta, inst->gamma, inst->Phi);
+        if ((bad = first_nonfinite(nc * n, inst->D)) >= 0)
+            return problem(inst, SB_DISCARD, "constraint Jacobian row '%s' is not finite", m->constraint_names[bad / n]);
+        if ((bad = first_nonfinite(nc, inst->gamma)) >= 0 || (bad = first_nonfinite(nc, inst->beta)) >= 0 ||
+            (bad = first_nonfinite(nh, inst->Phi)) >= 0)
+            return problem(inst, SB_DISCARD, "constraint '%s' is not finite", m->constraint_names[bad]);
+        /* A = [M D^T; D 0] */
+        for (int i = 0; i < n; ++i) {
+            for (int j = 0; j < n; ++j) inst->A[i * na + j] = inst->M[i * n + j];
+            for (int r = 0; r < nc; ++r) inst->A[i * na + n + r] = inst->D[r * n + i];
+        }
+        for (int r = 0; r < nc; ++r) {
+            for (int j = 0; j < n; ++j) inst->A[(n + r) * na + j] = inst->D[r * n + j];
+            for (int s = 0; s < nc; ++s) inst->A[(n + r) * na + n + s] = 0.0;
+        }
+        /* rhs = [delta; gamma - 2 alpha (D dq - beta) - beta_b^2 Phi]  (Baumgarte) */
+        const double alpha = inst->set[SB_SET_ALPHA], bb = inst->set[SB_SET_BETA];
+        memcpy(inst->rhs, inst->delta, (size_t)n * sizeof(double));
+        for (int r = 0; r < nc; ++r) {
+            double v = -inst->beta[r];
+            for (int j = 0; j < n; ++j) v += inst->D[r * n + j] * dq[j];
+            double g = inst->gamma[r] - 2.0 * alpha * v;
+            if (r < nh) g -= bb * bb * inst->Phi[r];
+            inst->rhs[n + r] = g;
+        }
+        inst->chol = 0;
+        inst->rank = sb_lu_factor(na, inst->A, inst->prow, inst->pcol, SB_RANK_RTOL);
+    }
+    solve_factored(inst, inst->rhs, inst->sol);
+    if (inst->rank < na) {
+        /* redundant constraints: accept only a consistent system (residual check) */
+        double res = 0.0, scale = sb_norm_inf(na, inst->rhs) + 1.0;
+        for (int i = 0; i < n; ++i) {
+            double r = -inst->delta[i];
+            for (int j = 0; j < n; ++j) r += inst->M[i * n + j] * inst->sol[j];
+            for (int c = 0; c < nc; ++c) r += inst->D[c * n + i] * inst->sol[n + c];
+            if (fabs(r) > res) res = fabs(r);
+        }
+        for (int c = 0; c < nc; ++c) {
+            double r = -inst->rhs[n + c];
+            for (int j = 0; j < n; ++j) r += inst->D[c * n + j] * inst->sol[j];
+            if (fabs(r) > res) res = fabs(r);
+        }
+        if (!(res <= 1e-8 * scale))
+            return problem(inst, SB_DISCARD,
+                           "singular augmented matrix [M D^T; D 0] (rank %d of %d): the constraints are "
+                           "inconsistent or the mass matrix is singular",
+                           inst->rank, na);
+    }
+    if ((bad = first_nonfinite(na, inst->sol)) >= 0)
+        return problem(inst, SB_DISCARD, "%s '%s' is not finite", bad < n ? "acceleration of" : "multiplier of",
+                       bad < n ? m->coordinate_names[bad] : m->constraint_names[bad - n]);
+    if (ddq) memcpy(ddq, inst->sol, (size_t)n * sizeof(double));
+    if (lam && nc) memcpy(lam, inst->sol + n, (size_t)nc * sizeof(double));
+    return SB_OK;
+}
+
+SbStatus sb_update(SbInstance *inst)
+{
+    if (inst->cache_valid) return inst->cache_status;
+    SbStatus s = sb_accelerations(inst, *inst->time, inst->x, inst->ddq, inst->lam);
+    if (s == SB_OK && inst->m->ny > 0) {
+        SbPoint pt = point(inst, *inst->time, inst->x, inst->ddq, inst->lam);
+        sb_outputs(&pt, inst->y);
+    }
+    inst->cache_valid = 1;
+    inst->cache_status = s;
+    return s;
+}
+
+SbStatus sb_derivatives(SbInstance *inst, double t, const double *x, double *xdot)
+{
+    const int n = inst->m->nq;
+    memmove(xdot, x + n, (size_t)n * sizeof(double));
+    /* x and xdot may not alias beyond this point: x + n was read above */
+    return sb_accelerations(inst, t, x, xdot + n, NULL);
+}
+
+/* Residual Jacobians at (t, x) with inst->sol = [ddq; lam], including the
+   Baumgarte terms of the constraint rows. */
+static void residual_jacobians(SbInstance *inst, double t, const double *x)
+{
+    const SbModel *m = inst->m;
+    const int n = m->nq, nc = m->nc, nh = m->nh, nu = m->nu;
+    SbPoint pt = point(inst, t, x, inst->sol, inst->sol + n);
+    (void)nu;
+    sb_residual_jacobians(&pt, inst->R_q, inst->R_dq, inst->R_u, inst->R_t);
+    if (nc == 0) return;
+    const double alpha = inst->set[SB_SET_ALPHA], bb = inst->set[SB_SET_BETA];
+    if (alpha == 0.0 && bb == 0.0) return;
+    sb_velocity_jacobians(&pt, inst->V_q, inst->V_t);
+    if (nh > 0) sb_Phi_Phi_q(&pt, inst->Phi_q, inst->Phi);
+    /* inst->D and inst->beta hold the values at this point (sb_accelerations) */
+    for (int r = 0; r < nc; ++r) {
+        double *Rq = inst->R_q + (size_t)(n + r) * n, *Rdq = inst->R_dq + (size_t)(n + r) * n;
+        for (int j = 0; j < n; ++j) {
+            Rq[j] += 2.0 * alpha * inst->V_q[r * n + j];
+            Rdq[j] += 2.0 * alpha * inst->D[r * n + j];
+            if (r < nh) Rq[j] += bb * bb * inst->Phi_q[r * n + j];
+        }
+        inst->R_t[n + r] += 2.0 * alpha * inst->V_t[r];
+        if (r < nh) inst->R_t[n + r] -= bb * bb * inst->beta[r]; /* Phi_t = -beta */
+    }
+}
+
+SbStatus sb_state_jacobian(SbInstance *inst, double t, const double *x, double *J, double *J_t)
+{
+    const int n = inst->m->nq, na = inst->na, nx = 2 * n;
+    SbStatus s = sb_accelerations(inst, t, x, NULL, NULL);
+    if (s != SB_OK) return s;
+    residual_jacobians(inst, t, x);
+    memset(J, 0, (size_t)nx * nx * sizeof(double));
+    for (int i = 0; i < n; ++i) J[i * nx + n + i] = 1.0;
+    double *b = inst->dsol;
+    for (int c = 0; c < nx; ++c) { /* column c: d/dq_c or d/ddq_(c-n) */
+        const double *R = c < n ? inst->R_q : inst->R_dq;
+        int j = c < n ? c : c - n;
+        for (int r = 0; r < na; ++r) b[r] = -R[r * n + j];
+        solve_factored(inst, b, b);
+        for (int i = 0; i < n; ++i) J[(n + i) * nx + c] = b[i];
+    }
+    if (J_t) {
+        for (int r = 0; r < na; ++r) b[r] = -inst->R_t[r];
+        solve_factored(inst, b, b);
+        for (int i = 0; i < n; ++i) {
+            J_t[i] = 0.0;
+            J_t[n + i] = b[i];
+        }
+    }
+    if (!sb_all_finite(nx * nx, J)) return problem(inst, SB_DISCARD, "the state Jacobian is not finite");
+    return SB_OK;
+}
+
+SbStatus sb_directional_derivative(SbInstance *inst, const char *function, const unsigned *unknowns, size_t n_unknowns,
+                                   const unsigned *knowns, size_t n_knowns, const double *seed, double *sensitivity)
+{
+    const SbModel *m = inst->m;
+    const int n = m->nq, nc = m->nc, nu = m->nu, ny = m->ny, na = inst->na;
+    if ((n_unknowns && (!unknowns || !sensitivity)) || (n_knowns && (!knowns || !seed)))
+        return sb_fail(inst, function, "NULL array argument");
+    memset(inst->sq, 0, (size_t)n * sizeof(double));
+    memset(inst->sdq, 0, (size_t)n * sizeof(double));
+    if (nu) memset(inst->su, 0, (size_t)nu * sizeof(double));
+    for (size_t k = 0; k < n_knowns; ++k) {
+        const SbVariable *v = sb_variable(inst, function, knowns[k]);
+        if (!v) return SB_ERROR;
+        if (!isfinite(seed[k])) return sb_fail(inst, function, "seed of '%s' is not finite", v->name);
+        switch (v->kind) {
+        case SB_VAR_Q: inst->sq[v->index] += seed[k]; break;
+        case SB_VAR_DQ: inst->sdq[v->index] += seed[k]; break;
+        case SB_VAR_U: inst->su[v->index] += seed[k]; break;
+        default:
+            return sb_fail(inst, function, "'%s' is not a known of directional derivatives (states and inputs are)",
+                           v->name);
+        }
+    }
+    int need_dyn = 0, need_y = 0;
+    for (size_t k = 0; k < n_unknowns; ++k) {
+        const SbVariable *v = sb_variable(inst, function, unknowns[k]);
+        if (!v) return SB_ERROR;
+        if (v->kind == SB_VAR_DDQ) need_dyn = 1;
+        else if (v->kind == SB_VAR_Y) need_dyn = need_y = 1;
+        else if (v->kind != SB_VAR_Q && v->kind != SB_VAR_DQ)
+            return sb_fail(inst, function,
+                           "'%s' is not an unknown of directional derivatives (states, accelerations and outputs are)",
+                           v->name);
+    }
+    if (need_dyn) {
+        SbStatus s = sb_accelerations(inst, *inst->time, inst->x, NULL, NULL);
+        if (s != SB_OK) {
+            sb_log(inst, s, SB_LOG_DISCARD, "%s: %s", function, inst->problem);
+            return s;
+        }
+        residual_jacobians(inst, *inst->time, inst->x);
+        /* A d[ddq; lam] = -(R_q sq + R_dq sdq + R_u su) */
+        sb_matvec(na, n, inst->R_q, inst->sq, inst->rhs, 0);
+        sb_matvec(na, n, inst->R_dq, inst->sdq, inst->rhs, 1);
+        if (nu) sb_matvec(na, nu, inst->R_u, inst->su, inst->rhs, 1);
+        for (int i = 0; i < na; ++i) inst->rhs[i] = -inst->rhs[i];
+        solve_factored(inst, inst->rhs, inst->dsol);
+        if (need_y) {
+            SbPoint pt = point(inst, *inst->time, inst->x, inst->sol, inst->sol + n);
+            sb_output_jacobians(&pt, inst->Y_q, inst->Y_dq, inst->Y_u, inst->Y_t, inst->Y_ddq, inst->Y_lam);
+        }
+    }
+    for (size_t k = 0; k < n_unknowns; ++k) {
+        const SbVariable *v = &m->variables[unknowns[k]];
+        const int i = v->index;
+        double d = 0.0;
+        switch (v->kind) {
+        case SB_VAR_Q: d = inst->sq[i]; break;
+        case SB_VAR_DQ: d = inst->sdq[i]; break;
+        case SB_VAR_DDQ: d = inst->dsol[i]; break;
+        case SB_VAR_Y:
+            for (int j = 0; j < n; ++j)
+                d += inst->Y_q[i * n + j] * inst->sq[j] + inst->Y_dq[i * n + j] * inst->sdq[j] +
+                     inst->Y_ddq[i * n + j] * inst->dsol[j];
+            for (int j = 0; j < nu; ++j) d += inst->Y_u[i * nu + j] * inst->su[j];
+            for (int j = 0; j < nc; ++j) d += inst->Y_lam[i * nc + j] * inst->dsol[n + j];
+            break;
+        default: break;
+        }
+        sensitivity[k] = d;
+    }
+    (void)ny;
+    return SB_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* projections and assembly                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* Minimum-norm correction: dx = J^T (J J^T)^+ r for J (m x n).  Returns the rank. */
+static int min_norm_step(SbInstance *inst, int m_rows, int n, const double *J, const double *r, double *dx)
+{
+    double *y = inst->ytmp;
+    sb_gram(m_rows, n, J, inst->G);
+    int rank = sb_lu_factor(m_rows, inst->G, inst->gprow, inst->gpcol, 1e-12);
+    sb_lu_solve(m_rows, inst->G, inst->gprow, inst->gpcol, rank, r, y);
+    sb_matvec_t(m_rows, n, J, y, dx, 0);
+    return rank;
+}
+
+/* Newton iterations on the rows `rows` (evaluated by eval) for positions q. */
+typedef void (*RowEval)(SbInstance *inst, double t, const double *x, double *J, double *r);
+
+static void eval_Phi(SbInstance *inst, double t, const double *x, double *J, double *r)
+{
+    SbPoint pt = point(inst, t, x, NULL, NULL);
+    sb_Phi_Phi_q(&pt, J, r);
+}
+
+static void eval_Phi_init(SbInstance *inst, double t, const double *x, double *J, double *r)
+{
+    SbPoint pt = point(inst, t, x, NULL, NULL);
+    sb_Phi_init(&pt, J, r);
+    for (int k = 0; k < inst->m->ninit; ++k) { /* rows fixing a coordinate use its start value */
+        int i = inst->m->init_fix[k];
+        if (i >= 0) r[k] = x[i] - inst->qfix[i];
+    }
+}
+
+static SbStatus newton_positions(SbInstance *inst, double t, double *x, int rows, RowEval eval, double tol, int maxit,
+                                 const char *const *row_names, int *iterations, double *residual)
+{
+    const int n = inst->m->nq;
+    double *J = inst->Jrows, *r = inst->rrows, *dx = inst->dx;
+    double err = 0.0;
+    int it;
+    for (it = 0; it <= maxit; ++it) {
+        eval(inst, t, x, J, r);
+        int bad = first_nonfinite(rows, r);
+        if (bad < 0) bad = first_nonfinite(rows * n, J) >= 0 ? first_nonfinite(rows * n, J) / n : -1;
+        if (bad >= 0) return problem(inst, SB_DISCARD, "constraint '%s' is not finite", row_names[bad]);
+        err = sb_norm_inf(rows, r);
+        if (err <= tol || it == maxit) break;
+        min_norm_step(inst, rows, n, J, r, dx);
+        double step = sb_norm_inf(n, dx);
+        for (int i = 0; i < n; ++i) x[i] -= dx[i];
+        if (step <= 1e-15 * (1.0 + sb_norm_inf(n, x))) {
+            ++it;
+            eval(inst, t, x, J, r);
+            err = sb_norm_inf(rows, r);
+            break;
+        }
+    }
+    *iterations = it;
+    *residual = err;
+    if (!(err <= tol)) {
+        int worst = 0;
+        for (int k = 1; k < rows; ++k)
+            if (fabs(r[k]) > fabs(r[worst])) worst = k;
+        return problem(inst, SB_DISCARD, "Newton iteration did not converge: |%s| = %g after %d iterations",
+                       row_names[worst], err, it);
+    }
+    return SB_OK;
+}
+
+/* Velocities: dq += J^T (J J^T)^+ (b - J dq) for J = D (and fixed rows at init). */
+static void project_velocities(SbInstance *inst, double t, double *x, int with_fixed)
+{
+    const SbModel *m = inst->m;
+    const int n = m->nq, nc = m->nc;
+    SbPoint pt = point(inst, t, x, NULL, NULL);
+    double *J = inst->Jrows, *r = inst->rrows, *dx = inst->dx;
+    int rows = nc;
+    sb_D_beta(&pt, J, r);
+    if (with_fixed)
+        for (int k = 0; k < m->ninit; ++k) {
+            int i = m->init_fix[k];
+            if (i < 0) continue;
+            for (int j = 0; j < n; ++j) J[rows * n + j] = (j == i);
+            r[rows] = inst->qfix[n + i];
+            ++rows;
+        }
+    for (int k = 0; k < rows; ++k) {
+        double v = r[k];
+        for (int j = 0; j < n; ++j) v -= J[k * n + j] * x[n + j];
+        r[k] = v;
+    }
+    min_norm_step(inst, rows, n, J, r, dx);
+    for (int j = 0; j < n; ++j) x[n + j] += dx[j];
+}
+
+SbStatus sb_project(SbInstance *inst, double t, double *x)
+{
+    const SbModel *m = inst->m;
+    if (m->nc == 0 || inst->set[SB_SET_PROJECTION] == 0.0) return SB_OK;
+    int it = 0;
+    double res = 0.0;
+    if (m->nh > 0) {
+        SbStatus s = newton_positions(inst, t, x, m->nh, eval_Phi, inst->set[SB_SET_PROJ_TOL], 20, m->constraint_names,
+                                      &it, &res);
+        if (s != SB_OK) return s;
+    }
+    project_velocities(inst, t, x, 0);
+    if (!sb_all_finite(2 * m->nq, x)) return problem(inst, SB_DISCARD, "the projected state is not finite");
+    sb_log(inst, SB_OK, SB_LOG_SOLVER, "projection at t = %.17g: %d Newton iterations, |Phi| = %g", t, it, res);
+    return SB_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* initialization                                                           */
+/* ------------------------------------------------------------------------ */
+
+void sb_setup_experiment(SbInstance *inst, int tolerance_defined, double tolerance, double start_time)
+{
+    *inst->time = start_time;
+    if (tolerance_defined && tolerance > 0.0 && isfinite(tolerance) && !(inst->flags & SB_FLAG_RTOL_SET))
+        inst->set[SB_SET_RTOL] = tolerance;
+    sb_changed(inst);
+}
+
+SbStatus sb_enter_initialization(SbInstance *inst)
+{
+    inst->mode = SB_MODE_INIT;
+    return SB_OK;
+}
+
+SbStatus sb_exit_initialization(SbInstance *inst)
+{
+    const SbModel *m = inst->m;
+    const int n = m->nq;
+    for (int i = 0; i < m->np; ++i)
+        if (!isfinite(inst->p[i])) {
+            for (int k = 0; k < m->nvars; ++k)
+                if (m->variables[k].kind == SB_VAR_P && m->variables[k].index == i)
+                    return sb_fail(inst, "ExitInitializationMode", "parameter '%s' is not finite", m->variables[k].name);
+        }
+    if (!sb_all_finite(2 * n, inst->x))
+        return sb_fail(inst, "ExitInitializationMode", "the initial state is not finite");
+    if (m->nc > 0) {
+        /* assemble: Newton on Phi_init (coordinates fixed for assembly keep their start values), then velocities */
+        double *xs = inst->xwork; /* work on a copy so that a failure leaves the state untouched */
+        memcpy(xs, inst->x, (size_t)2 * n * sizeof(double));
+        memcpy(inst->qfix, inst->x, (size_t)2 * n * sizeof(double));
+        int it = 0;
+        double res = 0.0;
+        if (m->ninit > 0) {
+            double tol = inst->set[SB_SET_PROJ_TOL];
+            SbStatus s = newton_positions(inst, *inst->time, xs, m->ninit, eval_Phi_init, 1e-3 * tol,
+                                          SB_ASSEMBLY_MAXIT, m->init_names, &it, &res);
+            if (s != SB_OK && !(res <= tol))
+                return sb_fail(inst, "ExitInitializationMode", "assembly of the initial configuration failed: %s",
+                               inst->problem);
+        }
+        project_velocities(inst, *inst->time, xs, 1);
+        if (!sb_all_finite(2 * n, xs))
+            return sb_fail(inst, "ExitInitializationMode", "the assembled initial state is not finite");
+        memcpy(inst->x, xs, (size_t)2 * n * sizeof(double));
+        sb_log(inst, SB_OK, SB_LOG_EVENTS, "assembled the initial configuration: %d Newton iterations, |Phi| = %g", it,
+               res);
+    }
+    sb_changed(inst);
+    SbStatus s = sb_update(inst);
+    if (s != SB_OK)
+        return sb_fail(inst, "ExitInitializationMode", "the initial state is not admissible: %s", inst->problem);
+    inst->mode = inst->interface == SB_ME ? SB_MODE_EVENT : SB_MODE_STEP;
+    inst->flags |= SB_FLAG_INITIALIZED;
+    sb_log(inst, SB_OK, SB_LOG_EVENTS, "initialized at t = %g", *inst->time);
+    return SB_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* FMU state                                                                */
+/* ------------------------------------------------------------------------ */
+
+SbSnapshot *sb_snapshot(SbInstance *inst, SbSnapshot *reuse)
+{
+    SbSnapshot *s = reuse;
+    if (!s || s->magic != SB_SNAPSHOT_MAGIC || s->nS != inst->nS) {
+        s = malloc(sizeof(SbSnapshot) + (size_t)inst->nS * sizeof(double));
+        if (!s) return NULL;
+    }
+    s->magic = SB_SNAPSHOT_MAGIC;
+    s->mode = (int)inst->mode;
+    s->flags = inst->flags;
+    s->nS = inst->nS;
+    memcpy(s->S, inst->S, (size_t)inst->nS * sizeof(double));
+    return s;
+}
+
+SbStatus sb_restore(SbInstance *inst, const SbSnapshot *s)
+{
+    if (!s || s->magic != SB_SNAPSHOT_MAGIC || s->nS != inst->nS)
+        return sb_fail(inst, "SetFMUState", "the FMU state does not belong to this model");
+    memcpy(inst->S, s->S, (size_t)inst->nS * sizeof(double));
+    inst->mode = (SbMode)s->mode;
+    inst->flags = s->flags;
+    sb_changed(inst);
+    return SB_OK;
+}
+
+/* serialized layout: magic, version, nS, mode, flags (uint32 each), then nS doubles */
+size_t sb_snapshot_size(const SbInstance *inst) { return 5 * sizeof(unsigned) + (size_t)inst->nS * sizeof(double); }
+
+SbStatus sb_serialize(SbInstance *inst, const SbSnapshot *s, unsigned char *bytes, size_t size)
+{
+    if (!s || s->magic != SB_SNAPSHOT_MAGIC || s->nS != inst->nS)
+        return sb_fail(inst, "SerializeFMUState", "the FMU state does not belong to this model");
+    if (!bytes || size < sb_snapshot_size(inst))
+        return sb_fail(inst, "SerializeFMUState", "buffer of %zu bytes is too small (%zu needed)", size,
+                       sb_snapshot_size(inst));
+    unsigned head[5] = {SB_SNAPSHOT_MAGIC, SB_SERIAL_VERSION, (unsigned)s->nS, (unsigned)s->mode, (unsigned)s->flags};
+    memcpy(bytes, head, sizeof head);
+    memcpy(bytes + sizeof head, s->S, (size_t)s->nS * sizeof(double));
+    return SB_OK;
+}
+
+SbSnapshot *sb_deserialize(SbInstance *inst, const unsigned char *bytes, size_t size)
+{
+    unsigned head[5];
+    if (!bytes || size != sb_snapshot_size(inst)) {
+        sb_fail(inst, "DeserializeFMUState", "serialized state has %zu bytes, expected %zu", size,
+                sb_snapshot_size(inst));
+        return NULL;
+    }
+    memcpy(head, bytes, sizeof head);
+    if (head[0] != SB_SNAPSHOT_MAGIC || head[1] != SB_SERIAL_VERSION || head[2] != (unsigned)inst->nS ||
+        head[3] > (unsigned)SB_MODE_ERROR) {
+        sb_fail(inst, "DeserializeFMUState", "the bytes are not a serialized state of this model");
+        return NULL;
+    }
+    SbSnapshot *s = malloc(sizeof(SbSnapshot) + (size_t)inst->nS * sizeof(double));
+    if (!s) {
+        sb_fail(inst, "DeserializeFMUState", "out of memory");
+        return NULL;
+    }
+    s->magic = SB_SNAPSHOT_MAGIC;
+    s->nS = inst->nS;
+    s->mode = (int)head[3];
+    s->flags = (int)head[4];
+    memcpy(s->S, bytes + sizeof head, (size_t)inst->nS * sizeof(double));
+    return s;
+}

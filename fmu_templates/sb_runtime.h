@@ -1,0 +1,185 @@
+/*
+ * sb_runtime.h -- the FMI-version independent part of a symbody FMU: one
+ * instance (state, workspace), variable access, the dynamics (accelerations
+ * and multipliers), assembly of the initial configuration, directional
+ * derivatives, FMU state snapshots and logging.
+ *
+ * The FMI 2 and FMI 3 wrappers translate their calls into these functions;
+ * the embedded Co-Simulation solvers live in sb_solver.c.
+ */
+#ifndef SB_RUNTIME_H
+#define SB_RUNTIME_H
+
+#include <stddef.h>
+#include "symbody_model.h"
+
+typedef enum { SB_OK = 0, SB_WARNING, SB_DISCARD, SB_ERROR, SB_FATAL } SbStatus;
+
+typedef enum {
+    SB_MODE_INSTANTIATED = 0,
+    SB_MODE_INIT,        /* initialization mode */
+    SB_MODE_EVENT,       /* event mode (Model Exchange) */
+    SB_MODE_CONTINUOUS,  /* continuous-time mode (Model Exchange) */
+    SB_MODE_STEP,        /* step mode (Co-Simulation) */
+    SB_MODE_TERMINATED,
+    SB_MODE_ERROR
+} SbMode;
+
+typedef enum { SB_ME = 1, SB_CS = 2 } SbInterface;
+
+/* log categories (bit masks); names as in modelDescription.xml */
+enum {
+    SB_LOG_EVENTS = 1,    /* logEvents: initialization, assembly, mode changes */
+    SB_LOG_WARNING = 2,   /* logStatusWarning */
+    SB_LOG_DISCARD = 4,   /* logStatusDiscard */
+    SB_LOG_ERROR = 8,     /* logStatusError */
+    SB_LOG_FATAL = 16,    /* logStatusFatal */
+    SB_LOG_SOLVER = 32,   /* logSolver: steps, rejections, projection */
+    SB_LOG_CALLS = 64,    /* logCalls: every FMI call */
+    SB_LOG_ALL = 127
+};
+
+extern const char *const sb_log_category_names[7];
+
+typedef struct SbInstance SbInstance;
+
+/* Forwards a formatted message to the FMI logger of the wrapper. */
+typedef void (*SbLogger)(SbInstance *inst, SbStatus status, const char *category, const char *message);
+
+/* Snapshot of everything that determines the future of an instance. */
+typedef struct {
+    unsigned magic;
+    int mode;
+    int flags;
+    int nS;
+    double S[]; /* time, x, u, p, settings, solver memory */
+} SbSnapshot;
+
+/* instance flags (part of the state) */
+enum {
+    SB_FLAG_RTOL_SET = 1,     /* solver.rtol set explicitly: the experiment tolerance does not override it */
+    SB_FLAG_INITIALIZED = 2   /* initialization completed */
+};
+
+struct SbInstance {
+    const SbModel *m;
+    SbInterface interface;
+    char *name;
+    void *env;           /* component / instance environment of the host */
+    SbLogger logger;     /* set by the wrapper */
+    const void *host;    /* wrapper data (FMI 2 callback functions) */
+    unsigned log_mask;   /* enabled categories */
+    int logging_on;
+
+    /* ---- state (copied by FMU state snapshots) ---- */
+    SbMode mode;
+    int flags;
+    int nS;
+    double *S;           /* [time, x (2 nq), u (nu), p (np), settings, h_next] */
+    double *time;        /* S + 0 */
+    double *x;           /* q = x, dq = x + nq */
+    double *u, *p, *set;
+    double *h_next;      /* step size proposed by the adaptive solvers */
+
+    /* ---- values at the current state (recomputed on demand) ---- */
+    int cache_valid;     /* ddq, lam, y and the factorization belong to the current state */
+    SbStatus cache_status;
+    double *ddq, *lam, *y;
+
+    /* ---- workspace ---- */
+    int na;              /* nq + nc */
+    double *M, *delta, *D, *beta, *gamma, *Phi, *Phi_q;
+    double *A;           /* augmented matrix [M D^T; D 0], factorized */
+    int *prow, *pcol;
+    int rank;
+    int chol;            /* A holds a Cholesky factor of M (nc == 0) */
+    double *rhs, *sol;
+    double *R_q, *R_dq, *R_u, *R_t, *V_q, *V_t;
+    double *Y_q, *Y_dq, *Y_u, *Y_t, *Y_ddq, *Y_lam;
+    double *sq, *sdq, *su, *dsol;  /* directional derivative seeds and result */
+    int nrows;           /* most rows of a projection or assembly problem */
+    double *Jrows, *rrows; /* their Jacobian (nrows x nq) and residual */
+    double *G;           /* Gram matrix J J^T (nrows x nrows) and its pivots */
+    int *gprow, *gpcol;
+    double *ytmp;        /* (nrows) */
+    double *dx;          /* correction (nq) */
+    double *xwork;       /* trial state (2 nq) */
+    double *qfix;        /* start values [q; dq] held by the assembly (2 nq) */
+    void *solver;        /* solver workspace (sb_solver.c) */
+    char problem[512];   /* last numerical problem, for the message of a discarded call */
+};
+
+/* ---- lifecycle ---- */
+SbInstance *sb_instantiate(const SbModel *m, SbInterface interface, const char *name, const char *token, void *env,
+                           SbLogger logger, const void *host, int logging_on);
+void sb_free(SbInstance *inst);
+void sb_reset(SbInstance *inst);    /* back to the start values, mode instantiated */
+
+/* ---- logging ---- */
+void sb_log(SbInstance *inst, SbStatus status, unsigned category, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+SbStatus sb_set_debug_logging(SbInstance *inst, int on, size_t n, const char *const categories[]);
+
+/* Error in a call: logs and returns SB_ERROR (and puts the instance in error mode when `fatal`). */
+SbStatus sb_fail(SbInstance *inst, const char *function, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* 1 if the call is allowed in the current mode; else logs an error naming the function. */
+int sb_allowed(SbInstance *inst, const char *function, unsigned modes);
+#define SB_IN(mode) (1u << (mode))
+
+/* ---- variables ---- */
+const SbVariable *sb_variable(SbInstance *inst, const char *function, unsigned vr);
+SbStatus sb_get_real(SbInstance *inst, const char *function, const unsigned *vr, size_t n, double *values);
+SbStatus sb_set_real(SbInstance *inst, const char *function, const unsigned *vr, size_t n, const double *values);
+SbStatus sb_get_int(SbInstance *inst, const char *function, const unsigned *vr, size_t n, long long *values);
+SbStatus sb_set_int(SbInstance *inst, const char *function, const unsigned *vr, size_t n, const long long *values);
+SbStatus sb_get_bool(SbInstance *inst, const char *function, const unsigned *vr, size_t n, int *values);
+SbStatus sb_set_bool(SbInstance *inst, const char *function, const unsigned *vr, size_t n, const int *values);
+
+/* ---- initialization ---- */
+void sb_setup_experiment(SbInstance *inst, int tolerance_defined, double tolerance, double start_time);
+SbStatus sb_enter_initialization(SbInstance *inst);
+SbStatus sb_exit_initialization(SbInstance *inst);
+
+/* ---- dynamics ---- */
+/* Accelerations and multipliers at (t, x = [q; dq]) with the instance's inputs
+   and parameters, Baumgarte-stabilized constraint rows.  Leaves the factorized
+   augmented matrix in inst->A.  lam may be NULL. */
+SbStatus sb_accelerations(SbInstance *inst, double t, const double *x, double *ddq, double *lam);
+
+/* Make ddq, lam, y valid for the current state. */
+SbStatus sb_update(SbInstance *inst);
+
+/* State derivative [dq; ddq] at (t, x) (solvers). */
+SbStatus sb_derivatives(SbInstance *inst, double t, const double *x, double *xdot);
+
+/* Jacobian of [dq; ddq] with respect to x (2nq x 2nq, row-major) and t, at
+   (t, x) (implicit solver); J_t may be NULL. */
+SbStatus sb_state_jacobian(SbInstance *inst, double t, const double *x, double *J, double *J_t);
+
+/* Directional derivative: sensitivity = d(unknowns)/d(knowns) * seed at the current state. */
+SbStatus sb_directional_derivative(SbInstance *inst, const char *function, const unsigned *unknowns, size_t n_unknowns,
+                                   const unsigned *knowns, size_t n_knowns, const double *seed, double *sensitivity);
+
+/* ---- constraint projection ---- */
+/* Newton on Phi(q, t) = 0 with minimum-norm steps (positions) and D dq = beta (velocities). */
+SbStatus sb_project(SbInstance *inst, double t, double *x);
+
+/* ---- state snapshots ---- */
+SbSnapshot *sb_snapshot(SbInstance *inst, SbSnapshot *reuse);
+SbStatus sb_restore(SbInstance *inst, const SbSnapshot *s);
+size_t sb_snapshot_size(const SbInstance *inst);
+SbStatus sb_serialize(SbInstance *inst, const SbSnapshot *s, unsigned char *bytes, size_t size);
+SbSnapshot *sb_deserialize(SbInstance *inst, const unsigned char *bytes, size_t size);
+
+/* Invalidate the values computed at the current state (after a change of x, u, p or t). */
+static inline void sb_changed(SbInstance *inst) { inst->cache_valid = 0; }
+
+#endif /* SB_RUNTIME_H */

@@ -1,0 +1,391 @@
+/*
+ * sb_solver.c -- RK4, Dormand-Prince 5(4) and Rosenbrock 2(3) for the
+ * Co-Simulation interface (see sb_solver.h).
+ *
+ * The integrated ODE is x' = [dq; ddq(q, dq, u, t)] with the Baumgarte-
+ * stabilized accelerations of sb_accelerations; inputs are held constant over
+ * a communication step.  Step size control of the adaptive methods uses the
+ * weighted RMS norm with weights atol + rtol max(|y0|, |y1|) (Hairer, Norsett,
+ * Wanner, Solving ODEs I, II.4).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sb_linalg.h"
+#include "sb_solver.h"
+
+#define SB_MAX_STEPS 1000000L   /* internal steps per communication step */
+
+typedef struct {
+    int nx;
+    double *k[7];         /* stages (dopri5: k1..k7; rk4, rosenbrock23: k1..k4) */
+    double *y1, *ytmp, *err;
+    double *J, *W, *T, *F0, *F1, *F2;
+    int *wrow, *wcol;
+    double *backup;       /* instance state at the start of the communication step */
+} SbSolver;
+
+SbStatus sb_solver_alloc(SbInstance *inst)
+{
+    const int nx = 2 * inst->m->nq;
+    SbSolver *w = calloc(1, sizeof *w);
+    if (!w) return SB_ERROR;
+    inst->solver = w;
+    w->nx = nx;
+    const size_t v = (size_t)(nx > 0 ? nx : 1) * sizeof(double);
+    int ok = 1;
+    for (int i = 0; i < 7; ++i) ok &= (w->k[i] = malloc(v)) != NULL;
+    ok &= (w->y1 = malloc(v)) != NULL;
+    ok &= (w->ytmp = malloc(v)) != NULL;
+    ok &= (w->err = malloc(v)) != NULL;
+    ok &= (w->T = malloc(v)) != NULL;
+    ok &= (w->F0 = malloc(v)) != NULL;
+    ok &= (w->F1 = malloc(v)) != NULL;
+    ok &= (w->F2 = malloc(v)) != NULL;
+    ok &= (w->J = malloc(v * (size_t)(nx > 0 ? nx : 1))) != NULL;
+    ok &= (w->W = malloc(v * (size_t)(nx > 0 ? nx : 1))) != NULL;
+    ok &= (w->wrow = malloc((size_t)(nx > 0 ? nx : 1) * sizeof(int))) != NULL;
+    ok &= (w->wcol = malloc((size_t)(nx > 0 ? nx : 1) * sizeof(int))) != NULL;
+    ok &= (w->backup = malloc((size_t)inst->nS * sizeof(double))) != NULL;
+    return ok ? SB_OK : SB_ERROR;
+}
+
+void sb_solver_free(SbInstance *inst)
+{
+    SbSolver *w = inst->solver;
+    if (!w) return;
+    for (int i = 0; i < 7; ++i) free(w->k[i]);
+    free(w->y1);
+    free(w->ytmp);
+    free(w->err);
+    free(w->T);
+    free(w->F0);
+    free(w->F1);
+    free(w->F2);
+    free(w->J);
+    free(w->W);
+    free(w->wrow);
+    free(w->wcol);
+    free(w->backup);
+    free(w);
+    inst->solver = NULL;
+}
+
+static int projecting(const SbInstance *inst) { return inst->m->nc > 0 && inst->set[SB_SET_PROJECTION] != 0.0; }
+
+/* ytmp = y + h * sum_i a[i] k[i] */
+static void combine(int nx, double *out, const double *y, double h, int nk, const double *a, double *const *k)
+{
+    for (int j = 0; j < nx; ++j) {
+        double s = 0.0;
+        for (int i = 0; i < nk; ++i)
+            if (a[i] != 0.0) s += a[i] * k[i][j];
+        out[j] = y[j] + h * s;
+    }
+}
+
+static double error_norm(const SbInstance *inst, int nx, const double *err, const double *y0, const double *y1)
+{
+    const double rtol = inst->set[SB_SET_RTOL], atol = inst->set[SB_SET_ATOL];
+    double s = 0.0;
+    for (int i = 0; i < nx; ++i) {
+        double sc = atol + rtol * fmax(fabs(y0[i]), fabs(y1[i]));
+        double e = err[i] / sc;
+        s += e * e;
+    }
+    return nx > 0 ? sqrt(s / nx) : 0.0;
+}
+
+static double max_step(const SbInstance *inst)
+{
+    double h = inst->set[SB_SET_MAX_STEP];
+    return h > 0.0 ? h : INFINITY;
+}
+
+/* Starting step size (Hairer, Norsett, Wanner, II.4, algorithm of the code DOPRI5). */
+static double initial_step(SbInstance *inst, double t, const double *y, const double *f0, int order, double span)
+{
+    SbSolver *w = inst->solver;
+    const int nx = w->nx;
+    const double rtol = inst->set[SB_SET_RTOL], atol = inst->set[SB_SET_ATOL];
+    double d0 = 0.0, d1 = 0.0;
+    for (int i = 0; i < nx; ++i) {
+        double sc = atol + rtol * fabs(y[i]);
+        d0 += (y[i] / sc) * (y[i] / sc);
+        d1 += (f0[i] / sc) * (f0[i] / sc);
+    }
+    d0 = sqrt(d0 / nx);
+    d1 = sqrt(d1 / nx);
+    double h0 = (d0 < 1e-5 || d1 < 1e-5) ? 1e-6 : 0.01 * d0 / d1;
+    h0 = fmin(h0, fmin(span, max_step(inst)));
+    for (int i = 0; i < nx; ++i) w->ytmp[i] = y[i] + h0 * f0[i];
+    if (sb_derivatives(inst, t + h0, w->ytmp, w->err) != SB_OK) return h0;
+    double d2 = 0.0;
+    for (int i = 0; i < nx; ++i) {
+        double sc = atol + rtol * fabs(y[i]);
+        double e = (w->err[i] - f0[i]) / sc;
+        d2 += e * e;
+    }
+    d2 = sqrt(d2 / nx) / h0;
+    double dm = fmax(d1, d2);
+    double h1 = dm <= 1e-15 ? fmax(1e-6, h0 * 1e-3) : pow(0.01 / dm, 1.0 / (order + 1));
+    return fmin(fmin(100.0 * h0, h1), fmin(span, max_step(inst)));
+}
+
+/* ------------------------------------------------------------------------ */
+/* classic Runge-Kutta 4 with a fixed internal step                         */
+/* ------------------------------------------------------------------------ */
+
+static SbStatus rk4(SbInstance *inst, double t0, double tend)
+{
+    SbSolver *w = inst->solver;
+    const int nx = w->nx;
+    double *y = inst->x, **k = w->k;
+    const double H = tend - t0, h = inst->set[SB_SET_STEP];
+    double nd = ceil(H / h * (1.0 - 1e-12));
+    if (nd < 1.0) nd = 1.0;
+    if (nd > (double)SB_MAX_STEPS)
+        return sb_fail(inst, "DoStep", "solver.step = %g needs more than %ld steps for a communication step of %g", h,
+                       SB_MAX_STEPS, H);
+    const long N = (long)nd;
+    for (long i = 0; i < N; ++i) {
+        const double t = t0 + H * (double)i / (double)N;
+        const double hh = (i == N - 1 ? tend : t0 + H * (double)(i + 1) / (double)N) - t;
+        SbStatus s = sb_derivatives(inst, t, y, k[0]);
+        if (s == SB_OK) {
+            for (int j = 0; j < nx; ++j) w->ytmp[j] = y[j] + 0.5 * hh * k[0][j];
+            s = sb_derivatives(inst, t + 0.5 * hh, w->ytmp, k[1]);
+        }
+        if (s == SB_OK) {
+            for (int j = 0; j < nx; ++j) w->ytmp[j] = y[j] + 0.5 * hh * k[1][j];
+            s = sb_derivatives(inst, t + 0.5 * hh, w->ytmp, k[2]);
+        }
+        if (s == SB_OK) {
+            for (int j = 0; j < nx; ++j) w->ytmp[j] = y[j] + hh * k[2][j];
+            s = sb_derivatives(inst, t + hh, w->ytmp, k[3]);
+        }
+        if (s != SB_OK) return s;
+        for (int j = 0; j < nx; ++j) y[j] += hh / 6.0 * (k[0][j] + 2.0 * k[1][j] + 2.0 * k[2][j] + k[3][j]);
+        if (projecting(inst) && (s = sb_project(inst, t + hh, y)) != SB_OK) return s;
+    }
+    return SB_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Dormand-Prince 5(4)                                                      */
+/* ------------------------------------------------------------------------ */
+
+static const double DP_C[7] = {0.0, 1.0 / 5.0, 3.0 / 10.0, 4.0 / 5.0, 8.0 / 9.0, 1.0, 1.0};
+static const double DP_A[7][6] = {
+    {0},
+    {1.0 / 5.0},
+    {3.0 / 40.0, 9.0 / 40.0},
+    {44.0 / 45.0, -56.0 / 15.0, 32.0 / 9.0},
+    {19372.0 / 6561.0, -25360.0 / 2187.0, 64448.0 / 6561.0, -212.0 / 729.0},
+    {9017.0 / 3168.0, -355.0 / 33.0, 46732.0 / 5247.0, 49.0 / 176.0, -5103.0 / 18656.0},
+    {35.0 / 384.0, 0.0, 500.0 / 1113.0, 125.0 / 192.0, -2187.0 / 6784.0, 11.0 / 84.0}};
+/* error estimate: difference of the 5th and 4th order weights */
+static const double DP_E[7] = {71.0 / 57600.0, 0.0, -71.0 / 16695.0, 71.0 / 1920.0, -17253.0 / 339200.0,
+                               22.0 / 525.0,   -1.0 / 40.0};
+
+static SbStatus dopri5(SbInstance *inst, double t, double tend)
+{
+    SbSolver *w = inst->solver;
+    const int nx = w->nx;
+    double *y = inst->x, **k = w->k;
+    double h = *inst->h_next;
+    int need_k1 = 1, rejected = 0;
+    long count = 0;
+    SbStatus s;
+    while (tend - t > 1e-13 * fmax(1.0, fabs(tend))) {
+        if (++count > SB_MAX_STEPS)
+            return sb_fail(inst, "DoStep", "dopri5 needed more than %ld internal steps before t = %g", SB_MAX_STEPS,
+                           tend);
+        if (need_k1) {
+            if ((s = sb_derivatives(inst, t, y, k[0])) != SB_OK) return s;
+            need_k1 = 0;
+        }
+        if (!(h > 0.0)) h = initial_step(inst, t, y, k[0], 4, tend - t);
+        const double hprop = fmin(h, max_step(inst));
+        double hs = hprop;
+        int last = 0;
+        if (t + hs >= tend - 1e-13 * fmax(1.0, fabs(tend))) {
+            hs = tend - t;
+            last = 1;
+        }
+        s = SB_OK;
+        for (int st = 1; st < 7 && s == SB_OK; ++st) {
+            double *out = st == 6 ? w->y1 : w->ytmp;
+            combine(nx, out, y, hs, st, DP_A[st], k);
+            s = sb_derivatives(inst, t + DP_C[st] * hs, out, k[st]);
+        }
+        double errn = INFINITY;
+        if (s == SB_OK) {
+            for (int j = 0; j < nx; ++j) {
+                double e = 0.0;
+                for (int i = 0; i < 7; ++i) e += DP_E[i] * k[i][j];
+                w->err[j] = hs * e;
+            }
+            errn = error_norm(inst, nx, w->err, y, w->y1);
+        }
+        if (errn <= 1.0) { /* accept */
+            t = last ? tend : t + hs;
+            memcpy(y, w->y1, (size_t)nx * sizeof(double));
+            double *tmp = k[0]; /* first same as last */
+            k[0] = k[6];
+            k[6] = tmp;
+            if (projecting(inst)) {
+                if ((s = sb_project(inst, t, y)) != SB_OK) return s;
+                need_k1 = 1;
+            }
+            double fac = errn == 0.0 ? 5.0 : fmin(5.0, fmax(0.2, 0.9 * pow(errn, -0.2)));
+            if (rejected) fac = fmin(fac, 1.0);
+            h = hs * fac;
+            if (last && hs < hprop) h = fmax(h, hprop); /* a step shortened to hit tend keeps the proposal */
+            rejected = 0;
+            sb_log(inst, SB_OK, SB_LOG_SOLVER, "dopri5: accepted step to t = %.17g (h = %g, error %g)", t, hs, errn);
+        } else {
+            h = hs * (isfinite(errn) ? fmax(0.2, 0.9 * pow(errn, -0.2)) : 0.25);
+            rejected = 1;
+            sb_log(inst, SB_OK, SB_LOG_SOLVER, "dopri5: rejected step at t = %.17g (h = %g, error %g)", t, hs, errn);
+        }
+        if (h < 1e-14 * fmax(1.0, fabs(t))) {
+            if (s == SB_OK) snprintf(inst->problem, sizeof inst->problem, "local error test failed");
+            char why[400];
+            memcpy(why, inst->problem, sizeof why - 1); why[sizeof why - 1] = 0;
+            snprintf(inst->problem, sizeof inst->problem, "dopri5 step size underflow at t = %.17g (%s)", t, why);
+            return SB_DISCARD;
+        }
+    }
+    *inst->h_next = h;
+    return SB_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Rosenbrock 2(3), L-stable (Shampine and Reichelt, The MATLAB ODE Suite)   */
+/* ------------------------------------------------------------------------ */
+
+static SbStatus rosenbrock23(SbInstance *inst, double t, double tend)
+{
+    SbSolver *w = inst->solver;
+    const int nx = w->nx;
+    const double d = 1.0 / (2.0 + sqrt(2.0)), e32 = 6.0 + sqrt(2.0);
+    double *y = inst->x, *k1 = w->k[0], *k2 = w->k[1], *k3 = w->k[2], *rhs = w->k[3];
+    double h = *inst->h_next;
+    int need_jac = 1, rejected = 0;
+    long count = 0;
+    SbStatus s;
+    while (tend - t > 1e-13 * fmax(1.0, fabs(tend))) {
+        if (++count > SB_MAX_STEPS)
+            return sb_fail(inst, "DoStep", "rosenbrock23 needed more than %ld internal steps before t = %g",
+                           SB_MAX_STEPS, tend);
+        if (need_jac) {
+            if ((s = sb_derivatives(inst, t, y, w->F0)) != SB_OK) return s;
+            if ((s = sb_state_jacobian(inst, t, y, w->J, w->T)) != SB_OK) return s;
+            need_jac = 0;
+        }
+        if (!(h > 0.0)) h = initial_step(inst, t, y, w->F0, 2, tend - t);
+        const double hprop = fmin(h, max_step(inst));
+        double hs = hprop;
+        int last = 0;
+        if (t + hs >= tend - 1e-13 * fmax(1.0, fabs(tend))) {
+            hs = tend - t;
+            last = 1;
+        }
+        /* W = I - h d J */
+        for (int i = 0; i < nx * nx; ++i) w->W[i] = -hs * d * w->J[i];
+        for (int i = 0; i < nx; ++i) w->W[i * nx + i] += 1.0;
+        int rank = sb_lu_factor(nx, w->W, w->wrow, w->wcol, 1e-14);
+        double errn = INFINITY;
+        s = SB_OK;
+        if (rank < nx) {
+            s = SB_DISCARD;
+            snprintf(inst->problem, sizeof inst->problem, "singular iteration matrix I - h d J");
+        }
+        if (s == SB_OK) {
+            for (int i = 0; i < nx; ++i) rhs[i] = w->F0[i] + hs * d * w->T[i];
+            sb_lu_solve(nx, w->W, w->wrow, w->wcol, nx, rhs, k1);
+            for (int i = 0; i < nx; ++i) w->ytmp[i] = y[i] + 0.5 * hs * k1[i];
+            s = sb_derivatives(inst, t + 0.5 * hs, w->ytmp, w->F1);
+        }
+        if (s == SB_OK) {
+            for (int i = 0; i < nx; ++i) rhs[i] = w->F1[i] - k1[i];
+            sb_lu_solve(nx, w->W, w->wrow, w->wcol, nx, rhs, k2);
+            for (int i = 0; i < nx; ++i) {
+                k2[i] += k1[i];
+                w->y1[i] = y[i] + hs * k2[i];
+            }
+            s = sb_derivatives(inst, t + hs, w->y1, w->F2);
+        }
+        if (s == SB_OK) {
+            for (int i = 0; i < nx; ++i)
+                rhs[i] = w->F2[i] - e32 * (k2[i] - w->F1[i]) - 2.0 * (k1[i] - w->F0[i]) + hs * d * w->T[i];
+            sb_lu_solve(nx, w->W, w->wrow, w->wcol, nx, rhs, k3);
+            for (int i = 0; i < nx; ++i) w->err[i] = hs / 6.0 * (k1[i] - 2.0 * k2[i] + k3[i]);
+            errn = error_norm(inst, nx, w->err, y, w->y1);
+        }
+        if (errn <= 1.0) {
+            t = last ? tend : t + hs;
+            memcpy(y, w->y1, (size_t)nx * sizeof(double));
+            if (projecting(inst) && (s = sb_project(inst, t, y)) != SB_OK) return s;
+            need_jac = 1;
+            double fac = errn == 0.0 ? 5.0 : fmin(5.0, fmax(0.2, 0.8 * pow(errn, -1.0 / 3.0)));
+            if (rejected) fac = fmin(fac, 1.0);
+            h = hs * fac;
+            if (last && hs < hprop) h = fmax(h, hprop);
+            rejected = 0;
+            sb_log(inst, SB_OK, SB_LOG_SOLVER, "rosenbrock23: accepted step to t = %.17g (h = %g, error %g)", t, hs,
+                   errn);
+        } else {
+            h = hs * (isfinite(errn) ? fmax(0.2, 0.8 * pow(errn, -1.0 / 3.0)) : 0.25);
+            rejected = 1;
+            sb_log(inst, SB_OK, SB_LOG_SOLVER, "rosenbrock23: rejected step at t = %.17g (h = %g, error %g)", t, hs,
+                   errn);
+        }
+        if (h < 1e-14 * fmax(1.0, fabs(t))) {
+            if (s == SB_OK) snprintf(inst->problem, sizeof inst->problem, "local error test failed");
+            char why[400];
+            memcpy(why, inst->problem, sizeof why - 1); why[sizeof why - 1] = 0;
+            snprintf(inst->problem, sizeof inst->problem, "rosenbrock23 step size underflow at t = %.17g (%s)", t, why);
+            return SB_DISCARD;
+        }
+    }
+    *inst->h_next = h;
+    return SB_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+
+SbStatus sb_do_step(SbInstance *inst, double t0, double H)
+{
+    SbSolver *w = inst->solver;
+    const double t = *inst->time;
+    if (!isfinite(t0) || !isfinite(H) || H < 0.0)
+        return sb_fail(inst, "DoStep", "invalid communication point %g or step size %g", t0, H);
+    if (fabs(t0 - t) > 1e-9 * fmax(1.0, fabs(t)))
+        return sb_fail(inst, "DoStep", "currentCommunicationPoint %.17g does not match the FMU time %.17g", t0, t);
+    if (H == 0.0) return SB_OK;
+    memcpy(w->backup, inst->S, (size_t)inst->nS * sizeof(double));
+    const double tend = t0 + H;
+    SbStatus s;
+    inst->problem[0] = '\0';
+    switch ((int)inst->set[SB_SET_METHOD]) {
+    case SB_METHOD_RK4: s = rk4(inst, t0, tend); break;
+    case SB_METHOD_ROSENBROCK23: s = rosenbrock23(inst, t0, tend); break;
+    default: s = dopri5(inst, t0, tend); break;
+    }
+    if (s != SB_OK) {
+        memcpy(inst->S, w->backup, (size_t)inst->nS * sizeof(double));
+        sb_changed(inst);
+        if (s == SB_DISCARD)
+            sb_log(inst, SB_DISCARD, SB_LOG_DISCARD,
+                   "DoStep: step from t = %.17g to %.17g discarded, state kept at t = %.17g: %s", t0, tend, t0,
+                   inst->problem);
+        return s == SB_DISCARD ? SB_DISCARD : SB_ERROR;
+    }
+    *inst->time = tend;
+    sb_changed(inst);
+    return SB_OK;
+}

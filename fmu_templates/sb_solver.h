@@ -1,0 +1,24 @@
+/*
+ * sb_solver.h -- embedded Co-Simulation solvers of a symbody FMU.
+ *
+ * Chosen at run time by the parameter solver.method (no rebuild):
+ *   1 rk4           classic fixed-step Runge-Kutta 4, internal step solver.step
+ *   2 dopri5        adaptive Dormand-Prince 5(4), solver.rtol / solver.atol
+ *   3 rosenbrock23  adaptive linearly implicit Rosenbrock 2(3) (Shampine-Reichelt,
+ *                   L-stable) using the exact symbolic Jacobian, for stiff models
+ * After every accepted internal step the state is projected onto the
+ * constraints (solver.projection).  A failed communication step leaves the
+ * state at its start and returns SB_DISCARD.
+ */
+#ifndef SB_SOLVER_H
+#define SB_SOLVER_H
+
+#include "sb_runtime.h"
+
+SbStatus sb_solver_alloc(SbInstance *inst);
+void sb_solver_free(SbInstance *inst);
+
+/* Advance the instance from t0 (its current time) by H > 0. */
+SbStatus sb_do_step(SbInstance *inst, double t0, double H);
+
+#endif /* SB_SOLVER_H */

@@ -1,0 +1,133 @@
+/*
+ * symbody_model.h -- the interface between one generated model.c and the
+ * generic symbody FMU runtime (sb_runtime.c, sb_solver.c, sb_linalg.c and the
+ * FMI 2 / FMI 3 wrappers).
+ *
+ * The generated model.c defines `sb_model` (sizes, variable table, start
+ * values) and the block functions declared below.  Everything else in the FMU
+ * is model independent: sizes are read from `sb_model` at run time, so the
+ * generic sources compile once for every model.
+ *
+ * Equations of motion (all coordinates q, multipliers lam, one per row of D):
+ *
+ *     M(q,t) ddq + D(q,t)^T lam = delta(q,dq,u,t)      dynamics
+ *     Phi(q,t) = 0                                     holonomic rows (nh)
+ *     D dq = beta,   D ddq = gamma                     velocity / acceleration level (nc rows)
+ */
+#ifndef SYMBODY_MODEL_H
+#define SYMBODY_MODEL_H
+
+#include <math.h>
+
+/* A point at which blocks are evaluated.  Vectors follow the order of the
+   model's coordinates, inputs, parameters and constraint rows. */
+typedef struct {
+    double t;
+    const double *q;   /* positions (nq) */
+    const double *dq;  /* velocities (nq) */
+    const double *u;   /* inputs (nu) */
+    const double *p;   /* parameters (np) */
+    const double *ddq; /* accelerations (nq), used by outputs and residual Jacobians */
+    const double *lam; /* multipliers (nc), used by outputs and residual Jacobians */
+} SbPoint;
+
+/* What an FMU variable is. */
+typedef enum {
+    SB_VAR_TIME = 0, /* the independent variable */
+    SB_VAR_Q,        /* coordinate position (state) */
+    SB_VAR_DQ,       /* coordinate velocity (state) */
+    SB_VAR_DDQ,      /* coordinate acceleration */
+    SB_VAR_U,        /* input */
+    SB_VAR_P,        /* model parameter (tunable) */
+    SB_VAR_Y,        /* user output */
+    SB_VAR_SETTING   /* solver or stabilization setting (index: SbSetting) */
+} SbVarKind;
+
+/* Solver and stabilization settings, exposed as FMU parameters with dotted
+   names (solver.method, baumgarte.alpha, ...) that cannot clash with model names. */
+typedef enum {
+    SB_SET_METHOD = 0,   /* solver.method: 1 rk4, 2 dopri5, 3 rosenbrock23 */
+    SB_SET_STEP,         /* solver.step: internal step of rk4 [s] */
+    SB_SET_RTOL,         /* solver.rtol: relative tolerance of the adaptive methods */
+    SB_SET_ATOL,         /* solver.atol: absolute tolerance of the adaptive methods */
+    SB_SET_MAX_STEP,     /* solver.max_step: largest adaptive step, 0 = unbounded [s] */
+    SB_SET_PROJECTION,   /* solver.projection: project onto the constraints after each step */
+    SB_SET_PROJ_TOL,     /* solver.projection_tol: Newton tolerance of the position projection */
+    SB_SET_ALPHA,        /* baumgarte.alpha: damping of the constraint violation [1/s] */
+    SB_SET_BETA,         /* baumgarte.beta: stiffness (natural frequency) of the violation [1/s] */
+    SB_N_SETTINGS
+} SbSetting;
+
+enum { SB_METHOD_RK4 = 1, SB_METHOD_DOPRI5 = 2, SB_METHOD_ROSENBROCK23 = 3 };
+
+/* FMI types of variables. */
+typedef enum { SB_TYPE_REAL = 0, SB_TYPE_ENUM, SB_TYPE_BOOLEAN } SbVarType;
+
+/* One FMU variable; its value reference is its index in sb_model.variables. */
+typedef struct {
+    const char *name;
+    SbVarKind kind;
+    int index;     /* index in its vector (q, u, p, y) or the SbSetting */
+    SbVarType type;
+    double min;    /* accepted values (inclusive); -INFINITY / INFINITY when unbounded */
+    double max;
+} SbVariable;
+
+typedef struct {
+    const char *name;               /* model name */
+    const char *token;              /* instantiation token (FMI 3) / GUID (FMI 2) */
+    int nq;                         /* coordinates */
+    int nc;                         /* constraint rows of D (holonomic first) */
+    int nh;                         /* holonomic rows */
+    int ninit;                      /* rows of Phi_init (Phi followed by initial conditions) */
+    int nu, np, ny;                 /* inputs, parameters, outputs */
+    int has_me, has_cs;             /* interfaces compiled into this FMU */
+    int nvars;
+    const SbVariable *variables;
+    const double *q0, *dq0, *u0, *p0;   /* start values */
+    const double *settings0;            /* default settings (SB_N_SETTINGS) */
+    const int *init_fix;                /* per Phi_init row: coordinate held at its start value, or -1 */
+    const char *const *coordinate_names;
+    const char *const *constraint_names;   /* rows of D */
+    const char *const *init_names;         /* rows of Phi_init */
+} SbModel;
+
+extern const SbModel sb_model;
+
+/* sign function of the generated code */
+static inline double sb_sign(double x) { return (double)((x > 0) - (x < 0)); }
+
+/* ---- block functions generated in model.c (matrices row-major) ------------ */
+
+/* [M | delta]: mass matrix (nq x nq, symmetric) and generalized forces (nq). */
+void sb_M_delta(const SbPoint *in, double *M, double *delta);
+
+/* [D | beta | gamma | Phi]: velocity/acceleration-level constraints (nc x nq, nc, nc)
+   and the holonomic residual (nh) used by Baumgarte stabilization. */
+void sb_constraints(const SbPoint *in, double *D, double *beta, double *gamma, double *Phi);
+
+/* [Phi_q | Phi]: holonomic constraints and their Jacobian (projection). */
+void sb_Phi_Phi_q(const SbPoint *in, double *Phi_q, double *Phi);
+
+/* [D | beta]: velocity-level constraints (velocity projection). */
+void sb_D_beta(const SbPoint *in, double *D, double *beta);
+
+/* [Phi_init_q | Phi_init]: assembly of the initial configuration (ninit rows). */
+void sb_Phi_init(const SbPoint *in, double *Phi_init_q, double *Phi_init);
+
+/* User outputs (ny); may use ddq and lam. */
+void sb_outputs(const SbPoint *in, double *y);
+
+/* Exact Jacobians of the residual R = [M ddq + D^T lam - delta; D ddq - gamma]
+   ((nq + nc) rows) with respect to q (nq columns), dq (nq), u (nu) and t (1),
+   at the given ddq and lam. */
+void sb_residual_jacobians(const SbPoint *in, double *R_q, double *R_dq, double *R_u, double *R_t);
+
+/* Jacobians of the velocity residual V = D dq - beta (nc rows) with respect to q and t. */
+void sb_velocity_jacobians(const SbPoint *in, double *V_q, double *V_t);
+
+/* Jacobians of the outputs (ny rows) with respect to q, dq, u, t, ddq and lam. */
+void sb_output_jacobians(const SbPoint *in, double *Y_q, double *Y_dq, double *Y_u, double *Y_t, double *Y_ddq,
+                         double *Y_lam);
+
+#endif /* SYMBODY_MODEL_H */

@@ -1,0 +1,226 @@
+"""Building native FMUs: sources, compilation with the system C compiler, packaging.
+
+An FMU is a ZIP file with ``modelDescription.xml``, ``binaries/<platform>/
+<modelIdentifier>.so`` and ``sources/`` (the generated ``model.c``, the generic
+runtime of ``fmu_templates/`` and the FMI headers shipped with fmpy; FMI 3 adds
+``sources/buildDescription.xml``), so that importers on other platforms can
+rebuild it.  The generic runtime does not depend on the model, so its object
+files are compiled once per compiler and cached (``$SYMBODY_CACHE`` or
+``~/.cache/symbody``); only ``model.c`` is compiled per model.
+
+The FMU is written atomically: it is assembled in a temporary file next to
+the destination and moved into place only when complete, so a failure never
+leaves a partial file nor touches an existing one.
+
+Example:
+    >>> import symbody as sb  # doctest: +SKIP
+    >>> from symbody.fmu import export_fmu  # doctest: +SKIP
+    >>> export_fmu(system, "pendulum.fmu", fmi_version=3, kind="both")  # doctest: +SKIP
+    PosixPath('pendulum.fmu')
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+from ..codegen.c_eval import c_compiler
+from ..errors import ExportError
+from .description import build_description, model_description
+from .spec import GENERIC_HEADERS, GENERIC_SOURCES, FmuSpec
+
+CFLAGS = ("-std=c99", "-O2", "-fPIC")
+WRAPPERS = ("fmi2Functions.c", "fmi3Functions.c")
+
+
+def template_dir() -> Path:
+    """The folder of the hand-written C runtime (``fmu_templates/``).
+
+    Raises:
+        ExportError: the templates cannot be found.
+    """
+    env = os.environ.get("SYMBODY_TEMPLATES")
+    candidates = [Path(env)] if env else []
+    here = Path(__file__).resolve()
+    candidates += [here.parent / "templates", here.parents[3] / "fmu_templates"]
+    for c in candidates:
+        if (c / "symbody_model.h").is_file():
+            return c
+    raise ExportError(
+        "the FMU templates (fmu_templates/) were not found; set SYMBODY_TEMPLATES to their folder "
+        f"(looked in {', '.join(str(c) for c in candidates)})"
+    )
+
+
+def fmi_headers_dir() -> Path:
+    """The FMI 2 / FMI 3 headers shipped with fmpy (``fmpy/c-code``)."""
+    try:
+        import fmpy
+    except ImportError:  # pragma: no cover - fmpy is a dependency
+        raise ExportError("fmpy is not installed: it provides the FMI headers") from None
+    d = Path(fmpy.__file__).resolve().parent / "c-code"
+    if not (d / "fmi2Functions.h").is_file() or not (d / "fmi3Functions.h").is_file():
+        raise ExportError(f"the FMI headers were not found in {d}")
+    return d
+
+
+def fmi_headers(fmi_version: int) -> list[Path]:
+    d = fmi_headers_dir()
+    return sorted(d.glob(f"fmi{fmi_version}*.h"))
+
+
+def write_sources(spec: FmuSpec, directory: Path) -> list[Path]:
+    """Write everything ``sources/`` holds into ``directory``; returns the C files to compile."""
+    directory.mkdir(parents=True, exist_ok=True)
+    tdir = template_dir()
+    (directory / "model.c").write_text(spec.source.text)
+    for name in (*GENERIC_SOURCES, *GENERIC_HEADERS, spec.wrapper_source):
+        shutil.copyfile(tdir / name, directory / name)
+    for h in fmi_headers(spec.fmi_version):
+        shutil.copyfile(h, directory / h.name)
+    if spec.fmi_version == 3:
+        (directory / "buildDescription.xml").write_bytes(build_description(spec))
+    return [directory / n for n in spec.source_files]
+
+
+def _run(cmd: list[str], what: str) -> None:
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    except OSError as e:
+        raise ExportError(f"cannot run the C compiler {cmd[0]!r}: {e}") from None
+    if proc.returncode != 0:
+        msg = (proc.stderr or proc.stdout).strip()
+        raise ExportError(f"compiling {what} failed:\n{msg[:4000]}")
+
+
+def _compiler_id(cc: str) -> str:
+    try:
+        out = subprocess.run([cc, "--version"], capture_output=True, text=True, check=False).stdout
+    except OSError as e:
+        raise ExportError(f"cannot run the C compiler {cc!r}: {e}") from None
+    return out.splitlines()[0] if out else cc
+
+
+def _cache_root() -> Path:
+    env = os.environ.get("SYMBODY_CACHE")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "symbody"
+
+
+def runtime_objects(cc: str | None = None) -> dict[str, Path]:
+    """Object files of the generic runtime and both FMI wrappers, compiled once and cached.
+
+    The cache key hashes the template sources, the FMI headers, the compiler
+    and its flags.  When the cache is not writable, a temporary folder is used.
+    """
+    cc = cc or c_compiler()
+    tdir, hdir = template_dir(), fmi_headers_dir()
+    names = (*GENERIC_SOURCES, *WRAPPERS)
+    h = hashlib.sha256()
+    h.update(_compiler_id(cc).encode())
+    h.update(" ".join(CFLAGS).encode())
+    for f in sorted([*tdir.glob("*.c"), *tdir.glob("*.h"), *hdir.glob("fmi*.h")]):
+        h.update(f.name.encode())
+        h.update(f.read_bytes())
+    key = h.hexdigest()[:20]
+    objects = {n: n[:-2] + ".o" for n in names}
+    for root in (_cache_root() / "objects", Path(tempfile.gettempdir()) / "symbody_objects"):
+        final = root / key
+        if all((final / o).is_file() for o in objects.values()):
+            return {n: final / o for n, o in objects.items()}
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+            work = Path(tempfile.mkdtemp(prefix=f"{key}.", dir=root))
+        except OSError:
+            continue
+        try:
+            procs = []
+            for n, o in objects.items():
+                cmd = [cc, *CFLAGS, "-c", str(tdir / n), f"-I{tdir}", f"-I{hdir}", "-o", str(work / o)]
+                procs.append((n, cmd, subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)))
+            for n, _cmd, p in procs:
+                _out, err = p.communicate()
+                if p.returncode != 0:
+                    raise ExportError(f"compiling the FMU runtime ({n}) failed:\n{err.strip()[:4000]}")
+            try:
+                os.rename(work, final)
+            except OSError:  # another process was faster
+                shutil.rmtree(work, ignore_errors=True)
+            if all((final / o).is_file() for o in objects.values()):
+                return {n: final / o for n, o in objects.items()}
+        except OSError:
+            shutil.rmtree(work, ignore_errors=True)
+            continue
+    raise ExportError("cannot compile the FMU runtime: no writable cache or temporary folder")
+
+
+def compile_binary(spec: FmuSpec, sources: Path, output: Path) -> None:
+    """Compile ``sources/model.c`` and link it with the cached runtime into ``output``."""
+    cc = c_compiler()
+    objs = runtime_objects(cc)
+    model_o = output.with_suffix(".model.o")
+    _run([cc, *CFLAGS, "-c", str(sources / "model.c"), f"-I{sources}", "-o", str(model_o)], "model.c")
+    link = [cc, "-shared", "-o", str(output), str(model_o)]
+    link += [str(objs[n]) for n in GENERIC_SOURCES] + [str(objs[spec.wrapper_source]), "-lm"]
+    _run(link, f"the FMU library {output.name}")
+    model_o.unlink(missing_ok=True)
+
+
+def _zip_dir(zf: zipfile.ZipFile, folder: Path, prefix: str) -> None:
+    for f in sorted(folder.rglob("*")):
+        if f.is_file():
+            zf.write(f, f"{prefix}/{f.relative_to(folder).as_posix()}")
+
+
+def write_atomically(path: Path, fill: Callable[[Path], None]) -> Path:
+    """Create ``path`` through a temporary file in its folder; an existing file is replaced only on success."""
+    path = Path(path)
+    folder = path.resolve().parent
+    if not folder.is_dir():
+        raise ExportError(f"output folder {str(folder)!r} does not exist")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=folder)
+    os.close(fd)
+    try:
+        fill(Path(tmp))
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def build_fmu(spec: FmuSpec, path: str | Path, progress: Callable[[str], None] | None = None) -> Path:
+    """Generate, compile and package the native FMU of ``spec`` into ``path``.
+
+    Raises:
+        ExportError: code generation, compilation or packaging failed (nothing is written).
+    """
+    step = progress or (lambda stage: None)
+    path = Path(path)
+    with tempfile.TemporaryDirectory(prefix="symbody_fmu_") as tmp:
+        work = Path(tmp)
+        step("generating C")
+        src = write_sources(spec, work / "sources")
+        xml = model_description(spec)
+        step("compiling")
+        bindir = work / "binaries" / spec.platform
+        bindir.mkdir(parents=True)
+        compile_binary(spec, work / "sources", bindir / (spec.model_identifier + spec.library_suffix))
+        del src
+        step("packaging")
+
+        def fill(tmpfile: Path) -> None:
+            with zipfile.ZipFile(tmpfile, "w", zipfile.ZIP_DEFLATED) as zf:
+                zf.writestr("modelDescription.xml", xml)
+                _zip_dir(zf, work / "binaries", "binaries")
+                _zip_dir(zf, work / "sources", "sources")
+
+        return write_atomically(path, fill)

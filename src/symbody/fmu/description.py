@@ -1,0 +1,237 @@
+"""``modelDescription.xml`` (FMI 2.0 and 3.0) and ``buildDescription.xml`` (FMI 3.0).
+
+The variables, value references and capability flags are those of
+:mod:`symbody.fmu.variables`; the ModelStructure dependencies come from
+:mod:`symbody.fmu.structure`.  Dependencies reference ScalarVariable indices
+(FMI 2) or value references (FMI 3).
+
+Example:
+    >>> from symbody.loader import load_model  # doctest: +SKIP
+    >>> from symbody.fmu.spec import FmuSpec  # doctest: +SKIP
+    >>> xml = model_description(FmuSpec(load_model("examples/four_bar.py").derive(), 3, "both"))  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import datetime
+import xml.etree.ElementTree as ET
+
+from .. import __version__
+from .units import base_units
+from .variables import SOLVER_METHODS, FmuVariable
+
+LOG_CATEGORIES = (
+    ("logEvents", "initialization, assembly of the initial configuration, mode changes"),
+    ("logStatusWarning", "messages with status Warning"),
+    ("logStatusDiscard", "messages with status Discard (numerical problems; the host may retry)"),
+    ("logStatusError", "messages with status Error (invalid calls or values)"),
+    ("logStatusFatal", "messages with status Fatal"),
+    ("logSolver", "internal steps, rejections and projections of the Co-Simulation solvers"),
+    ("logCalls", "every FMI function call"),
+)
+
+DEFAULT_EXPERIMENT = {"startTime": "0", "stopTime": "10", "stepSize": "0.01", "tolerance": "1e-06"}
+
+
+def _num(x: float) -> str:
+    return repr(float(x))
+
+
+def _start_text(v: FmuVariable) -> str:
+    if v.type == "Boolean":
+        return "true" if v.start else "false"
+    if v.type == "Enumeration":
+        return str(int(v.start))
+    return _num(v.start)
+
+
+def _pretty(root: ET.Element) -> bytes:
+    ET.indent(root, space="  ")
+    return b'<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="utf-8") + b"\n"
+
+
+def _units(spec) -> ET.Element | None:
+    names = sorted({v.unit for v in spec.variables if v.unit})
+    if not names:
+        return None
+    defs = ET.Element("UnitDefinitions")
+    for name in names:
+        u = ET.SubElement(defs, "Unit", name=name)
+        parsed = base_units(name)
+        if parsed is not None:
+            exps, factor = parsed
+            attrs = {k: str(e) for k, e in exps.items()}
+            if factor != 1.0:
+                attrs["factor"] = _num(factor)
+            ET.SubElement(u, "BaseUnit", attrs)
+    return defs
+
+
+def _log_categories() -> ET.Element:
+    cats = ET.Element("LogCategories")
+    for name, desc in LOG_CATEGORIES:
+        ET.SubElement(cats, "Category", name=name, description=desc)
+    return cats
+
+
+def _common_attrs(v: FmuVariable) -> dict[str, str]:
+    a = {"name": v.name, "valueReference": str(v.vr)}
+    if v.description:
+        a["description"] = v.description
+    a["causality"] = v.causality
+    a["variability"] = v.variability
+    if v.initial and v.causality not in ("input", "independent"):
+        a["initial"] = v.initial
+    return a
+
+
+def _type_attrs(v: FmuVariable, fmi: int) -> dict[str, str]:
+    a: dict[str, str] = {}
+    if v.declared_type:
+        a["declaredType"] = v.declared_type
+    if v.type == "Real" and v.unit:
+        a["unit"] = v.unit
+    if v.type in ("Real", "Enumeration"):
+        if v.min is not None:
+            a["min"] = _num(v.min) if v.type == "Real" else str(int(v.min))
+        if v.max is not None:
+            a["max"] = _num(v.max) if v.type == "Real" else str(int(v.max))
+    if v.start is not None and v.initial != "calculated":
+        a["start"] = _start_text(v)
+    if v.derivative is not None:
+        a["derivative"] = str(v.derivative + 1 if fmi == 2 else v.derivative)
+    return a
+
+
+def _deps(spec, known_sets, fmi: int) -> str:
+    refs = sorted(spec.known_vr(k) for k in known_sets)
+    return " ".join(str(r + 1 if fmi == 2 else r) for r in refs)
+
+
+def model_description(spec) -> bytes:
+    """The ``modelDescription.xml`` of an :class:`~symbody.fmu.spec.FmuSpec` (UTF-8 bytes)."""
+    return _fmi2(spec) if spec.fmi_version == 2 else _fmi3(spec)
+
+
+def _root(spec, tag_attrs: dict[str, str]) -> ET.Element:
+    eq = spec.eq
+    attrs = dict(tag_attrs)
+    attrs["modelName"] = eq.name
+    if eq.description:
+        attrs["description"] = eq.description
+    attrs["generationTool"] = f"symbody {__version__}"
+    attrs["generationDateAndTime"] = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    attrs["variableNamingConvention"] = "flat"
+    return ET.Element("fmiModelDescription", attrs)
+
+
+def _fmi2(spec) -> bytes:
+    root = _root(spec, {"fmiVersion": "2.0", "guid": spec.token})
+    root.set("numberOfEventIndicators", "0")
+    common = {
+        "modelIdentifier": spec.model_identifier,
+        "canGetAndSetFMUstate": "true",
+        "canSerializeFMUstate": "true",
+        "providesDirectionalDerivative": "true",
+        "canNotUseMemoryManagementFunctions": "true",
+    }
+    for iface in spec.interfaces:
+        attrs = dict(common)
+        if iface == "CoSimulation":
+            attrs.update(canHandleVariableCommunicationStepSize="true", canInterpolateInputs="false")
+        else:
+            attrs["completedIntegratorStepNotNeeded"] = "true"
+        el = ET.SubElement(root, iface, attrs)
+        files = ET.SubElement(el, "SourceFiles")
+        for name in spec.source_files:
+            ET.SubElement(files, "File", name=name)
+    units = _units(spec)
+    if units is not None:
+        root.append(units)
+    if any(v.declared_type == "SolverMethod" for v in spec.variables):
+        types = ET.SubElement(root, "TypeDefinitions")
+        st = ET.SubElement(types, "SimpleType", name="SolverMethod", description="Co-Simulation solver")
+        en = ET.SubElement(st, "Enumeration")
+        for value, (name, desc) in SOLVER_METHODS.items():
+            ET.SubElement(en, "Item", name=name, value=str(value), description=desc)
+    root.append(_log_categories())
+    ET.SubElement(root, "DefaultExperiment", DEFAULT_EXPERIMENT)
+    mv = ET.SubElement(root, "ModelVariables")
+    for v in spec.variables:
+        sv = ET.SubElement(mv, "ScalarVariable", _common_attrs(v))
+        ET.SubElement(sv, v.type, _type_attrs(v, 2))
+    ms = ET.SubElement(root, "ModelStructure")
+    outputs = [v for v in spec.variables if v.causality == "output"]
+    if outputs:
+        el = ET.SubElement(ms, "Outputs")
+        for v in outputs:
+            ET.SubElement(el, "Unknown", index=str(v.vr + 1), dependencies=_deps(spec, spec.runtime_deps(v), 2))
+    if spec.has_me:
+        el = ET.SubElement(ms, "Derivatives")
+        for v in spec.derivatives:
+            ET.SubElement(el, "Unknown", index=str(v.vr + 1), dependencies=_deps(spec, spec.runtime_deps(v), 2))
+    init = spec.initial_unknowns
+    if init:
+        el = ET.SubElement(ms, "InitialUnknowns")
+        for v in init:
+            ET.SubElement(el, "Unknown", index=str(v.vr + 1), dependencies=_deps(spec, spec.init_deps(v), 2))
+    return _pretty(root)
+
+
+def _fmi3(spec) -> bytes:
+    root = _root(spec, {"fmiVersion": "3.0", "instantiationToken": spec.token})
+    common = {
+        "modelIdentifier": spec.model_identifier,
+        "canGetAndSetFMUState": "true",
+        "canSerializeFMUState": "true",
+        "providesDirectionalDerivatives": "true",
+    }
+    for iface in spec.interfaces:
+        attrs = dict(common)
+        if iface == "CoSimulation":
+            attrs.update(canHandleVariableCommunicationStepSize="true", hasEventMode="false")
+        else:
+            attrs["needsCompletedIntegratorStep"] = "false"
+        ET.SubElement(root, iface, attrs)
+    units = _units(spec)
+    if units is not None:
+        root.append(units)
+    if any(v.declared_type == "SolverMethod" for v in spec.variables):
+        types = ET.SubElement(root, "TypeDefinitions")
+        et = ET.SubElement(types, "EnumerationType", name="SolverMethod", description="Co-Simulation solver")
+        for value, (name, desc) in SOLVER_METHODS.items():
+            ET.SubElement(et, "Item", name=name, value=str(value), description=desc)
+    root.append(_log_categories())
+    ET.SubElement(root, "DefaultExperiment", DEFAULT_EXPERIMENT)
+    mv = ET.SubElement(root, "ModelVariables")
+    tag = {"Real": "Float64", "Enumeration": "Enumeration", "Boolean": "Boolean"}
+    for v in spec.variables:
+        attrs = _common_attrs(v)
+        attrs.update(_type_attrs(v, 3))
+        ET.SubElement(mv, tag[v.type], attrs)
+    ms = ET.SubElement(root, "ModelStructure")
+    for v in spec.variables:
+        if v.causality == "output":
+            ET.SubElement(ms, "Output", valueReference=str(v.vr), dependencies=_deps(spec, spec.runtime_deps(v), 3))
+    if spec.has_me:
+        for v in spec.derivatives:
+            ET.SubElement(
+                ms,
+                "ContinuousStateDerivative",
+                valueReference=str(v.vr),
+                dependencies=_deps(spec, spec.runtime_deps(v), 3),
+            )
+    for v in spec.initial_unknowns:
+        ET.SubElement(ms, "InitialUnknown", valueReference=str(v.vr), dependencies=_deps(spec, spec.init_deps(v), 3))
+    return _pretty(root)
+
+
+def build_description(spec) -> bytes:
+    """``sources/buildDescription.xml`` (FMI 3): the C99 sources and the math library."""
+    root = ET.Element("fmiBuildDescription", fmiVersion="3.0")
+    bc = ET.SubElement(root, "BuildConfiguration", modelIdentifier=spec.model_identifier)
+    fs = ET.SubElement(bc, "SourceFileSet", language="C99")
+    for name in spec.source_files:
+        ET.SubElement(fs, "SourceFile", name=name)
+    ET.SubElement(bc, "Library", name="m", external="true", description="C math library (libm)")
+    return _pretty(root)

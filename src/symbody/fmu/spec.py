@@ -1,0 +1,158 @@
+"""Everything that defines one FMU of a model: :class:`FmuSpec`.
+
+An ``FmuSpec`` gathers the FMI version, the kind (``cs``, ``me`` or ``both``),
+the variables and their value references, the exact Jacobians, the
+ModelStructure dependencies and the generated ``model.c``.  The XML writers
+(:mod:`symbody.fmu.description`) and the builders (:mod:`symbody.fmu.build`,
+:mod:`symbody.fmu.python_backend`) read from it.
+
+Example:
+    >>> from symbody.loader import load_model  # doctest: +SKIP
+    >>> spec = FmuSpec(load_model("examples/four_bar.py").derive(), fmi_version=3, kind="both")  # doctest: +SKIP
+    >>> spec.interfaces  # doctest: +SKIP
+    ('ModelExchange', 'CoSimulation')
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+from ..errors import ExportError
+from .jacobians import ResidualJacobians
+from .structure import Dependencies, Known
+from .variables import KINDS, FmuVariable, fmu_variables
+
+GENERIC_SOURCES = ("sb_runtime.c", "sb_solver.c", "sb_linalg.c")
+GENERIC_HEADERS = ("symbody_model.h", "sb_runtime.h", "sb_solver.h", "sb_linalg.h")
+
+
+class FmuSpec:
+    """The definition of one FMU (see module docstring).
+
+    Args:
+        eq: the derived :class:`symbody.Equations`.
+        fmi_version: 2 or 3.
+        kind: ``"cs"``, ``"me"`` or ``"both"``.
+
+    Raises:
+        ExportError: unknown FMI version or kind, or clashing variable names.
+    """
+
+    def __init__(self, eq, fmi_version: int = 2, kind: str = "both"):
+        if fmi_version not in (2, 3):
+            raise ExportError(f"unsupported FMI version {fmi_version!r}: use 2 or 3")
+        if kind not in KINDS:
+            raise ExportError(f"unknown FMU kind {kind!r}: use one of {', '.join(KINDS)}")
+        self.eq = eq
+        self.fmi_version = fmi_version
+        self.kind = kind
+        self.variables: list[FmuVariable] = fmu_variables(eq, kind)
+        self._by_kind: dict[tuple[str, int], FmuVariable] = {(v.kind, v.index): v for v in self.variables}
+
+    # -- identity ----------------------------------------------------------------
+    @property
+    def model_identifier(self) -> str:
+        return self.eq.name
+
+    @property
+    def has_me(self) -> bool:
+        return self.kind in ("me", "both")
+
+    @property
+    def has_cs(self) -> bool:
+        return self.kind in ("cs", "both")
+
+    @property
+    def interfaces(self) -> tuple[str, ...]:
+        return (("ModelExchange",) if self.has_me else ()) + (("CoSimulation",) if self.has_cs else ())
+
+    @property
+    def platform(self) -> str:
+        """Binary folder of this platform (``linux64`` for FMI 2, ``x86_64-linux`` for FMI 3)."""
+        import platform as _platform
+        import sys
+
+        machine = _platform.machine().lower()
+        arch = {"amd64": "x86_64", "x86_64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64"}.get(machine, machine)
+        system = {"linux": "linux", "darwin": "darwin", "win32": "windows"}.get(sys.platform, sys.platform)
+        if self.fmi_version == 3:
+            return f"{arch}-{system}"
+        bits = "64" if arch in ("x86_64", "aarch64") else "32"
+        return {"linux": f"linux{bits}", "darwin": f"darwin{bits}", "windows": f"win{bits}"}[system]
+
+    @property
+    def library_suffix(self) -> str:
+        import sys
+
+        return {"darwin": ".dylib", "win32": ".dll"}.get(sys.platform, ".so")
+
+    @property
+    def wrapper_source(self) -> str:
+        return "fmi2Functions.c" if self.fmi_version == 2 else "fmi3Functions.c"
+
+    @property
+    def source_files(self) -> list[str]:
+        """C files of ``sources/`` to compile (all in one directory)."""
+        return ["model.c", *GENERIC_SOURCES, self.wrapper_source]
+
+    # -- generated code and symbolic data -------------------------------------------
+    @cached_property
+    def jacobians(self) -> ResidualJacobians:
+        return ResidualJacobians(self.eq)
+
+    @cached_property
+    def dependencies(self) -> Dependencies:
+        return Dependencies(self.eq, self.jacobians)
+
+    @cached_property
+    def source(self):
+        from .sources import ModelSource
+
+        return ModelSource(self.eq, self.kind, self.variables, self.jacobians)
+
+    @property
+    def token(self) -> str:
+        return self.source.token
+
+    # -- model structure --------------------------------------------------------------
+    def variable(self, kind: str, index: int) -> FmuVariable:
+        return self._by_kind[(kind, index)]
+
+    def known_vr(self, known: Known) -> int:
+        kind, index = known
+        return 0 if kind == "t" else self._by_kind[(kind, index)].vr
+
+    @property
+    def derivatives(self) -> list[FmuVariable]:
+        """State derivatives in state order: ``[dq; ddq]`` for the states ``[q; dq]``."""
+        return [v for v in self.variables if v.kind == "dq"] + [v for v in self.variables if v.kind == "ddq"]
+
+    @property
+    def initial_unknowns(self) -> list[FmuVariable]:
+        return [v for v in self.variables if v.causality == "output" and v.initial in ("approx", "calculated")]
+
+    def runtime_deps(self, v: FmuVariable) -> set[Known]:
+        """Knowns of an output or derivative in Continuous-Time/Event Mode or at communication points."""
+        d = self.dependencies
+        if v.kind in ("q", "dq"):
+            deps = {(v.kind, v.index)}
+        elif v.kind == "ddq":
+            deps = d.acc[v.index]
+        elif v.kind == "y":
+            deps = d.y[v.index]
+        else:
+            raise ValueError(f"{v.name!r} is not an output")
+        if not self.has_me:  # Co-Simulation: the knowns at communication points are the inputs
+            return {k for k in deps if k[0] == "u"}
+        return {k for k in deps if k[0] in ("q", "dq", "u", "t")}
+
+    def init_deps(self, v: FmuVariable) -> set[Known]:
+        """Knowns of an initial unknown in Initialization Mode."""
+        d = self.dependencies
+        if v.kind in ("q", "dq"):
+            return set(d.state_init) if v.initial == "approx" else {(v.kind, v.index)}
+        if v.kind == "ddq":
+            return set(d.acc_init[v.index])
+        if v.kind == "y":
+            return set(d.y_init[v.index])
+        raise ValueError(f"{v.name!r} is not an initial unknown")

@@ -1,0 +1,136 @@
+"""ModelStructure: which knowns each unknown of the FMU depends on.
+
+Dependencies come from the symbolic sparsity of the exact Jacobians
+(:mod:`symbody.fmu.jacobians`): an entry that is not the number zero is a
+dependency.  Accelerations and multipliers solve ``A [ddq; lam] = rhs`` with
+``A = [M D^T; D 0]``; ``A^{-1}`` couples all rows of a connected component of
+the sparsity graph of ``A``, so ``ddq_i`` depends on every known that enters a
+residual row of its component (a superset of the exact pattern for special
+numerical values, never a subset).  Outputs depend on their direct knowns and,
+through ``ddq`` and ``lam``, on those of the accelerations they use.
+
+Knowns are ``("q", j)``, ``("dq", j)``, ``("u", j)``, ``("p", j)`` and
+``("t", 0)``.  At run time (Model Exchange) the knowns are states, inputs and
+time; in Co-Simulation only the inputs are; during initialization parameters
+and start values of exact states are knowns too, and assembled states (models
+with constraints) depend on the parameters of the assembly rows.
+
+Example:
+    >>> from symbody.loader import load_model  # doctest: +SKIP
+    >>> eq = load_model("examples/n_link_pendulum_on_cart.py").derive()  # doctest: +SKIP
+    >>> deps = Dependencies(eq, ResidualJacobians(eq))  # doctest: +SKIP
+    >>> ("u", 0) in deps.acc[0]  # doctest: +SKIP
+    True
+"""
+
+from __future__ import annotations
+
+from ..codegen.c import nonzero
+from .jacobians import ResidualJacobians
+
+Known = tuple[str, int]
+
+
+def _nz(row, kind: str) -> set[Known]:
+    return {(kind, j) for j, e in enumerate(row) if nonzero(e)}
+
+
+def _params(exprs, eq) -> set[Known]:
+    mask = 0
+    for e in exprs:
+        mask |= e.mask
+    return {("p", j) for j, p in enumerate(eq.parameters) if mask & p.symbol.mask}
+
+
+class Dependencies:
+    """Structural dependencies of accelerations, multipliers and outputs.
+
+    Attributes:
+        acc: for each unknown of ``[ddq; lam]``, its knowns at run time (states, inputs, time).
+        acc_init: the same during initialization (with parameters).
+        y, y_init: the same for the user outputs.
+        state_init: knowns of an assembled state at initialization (constrained models).
+    """
+
+    def __init__(self, eq, jac: ResidualJacobians) -> None:
+        n, nc, nh = eq.nq, eq.nc, eq.nh
+        na = n + nc
+        # connected components of the sparsity graph of A = [M D^T; D 0]
+        parent = list(range(na))
+
+        def find(i: int) -> int:
+            while parent[i] != i:
+                parent[i] = parent[parent[i]]
+                i = parent[i]
+            return i
+
+        def union(i: int, j: int) -> None:
+            parent[find(i)] = find(j)
+
+        for i in range(n):
+            for j in range(n):
+                if nonzero(eq.M[i][j]):
+                    union(i, j)
+        for r in range(nc):
+            for j in range(n):
+                if nonzero(eq.D[r][j]):
+                    union(n + r, j)
+        # direct knowns of each residual row (Baumgarte terms included)
+        row_known: list[set[Known]] = []
+        row_exprs: list[list] = []
+        for r in range(na):
+            k = _nz(jac.R_q[r], "q") | _nz(jac.R_dq[r], "dq") | _nz(jac.R_u[r], "u")
+            if nonzero(jac.R_t[r]):
+                k.add(("t", 0))
+            exprs = [jac.R[r]]
+            if r >= n:
+                c = r - n
+                k |= _nz(jac.V_q[c], "q") | _nz(eq.D[c], "dq")
+                if nonzero(jac.V_t[c]):
+                    k.add(("t", 0))
+                exprs.append(jac.V[c])
+                if c < nh:
+                    k |= _nz(eq.Phi_q[c], "q")
+                    if nonzero(eq.beta[c]):
+                        k.add(("t", 0))
+                    exprs.append(eq.Phi[c])
+            row_known.append(k)
+            row_exprs.append(exprs)
+        comp_known: dict[int, set[Known]] = {}
+        comp_exprs: dict[int, list] = {}
+        for r in range(na):
+            c = find(r)
+            comp_known.setdefault(c, set()).update(row_known[r])
+            comp_exprs.setdefault(c, []).extend(row_exprs[r])
+        self.acc: list[set[Known]] = [set(comp_known[find(i)]) for i in range(na)]
+        # initialization: parameters join; assembled states are replaced by their own knowns
+        constrained = nc > 0
+        self.state_init: set[Known] = set()
+        if constrained:
+            self.state_init = _params(list(eq.Phi_init) + [e for row in eq.D for e in row] + list(eq.beta), eq)
+            if any(e.mask & eq.t.mask for e in list(eq.Phi_init) + list(eq.beta)):
+                self.state_init.add(("t", 0))
+        self.acc_init = [self._at_init(self.acc[i], constrained) | _params(comp_exprs[find(i)], eq) for i in range(na)]
+        self.y: list[set[Known]] = []
+        self.y_init: list[set[Known]] = []
+        for i, o in enumerate(eq.outputs):
+            k = _nz(jac.Y_q[i], "q") | _nz(jac.Y_dq[i], "dq") | _nz(jac.Y_u[i], "u")
+            if nonzero(jac.Y_t[i]):
+                k.add(("t", 0))
+            via = [j for j, e in enumerate(jac.Y_ddq[i]) if nonzero(e)] + [
+                n + r for r, e in enumerate(jac.Y_lam[i]) if nonzero(e)
+            ]
+            k_init = self._at_init(k, constrained) | _params([o.expr], eq)
+            for j in via:
+                k |= self.acc[j]
+                k_init |= self.acc_init[j]
+            self.y.append(k)
+            self.y_init.append(k_init)
+
+    def _at_init(self, knowns: set[Known], constrained: bool) -> set[Known]:
+        if not constrained:
+            return set(knowns)
+        out = {k for k in knowns if k[0] not in ("q", "dq")}
+        if len(out) != len(knowns):
+            out |= self.state_init
+        return out
