@@ -108,9 +108,17 @@ def _deps(spec, known_sets, fmi: int) -> str:
     return " ".join(str(r + 1 if fmi == 2 else r) for r in refs)
 
 
-def model_description(spec) -> bytes:
-    """The ``modelDescription.xml`` of an :class:`~symbody.fmu.spec.FmuSpec` (UTF-8 bytes)."""
-    return _fmi2(spec) if spec.fmi_version == 2 else _fmi3(spec)
+def model_description(spec, native: bool = True) -> bytes:
+    """The ``modelDescription.xml`` of an :class:`~symbody.fmu.spec.FmuSpec` (UTF-8 bytes).
+
+    ``native=False`` describes the pythonfmu backend: no sources, no FMU state,
+    no directional derivatives, and a Python interpreter needed at run time.
+    """
+    if spec.fmi_version == 2:
+        return _fmi2(spec, native)
+    if not native:
+        raise ValueError("the Python backend builds FMI 2.0 FMUs only")
+    return _fmi3(spec)
 
 
 def _root(spec, tag_attrs: dict[str, str]) -> ET.Element:
@@ -125,16 +133,19 @@ def _root(spec, tag_attrs: dict[str, str]) -> ET.Element:
     return ET.Element("fmiModelDescription", attrs)
 
 
-def _fmi2(spec) -> bytes:
+def _fmi2(spec, native: bool = True) -> bytes:
     root = _root(spec, {"fmiVersion": "2.0", "guid": spec.token})
     root.set("numberOfEventIndicators", "0")
+    flag = "true" if native else "false"
     common = {
         "modelIdentifier": spec.model_identifier,
-        "canGetAndSetFMUstate": "true",
-        "canSerializeFMUstate": "true",
-        "providesDirectionalDerivative": "true",
+        "canGetAndSetFMUstate": flag,
+        "canSerializeFMUstate": flag,
+        "providesDirectionalDerivative": flag,
         "canNotUseMemoryManagementFunctions": "true",
     }
+    if not native:
+        common["needsExecutionTool"] = "true"
     for iface in spec.interfaces:
         attrs = dict(common)
         if iface == "CoSimulation":
@@ -142,9 +153,10 @@ def _fmi2(spec) -> bytes:
         else:
             attrs["completedIntegratorStepNotNeeded"] = "true"
         el = ET.SubElement(root, iface, attrs)
-        files = ET.SubElement(el, "SourceFiles")
-        for name in spec.source_files:
-            ET.SubElement(files, "File", name=name)
+        if native:
+            files = ET.SubElement(el, "SourceFiles")
+            for name in spec.source_files:
+                ET.SubElement(files, "File", name=name)
     units = _units(spec)
     if units is not None:
         root.append(units)

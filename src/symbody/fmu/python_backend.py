@@ -1,0 +1,208 @@
+"""``--backend python``: a Co-Simulation FMU built with pythonfmu from the numpy blocks.
+
+The FMU holds three Python files in ``resources/``: the generated blocks
+module (numpy code of ``[M | delta]``, the constraints, outputs and exact
+residual Jacobians, from :mod:`symbody.codegen.python`), the hand-written
+:mod:`symbody.fmu.python_runtime` (solvers, projection, assembly) and a
+generated pythonfmu slave class.  Variables and value references are those
+of the native FMU (:mod:`symbody.fmu.variables`), and the
+``modelDescription.xml`` is symbody's own (units, ModelStructure), with the
+capabilities of pythonfmu.  It needs Python with numpy and pythonfmu where
+it runs; the native backend does not.
+
+Example:
+    >>> from symbody.fmu import export_fmu  # doctest: +SKIP
+    >>> export_fmu(system, "pendulum_py.fmu", backend="python")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+from ..codegen.python import python_source
+from ..errors import ExportError
+from .build import write_atomically
+from .description import model_description
+from .sources import initial_fixes
+from .spec import FmuSpec
+from .variables import SETTINGS_DEFAULTS
+
+RUNTIME = Path(__file__).with_name("python_runtime.py")
+
+
+def blocks_module(spec: FmuSpec) -> str:
+    """Source of the numpy blocks module of the Python FMU."""
+    eq, jac = spec.eq, spec.jacobians
+    n, nc, nh = eq.nq, eq.nc, eq.nh
+    b = eq.blocks()
+    flat = jac.flat
+    funcs: list[tuple[str, dict]] = [
+        ("M_delta", {"M": b["M"], "delta": b["delta"]}),
+        ("constraints", {"D": b["D"], "beta": b["beta"], "gamma": b["gamma"], "Phi": b["Phi"]}),
+        ("Phi_Phi_q", {"Phi_q": b["Phi_q"], "Phi": b["Phi"]}),
+        ("D_beta", {"D": b["D"], "beta": b["beta"]}),
+        ("Phi_init", {"Phi_init_q": b["Phi_init_q"], "Phi_init": b["Phi_init"]}),
+        ("outputs", {"y": b["outputs"]}),
+        (
+            "residual_jacobians",
+            {
+                "R_q": (flat(jac.R_q), (n + nc, n)),
+                "R_dq": (flat(jac.R_dq), (n + nc, n)),
+                "R_t": (list(jac.R_t), (n + nc,)),
+            },
+        ),
+        ("velocity_jacobians", {"V_q": (flat(jac.V_q), (nc, n)), "V_t": (list(jac.V_t), (nc,))}),
+    ]
+    parts = [
+        f'"""numpy blocks of the symbody model {eq.name!r} (generated; do not edit)."""\n',
+        "import math\n\nimport numpy as np\n\n\n",
+        "def _sign(x):\n    return float((x > 0) - (x < 0))\n\n\n",
+    ]
+    for name, blocks in funcs:
+        parts.append(python_source(blocks, eq.layout, fname=name))
+        parts.append("\n\n")
+    info = {
+        "nq": n,
+        "nc": nc,
+        "nh": nh,
+        "ninit": len(eq.Phi_init),
+        "nu": eq.nu,
+        "ny": len(eq.outputs),
+        "q0": [float(c.q0) for c in eq.coordinates],
+        "dq0": [float(c.dq0) for c in eq.coordinates],
+        "u0": [float(u.value) for u in eq.inputs],
+        "p0": [float(p.value) for p in eq.parameters],
+        "settings0": [float(x) for x in SETTINGS_DEFAULTS],
+        "init_fix": initial_fixes(eq),
+    }
+    parts.append(f"INFO = {info!r}\n")
+    return "".join(parts)
+
+
+_SLAVE = '''"""pythonfmu slave of the symbody model {name!r} (generated; do not edit)."""
+
+from pythonfmu import Boolean, Fmi2Causality, Fmi2Slave, Fmi2Variability, Integer, Real
+
+import {blocks} as blocks
+import symbody_python_runtime as runtime
+
+# (name, kind, index, type, causality, variability) in value-reference order
+VARIABLES = {variables!r}
+
+
+class {name}(Fmi2Slave):
+    """Co-Simulation of {name!r} with symbody's numpy runtime."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.model = runtime.Model(blocks, blocks.INFO)
+        for name, kind, index, vtype, causality, variability in VARIABLES:
+            getter, setter = self._accessors(kind, index, vtype)
+            cls = {{"Real": Real, "Enumeration": Integer, "Boolean": Boolean}}[vtype]
+            kw = dict(getter=getter, setter=setter)
+            if causality in ("input", "parameter", "output"):
+                kw["causality"] = getattr(Fmi2Causality, causality)
+            if variability in ("tunable", "continuous"):
+                kw["variability"] = getattr(Fmi2Variability, variability)
+            self.register_variable(cls(name, **kw), nested=False)
+
+    def _accessors(self, kind, i, vtype):
+        m = self.model
+        n = m.n
+        if kind == "time":
+            return (lambda: m.t), None
+        if kind == "q":
+            return (lambda: m.x[i]), self._setter(lambda v: m.x.__setitem__(i, v))
+        if kind == "dq":
+            return (lambda: m.x[n + i]), self._setter(lambda v: m.x.__setitem__(n + i, v))
+        if kind == "ddq":
+            return (lambda: m.values()[0][i]), None
+        if kind == "y":
+            return (lambda: m.values()[2][i]), None
+        if kind == "u":
+            return (lambda: m.u[i]), self._setter(lambda v: m.u.__setitem__(i, v))
+        if kind == "p":
+            return (lambda: m.p[i]), self._setter(lambda v: m.p.__setitem__(i, v))
+        conv = {{"Real": float, "Enumeration": int, "Boolean": bool}}[vtype]
+        return (lambda: conv(m.settings[i])), self._setter(lambda v: m.settings.__setitem__(i, float(v)))
+
+    def _setter(self, assign):
+        def setter(value):
+            assign(value)
+            self.model.changed()
+
+        return setter
+
+    def setup_experiment(self, start_time, stop_time=None, tolerance=None):
+        self.model.t = float(start_time)
+
+    def exit_initialization_mode(self):
+        self.model.initialize()
+
+    def do_step(self, current_time, step_size):
+        return self.model.do_step(float(current_time), float(step_size))
+'''
+
+
+def slave_script(spec: FmuSpec, blocks_name: str) -> str:
+    """Source of the pythonfmu slave class (its name is the model identifier)."""
+    variables = [(v.name, v.kind, v.index, v.type, v.causality, v.variability) for v in spec.variables]
+    return _SLAVE.format(name=spec.model_identifier, blocks=blocks_name, variables=variables)
+
+
+def build_python_fmu(spec: FmuSpec, path: str | Path, progress: Callable[[str], None] | None = None) -> Path:
+    """Build the pythonfmu Co-Simulation FMU of ``spec`` (FMI 2.0) into ``path``.
+
+    Raises:
+        ExportError: pythonfmu is missing or fails (nothing is written).
+    """
+    step = progress or (lambda stage: None)
+    if spec.fmi_version != 2 or spec.kind != "cs":
+        raise ExportError("the Python backend builds FMI 2.0 Co-Simulation FMUs only")
+    try:
+        from pythonfmu.builder import FmuBuilder
+    except ImportError:
+        raise ExportError("the Python backend needs pythonfmu (pip install pythonfmu)") from None
+    name = spec.model_identifier
+    blocks_name = f"symbody_blocks_{name}"
+    step("generating Python")
+    xml = model_description(spec, native=False)
+    with tempfile.TemporaryDirectory(prefix="symbody_pyfmu_") as tmp:
+        work = Path(tmp)
+        src = work / "src"
+        src.mkdir()
+        script = src / f"{name}.py"
+        script.write_text(slave_script(spec, blocks_name))
+        (src / f"{blocks_name}.py").write_text(blocks_module(spec))
+        shutil.copyfile(RUNTIME, src / "symbody_python_runtime.py")
+        step("packaging")
+        out = work / "out"
+        out.mkdir()
+        try:
+            built = Path(
+                FmuBuilder.build_FMU(
+                    script,
+                    dest=out,
+                    project_files=[src / f"{blocks_name}.py", src / "symbody_python_runtime.py"],
+                )
+            )
+        except Exception as e:  # noqa: BLE001 - report any pythonfmu failure as an export error
+            raise ExportError(f"pythonfmu failed to build the FMU: {type(e).__name__}: {e}") from e
+        finally:
+            import sys
+
+            for mod in (name, blocks_name, "symbody_python_runtime"):
+                sys.modules.pop(mod, None)
+
+        def fill(tmpfile: Path) -> None:
+            with zipfile.ZipFile(built) as zin, zipfile.ZipFile(tmpfile, "w", zipfile.ZIP_DEFLATED) as zout:
+                zout.writestr("modelDescription.xml", xml)
+                for item in zin.infolist():
+                    if item.filename != "modelDescription.xml":
+                        zout.writestr(item, zin.read(item.filename))
+
+        return write_atomically(Path(path), fill)

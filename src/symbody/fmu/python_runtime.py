@@ -1,0 +1,335 @@
+"""Run time of symbody's Python (pythonfmu) FMUs: the numpy counterpart of ``fmu_templates/``.
+
+This file is copied into the FMU's resources next to the generated blocks
+module; it imports only numpy and math, never symbody.  It mirrors the C
+runtime: accelerations from ``[M D^T; D 0][ddq; lam] = [delta; gamma_B]``
+with Baumgarte terms, assembly at initialization, and the Co-Simulation
+solvers rk4, dopri5 and rosenbrock23 with projection after each step.  A
+failed step restores the state and reports failure (pythonfmu then returns
+``fmi2Error``).
+
+Example:
+    >>> import numpy as np
+    >>> class Blocks:  # x'' = -x as a one-coordinate model (M = 1, delta = -x)
+    ...     def M_delta(t, q, dq, u, p): return np.eye(1), np.array([-q[0]])
+    ...     def outputs(t, q, dq, u, p, ddq, lam): return (np.zeros(0),)
+    >>> info = dict(nq=1, nc=0, nh=0, ninit=0, nu=0, ny=0, q0=[1.0], dq0=[0.0], u0=[], p0=[],
+    ...             settings0=[1, 1e-3, 1e-6, 1e-8, 0.0, 1, 1e-10, 10.0, 10.0], init_fix=[])
+    >>> m = Model(Blocks, info); m.initialize(); m.do_step(0.0, np.pi)
+    True
+    >>> round(float(m.x[0]), 6)
+    -1.0
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+METHOD, STEP, RTOL, ATOL, MAX_STEP, PROJECTION, PROJ_TOL, ALPHA, BETA = range(9)
+RK4, DOPRI5, ROSENBROCK23 = 1, 2, 3
+MAX_STEPS = 1000000
+
+
+class StepFailure(Exception):
+    """A numerical problem during a step (the step is discarded)."""
+
+
+def _min_norm(J: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """J^T (J J^T)^+ r."""
+    if J.shape[0] == 0:
+        return np.zeros(J.shape[1])
+    y = np.linalg.lstsq(J @ J.T, r, rcond=1e-12)[0]
+    return J.T @ y
+
+
+class Model:
+    """State, dynamics and solvers of one FMU instance.
+
+    Args:
+        blocks: the generated blocks module (functions ``M_delta``, ``constraints``, ...).
+        info: sizes, start values, default settings and ``init_fix``.
+    """
+
+    DP_C = (0.0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1.0, 1.0)
+    DP_A = (
+        (),
+        (1 / 5,),
+        (3 / 40, 9 / 40),
+        (44 / 45, -56 / 15, 32 / 9),
+        (19372 / 6561, -25360 / 2187, 64448 / 6561, -212 / 729),
+        (9017 / 3168, -355 / 33, 46732 / 5247, 49 / 176, -5103 / 18656),
+        (35 / 384, 0.0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84),
+    )
+    DP_E = (71 / 57600, 0.0, -71 / 16695, 71 / 1920, -17253 / 339200, 22 / 525, -1 / 40)
+
+    def __init__(self, blocks, info: dict):
+        self.b = blocks
+        self.n = int(info["nq"])
+        self.nc = int(info["nc"])
+        self.nh = int(info["nh"])
+        self.info = info
+        self.reset()
+
+    def reset(self) -> None:
+        info = self.info
+        self.t = 0.0
+        self.x = np.concatenate([np.asarray(info["q0"], float), np.asarray(info["dq0"], float)])
+        self.u = np.array(info["u0"], dtype=float)
+        self.p = np.array(info["p0"], dtype=float)
+        self.settings = [float(v) for v in info["settings0"]]
+        self.h_next = 0.0
+        self._cache = None
+
+    def changed(self) -> None:
+        self._cache = None
+
+    # -- dynamics ------------------------------------------------------------------
+    def accelerations(self, t: float, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        n, nc, nh = self.n, self.nc, self.nh
+        q, dq = x[:n], x[n:]
+        M, delta = self.b.M_delta(t, q, dq, self.u, self.p)
+        if nc == 0:
+            try:
+                ddq = np.linalg.solve(M, delta)
+            except np.linalg.LinAlgError:
+                raise StepFailure("singular mass matrix") from None
+            lam = np.zeros(0)
+        else:
+            D, beta, gamma, Phi = self.b.constraints(t, q, dq, self.u, self.p)
+            g = gamma - 2.0 * self.settings[ALPHA] * (D @ dq - beta)
+            g[:nh] -= self.settings[BETA] ** 2 * Phi
+            A = np.zeros((n + nc, n + nc))
+            A[:n, :n] = M
+            A[:n, n:] = D.T
+            A[n:, :n] = D
+            rhs = np.concatenate([delta, g])
+            try:
+                sol = np.linalg.solve(A, rhs)
+            except np.linalg.LinAlgError:
+                sol = np.linalg.lstsq(A, rhs, rcond=1e-13)[0]
+                if np.abs(A @ sol - rhs).max() > 1e-8 * (1.0 + np.abs(rhs).max()):
+                    raise StepFailure("singular augmented matrix [M D^T; D 0]") from None
+            ddq, lam = sol[:n], sol[n:]
+        if not (np.all(np.isfinite(ddq)) and np.all(np.isfinite(lam))):
+            raise StepFailure("non-finite accelerations")
+        return ddq, lam
+
+    def derivatives(self, t: float, x: np.ndarray) -> np.ndarray:
+        return np.concatenate([x[self.n :], self.accelerations(t, x)[0]])
+
+    def state_jacobian(self, t: float, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """d[dq; ddq]/dx and d/dt from the exact residual Jacobians."""
+        n, nc, nh = self.n, self.nc, self.nh
+        q, dq = x[:n], x[n:]
+        ddq, lam = self.accelerations(t, x)
+        R_q, R_dq, R_t = self.b.residual_jacobians(t, q, dq, self.u, self.p, ddq, lam)
+        M, _ = self.b.M_delta(t, q, dq, self.u, self.p)
+        A = M
+        if nc:
+            D, beta, _, _ = self.b.constraints(t, q, dq, self.u, self.p)
+            V_q, V_t = self.b.velocity_jacobians(t, q, dq, self.u, self.p)
+            Phi_q, _ = self.b.Phi_Phi_q(t, q, dq, self.u, self.p)
+            a, bb = self.settings[ALPHA], self.settings[BETA]
+            R_q, R_dq, R_t = R_q.copy(), R_dq.copy(), R_t.copy()
+            R_q[n:] += 2 * a * V_q
+            R_q[n : n + nh] += bb * bb * Phi_q
+            R_dq[n:] += 2 * a * D
+            R_t[n:] += 2 * a * V_t
+            R_t[n : n + nh] -= bb * bb * beta[:nh]
+            A = np.zeros((n + nc, n + nc))
+            A[:n, :n] = M
+            A[:n, n:] = D.T
+            A[n:, :n] = D
+        S = -np.linalg.lstsq(A, np.column_stack([R_q, R_dq, R_t]), rcond=1e-13)[0][:n]
+        J = np.zeros((2 * n, 2 * n))
+        J[:n, n:] = np.eye(n)
+        J[n:, :n] = S[:, :n]
+        J[n:, n:] = S[:, n : 2 * n]
+        return J, np.concatenate([np.zeros(n), S[:, 2 * n]])
+
+    # -- values at the current state --------------------------------------------------
+    def values(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if self._cache is None:
+            n = self.n
+            ddq, lam = self.accelerations(self.t, self.x)
+            (y,) = self.b.outputs(self.t, self.x[:n], self.x[n:], self.u, self.p, ddq, lam)
+            self._cache = (ddq, lam, y)
+        return self._cache
+
+    # -- constraints -----------------------------------------------------------------------
+    def project(self, t: float, x: np.ndarray) -> None:
+        if self.nc == 0 or not self.settings[PROJECTION]:
+            return
+        n = self.n
+        tol = self.settings[PROJ_TOL]
+        if self.nh:
+            for _ in range(21):
+                Phi_q, Phi = self.b.Phi_Phi_q(t, x[:n], x[n:], self.u, self.p)
+                if np.abs(Phi).max() <= tol:
+                    break
+                x[:n] -= _min_norm(Phi_q, Phi)
+            else:
+                raise StepFailure(f"position projection did not converge (|Phi| = {np.abs(Phi).max():.3g})")
+        D, beta = self.b.D_beta(t, x[:n], x[n:], self.u, self.p)
+        x[n:] += _min_norm(D, beta - D @ x[n:])
+
+    def initialize(self) -> None:
+        """Assemble the initial configuration (constrained models) as the C runtime does."""
+        if self.nc:
+            n, fix = self.n, self.info["init_fix"]
+            x = self.x.copy()
+            start = x.copy()
+            tol = self.settings[PROJ_TOL]
+            for _ in range(51):
+                J, r = self.b.Phi_init(self.t, x[:n], x[n:], self.u, self.p)
+                for k, i in enumerate(fix):
+                    if i >= 0:
+                        r[k] = x[i] - start[i]
+                if np.abs(r).max() <= 1e-3 * tol:
+                    break
+                step = _min_norm(J, r)
+                x[:n] -= step
+                if np.abs(step).max() <= 1e-15 * (1 + np.abs(x[:n]).max()):
+                    break
+            D, beta = self.b.D_beta(self.t, x[:n], x[n:], self.u, self.p)
+            rows = [i for i in fix if i >= 0]
+            E = np.eye(n)[rows]
+            Jv = np.vstack([D, E])
+            rv = np.concatenate([beta, start[n:][rows]])
+            x[n:] += _min_norm(Jv, rv - Jv @ x[n:])
+            self.x = x
+        self.changed()
+        self.values()
+
+    # -- Co-Simulation ------------------------------------------------------------------------
+    def _error_norm(self, err, y0, y1) -> float:
+        sc = self.settings[ATOL] + self.settings[RTOL] * np.maximum(np.abs(y0), np.abs(y1))
+        return float(np.sqrt(np.mean((err / sc) ** 2))) if err.size else 0.0
+
+    def _initial_step(self, t, y, f0, order, span) -> float:
+        s = self.settings
+        sc = s[ATOL] + s[RTOL] * np.abs(y)
+        d0 = float(np.sqrt(np.mean((y / sc) ** 2)))
+        d1 = float(np.sqrt(np.mean((f0 / sc) ** 2)))
+        hmax = s[MAX_STEP] if s[MAX_STEP] > 0 else math.inf
+        h0 = 1e-6 if (d0 < 1e-5 or d1 < 1e-5) else 0.01 * d0 / d1
+        h0 = min(h0, span, hmax)
+        try:
+            f1 = self.derivatives(t + h0, y + h0 * f0)
+        except StepFailure:
+            return h0
+        d2 = float(np.sqrt(np.mean(((f1 - f0) / sc) ** 2))) / h0
+        dm = max(d1, d2)
+        h1 = max(1e-6, h0 * 1e-3) if dm <= 1e-15 else (0.01 / dm) ** (1.0 / (order + 1))
+        return min(100 * h0, h1, span, hmax)
+
+    def _rk4(self, t0: float, tend: float) -> None:
+        H, h = tend - t0, self.settings[STEP]
+        N = max(1, math.ceil(H / h * (1 - 1e-12)))
+        y = self.x
+        for i in range(N):
+            t = t0 + H * i / N
+            hh = (tend if i == N - 1 else t0 + H * (i + 1) / N) - t
+            k1 = self.derivatives(t, y)
+            k2 = self.derivatives(t + 0.5 * hh, y + 0.5 * hh * k1)
+            k3 = self.derivatives(t + 0.5 * hh, y + 0.5 * hh * k2)
+            k4 = self.derivatives(t + hh, y + hh * k3)
+            y += hh / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4)
+            self.project(t + hh, y)
+
+    def _adaptive(self, t: float, tend: float, method: int) -> None:
+        y = self.x
+        h = self.h_next
+        hmax = self.settings[MAX_STEP] if self.settings[MAX_STEP] > 0 else math.inf
+        order = 4 if method == DOPRI5 else 2
+        k1 = None
+        rejected = False
+        count = 0
+        while tend - t > 1e-13 * max(1.0, abs(tend)):
+            count += 1
+            if count > MAX_STEPS:
+                raise StepFailure("too many internal steps")
+            if k1 is None:
+                k1 = self.derivatives(t, y)
+            if not h > 0:
+                h = self._initial_step(t, y, k1, order, tend - t)
+            hprop = min(h, hmax)
+            hs, last = hprop, False
+            if t + hs >= tend - 1e-13 * max(1.0, abs(tend)):
+                hs, last = tend - t, True
+            try:
+                y1, err, k_last = (self._dopri_step if method == DOPRI5 else self._rosenbrock_step)(t, y, k1, hs)
+                errn = self._error_norm(err, y, y1)
+            except (StepFailure, np.linalg.LinAlgError, FloatingPointError):
+                errn, k_last = math.inf, None
+            if errn <= 1.0:
+                t = tend if last else t + hs
+                y[:] = y1
+                k1 = k_last
+                if self.nc and self.settings[PROJECTION]:
+                    self.project(t, y)
+                    k1 = None
+                expo = -0.2 if method == DOPRI5 else -1 / 3
+                safety = 0.9 if method == DOPRI5 else 0.8
+                fac = 5.0 if errn == 0 else min(5.0, max(0.2, safety * errn**expo))
+                if rejected:
+                    fac = min(fac, 1.0)
+                h = hs * fac
+                if last and hs < hprop:
+                    h = max(h, hprop)
+                rejected = False
+            else:
+                expo = -0.2 if method == DOPRI5 else -1 / 3
+                h = hs * (max(0.2, 0.9 * errn**expo) if math.isfinite(errn) else 0.25)
+                rejected = True
+            if h < 1e-14 * max(1.0, abs(t)):
+                raise StepFailure(f"step size underflow at t = {t}")
+        self.h_next = h
+
+    def _dopri_step(self, t, y, k1, h):
+        k = [k1]
+        for s in range(1, 7):
+            ys = y + h * sum(a * kk for a, kk in zip(self.DP_A[s], k) if a != 0.0)
+            k.append(self.derivatives(t + self.DP_C[s] * h, ys))
+        y1 = ys
+        err = h * sum(e * kk for e, kk in zip(self.DP_E, k) if e != 0.0)
+        return y1, err, k[6]
+
+    def _rosenbrock_step(self, t, y, F0, h):
+        d = 1.0 / (2.0 + math.sqrt(2.0))
+        e32 = 6.0 + math.sqrt(2.0)
+        J, T = self.state_jacobian(t, y)
+        W = np.eye(y.size) - h * d * J
+        k1 = np.linalg.solve(W, F0 + h * d * T)
+        F1 = self.derivatives(t + 0.5 * h, y + 0.5 * h * k1)
+        k2 = np.linalg.solve(W, F1 - k1) + k1
+        y1 = y + h * k2
+        F2 = self.derivatives(t + h, y1)
+        k3 = np.linalg.solve(W, F2 - e32 * (k2 - F1) - 2.0 * (k1 - F0) + h * d * T)
+        return y1, h / 6.0 * (k1 - 2.0 * k2 + k3), F2
+
+    def do_step(self, t0: float, H: float) -> bool:
+        """Advance from ``t0`` by ``H``; on failure the state is restored and False returned."""
+        if not (math.isfinite(H) and H >= 0):
+            return False
+        if H == 0:
+            return True
+        saved = (self.t, self.x.copy(), self.h_next)
+        try:
+            method = int(self.settings[METHOD])
+            with np.errstate(divide="raise", over="raise", invalid="raise"):
+                if method == RK4:
+                    self._rk4(t0, t0 + H)
+                else:
+                    self._adaptive(t0, t0 + H, method)
+            if not np.all(np.isfinite(self.x)):
+                raise StepFailure("non-finite state")
+        except (StepFailure, np.linalg.LinAlgError, FloatingPointError):
+            self.t, self.x, self.h_next = saved[0], saved[1], saved[2]
+            self.changed()
+            return False
+        self.t = t0 + H
+        self.changed()
+        return True
