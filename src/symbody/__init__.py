@@ -16,7 +16,7 @@ Example:
     m*l**2
 """
 
-from .equations import Equations
+from .equations import Equations, RedundantConstraintWarning
 from .errors import ExportError, ModelError, NumericalError, SymbodyError
 from .model.base import (
     AxisAngle,
@@ -95,6 +95,7 @@ __all__ = [
     "atan2",
     "pi",
     "ModelError",
+    "RedundantConstraintWarning",
     "NumericalError",
     "ExportError",
     "SymbodyError",

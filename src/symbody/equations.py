@@ -203,6 +203,23 @@ class Equations:
                 return "lam", i
         raise KeyError(f"{name!r} is not a coordinate, parameter, input, output or constraint of {self.name!r}")
 
+    def redundant_rows(self, D: np.ndarray | None = None, tol: float = 1e-9) -> list[str]:
+        """Names of constraint rows that depend linearly on the others (at ``q0``, or for a given ``D``).
+
+        Rows are kept greedily in order; a row is redundant when it adds no rank.
+        """
+        if D is None:
+            D = self.numeric().D(self.q0)
+        out, kept = [], np.zeros((0, D.shape[1]))
+        scale = max(1.0, float(np.abs(D).max())) if D.size else 1.0
+        for i, row in enumerate(D):
+            trial = np.vstack([kept, row])
+            if np.linalg.matrix_rank(trial, tol=tol * scale) > kept.shape[0]:
+                kept = trial
+            else:
+                out.append(self.constraint_rows[i].name)
+        return out
+
     # -- symbolic helpers ------------------------------------------------------
     def jacobian(self, exprs: Sequence[Expr], wrt: Sequence[Expr]) -> list[list[Expr]]:
         """Symbolic Jacobian of expressions with respect to symbols (atomized)."""
@@ -460,8 +477,98 @@ def derive_equations(system, progress: bool | Callable | None = None, check: boo
     eq.initial_rows = [ConstraintInfo(r.name, r.kind, r.group, None) for r in init]
     eq.lam = [r.multiplier for r in hol + vel]
     eq.joints = [JointInfo(j.name, j.kind, tuple(j.rows), dict(j.reactions)) for j in system.joints.values()]
+    if check:
+        _check_equations(eq)
     eq.derive_seconds = time.perf_counter() - t0
     return eq
+
+
+class RedundantConstraintWarning(UserWarning):
+    """Constraint rows are linearly dependent at the initial configuration."""
+
+
+def _check_equations(eq: "Equations") -> None:
+    """Checks on the derived equations: unused inputs, idle coordinates, singular mass matrix.
+
+    Redundant constraints only warn (the assembly and the analyses handle them with
+    pseudo-inverses); ``eq.redundant_rows()`` names them.
+    """
+    import warnings
+
+    from .symbolic.evaluate import evaluate_many
+
+    used = 0
+    for e in eq.delta:
+        used |= e.mask
+    for row in eq.M:
+        for e in row:
+            used |= e.mask
+    for e in eq.Phi_init + eq.beta + eq.gamma + [o.expr for o in eq.outputs]:
+        used |= e.mask
+    for row in eq.D:
+        for e in row:
+            used |= e.mask
+    for u in eq.inputs:
+        if not (u.symbol.mask & used):
+            raise ModelError(f"input {u.name!r} is never used: no load, constraint or output depends on it")
+    n = eq.nq
+    for j, c in enumerate(eq.coordinates):
+        inertia = any(not eq.M[i][j].is_zero for i in range(n))
+        constrained = any(not eq.D[i][j].is_zero for i in range(eq.nc))
+        if not inertia and not constrained:
+            raise ModelError(
+                f"coordinate {c.name!r} appears in no equation: it has no inertia and no constraint involves it"
+            )
+    # numeric checks at the initial state
+    vals = _default_values(eq)
+    try:
+        Mv = np.array(evaluate_many([e for row in eq.M for e in row], vals), dtype=float).reshape(n, n)
+        Dv = np.array(evaluate_many([e for row in eq.D for e in row], vals), dtype=float).reshape(eq.nc, n)
+    except (ValueError, ZeroDivisionError, OverflowError) as err:
+        raise ModelError(
+            f"the mass matrix or the constraint Jacobian cannot be evaluated at the initial state: {err}"
+        ) from None
+    if not (np.all(np.isfinite(Mv)) and np.all(np.isfinite(Dv))):
+        raise ModelError("the mass matrix or the constraint Jacobian is not finite at the initial state")
+    scale = max(1.0, float(np.abs(Mv).max()))
+    if eq.nc:
+        u, sv, vt = np.linalg.svd(Dv)
+        tol = 1e-9 * max(1.0, float(sv.max()) if sv.size else 1.0)
+        rank = int((sv > tol).sum())
+        if rank < eq.nc:
+            names = ", ".join(repr(r) for r in eq.redundant_rows(Dv))
+            warnings.warn(
+                f"model {eq.name!r}: constraint rows {names} are redundant at the initial configuration "
+                f"(rank {rank} of {eq.nc}); the assembly uses pseudo-inverses, but an FMU needs independent rows",
+                RedundantConstraintWarning,
+                stacklevel=4,
+            )
+        Z = vt[rank:].T  # basis of the null space of D: admissible velocities
+    else:
+        Z = np.eye(n)
+    if Z.shape[1] == 0:
+        return
+    Mr = Z.T @ Mv @ Z
+    ev = np.linalg.eigvalsh(0.5 * (Mr + Mr.T))
+    if ev.min() <= 1e-12 * scale:
+        bad = [c.name for c, col in zip(eq.coordinates, np.abs(Z @ np.linalg.eigh(Mr)[1][:, 0])) if col > 1e-6]
+        raise ModelError(
+            f"the mass matrix of {eq.name!r} is singular at the initial state (on the admissible motions); "
+            f"the motion of {', '.join(repr(b) for b in bad) or 'some coordinates'} has no inertia"
+        )
+
+
+def _default_values(eq: "Equations") -> dict:
+    vals = {eq.t: 0.0}
+    for p in eq.parameters:
+        vals[p.symbol] = p.value
+    for c in eq.coordinates:
+        vals[c.q], vals[c.dq], vals[c.ddq] = c.q0, c.dq0, 0.0
+    for u in eq.inputs:
+        vals[u.symbol] = u.value
+    for lam in eq.lam:
+        vals[lam] = 0.0
+    return vals
 
 
 def _check_system(system) -> None:
