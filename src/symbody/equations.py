@@ -487,7 +487,7 @@ class RedundantConstraintWarning(UserWarning):
     """Constraint rows are linearly dependent at the initial configuration."""
 
 
-def _check_equations(eq: "Equations") -> None:
+def _check_equations(eq: Equations) -> None:
     """Checks on the derived equations: unused inputs, idle coordinates, singular mass matrix.
 
     Redundant constraints only warn (the assembly and the analyses handle them with
@@ -558,7 +558,7 @@ def _check_equations(eq: "Equations") -> None:
         )
 
 
-def _default_values(eq: "Equations") -> dict:
+def _default_values(eq: Equations) -> dict:
     vals = {eq.t: 0.0}
     for p in eq.parameters:
         vals[p.symbol] = p.value
