@@ -131,7 +131,7 @@ class FmuSession:
         >>> s.initialize(theta=0.2); s.step(0.01); s.get("theta")  # doctest: +SKIP
     """
 
-    def __init__(self, fmu: str | Path, fmi_type: str = "CoSimulation", logger=None):
+    def __init__(self, fmu: str | Path, fmi_type: str = "CoSimulation", logger=None, debug_logging: bool = False):
         import fmpy
         from fmpy.simulation import instantiate_fmu
 
@@ -142,7 +142,7 @@ class FmuSession:
         self.fmi_type = fmi_type
         self.vr = {v.name: v.valueReference for v in self.md.modelVariables}
         self.types = {v.name: v.type for v in self.md.modelVariables}
-        self.fmu = instantiate_fmu(self.unzipdir, self.md, fmi_type, logger=logger)
+        self.fmu = instantiate_fmu(self.unzipdir, self.md, fmi_type, logger=logger, debug_logging=debug_logging)
         self.time = 0.0
         self.nx = len(self.md.derivatives) if fmi_type == "ModelExchange" else 0
 
