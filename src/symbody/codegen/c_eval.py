@@ -10,9 +10,9 @@ Example:
     >>> from symbody.symbolic.expr import Context, sin
     >>> from symbody.codegen.python import Layout
     >>> ctx = Context(); x = ctx.symbol("x", "coordinate")
-    >>> f = CEvaluator({"y": ([sin(x), 2 * sin(x)], (2,))}, Layout(q=[x]))  # doctest: +SKIP
-    >>> f(0.0, [0.5], [0.0], [], [])[0]                                        # doctest: +SKIP
-    array([0.47942554, 0.95885108])
+    >>> f = CEvaluator({"y": ([sin(x), 2 * sin(x)], (2,))}, Layout(q=[x]))
+    >>> f(0.0, [0.5], [0.0], [], [])[0].round(6)
+    array([0.479426, 0.958851])
 """
 
 from __future__ import annotations
@@ -151,9 +151,17 @@ def compile_evaluator(eq, *names: str, extra: dict | None = None) -> CEvaluator:
     """The C counterpart of :meth:`symbody.Equations.evaluator` (same blocks, same call).
 
     Example:
-        >>> import symbody  # doctest: +SKIP
-        >>> f = compile_evaluator(eq, "M", "delta")  # doctest: +SKIP
-        >>> M, delta = f(0.0, eq.q0, eq.dq0, eq.u0, eq.p0)  # doctest: +SKIP
+        >>> import symbody as sb
+        >>> s = sb.System("pendulum")
+        >>> th = s.coordinate("theta", 0.3, unit="rad")
+        >>> B = s.base("B", s.ground_base, sb.Rz(th))
+        >>> _ = s.particle("bob", s.point("P", s.origin, (0, -1, 0), base=B), 1.0)
+        >>> s.gravity((0, -9.81, 0))
+        >>> _ = s.generalized_force("motor", th, s.input("T", unit="N*m"))
+        >>> eq = s.derive()
+        >>> M, delta = compile_evaluator(eq, "M", "delta")(0.0, eq.q0, eq.dq0, [0.5], eq.p0)
+        >>> M.tolist(), delta.round(6).tolist()
+        ([[1.0]], [-2.399053])
     """
     allb = eq.blocks()
     if extra:

@@ -17,11 +17,18 @@ has.  No symbolic inverse is ever formed.  Baumgarte stabilization adds
 Jacobians are combined numerically from ``V = D dq - beta`` (``V_q``,
 ``V_t``), ``D`` and ``Phi_q``.
 
-Example:
-    >>> from symbody.loader import load_model  # doctest: +SKIP
-    >>> jac = ResidualJacobians(load_model("examples/four_bar.py").derive())  # doctest: +SKIP
-    >>> len(jac.R_q), len(jac.R_q[0])  # doctest: +SKIP
-    (5, 3)
+Example (a pendulum driven by a torque ``T``):
+    >>> import symbody as sb
+    >>> s = sb.System("pendulum")
+    >>> th = s.coordinate("theta", 0.3, unit="rad")
+    >>> B = s.base("B", s.ground_base, sb.Rz(th))
+    >>> _ = s.particle("bob", s.point("P", s.origin, (0, -1, 0), base=B), 1.0)
+    >>> s.gravity((0, -9.81, 0))
+    >>> _ = s.generalized_force("motor", th, s.input("T", unit="N*m"))
+    >>> eq = s.derive()
+    >>> jac = ResidualJacobians(eq)
+    >>> jac.R, jac.R_q, jac.R_u
+    ([ddtheta - (T - 9.81*sin(theta))], [[9.81*cos(theta)]], [[-1]])
 """
 
 from __future__ import annotations

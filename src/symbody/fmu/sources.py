@@ -11,10 +11,20 @@ mass matrix is emitted as its upper triangle and mirrored.  Everything else
 (FMI wrappers, solvers, linear algebra) is generic C in ``fmu_templates/``.
 
 Example:
-    >>> from symbody.loader import load_model  # doctest: +SKIP
-    >>> src = ModelSource(load_model("examples/four_bar.py").derive(), "both").text  # doctest: +SKIP
-    >>> "void sb_M_delta(" in src  # doctest: +SKIP
-    True
+    >>> import symbody as sb
+    >>> s = sb.System("pendulum")
+    >>> th = s.coordinate("theta", 0.3, unit="rad")
+    >>> B = s.base("B", s.ground_base, sb.Rz(th))
+    >>> _ = s.particle("bob", s.point("P", s.origin, (0, -1, 0), base=B), 1.0)
+    >>> s.gravity((0, -9.81, 0))
+    >>> _ = s.generalized_force("motor", th, s.input("T", unit="N*m"))
+    >>> eq = s.derive()
+    >>> src = ModelSource(eq, "both").text
+    >>> print(src[src.index("/* M: ") : src.index("}", src.index("/* M: "))].strip())
+    /* M: mass matrix (symmetric) */
+        _M[0] = 1.0; /* M(theta, theta) */
+        /* delta: generalized forces */
+        _delta[0] = T - 9.81*sin(theta); /* theta */
 """
 
 from __future__ import annotations

@@ -15,12 +15,17 @@ time; in Co-Simulation only the inputs are; during initialization parameters
 and start values of exact states are knowns too, and assembled states (models
 with constraints) depend on the parameters of the assembly rows.
 
-Example:
-    >>> from symbody.loader import load_model  # doctest: +SKIP
-    >>> eq = load_model("examples/n_link_pendulum_on_cart.py").derive()  # doctest: +SKIP
-    >>> deps = Dependencies(eq, ResidualJacobians(eq))  # doctest: +SKIP
-    >>> ("u", 0) in deps.acc[0]  # doctest: +SKIP
-    True
+Example (``ddtheta`` depends on ``theta`` and the torque ``T``, not on ``dtheta``):
+    >>> import symbody as sb
+    >>> s = sb.System("pendulum")
+    >>> th = s.coordinate("theta", 0.3, unit="rad")
+    >>> B = s.base("B", s.ground_base, sb.Rz(th))
+    >>> _ = s.particle("bob", s.point("P", s.origin, (0, -1, 0), base=B), 1.0)
+    >>> s.gravity((0, -9.81, 0))
+    >>> _ = s.generalized_force("motor", th, s.input("T", unit="N*m"))
+    >>> eq = s.derive()
+    >>> sorted(Dependencies(eq, ResidualJacobians(eq)).acc[0])
+    [('q', 0), ('u', 0)]
 """
 
 from __future__ import annotations

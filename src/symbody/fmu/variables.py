@@ -11,10 +11,19 @@ parameters, outputs, settings -- the same for FMI 2 and FMI 3, for the C and
 the Python backends.
 
 Example:
-    >>> from symbody.loader import load_model  # doctest: +SKIP
-    >>> vs = fmu_variables(load_model("examples/four_bar.py").derive(), "both")  # doctest: +SKIP
-    >>> [v.name for v in vs][:5]  # doctest: +SKIP
-    ['time', 'theta1', 'theta2', 'theta3', 'dtheta1']
+    >>> import symbody as sb
+    >>> s = sb.System("pendulum")
+    >>> th = s.coordinate("theta", 0.3, unit="rad")
+    >>> B = s.base("B", s.ground_base, sb.Rz(th))
+    >>> _ = s.particle("bob", s.point("P", s.origin, (0, -1, 0), base=B), 1.0)
+    >>> s.gravity((0, -9.81, 0))
+    >>> _ = s.generalized_force("motor", th, s.input("T", unit="N*m"))
+    >>> eq = s.derive()
+    >>> [(v.name, v.vr, v.causality) for v in fmu_variables(eq, "me")]  # doctest: +NORMALIZE_WHITESPACE
+    [('time', 0, 'independent'), ('theta', 1, 'output'), ('dtheta', 2, 'output'),
+     ('ddtheta', 3, 'output'), ('T', 4, 'input')]
+    >>> [v.name for v in fmu_variables(eq, "cs")][5:]
+    ['solver.method', 'solver.step', 'solver.rtol', 'solver.atol', 'solver.max_step']
 """
 
 from __future__ import annotations
