@@ -84,6 +84,7 @@ class Kinematics:
         self._vel: dict = {}
         self._acc0: dict = {}
         self._dtpart: dict = {}
+        self._related: dict = {}
 
     # ------------------------------------------------------------------
     # base tree
@@ -196,25 +197,58 @@ class Kinematics:
             base = base.parent
         return base
 
+    def planar_related(self, A: Base, B: Base) -> bool:
+        """True if the rotation between ``A`` and ``B`` is one (merged) elementary rotation or none."""
+        if A is B:
+            return True
+        key = (A, B)
+        r = self._related.get(key)
+        if r is None:
+            st = self.steps(A, B)
+            r = len(st) == 0 or (len(st) == 1 and st[0][0] == "e")
+            self._related[key] = self._related[(B, A)] = r
+        return r
+
     def add_part(self, parts: dict, base: Base, comps: Comps) -> None:
-        """Accumulate a part into an extended-vector part dictionary (in place)."""
+        """Accumulate a part into an extended-vector part dictionary (in place).
+
+        Parts stay separate only while their bases are related by rotations about
+        one axis (§5.2: that is where separate parts avoid trigonometrically
+        simplifiable expressions); otherwise the part lower in the tree is rotated
+        into the base of the other ("gravity UP"), so that 3-D chains keep one part
+        per vector, in the body base, as a recursive formulation would.
+        """
         if _is_zero3(comps):
             return
         base = self.settle(base, comps)
-        old = parts.get(base)
-        if old is None:
-            parts[base] = comps
-            return
-        new = (add(old[0], comps[0]), add(old[1], comps[1]), add(old[2], comps[2]))
-        if _is_zero3(new):
-            del parts[base]
-        else:
-            b2 = self.settle(base, new)
-            if b2 is not base:
+        while True:
+            old = parts.get(base)
+            if old is not None:
+                comps = (add(old[0], comps[0]), add(old[1], comps[1]), add(old[2], comps[2]))
                 del parts[base]
-                self.add_part(parts, b2, new)
+                if _is_zero3(comps):
+                    return
+                base = self.settle(base, comps)
+                continue
+            other = None
+            for A in parts:
+                if not self.planar_related(A, base):
+                    other = A
+                    break
+            if other is None:
+                parts[base] = comps
+                return
+            oc = parts.pop(other)
+            if (other.depth, other.index) > (base.depth, base.index):
+                comps = self.rotate(comps, base, other)
+                base = other
+                comps = (add(oc[0], comps[0]), add(oc[1], comps[1]), add(oc[2], comps[2]))
             else:
-                parts[base] = new
+                oc = self.rotate(oc, other, base)
+                comps = (add(oc[0], comps[0]), add(oc[1], comps[1]), add(oc[2], comps[2]))
+            if _is_zero3(comps):
+                return
+            base = self.settle(base, comps)
 
     # ------------------------------------------------------------------
     # products of parts
