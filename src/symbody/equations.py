@@ -495,7 +495,10 @@ def _check_equations(eq: Equations) -> None:
     """
     import warnings
 
+    from .dimensions import check_dimensions
     from .symbolic.evaluate import evaluate_many
+
+    check_dimensions(eq)
 
     used = 0
     for e in eq.delta:

@@ -1,0 +1,198 @@
+"""Dimensional analysis of derived equations, where units are given.
+
+Every symbol with a unit (parameters, coordinates and their derivatives,
+inputs, time) gets its SI dimension; symbols without a unit are unknown and
+make the expressions that use them unknown too, so models that give no units
+are never rejected.  Sums must add terms of the same dimension, arguments of
+``sin``, ``exp``, ``log``... must be dimensionless (radians count as
+dimensionless) and ``atan2`` needs both arguments in the same dimension.
+Numbers are dimensionless factors; as terms of a sum they match anything.
+
+Example:
+    >>> import symbody as sb
+    >>> s = sb.System("u")
+    >>> m = s.parameter("m", 1.0, unit="kg"); x = s.coordinate("x", unit="m")
+    >>> _ = s.particle("p", s.point("P", s.origin, (x, 0, 0)), m)
+    >>> _ = s.generalized_force("push", x, s.input("F", unit="N") + m)
+    >>> try:
+    ...     s.derive()
+    ... except sb.ModelError as e:
+    ...     print(e)
+    unit mismatch in the equation of coordinate 'x': m + F adds kg and kg*m/s2 (N)
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+from .errors import ModelError
+from .symbolic.expr import ABS, ADD, ATAN2, MUL, NEG, NUM, POW, SIGN, SYM, Expr
+
+if TYPE_CHECKING:
+    from .equations import Equations
+
+Dim = tuple  # sorted tuple of (base, Fraction exponent); () is dimensionless
+
+_UNKNOWN = None
+_WILD = "wild"  # a number in a sum: matches any dimension
+_BASES = ("kg", "m", "s", "A", "K", "mol", "cd")
+
+
+def parse_dimension(unit: str | None) -> Dim | None:
+    """SI dimension of a unit string (``None`` when no unit or not understood)."""
+    if unit is None or unit == "":
+        return None
+    from .fmu.units import base_units
+
+    parsed = base_units(unit)
+    if parsed is None:
+        return None
+    exps, _ = parsed
+    return tuple(sorted((b, Fraction(e)) for b, e in exps.items() if b in _BASES and e != 0))
+
+
+def _mul(a: Dim, b: Dim, k: Fraction = Fraction(1)) -> Dim:
+    d = dict(a)
+    for base, e in b:
+        d[base] = d.get(base, Fraction(0)) + k * e
+    return tuple(sorted((base, e) for base, e in d.items() if e != 0))
+
+
+def _pow(a: Dim, n) -> Dim:
+    k = Fraction(n).limit_denominator(1000) if not isinstance(n, (int, Fraction)) else Fraction(n)
+    return tuple(sorted((b, e * k) for b, e in a if e * k != 0))
+
+
+_NAMED = {
+    "kg*m/s2": "N",
+    "kg*m2/s2": "N*m",
+    "kg/m*s2": "Pa",
+    "kg*m2/s3": "W",
+}
+
+
+def format_dimension(d: Dim) -> str:
+    """Readable form of a dimension: ``kg*m/s2 (N)``."""
+    if d == ():
+        return "1"
+    num = [f"{b}{'' if e == 1 else e}" for b, e in d if e > 0]
+    den = [f"{b}{'' if e == -1 else -e}" for b, e in d if e < 0]
+    s = "*".join(num) or "1"
+    if den:
+        s += "/" + "*".join(den)
+    name = _NAMED.get(s)
+    return f"{s} ({name})" if name else s
+
+
+class DimensionChecker:
+    """Infers dimensions of atoms and reports the first inconsistent sum or function argument."""
+
+    def __init__(self, eq: Equations):
+        self.dims: dict[Expr, object] = {}
+        sym_dims: dict[Expr, Dim | None] = {eq.t: (("s", Fraction(1)),)}
+        sec = (("s", Fraction(1)),)
+        for p in eq.parameters:
+            sym_dims[p.symbol] = parse_dimension(p.unit)
+        for u in eq.inputs:
+            sym_dims[u.symbol] = parse_dimension(u.unit)
+        for c in eq.coordinates:
+            d = parse_dimension(c.unit)
+            sym_dims[c.q] = d
+            sym_dims[c.dq] = None if d is None else _mul(d, sec, Fraction(-1))
+            sym_dims[c.ddq] = None if d is None else _mul(d, sec, Fraction(-2))
+        self.sym_dims = sym_dims
+
+    def dim(self, e: Expr):
+        """Dimension of ``e``: a tuple, ``None`` (unknown) or raises ``_Mismatch``."""
+        r = self.dims.get(e, 0)
+        if r != 0:
+            return r
+        # iterative post-order to avoid deep recursion
+        stack = [e]
+        while stack:
+            x = stack[-1]
+            if x in self.dims:
+                stack.pop()
+                continue
+            pending = [a for a in x.args if a not in self.dims]
+            if pending:
+                stack.extend(pending)
+                continue
+            stack.pop()
+            self.dims[x] = self._node(x)
+        return self.dims[e]
+
+    def _node(self, x: Expr):
+        op = x.op
+        if op == NUM:
+            return _WILD
+        if op == SYM:
+            return self.sym_dims.get(x)
+        args = [self.dims[a] for a in x.args]
+        if op == NEG or op == ABS:
+            return args[0]
+        if op == ADD:
+            a, b = args
+            if a is _UNKNOWN or b is _UNKNOWN:
+                return _UNKNOWN
+            if a == _WILD:
+                return b
+            if b == _WILD or a == b:
+                return a
+            raise _Mismatch(x, f"adds {format_dimension(a)} and {format_dimension(b)}")
+        if op == MUL:
+            a, b = args
+            if a is _UNKNOWN or b is _UNKNOWN:
+                return _UNKNOWN
+            a = () if a == _WILD else a
+            b = () if b == _WILD else b
+            return _mul(a, b)
+        if op == POW:
+            a = args[0]
+            if a is _UNKNOWN:
+                return _UNKNOWN
+            return () if a == _WILD else _pow(a, x.args[1].value)
+        if op == SIGN:
+            return ()
+        if op == ATAN2:
+            a, b = args
+            if a not in (_UNKNOWN, _WILD) and b not in (_UNKNOWN, _WILD) and a != b:
+                raise _Mismatch(x, f"compares {format_dimension(a)} with {format_dimension(b)}")
+            return ()
+        # functions of one argument: the argument must be dimensionless
+        a = args[0]
+        if a not in (_UNKNOWN, _WILD, ()):
+            raise _Mismatch(x, f"takes the function of an argument in {format_dimension(a)}")
+        return ()
+
+
+class _Mismatch(Exception):
+    def __init__(self, node: Expr, what: str):
+        super().__init__(what)
+        self.node = node
+        self.what = what
+
+
+def check_dimensions(eq: Equations) -> None:
+    """Raise :class:`ModelError` at the first dimensionally inconsistent expression of ``eq``."""
+    chk = DimensionChecker(eq)
+    items: list[tuple[str, Expr]] = []
+    for i, c in enumerate(eq.coordinates):
+        items.append((f"the equation of coordinate {c.name!r}", eq.delta[i]))
+        for j in range(i, eq.nq):
+            items.append((f"the mass matrix entry ({c.name}, {eq.coordinates[j].name})", eq.M[i][j]))
+    for k, row in enumerate(eq.constraint_rows):
+        items.append((f"constraint {row.name!r}", eq.Phi[k] if k < eq.nh else eq.beta[k]))
+        items.append((f"the acceleration equation of constraint {row.name!r}", eq.gamma[k]))
+    for k, row in enumerate(eq.initial_rows):
+        items.append((f"initial condition {row.name!r}", eq.Phi_init[eq.nh + k]))
+    for o in eq.outputs:
+        items.append((f"output {o.name!r}", o.expr))
+    for what, e in items:
+        try:
+            chk.dim(e)
+        except _Mismatch as m:
+            from .symbolic.printing import to_str
+
+            raise ModelError(f"unit mismatch in {what}: {to_str(m.node, max_nodes=60)} {m.what}") from None
