@@ -3,9 +3,9 @@
 from pathlib import Path
 
 import pytest
+from conftest import EXAMPLES, example  # noqa: F401
 
 import symbody as sb
-from conftest import EXAMPLES, example  # noqa: F401
 
 
 @pytest.mark.parametrize("name", sorted(p.stem for p in EXAMPLES.glob("*.py")))
