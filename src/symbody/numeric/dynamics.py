@@ -59,7 +59,7 @@ from .energy import EnergyResult, energy
 from .inputs import InputFunction, input_function
 from .integrators import METHODS, integrate
 from .kinematics import coordinate_indices, dependent_preference, split_coordinates
-from .linalg import null_space_basis, partition, solve_dependent, solve_saddle
+from .linalg import dependent_condition, null_space_basis, partition, solve_dependent, solve_saddle
 from .model import NumericModel, as_numeric
 from .results import TimeHistory
 
@@ -92,6 +92,7 @@ class _Dependent:
         self._f = nm._fn("M", "delta", "D", "gamma", "Phi", "beta") if eq.nc else nm._fn("M", "delta")
         self._fpos = nm._fn("Phi", "Phi_q") if eq.nh else None
         self._fvel = nm._fn("D", "beta") if eq.nc else None
+        self.last_failure: str | None = None
 
     def state0(self, q: np.ndarray, dq: np.ndarray) -> np.ndarray:
         return np.concatenate([q, dq])
@@ -114,7 +115,14 @@ class _Dependent:
     def rhs(self, t: float, y: np.ndarray) -> np.ndarray:
         n = self.n
         q, dq = y[:n], y[n:]
-        ddq, _ = self.accelerations(t, q, dq, self.u(t, q, dq))
+        if not np.all(np.isfinite(y)):
+            return np.full(y.shape, np.nan)
+        try:
+            ddq, _ = self.accelerations(t, q, dq, self.u(t, q, dq))
+        except (NumericalError, np.linalg.LinAlgError) as e:
+            # a trial stage the step-size control will reject; reported if the integration fails
+            self.last_failure = str(e)
+            return np.full(y.shape, np.nan)
         return np.concatenate([dq, ddq])
 
     def _project(self, t: float, y: np.ndarray) -> np.ndarray:
@@ -183,6 +191,7 @@ class _Independent:
         self._fD = nm._fn("D", "beta")
         self.history: list[tuple[float, list[str]]] = []
         self.q_last: np.ndarray | None = None
+        self.last_failure: str | None = None
 
     # -- partitions ---------------------------------------------------------------
     def choose(self, t: float, q: np.ndarray) -> None:
@@ -190,9 +199,11 @@ class _Independent:
         split = split_coordinates(self.nm, q, t, self.fixed_choice)
         self.pv = split.velocity
         self.dep_h = split.position.dependent
+        self.rows_h = split.position.rows
         self.ip = split.position.independent  # position-independent
         self.iv = self.pv.independent  # velocity-independent
         self.q_last = q.copy()
+        self._predictor = None  # d q_dep / d z at q_last
         self.history.append((t, [self.eq.coordinates[i].name for i in self.iv]))
 
     def state0(self, q: np.ndarray, dq: np.ndarray) -> np.ndarray:
@@ -200,19 +211,39 @@ class _Independent:
 
     # -- kinematics from the independent state ---------------------------------------
     def positions(self, t: float, z: np.ndarray) -> np.ndarray:
+        """Dependent coordinates from the independent ones: Newton-Raphson on ``Phi = 0``.
+
+        Starts from the last solution moved along the constraint tangent (``dq_dep/dz``),
+        so that one or two iterations usually suffice.
+        """
         q = self.q_last.copy()  # type: ignore[union-attr]
-        q[self.ip] = z
         if self._fpos is None or not self.dep_h:
+            q[self.ip] = z
             return q
+        dep, rows = self.dep_h, self.rows_h
+        if self._predictor is not None:
+            q[dep] += self._predictor @ (z - q[self.ip])
+        q[self.ip] = z
         p, u0, zero = self.nm.p, self.eq.u0, np.zeros(self.n)
-        dep = self.dep_h
+        step = np.inf
         for _ in range(25):
             Phi, Phi_q = self._fpos(t, q, zero, u0, p)
             err = np.max(np.abs(Phi))
-            if err <= self.tol:
+            J = Phi_q[rows][:, dep]
+            # converged, or stalled at round-off level just above a tolerance set too tight for the model's scale
+            if err <= self.tol or (step <= 1e-14 * (1.0 + np.max(np.abs(q))) and err <= 1e3 * self.tol):
                 self.q_last = q
+                try:
+                    self._predictor = -np.linalg.solve(J, Phi_q[rows][:, self.ip])
+                except np.linalg.LinAlgError:
+                    self._predictor = None
                 return q
-            q[dep] -= np.linalg.lstsq(Phi_q[:, dep], Phi, rcond=1e-12)[0]
+            try:
+                dx = np.linalg.solve(J, Phi[rows])
+            except np.linalg.LinAlgError:
+                break
+            q[dep] -= dx
+            step = float(np.max(np.abs(dx)))
         raise NumericalError(
             f"independent coordinates {', '.join(self.history[-1][1])}: the position problem does not converge "
             f"at t = {t:.6g} (residual {err:.3g}); the mechanism may be at a singular position"
@@ -245,14 +276,21 @@ class _Independent:
         return ddq, lam
 
     def rhs(self, t: float, y: np.ndarray) -> np.ndarray:
-        q, dq, _ = self.full_state(t, y)
-        ddq, _ = self.accelerations(t, q, dq, self.u(t, q, dq))
+        if not np.all(np.isfinite(y)):
+            return np.full(y.shape, np.nan)
+        try:
+            q, dq, _ = self.full_state(t, y)
+            ddq, _ = self.accelerations(t, q, dq, self.u(t, q, dq))
+        except (NumericalError, np.linalg.LinAlgError) as e:
+            # a trial stage the step-size control will reject (e.g. past a singular position)
+            self.last_failure = str(e)
+            return np.full(y.shape, np.nan)
         return np.concatenate([dq[self.ip], ddq[self.iv]])
 
     def after_step(self, t: float, y: np.ndarray) -> tuple[np.ndarray, str | None]:
         q, dq, (D, _) = self.full_state(t, y)
         cur = self.pv
-        cond = float(np.linalg.cond(D[cur.rows][:, cur.dependent])) if cur.dependent else 1.0
+        cond = dependent_condition(D, cur.rows, cur.dependent)
         if self.fixed_choice is not None:
             if cond > 1e10:
                 raise NumericalError(
@@ -382,7 +420,7 @@ def simulate(
     projection_tol: float = 1e-10,
     position_tol: float = 1e-12,
     independent: Sequence[str] | None = None,
-    switch_ratio: float = 10.0,
+    switch_ratio: float = 3.0,
     consistency_tol: float = 1e-8,
     p: Any = None,
 ) -> SimulationResult:

@@ -125,6 +125,11 @@ def integrate(
     return tr
 
 
+def _last_failure(form: Any) -> str:
+    msg = getattr(form, "last_failure", None)
+    return f"; last failure: {msg}" if msg else ""
+
+
 def _close(a: float, b: float, scale: float) -> bool:
     return abs(a - b) <= 1e-12 * max(1.0, scale)
 
@@ -158,7 +163,7 @@ def _integrate_scipy(form, t0, tf, y0, method, te, rtol, atol, max_step, first_s
         msg = solver.step()
         if solver.status == "failed":
             tr.nfev += solver.nfev
-            raise NumericalError(f"{method} failed at t = {solver.t:.6g}: {msg}")
+            raise NumericalError(f"{method} failed at t = {solver.t:.6g}: {msg}{_last_failure(form)}")
         tr.nsteps += 1
         t_old, t_new = solver.t_old, solver.t
         if te is not None:
@@ -217,7 +222,9 @@ def _integrate_rk4(form, t0, tf, y0, te, h, tr: Trajectory) -> None:
             tr.nfev += 4
             y = y + hs / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
             if not np.all(np.isfinite(y)):
-                raise NumericalError(f"RK4: non-finite state at t = {t + hs:.6g} (step {hs:g} too large?)")
+                raise NumericalError(
+                    f"RK4: non-finite state at t = {t + hs:.6g} (step {hs:g} too large?){_last_failure(form)}"
+                )
             tr.nsteps += 1
             y, action = form.after_step(t + hs, y)
             if action == "restart":

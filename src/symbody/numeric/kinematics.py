@@ -367,7 +367,9 @@ def split_coordinates(nm: NumericModel, q: np.ndarray, t: float = 0.0, independe
 
         rows_h = independent_rows(Phi_q)
         dep_h = select_columns(Phi_q, [pv.dependent])
-        cond = float(np.linalg.cond(Phi_q[rows_h][:, dep_h])) if dep_h else 1.0
+        from .linalg import dependent_condition
+
+        cond = dependent_condition(Phi_q, rows_h, dep_h)
         ph = Partition(dep_h, [i for i in range(n) if i not in dep_h], rows_h, len(rows_h), cond)
     else:
         ph = Partition([], list(range(n)), [], 0, 1.0)

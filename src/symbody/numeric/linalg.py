@@ -36,6 +36,9 @@ from ..errors import NumericalError
 
 #: relative tolerance on the diagonal of pivoted QR factors below which a direction is taken as dependent
 RANK_TOL = 1e-9
+#: a preferred choice of dependent coordinates is kept while its condition is within this factor of
+#: the choice of plain QR with column pivoting
+PREFERENCE_RATIO = 4.0
 
 
 def _scale(A: np.ndarray) -> float:
@@ -109,7 +112,8 @@ class Partition:
         independent: indices of the independent coordinates (as many as degrees of freedom).
         rows: indices of a maximal set of independent rows of ``D``.
         rank: rank of ``D``.
-        condition: condition number of ``D[rows][:, dependent]`` (1 when there is no constraint).
+        condition: ``|D_r| |D_r[:, dependent]^-1|`` (2-norms, ``D_r = D[rows]``): how strongly the
+            dependent velocities amplify the independent ones (1 when there is no constraint).
     """
 
     dependent: list[int]
@@ -132,7 +136,9 @@ def partition(
         D: constraint Jacobian (``nc x n``).
         independent: coordinates the caller wants independent; ``None`` chooses them.
         prefer_dependent: groups of coordinates, in order of preference for the dependent
-            set (e.g. auxiliary coordinates first); coordinates not listed come last.
+            set (e.g. auxiliary coordinates first); coordinates not listed come last.  The
+            preferred choice is kept only while its :attr:`Partition.condition` is within
+            ``PREFERENCE_RATIO`` of the one plain QR with column pivoting gives.
         tol: relative rank tolerance.
         names: coordinate names, used in error messages.
 
@@ -161,15 +167,37 @@ def partition(
                 f"{', '.join(nm[i] for i in partition(D, tol=tol).independent) or 'none'}"
             )
     else:
-        groups = [list(g) for g in (prefer_dependent or [])]
-        listed = {i for g in groups for i in g}
-        groups.append([i for i in range(n) if i not in listed])
-        dep = select_columns(D, groups, tol) if r else []
+        dep = select_columns(D, [list(range(n))], tol) if r else []
+        cond = dependent_condition(D, rows, dep)
+        if prefer_dependent:
+            # the preferred choice wins unless it is much worse conditioned than the free one
+            groups = [list(g) for g in prefer_dependent]
+            listed = {i for g in groups for i in g}
+            groups.append([i for i in range(n) if i not in listed])
+            dep_p = select_columns(D, groups, tol) if r else []
+            cond_p = dependent_condition(D, rows, dep_p)
+            if len(dep_p) == r and cond_p <= PREFERENCE_RATIO * cond:
+                dep, cond = dep_p, cond_p
         if len(dep) != r:  # pragma: no cover - select_columns returns the full rank
             raise NumericalError(f"could not find {r} dependent coordinates")
         ind = [i for i in range(n) if i not in dep]
-    cond = float(np.linalg.cond(D[rows][:, dep])) if r else 1.0
-    return Partition(dep, ind, rows, r, cond)
+        return Partition(dep, ind, rows, r, cond)
+    return Partition(dep, ind, rows, r, dependent_condition(D, rows, dep))
+
+
+def dependent_condition(D: np.ndarray, rows: Sequence[int], dependent: Sequence[int]) -> float:
+    """``|D_r| / sigma_min(D_r[:, dependent])`` with ``D_r = D[rows]`` (``inf`` when singular, 1 if empty).
+
+    Unlike the condition number of the dependent block alone, this also grows
+    when the whole block becomes small compared with ``D`` (a single constraint
+    row whose dependent entry vanishes).
+    """
+    if not len(dependent):
+        return 1.0
+    Dr = np.atleast_2d(D[list(rows)])
+    s = np.linalg.svd(Dr[:, list(dependent)], compute_uv=False)
+    smax = float(np.linalg.norm(Dr, 2))
+    return smax / float(s[-1]) if s[-1] > 0 else float("inf")
 
 
 def null_space_basis(D: np.ndarray, part: Partition) -> np.ndarray:
@@ -227,6 +255,11 @@ def solve_dependent(
     return x, err
 
 
+#: relative tolerance for dropping nearly redundant rows in :func:`solve_saddle`: states off the
+#: constraint manifold by a small drift make exactly redundant rows only nearly dependent
+SADDLE_ROW_TOL = 1e-7
+
+
 def solve_saddle(
     M: np.ndarray, D: np.ndarray, f: np.ndarray, g: np.ndarray, rows: Sequence[int] | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -248,7 +281,7 @@ def solve_saddle(
         except np.linalg.LinAlgError:
             raise NumericalError("singular mass matrix") from None
     if rows is None:
-        rows = independent_rows(D)
+        rows = independent_rows(D, SADDLE_ROW_TOL)
     rows = list(rows)
     k = len(rows)
     A = np.zeros((n + k, n + k))
@@ -281,6 +314,7 @@ __all__ = [
     "Partition",
     "partition",
     "null_space_basis",
+    "dependent_condition",
     "solve_dependent",
     "solve_saddle",
 ]
