@@ -205,9 +205,6 @@ def inverse_dynamics(
                 D = np.zeros((0, n))
             rows = independent_rows(D) if nc else []
             r = M @ ddqk + D.T @ lam_k - d
-            scale = max(1.0, float(np.max(np.abs(M @ ddqk))), float(np.max(np.abs(d))))
-            if np.max(np.abs(r)) <= 1e-13 * scale:
-                break
             J = np.hstack([-du[:, ia], D[rows].T])
             if numerical_rank(J) < J.shape[1]:
                 raise NumericalError(
@@ -215,6 +212,9 @@ def inverse_dynamics(
                     f"{', '.join(act) or '(none)'} cannot be told apart from the constraint reactions "
                     "(an actuator acts only along constrained directions, or two actuators act alike)"
                 )
+            scale = max(1.0, float(np.max(np.abs(M @ ddqk))), float(np.max(np.abs(d))))
+            if np.max(np.abs(r)) <= 1e-13 * scale:
+                break
             x = np.linalg.lstsq(J, -r, rcond=RANK_TOL)[0]
             uk[ia] += x[: len(ia)]
             lam_k[rows] += x[len(ia) :]
