@@ -175,3 +175,18 @@ def test_reactions_use_the_sign_recorded_by_the_joint():
     rows = [c.name for c in eq.constraint_rows]
     assert r["Fx"] == -lam[rows.index("hinge_x")]
     assert math.isclose(r["Fy"], -lam[rows.index("hinge_y")])
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="System.distance_joint records the tension factor as 2 instead of 2 * length "
+    "(row |r12|^2 - L^2 = 0 gives a force 2 L lambda along the bar); reported to the model owner",
+)
+def test_distance_joint_tension_is_the_force_along_the_bar():
+    # seed 002 in natural coordinates, hanging at rest: point 2 carries half the disc's weight,
+    # so the lower bar (L = 2 r = 2) holds it with tension m g / 2
+    from symbody.numeric import static_equilibrium
+
+    eq = example("double_pendulum_square_disc", coordinates="natural").derive()
+    res = static_equilibrium(eq, [0.8, -1.7, 1.0, -3.5])
+    assert res.reactions["bar12"]["tension"] == pytest.approx(G / 2, rel=1e-10)

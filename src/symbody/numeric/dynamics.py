@@ -349,6 +349,13 @@ class SimulationResult(TimeHistory):
     corrections: int = 0
     p: np.ndarray | None = None
 
+    @property
+    def reactions(self) -> dict:
+        """Joint reaction components over time (see :func:`symbody.numeric.joint_reactions`)."""
+        from .inverse import joint_reactions
+
+        return joint_reactions(self.eq, self.lam, self.p)
+
     @cached_property
     def energy(self) -> EnergyResult:
         """Kinetic, potential and total energy (see :func:`symbody.numeric.energy`), computed on first use."""

@@ -65,6 +65,7 @@ class EquilibriumResult:
     residual: float
     coordinate_names: list[str] = field(default_factory=list)
     eq: object = field(default=None, repr=False)
+    p: np.ndarray | None = field(default=None, repr=False)
 
     def __getitem__(self, name: str) -> float:
         return float(self.q[self.coordinate_names.index(name)])
@@ -72,7 +73,7 @@ class EquilibriumResult:
     @property
     def reactions(self) -> dict[str, JointReaction]:
         """Joint reaction components at the equilibrium (see :func:`symbody.numeric.joint_reactions`)."""
-        return joint_reactions(self.eq, self.lam)
+        return joint_reactions(self.eq, self.lam, self.p)
 
 
 def static_equilibrium(
@@ -83,7 +84,7 @@ def static_equilibrium(
     t: float = 0.0,
     fixed: Sequence[str] | dict[str, float] | None = None,
     use_initial: bool = False,
-    tol: float = 1e-10,
+    tol: float = 1e-12,
     max_iter: int = 100,
     relax: float | None = None,
     p: Any = None,
@@ -169,7 +170,8 @@ def static_equilibrium(
     lam[:nh] = mult[:nh]
     holding = {nm2: float(-mu) for nm2, mu in zip(hold_names, mult[nh:])}
     res = float(np.max(np.abs(sol.residual[:n]))) * fscale if n else 0.0
-    return EquilibriumResult(qe, lam, holding, uu, t, sol.iterations, res, [c.name for c in eq.coordinates], eq)
+    names = [c.name for c in eq.coordinates]
+    return EquilibriumResult(qe, lam, holding, uu, t, sol.iterations, res, names, eq, nm.p.copy())
 
 
 __all__ = ["static_equilibrium", "EquilibriumResult"]

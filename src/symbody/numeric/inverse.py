@@ -37,6 +37,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import NumericalError
+from ..symbolic.evaluate import evaluate
+from ..symbolic.expr import Expr
 from .blocks import evaluator
 from .inputs import Sampled
 from .linalg import RANK_TOL, independent_rows, numerical_rank
@@ -74,16 +76,21 @@ class JointReaction:
             ) from None
 
 
-def joint_reactions(model: Any, lam: Any) -> dict[str, JointReaction]:
+def joint_reactions(model: Any, lam: Any, p: Any = None) -> dict[str, JointReaction]:
     """Reaction components of every helper-made joint from multipliers ``lam`` (``nc`` or ``nt x nc``).
+
+    The factor of a component may be a number or an expression of parameters
+    (evaluated with the parameter values of ``model``, or ``p``).
 
     Example:
         >>> r = joint_reactions(eq, res.lam)       # doctest: +SKIP
         >>> r["hinge"]["Fy"]                        # doctest: +SKIP
     """
-    eq = model.eq if isinstance(model, NumericModel) else model
+    nm = as_numeric(model, p)
+    eq = nm.eq
     L = np.asarray(lam, dtype=float)
     rows = {r.name: i for i, r in enumerate(eq.constraint_rows)}
+    values = None
     out: dict[str, JointReaction] = {}
     for j in eq.joints:
         comps: dict[str, np.ndarray] = {}
@@ -91,7 +98,11 @@ def joint_reactions(model: Any, lam: Any) -> dict[str, JointReaction]:
         for comp, (row, sign, base) in j.reactions.items():
             if row not in rows:
                 continue
-            comps[comp] = sign * L[..., rows[row]]
+            if isinstance(sign, Expr):
+                if values is None:
+                    values = {x.symbol: v for x, v in zip(eq.parameters, nm.p)}
+                sign = evaluate(sign, values)
+            comps[comp] = float(sign) * L[..., rows[row]]
             bases[comp] = base
         out[j.name] = JointReaction(j.name, j.kind, comps, bases)
     return out
@@ -114,11 +125,12 @@ class InverseDynamicsResult(TimeHistory):
 
     actuators: list[str] = field(default_factory=list)
     residual: np.ndarray | None = None
+    p: np.ndarray | None = None
 
     @property
     def reactions(self) -> dict[str, JointReaction]:
         """Joint reaction components over time (see :func:`joint_reactions`)."""
-        return joint_reactions(self.eq, self.lam)
+        return joint_reactions(self.eq, self.lam, self.p)
 
     def input_signals(self, kind: str = "linear") -> dict[str, Sampled]:
         """The actuator efforts as sampled signals, ready for ``simulate(..., inputs=...)``."""
@@ -236,7 +248,7 @@ def inverse_dynamics(
     if eq.outputs:
         for k in range(nt):
             Y[k] = nm.outputs(Q[k], DQ[k], T[k], U[k], DDQ[k], LAM[k])
-    return InverseDynamicsResult(eq, T, Q, DQ, DDQ, LAM, U, Y, actuators=act, residual=RES)
+    return InverseDynamicsResult(eq, T, Q, DQ, DDQ, LAM, U, Y, actuators=act, residual=RES, p=nm.p.copy())
 
 
 def _check_motion(nm: NumericModel, t: float, q, dq, ddq, tol: float) -> None:
