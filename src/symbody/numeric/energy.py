@@ -160,10 +160,16 @@ def energy(model: Any, t: Any, q: Any, dq: Any, *, reference: Any = None, u: Any
     """Kinetic, potential and total energy of samples ``(t, q, dq)``; see the module docstring.
 
     Example:
-        >>> res = simulate(eq, 10.0, dt=0.01)              # doctest: +SKIP
-        >>> e = energy(eq, res.t, res.q, res.dq)           # doctest: +SKIP
-        >>> e.relative_drift < 1e-6                        # doctest: +SKIP
-        True
+        >>> import numpy as np, symbody as sb
+        >>> from symbody.numeric import simulate
+        >>> s = sb.System("osc"); x = s.coordinate("x", 0.1); k = s.parameter("k", 4.0)
+        >>> _ = s.particle("m", s.point("P", s.origin, (x, 0, 0)), 1.0)
+        >>> _ = s.generalized_force("spring", x, -k * x)
+        >>> eq = s.derive()
+        >>> res = simulate(eq, 5.0, dt=0.1, rtol=1e-10, atol=1e-12)
+        >>> e = energy(eq, res.t, res.q, res.dq)
+        >>> bool(e.relative_drift < 1e-8), round(float(e.total[0] + 0.5 * 4.0 * 0.1**2), 12)
+        (True, 0.02)
     """
     nm = as_numeric(model, p)
     T = np.atleast_1d(np.asarray(t, dtype=float))

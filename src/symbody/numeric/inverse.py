@@ -83,8 +83,16 @@ def joint_reactions(model: Any, lam: Any, p: Any = None) -> dict[str, JointReact
     (evaluated with the parameter values of ``model``, or ``p``).
 
     Example:
-        >>> r = joint_reactions(eq, res.lam)       # doctest: +SKIP
-        >>> r["hinge"]["Fy"]                        # doctest: +SKIP
+        >>> import symbody as sb
+        >>> s = sb.System("bar"); x, y = s.coordinate("x", 1.0), s.coordinate("y")
+        >>> _ = s.particle("m", s.point("P", s.origin, (x, y, 0)), 2.0)
+        >>> s.gravity((0, -9.81, 0))
+        >>> _ = s.spherical_joint("pin", s.point("A", s.origin, (1.0, 0, 0)), "P")
+        >>> eq = s.derive()
+        >>> ddq, lam = eq.numeric().accelerations([1.0, 0.0], [0.0, 0.0])
+        >>> r = joint_reactions(eq, lam)["pin"]
+        >>> sorted(r.components), round(float(r["Fy"]), 10)      # the pin holds the weight
+        (['Fx', 'Fy'], 19.62)
     """
     nm = as_numeric(model, p)
     eq = nm.eq

@@ -26,6 +26,7 @@ Example:
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -291,7 +292,9 @@ def solve_saddle(
     A[n:, :n] = Dr
     b = np.concatenate([f, g[rows]])
     try:
-        lu, piv = sla.lu_factor(A, check_finite=False)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", sla.LinAlgWarning)  # singularity is reported below
+            lu, piv = sla.lu_factor(A, check_finite=False)
     except (ValueError, np.linalg.LinAlgError):  # pragma: no cover - non-finite data
         raise NumericalError("non-finite augmented matrix [M D^T; D 0]") from None
     d = np.abs(np.diag(lu))

@@ -162,7 +162,14 @@ class NumericModel:
         """Evaluate standard blocks and analysis blocks (see :mod:`symbody.numeric.blocks`) jointly.
 
         Example:
-            >>> nm.evaluate("M", "delta_q", q=nm.q0)  # doctest: +SKIP
+            >>> import symbody as sb
+            >>> s = sb.System("p"); th = s.coordinate("th", 0.5)
+            >>> B = s.base("B", s.ground_base, sb.Rz(th))
+            >>> _ = s.particle("b", s.point("P", s.origin, sb.Vector(B, 0, -1, 0)), 1.0)
+            >>> s.gravity((0, -9.81, 0))
+            >>> M, K = s.derive().numeric().evaluate("M", "delta_q", q=[0.0])
+            >>> M.tolist(), K.tolist()                 # d delta / d theta = -m g l cos(theta)
+            ([[1.0]], [[-9.81]])
         """
         t_, q_, dq_, u_, p_ = self._args(q, dq, t, u)
         f = self._fn(*names) if all(n in self._standard for n in names) else _block_evaluator(self.eq, *names)
