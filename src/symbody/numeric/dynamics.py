@@ -377,10 +377,12 @@ def _times(t_span: Any, t_eval: Any, dt: float | None) -> tuple[float, float, np
     if dt is not None:
         if not dt > 0:
             raise ValueError("dt must be positive")
-        n = int(round((tf - t0) / dt))
-        te = t0 + dt * np.arange(n + 1)
-        te = te[te <= tf + 1e-12 * max(1.0, abs(tf))]
-        te[-1] = min(te[-1], tf)
+        eps = 1e-9 * dt
+        te = t0 + dt * np.arange(int(np.floor((tf - t0) / dt + 1e-9)) + 1)
+        te = te[te <= tf + eps]
+        if tf - te[-1] > eps:
+            te = np.append(te, tf)  # the final time is always an output
+        te[-1] = tf
         return t0, tf, te
     return t0, tf, None if t_eval is None else np.asarray(t_eval, dtype=float)
 

@@ -26,12 +26,12 @@ Example:
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg as sla
+from scipy.linalg import lapack
 
 from ..errors import NumericalError
 
@@ -46,13 +46,25 @@ def _scale(A: np.ndarray) -> float:
     return float(np.max(np.abs(A))) if A.size else 0.0
 
 
+_geqp3 = lapack.get_lapack_funcs("geqp3", dtype=np.float64)
+_getrf, _getrs = lapack.get_lapack_funcs(("getrf", "getrs"), dtype=np.float64)
+
+
+def _pivoted_qr(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``|diag R|`` and the column permutation of QR with column pivoting (LAPACK ``geqp3``)."""
+    qr, jpvt, _, _, info = _geqp3(np.array(A, dtype=float, order="F"))
+    if info != 0:  # pragma: no cover - only for invalid arguments
+        raise NumericalError(f"QR with column pivoting failed (info {info})")
+    k = min(A.shape)
+    return np.abs(np.diag(qr)[:k]), jpvt - 1
+
+
 def numerical_rank(A: np.ndarray, tol: float = RANK_TOL) -> int:
     """Rank of ``A`` from pivoted QR: diagonal entries above ``tol * max|R_00|`` count."""
     A = np.atleast_2d(np.asarray(A, dtype=float))
     if A.size == 0 or _scale(A) == 0.0:
         return 0
-    R = sla.qr(A, mode="r", pivoting=True)[0]
-    d = np.abs(np.diag(R))
+    d, _ = _pivoted_qr(A)
     return int(np.sum(d > tol * d[0])) if d.size else 0
 
 
@@ -65,8 +77,7 @@ def independent_rows(D: np.ndarray, tol: float = RANK_TOL) -> list[int]:
     m = D.shape[0]
     if m == 0 or _scale(D) == 0.0:
         return []
-    R, piv = sla.qr(D.T, mode="r", pivoting=True)
-    d = np.abs(np.diag(R))
+    d, piv = _pivoted_qr(D.T)
     r = int(np.sum(d > tol * d[0])) if d.size else 0
     return sorted(int(i) for i in piv[:r])
 
@@ -275,35 +286,47 @@ def solve_saddle(
         NumericalError: the augmented matrix is singular (``M`` is not positive
             definite on the motions the constraints allow).
     """
-    n, c = M.shape[0], D.shape[0]
+    c = D.shape[0]
     if c == 0:
         try:
             return np.linalg.solve(M, f), np.zeros((0,) + np.shape(f)[1:])
         except np.linalg.LinAlgError:
             raise NumericalError("singular mass matrix") from None
+    if not (np.all(np.isfinite(M)) and np.all(np.isfinite(D))):
+        raise NumericalError("non-finite mass matrix or constraint Jacobian")
     if rows is None:
+        # fast path: every row, accepted when the factorization is clearly regular
+        sol = _saddle_lu(M, D, f, g, list(range(c)), FAST_PIVOT_RATIO)
+        if sol is not None:
+            return sol
         rows = independent_rows(D, SADDLE_ROW_TOL)
-    rows = list(rows)
-    k = len(rows)
-    A = np.zeros((n + k, n + k))
-    A[:n, :n] = M
-    Dr = D[rows]
-    A[:n, n:] = Dr.T
-    A[n:, :n] = Dr
-    b = np.concatenate([f, g[rows]])
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", sla.LinAlgWarning)  # singularity is reported below
-            lu, piv = sla.lu_factor(A, check_finite=False)
-    except (ValueError, np.linalg.LinAlgError):  # pragma: no cover - non-finite data
-        raise NumericalError("non-finite augmented matrix [M D^T; D 0]") from None
-    d = np.abs(np.diag(lu))
-    if d.min() <= 1e-13 * max(d.max(), 1e-300):
+    sol = _saddle_lu(M, D, f, g, list(rows), 1e-13)
+    if sol is None:
         raise NumericalError(
             "singular augmented matrix [M D^T; D 0]: the mass matrix is not positive definite on the motions "
             "the constraints allow"
         )
-    x = sla.lu_solve((lu, piv), b, check_finite=False)
+    return sol
+
+
+#: smallest ratio of LU pivots accepted without looking for redundant rows first
+FAST_PIVOT_RATIO = 1e-6
+
+
+def _saddle_lu(M, D, f, g, rows: list[int], ratio: float):
+    n, c = M.shape[0], D.shape[0]
+    k = len(rows)
+    A = np.zeros((n + k, n + k), order="F")
+    A[:n, :n] = M
+    Dr = D[rows]
+    A[:n, n:] = Dr.T
+    A[n:, :n] = Dr
+    lu, piv, info = _getrf(A, overwrite_a=True)
+    d = np.abs(np.diag(lu))
+    if info > 0 or d.min() <= ratio * max(d.max(), 1e-300):
+        return None
+    b = np.concatenate([f, g[rows]])
+    x, info = _getrs(lu, piv, b)
     lam = np.zeros((c,) + x.shape[1:])
     lam[rows] = x[n:]
     return x[:n], lam
