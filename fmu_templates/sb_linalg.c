@@ -1,37 +1,47 @@
 /*
- * sb_linalg.c -- dense Cholesky and complete-pivoting LU (see sb_linalg.h).
+ * sb_linalg.c -- dense L D L^T (Cholesky without square roots) and complete-pivoting LU (see sb_linalg.h).
  */
 #include <math.h>
+#include <stddef.h>
+
 #include "sb_linalg.h"
 
-int sb_cholesky(int n, double *A)
+int sb_ldlt(int n, double *A)
 {
+    /* A = L D L^T.  Lower triangle: L (unit diagonal implied); diagonal: 1/D;
+       upper triangle: scratch w_kj = L_jk d_k of the current row. */
     for (int j = 0; j < n; ++j) {
-        double d = A[j * n + j];
-        for (int k = 0; k < j; ++k) d -= A[j * n + k] * A[j * n + k];
+        double *Aj = A + (size_t)j * n;
+        double d = Aj[j];
+        for (int k = 0; k < j; ++k) {
+            double w = Aj[k] / A[(size_t)k * n + k]; /* L_jk d_k */
+            A[(size_t)k * n + j] = w;
+            d -= Aj[k] * w;
+        }
         if (!(d > 0.0)) return j + 1; /* also catches NaN */
-        d = sqrt(d);
-        A[j * n + j] = d;
+        Aj[j] = 1.0 / d;
         for (int i = j + 1; i < n; ++i) {
-            double s = A[i * n + j];
-            for (int k = 0; k < j; ++k) s -= A[i * n + k] * A[j * n + k];
-            A[i * n + j] = s / d;
+            double *Ai = A + (size_t)i * n;
+            double s = Ai[j];
+            for (int k = 0; k < j; ++k) s -= Ai[k] * A[(size_t)k * n + j];
+            Ai[j] = s * Aj[j];
         }
     }
     return 0;
 }
 
-void sb_cholesky_solve(int n, const double *L, double *b)
+void sb_ldlt_solve(int n, const double *F, double *b)
 {
     for (int i = 0; i < n; ++i) { /* L y = b */
         double s = b[i];
-        for (int k = 0; k < i; ++k) s -= L[i * n + k] * b[k];
-        b[i] = s / L[i * n + i];
+        for (int k = 0; k < i; ++k) s -= F[(size_t)i * n + k] * b[k];
+        b[i] = s;
     }
-    for (int i = n - 1; i >= 0; --i) { /* L^T x = y */
+    for (int i = 0; i < n; ++i) b[i] *= F[(size_t)i * n + i]; /* D z = y */
+    for (int i = n - 1; i >= 0; --i) { /* L^T x = z */
         double s = b[i];
-        for (int k = i + 1; k < n; ++k) s -= L[k * n + i] * b[k];
-        b[i] = s / L[i * n + i];
+        for (int k = i + 1; k < n; ++k) s -= F[(size_t)k * n + i] * b[k];
+        b[i] = s;
     }
 }
 

@@ -8,12 +8,14 @@
 #ifndef SB_LINALG_H
 #define SB_LINALG_H
 
-/* Cholesky factorization A = L L^T in place (L in the lower triangle).
-   Returns 0 on success or k + 1 when the k-th pivot is not positive. */
-int sb_cholesky(int n, double *A);
+/* Square-root-free Cholesky factorization A = L D L^T of a symmetric positive
+   definite matrix, in place: the strict lower triangle holds L (unit diagonal),
+   the diagonal holds 1/D.  Returns 0 on success or k + 1 when the k-th pivot is
+   not positive (the matrix is not positive definite). */
+int sb_ldlt(int n, double *A);
 
-/* Solve L L^T x = b in place (b becomes x). */
-void sb_cholesky_solve(int n, const double *L, double *b);
+/* Solve L D L^T x = b in place (b becomes x) with a factorization of sb_ldlt. */
+void sb_ldlt_solve(int n, const double *F, double *b);
 
 /* LU factorization with complete pivoting, P A Q = L U, in place.
    Pivots smaller than rtol times the first pivot end the elimination: the

@@ -176,6 +176,10 @@ SbInstance *sb_instantiate(const SbModel *m, SbInterface interface, const char *
     inst->Phi = zalloc(nh, sizeof(double), &ok);
     inst->Phi_q = zalloc((size_t)nh * n, sizeof(double), &ok);
     inst->A = zalloc((size_t)na * na, sizeof(double), &ok);
+    inst->Mf = zalloc((size_t)n * n, sizeof(double), &ok);
+    inst->X = zalloc((size_t)nc * n, sizeof(double), &ok);
+    inst->Sf = zalloc((size_t)nc * nc, sizeof(double), &ok);
+    inst->stmp = zalloc(na, sizeof(double), &ok);
     inst->prow = zalloc(na, sizeof(int), &ok);
     inst->pcol = zalloc(na, sizeof(int), &ok);
     inst->rhs = zalloc(na, sizeof(double), &ok);
@@ -227,7 +231,7 @@ void sb_free(SbInstance *inst)
     if (!inst) return;
     sb_solver_free(inst);
     void *blocks[] = {inst->name,  inst->S,     inst->ddq,  inst->lam,   inst->y,     inst->M,     inst->delta,
-                      inst->D,     inst->beta,  inst->gamma, inst->Phi,  inst->Phi_q, inst->A,     inst->prow,
+                      inst->D,     inst->beta,  inst->gamma, inst->Phi,  inst->Phi_q, inst->A,     inst->Mf,    inst->X,     inst->Sf,    inst->stmp,  inst->prow,
                       inst->pcol,  inst->rhs,   inst->sol,  inst->R_q,   inst->R_dq,  inst->R_u,   inst->R_t,
                       inst->V_q,   inst->V_t,   inst->Y_q,  inst->Y_dq,  inst->Y_u,   inst->Y_t,   inst->Y_ddq,
                       inst->Y_lam, inst->sq,    inst->sdq,  inst->su,    inst->dsol,  inst->G,     inst->gprow,
@@ -479,16 +483,79 @@ static int first_nonfinite(int n, const double *v)
     return -1;
 }
 
-/* Solve A z = b with the factorization left by sb_accelerations (b and z may alias). */
+/* Solve A z = b with the factorization left by sb_accelerations (b and z may alias):
+   SB_FACT_LDLT: A = M = L D L^T (no constraints);
+   SB_FACT_SCHUR: range-space method, X = M^-1 D^T, S = D X = L D L^T:
+       y = M^-1 b1, lam = S^-1 (D y - b2), z1 = y - X lam, z2 = lam;
+   SB_FACT_LU: complete-pivoting LU of [M D^T; D 0] (singular M or redundant constraints). */
 static void solve_factored(SbInstance *inst, const double *b, double *z)
 {
-    const int na = inst->na;
-    if (inst->chol) {
+    const int n = inst->m->nq, nc = inst->m->nc, na = inst->na;
+    switch (inst->fact) {
+    case SB_FACT_LDLT:
         if (z != b) memcpy(z, b, (size_t)na * sizeof(double));
-        sb_cholesky_solve(na, inst->A, z);
-    } else {
-        sb_lu_solve(na, inst->A, inst->prow, inst->pcol, inst->rank, b, z);
+        sb_ldlt_solve(n, inst->Mf, z);
+        break;
+    case SB_FACT_SCHUR: {
+        double *y = inst->stmp, *lam = inst->stmp + n;
+        memcpy(y, b, (size_t)n * sizeof(double));
+        sb_ldlt_solve(n, inst->Mf, y);
+        for (int r = 0; r < nc; ++r) {
+            double v = -b[n + r];
+            for (int j = 0; j < n; ++j) v += inst->D[r * n + j] * y[j];
+            lam[r] = v;
+        }
+        sb_ldlt_solve(nc, inst->Sf, lam);
+        for (int i = 0; i < n; ++i) {
+            double v = y[i];
+            for (int r = 0; r < nc; ++r) v -= inst->X[r * n + i] * lam[r];
+            z[i] = v;
+        }
+        memcpy(z + n, lam, (size_t)nc * sizeof(double));
+        break;
     }
+    default: sb_lu_solve(na, inst->A, inst->prow, inst->pcol, inst->rank, b, z); break;
+    }
+}
+
+/* Range-space factorization of [M D^T; D 0]; 0 if M or D M^-1 D^T is not positive definite. */
+static int factor_schur(SbInstance *inst)
+{
+    const int n = inst->m->nq, nc = inst->m->nc;
+    memcpy(inst->Mf, inst->M, (size_t)n * n * sizeof(double));
+    if (sb_ldlt(n, inst->Mf)) return 0;
+    for (int r = 0; r < nc; ++r) { /* X[r] = M^-1 D[r]^T */
+        memcpy(inst->X + (size_t)r * n, inst->D + (size_t)r * n, (size_t)n * sizeof(double));
+        sb_ldlt_solve(n, inst->Mf, inst->X + (size_t)r * n);
+    }
+    for (int r = 0; r < nc; ++r)
+        for (int c = r; c < nc; ++c) {
+            double v = 0.0;
+            for (int j = 0; j < n; ++j) v += inst->D[r * n + j] * inst->X[c * n + j];
+            inst->Sf[r * nc + c] = inst->Sf[c * nc + r] = v;
+        }
+    /* a nearly singular S (redundant constraints) goes to the rank-revealing LU */
+    double dmax = 0.0;
+    for (int r = 0; r < nc; ++r) dmax = fmax(dmax, fabs(inst->Sf[r * nc + r]));
+    if (sb_ldlt(nc, inst->Sf)) return 0;
+    for (int r = 0; r < nc; ++r)
+        if (!(1.0 / inst->Sf[r * nc + r] > 1e-12 * dmax)) return 0;
+    return 1;
+}
+
+static void factor_lu(SbInstance *inst)
+{
+    const int n = inst->m->nq, nc = inst->m->nc, na = inst->na;
+    for (int i = 0; i < n; ++i) {
+        for (int j = 0; j < n; ++j) inst->A[i * na + j] = inst->M[i * n + j];
+        for (int r = 0; r < nc; ++r) inst->A[i * na + n + r] = inst->D[r * n + i];
+    }
+    for (int r = 0; r < nc; ++r) {
+        for (int j = 0; j < n; ++j) inst->A[(n + r) * na + j] = inst->D[r * n + j];
+        for (int c = 0; c < nc; ++c) inst->A[(n + r) * na + n + c] = 0.0;
+    }
+    inst->fact = SB_FACT_LU;
+    inst->rank = sb_lu_factor(na, inst->A, inst->prow, inst->pcol, SB_RANK_RTOL);
 }
 
 SbStatus sb_accelerations(SbInstance *inst, double t, const double *x, double *ddq, double *lam)
@@ -505,22 +572,19 @@ SbStatus sb_accelerations(SbInstance *inst, double t, const double *x, double *d
                        m->coordinate_names[bad % n]);
     if ((bad = first_nonfinite(n, inst->delta)) >= 0)
         return problem(inst, SB_DISCARD, "generalized force delta(%s) is not finite", m->coordinate_names[bad]);
+    memcpy(inst->rhs, inst->delta, (size_t)n * sizeof(double));
 
     if (nc == 0) {
-        memcpy(inst->A, inst->M, (size_t)n * n * sizeof(double));
-        inst->chol = 1;
+        memcpy(inst->Mf, inst->M, (size_t)n * n * sizeof(double));
+        inst->fact = SB_FACT_LDLT;
         inst->rank = n;
-        int k = sb_cholesky(n, inst->A);
-        if (k) {
-            /* not positive definite: fall back to LU for a semi-definite or indefinite M */
-            memcpy(inst->A, inst->M, (size_t)n * n * sizeof(double));
-            inst->chol = 0;
-            inst->rank = sb_lu_factor(n, inst->A, inst->prow, inst->pcol, SB_RANK_RTOL);
+        int k = sb_ldlt(n, inst->Mf);
+        if (k) { /* not positive definite: rank-revealing LU */
+            factor_lu(inst);
             if (inst->rank < n)
                 return problem(inst, SB_DISCARD, "singular mass matrix (rank %d of %d; check coordinate '%s')",
                                inst->rank, n, m->coordinate_names[k - 1]);
         }
-        memcpy(inst->rhs, inst->delta, (size_t)n * sizeof(double));
     } else {
         sb_constraints(&pt, inst->D, inst->beta, inst->gamma, inst->Phi);
         if ((bad = first_nonfinite(nc * n, inst->D)) >= 0)
@@ -528,18 +592,8 @@ SbStatus sb_accelerations(SbInstance *inst, double t, const double *x, double *d
         if ((bad = first_nonfinite(nc, inst->gamma)) >= 0 || (bad = first_nonfinite(nc, inst->beta)) >= 0 ||
             (bad = first_nonfinite(nh, inst->Phi)) >= 0)
             return problem(inst, SB_DISCARD, "constraint '%s' is not finite", m->constraint_names[bad]);
-        /* A = [M D^T; D 0] */
-        for (int i = 0; i < n; ++i) {
-            for (int j = 0; j < n; ++j) inst->A[i * na + j] = inst->M[i * n + j];
-            for (int r = 0; r < nc; ++r) inst->A[i * na + n + r] = inst->D[r * n + i];
-        }
-        for (int r = 0; r < nc; ++r) {
-            for (int j = 0; j < n; ++j) inst->A[(n + r) * na + j] = inst->D[r * n + j];
-            for (int s = 0; s < nc; ++s) inst->A[(n + r) * na + n + s] = 0.0;
-        }
         /* rhs = [delta; gamma - 2 alpha (D dq - beta) - beta_b^2 Phi]  (Baumgarte) */
         const double alpha = inst->set[SB_SET_ALPHA], bb = inst->set[SB_SET_BETA];
-        memcpy(inst->rhs, inst->delta, (size_t)n * sizeof(double));
         for (int r = 0; r < nc; ++r) {
             double v = -inst->beta[r];
             for (int j = 0; j < n; ++j) v += inst->D[r * n + j] * dq[j];
@@ -547,8 +601,12 @@ SbStatus sb_accelerations(SbInstance *inst, double t, const double *x, double *d
             if (r < nh) g -= bb * bb * inst->Phi[r];
             inst->rhs[n + r] = g;
         }
-        inst->chol = 0;
-        inst->rank = sb_lu_factor(na, inst->A, inst->prow, inst->pcol, SB_RANK_RTOL);
+        if (factor_schur(inst)) {
+            inst->fact = SB_FACT_SCHUR;
+            inst->rank = na;
+        } else {
+            factor_lu(inst);
+        }
     }
     solve_factored(inst, inst->rhs, inst->sol);
     if (inst->rank < na) {

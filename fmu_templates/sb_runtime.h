@@ -27,6 +27,13 @@ typedef enum {
 
 typedef enum { SB_ME = 1, SB_CS = 2 } SbInterface;
 
+/* How the last dynamics evaluation solved [M D^T; D 0][ddq; lam] = rhs. */
+typedef enum {
+    SB_FACT_LDLT = 1,  /* no constraints: L D L^T of M */
+    SB_FACT_SCHUR,     /* range space: L D L^T of M and of D M^-1 D^T (the usual case) */
+    SB_FACT_LU         /* complete-pivoting LU of the augmented matrix (singular M, redundant constraints) */
+} SbFactorization;
+
 /* log categories (bit masks); names as in modelDescription.xml */
 enum {
     SB_LOG_EVENTS = 1,    /* logEvents: initialization, assembly, mode changes */
@@ -89,10 +96,13 @@ struct SbInstance {
     /* ---- workspace ---- */
     int na;              /* nq + nc */
     double *M, *delta, *D, *beta, *gamma, *Phi, *Phi_q;
-    double *A;           /* augmented matrix [M D^T; D 0], factorized */
+    int fact;            /* SbFactorization of the last dynamics evaluation */
+    double *Mf;          /* L D L^T factors of M */
+    double *X, *Sf;      /* M^-1 D^T (nc rows of nq) and the L D L^T factors of D M^-1 D^T */
+    double *stmp;        /* (nq + nc) */
+    double *A;           /* augmented matrix [M D^T; D 0], LU factors (fallback) */
     int *prow, *pcol;
     int rank;
-    int chol;            /* A holds a Cholesky factor of M (nc == 0) */
     double *rhs, *sol;
     double *R_q, *R_dq, *R_u, *R_t, *V_q, *V_t;
     double *Y_q, *Y_dq, *Y_u, *Y_t, *Y_ddq, *Y_lam;
