@@ -507,6 +507,23 @@ class KinematicResult(TimeHistory):
     iterations: np.ndarray | None = None
 
 
+def _driver_evaluator(eq, laws: tuple) -> Callable:
+    """Compiled values, rates and accelerations of symbolic driving laws (cached per model and laws)."""
+    from .blocks import model_blocks
+
+    cache = model_blocks(eq).functions
+    key = ("drivers",) + laws
+    f = cache.get(key)
+    if f is None:
+        exprs = []
+        for z in laws:
+            dz = eq.time_derivative(z)
+            exprs.append((z, dz, eq.time_derivative(dz)))
+        flat = [e[j] for j in range(3) for e in exprs]
+        f = cache[key] = eq.evaluator("drivers", extra={"drivers": (flat, (3, len(laws)))})
+    return f
+
+
 def _driver_functions(nm: NumericModel, drivers: dict) -> tuple[list[int], Callable[[float], np.ndarray]]:
     """Coordinates driven and ``f(t) -> (3, k)`` array of values, rates and accelerations."""
     eq = nm.eq
@@ -523,15 +540,10 @@ def _driver_functions(nm: NumericModel, drivers: dict) -> tuple[list[int], Calla
         state_mask |= u.symbol.mask
     fsym = None
     if symbolic:
-        exprs = []
         for k in symbolic:
-            z = specs[k]
-            if z.mask & state_mask:
+            if specs[k].mask & state_mask:
                 raise ValueError(f"driver of {eq.coordinates[idx[k]].name!r} must depend on time and parameters only")
-            dz = eq.time_derivative(z)
-            exprs.append((z, dz, eq.time_derivative(dz)))
-        flat = [e[j] for j in range(3) for e in exprs]
-        fsym = eq.evaluator("drivers", extra={"drivers": (flat, (3, len(symbolic)))})
+        fsym = _driver_evaluator(eq, tuple(specs[k] for k in symbolic))
     for k in numeric:
         s = specs[k]
         if not (isinstance(s, (tuple, list)) and len(s) == 3 and all(callable(f) for f in s)):
