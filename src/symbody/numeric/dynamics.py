@@ -66,6 +66,12 @@ from .results import TimeHistory
 FORMULATIONS = ("baumgarte", "projection", "independent")
 
 
+def _converged(err: float, step: float, tol: float, q: np.ndarray) -> bool:
+    """Newton on ``Phi = 0`` converged: residual below ``tol``, or stalled at round-off just above it
+    (a tolerance set too tight for the size of the model's coordinates)."""
+    return err <= tol or (step <= 1e-14 * (1.0 + float(np.max(np.abs(q)))) and err <= 1e3 * tol)
+
+
 # ---------------------------------------------------------------------------
 # dependent-coordinate formulations (Baumgarte, projection)
 # ---------------------------------------------------------------------------
@@ -131,11 +137,14 @@ class _Dependent:
         p, u0 = self.nm.p, self.eq.u0
         z = np.zeros(n)
         if self._fpos is not None:
+            step = np.inf
             for _ in range(20):
                 Phi, Phi_q = self._fpos(t, q, z, u0, p)
-                if np.max(np.abs(Phi)) <= self.tol:
+                if _converged(float(np.max(np.abs(Phi))), step, self.tol, q):
                     break
-                q -= np.linalg.lstsq(Phi_q, Phi, rcond=1e-10)[0]
+                dx = np.linalg.lstsq(Phi_q, Phi, rcond=1e-10)[0]
+                q -= dx
+                step = float(np.max(np.abs(dx)))
             else:
                 raise NumericalError(
                     f"position projection did not reach {self.tol:g} at t = {t:.6g} (residual {np.abs(Phi).max():.3g})"
@@ -230,8 +239,7 @@ class _Independent:
             Phi, Phi_q = self._fpos(t, q, zero, u0, p)
             err = np.max(np.abs(Phi))
             J = Phi_q[rows][:, dep]
-            # converged, or stalled at round-off level just above a tolerance set too tight for the model's scale
-            if err <= self.tol or (step <= 1e-14 * (1.0 + np.max(np.abs(q))) and err <= 1e3 * self.tol):
+            if _converged(err, step, self.tol, q):
                 self.q_last = q
                 try:
                     self._predictor = -np.linalg.solve(J, Phi_q[rows][:, self.ip])
@@ -450,7 +458,9 @@ def simulate(
         baumgarte: ``(xi, omega)`` of Baumgarte's stabilization ``Phi'' + 2 xi omega Phi' + omega^2 Phi = 0``
             (seed 002 uses ``(1, 10)``); ``None`` disables it.
         projection_tol: ``max |Phi|`` after each projection (``"projection"``).
-        position_tol: ``max |Phi|`` of the position problems (``"independent"``).
+        position_tol: ``max |Phi|`` of the position problems (``"independent"``).  Both are
+            absolute; when round-off of large coordinates keeps ``|Phi|`` just above them
+            (at most 1000 times), the Newton iterations stop once their steps stall.
         independent: independent coordinates of the ``"independent"`` formulation
             (default: chosen, and re-chosen when they become ill-conditioned).
         switch_ratio: the choice changes when its condition number exceeds this
