@@ -328,3 +328,26 @@ def test_integrator_failure_is_a_numerical_error():
     s.generalized_force("explode", x, x**3)
     with pytest.raises(sb.NumericalError, match="failed at t ="):
         simulate(s.derive(), 10.0, dq0=[10.0])
+
+
+def chaplygin_sleigh():
+    """A body on a plane with a knife edge at its origin (velocity constraint only), mass centre offset by a."""
+    s = sb.System("sleigh")
+    x, y, th = s.coordinate("x"), s.coordinate("y"), s.coordinate("theta", 0.0, 1.0)
+    B = s.base("B", s.ground_base, sb.Rz(th))
+    s.solid("body", s.point("P", s.origin, (x, y, 0)), B, mass=2.0, com=(0.5, 0, 0), inertia=(0, 0, 0.3))
+    s.velocity_constraint("knife", -sb.sin(th) * s.dt(x) + sb.cos(th) * s.dt(y))
+    return s
+
+
+@pytest.mark.parametrize("formulation", ["baumgarte", "projection", "independent"])
+def test_purely_nonholonomic_sleigh(formulation):
+    eq = chaplygin_sleigh().derive()
+    assert eq.nh == 0 and eq.nc == 1 and eq.dof == 2
+    res = simulate(eq, 5.0, dt=0.1, dq0=[0.5, 0.0, 1.0], formulation=formulation, rtol=1e-11, atol=1e-12)
+    th, dx, dy = res["theta"], res["dx"], res["dy"]
+    assert np.max(np.abs(-np.sin(th) * dx + np.cos(th) * dy)) < 1e-9  # no sideways slip
+    assert res.energy.relative_drift < 1e-8  # the knife edge does no work
+    # the three formulations agree
+    ref = simulate(eq, 5.0, dt=0.1, dq0=[0.5, 0.0, 1.0], rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(res.q, ref.q, atol=1e-7)
