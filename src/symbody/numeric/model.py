@@ -66,6 +66,8 @@ class NumericModel:
         nm = NumericModel(self.eq, self.p)
         names = [x.name for x in self.eq.parameters]
         for k, v in values.items():
+            if k not in names:
+                raise KeyError(f"unknown parameter {k!r}")
             nm.p[names.index(k)] = float(v)
         nm._f = self._f
         return nm
@@ -260,9 +262,17 @@ class NumericModel:
 
 
 def as_numeric(model: Any, p: Any = None) -> NumericModel:
-    """A :class:`NumericModel` from a ``NumericModel`` (returned as is unless ``p`` is given) or ``Equations``."""
+    """A :class:`NumericModel` from a ``NumericModel`` or an ``Equations``.
+
+    ``p`` (array, or dict of changes by name) overrides the parameters: a dict
+    applies on top of the values the ``NumericModel`` already holds.
+    """
     if isinstance(model, NumericModel):
-        return model if p is None else NumericModel(model.eq, p)
+        if p is None:
+            return model
+        if isinstance(p, dict):
+            return model.with_parameters(**p)
+        return NumericModel(model.eq, p)
     if hasattr(model, "numeric") and hasattr(model, "M"):
         return model.numeric(p)
     raise TypeError(f"expected symbody.Equations or NumericModel, got {type(model).__name__}")
