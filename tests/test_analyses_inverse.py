@@ -177,12 +177,8 @@ def test_reactions_use_the_sign_recorded_by_the_joint():
     assert math.isclose(r["Fy"], -lam[rows.index("hinge_y")])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="System.distance_joint records the tension factor as 2 instead of 2 * length "
-    "(row |r12|^2 - L^2 = 0 gives a force 2 L lambda along the bar); reported to the model owner",
-)
 def test_distance_joint_tension_is_the_force_along_the_bar():
+    # the tension factor 2 L is a parameter expression, evaluated with the model's parameters
     # seed 002 in natural coordinates, hanging at rest: point 2 carries half the disc's weight,
     # so the lower bar (L = 2 r = 2) holds it with tension m g / 2
     from symbody.numeric import static_equilibrium
