@@ -88,11 +88,13 @@ class Joint:
     """A joint made by a helper: its constraint rows and reaction components.
 
     ``reactions`` maps a reaction component name (``"Fx"``, ``"Mz"``, ``"tension"``)
-    to ``(row name, sign, base name)``: the component equals ``sign * lambda_row``.
+    to ``(row name, factor, base name)``: the component equals ``factor * lambda_row``;
+    the factor is a number or an expression of parameters (``2 * length`` for a
+    distance joint).
     """
 
     name: str
     kind: str
     rows: list[str] = field(default_factory=list)
-    reactions: dict[str, tuple[str, float, str | None]] = field(default_factory=dict)
+    reactions: dict[str, tuple[str, float | Expr, str | None]] = field(default_factory=dict)
     dropped: list[str] = field(default_factory=list)

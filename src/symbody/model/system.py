@@ -132,6 +132,24 @@ _C_RESERVED = {
 }
 
 
+def _mask_of(x: Any) -> int:
+    """Bit mask of the symbols an expression, a Vector or a nested sequence of them depends on."""
+    if isinstance(x, Expr):
+        return x.mask
+    if isinstance(x, Vector):
+        return x.mask
+    if isinstance(x, (list, tuple)):
+        m = 0
+        for y in x:
+            m |= _mask_of(y)
+        return m
+    return 0
+
+
+GEOMETRY = ("parameter", "coordinate", "time")
+LOADS = ("parameter", "coordinate", "velocity", "time", "input")
+
+
 class System:
     """A multibody model.
 
@@ -193,12 +211,16 @@ class System:
         if not isinstance(name, str) or not name or name[0].isdigit() or not set(name) <= _IDENT_OK:
             raise ModelError(f"invalid {what} name {name!r}: use letters, digits and '_' (not starting with a digit)")
 
-    def _claim(self, name: str, what: str) -> None:
+    def _check_name(self, name: str, what: str) -> None:
+        """Raise ModelError if ``name`` is invalid or taken (without claiming it)."""
         self._check_identifier(name, what)
         if name in self._names:
             raise ModelError(f"duplicate name {name!r}: already used by {self._names[name]} {name!r}")
         if name in _C_RESERVED and what not in ("time", "base", "point", "frame"):
             raise ModelError(f"invalid {what} name {name!r}: it is reserved in generated code")
+
+    def _claim(self, name: str, what: str) -> None:
+        self._check_name(name, what)
         self._names[name] = what
 
     def _expr(self, x: Any, what: str = "expression") -> Expr:
@@ -227,6 +249,32 @@ class System:
         for c in self.coordinates:
             m |= c.q.mask | c.dq.mask | c.ddq.mask
         return m
+
+    _KIND_WORDS = {
+        "time": "time",
+        "parameter": "parameters",
+        "coordinate": "coordinates",
+        "velocity": "velocities",
+        "acceleration": "accelerations",
+        "input": "inputs",
+        "multiplier": "multipliers",
+    }
+
+    def _require(self, what: str, exprs: Any, allowed: tuple[str, ...]) -> None:
+        """Raise a ModelError naming the first symbol of ``exprs`` whose kind is not in ``allowed``.
+
+        ``exprs`` is an expression, a Vector or a (nested) sequence of them; kinds are
+        those of :meth:`symbody.symbolic.expr.Context.symbol` (``"parameter"``, ``"coordinate"``, ...).
+        """
+        mask = _mask_of(exprs)
+        if not mask:
+            return
+        for s in self.ctx.symbols:
+            if s.mask & mask and s.kind not in allowed:
+                kind = {"velocity": "velocity", "acceleration": "acceleration"}.get(s.kind, s.kind)
+                words = [self._KIND_WORDS[k] for k in allowed if k in self._KIND_WORDS]
+                only = ", ".join(words[:-1]) + (" and " if len(words) > 1 else "") + words[-1] if words else "numbers"
+                raise ModelError(f"{what} depends on the {kind} {s.name!r}; it may depend only on {only}")
 
     def default_values(self) -> dict[Expr, float]:
         """Values of every symbol at the defaults: parameters, initial state, inputs, ``t = 0``."""
@@ -358,8 +406,7 @@ class System:
         """
         self._claim(name, "time function")
         e = self._expr(expr, f"time function {name!r}")
-        if e.mask & (self._state_mask() & ~self.t.mask):
-            raise ModelError(f"time function {name!r} must depend on time and parameters only")
+        self._require(f"time function {name!r}", e, ("parameter", "time"))
         self.time_functions[name] = e
         return e
 
@@ -378,8 +425,8 @@ class System:
         self, name: str, vector: Vector, base: Base | str | None = None, unit: str | None = None, description: str = ""
     ) -> list[Expr]:
         """Declare outputs ``<name>_x``, ``<name>_y``, ``<name>_z``: the components of ``vector`` in ``base``."""
-        b = self._base(base) if base is not None else self.ground_base
-        comps = vector.components(b)
+        b = self._base(base, f"base of outputs {name!r}") if base is not None else self.ground_base
+        comps = self._vector(vector, None, f"outputs {name!r}").components(b)
         return [self.output(f"{name}_{ax}", c, unit, description) for ax, c in zip("xyz", comps)]
 
     # ------------------------------------------------------------------
@@ -467,12 +514,24 @@ class System:
         self._claim(name, "base")
         try:
             rotation.bind(self)
+            R = rotation.matrix()
+            self._require("its rotation", R, GEOMETRY)
         except ModelError as e:
+            del self._names[name]
             raise ModelError(f"base {name!r}: {e}") from None
         b = Base(self, name, p, rotation)
+        b._R = R
+        extra = rotation.extra_constraints(b)
+        for cname, expr in extra:
+            if not (expr.mask & self._coordinate_mask()):  # e.g. Euler parameters given as numbers
+                value = self._default_value(expr)
+                if abs(value) > 1e-9:
+                    del self._names[name]
+                    raise ModelError(f"base {name!r}: condition {cname!r} of its rotation fails ({value:g} != 0)")
         self.bases[name] = b
-        for cname, expr in rotation.extra_constraints(b):
-            self.constraint(cname, expr)
+        for cname, expr in extra:
+            if expr.mask & self._coordinate_mask():
+                self.constraint(cname, expr)
         return b
 
     def point(self, name: str, parent: Point | str, vector: Any, base: Base | str | None = None) -> Point:
@@ -482,6 +541,7 @@ class System:
         """
         p = self._point(parent, f"parent of point {name!r}")
         v = self._vector(vector, base, f"point {name!r}")
+        self._require(f"the position of point {name!r}", v, GEOMETRY)
         self._claim(name, "point")
         pt = Point(self, name, p, v)
         self.points[name] = pt
@@ -498,6 +558,8 @@ class System:
 
     def _frame_args(self, frame: Frame | Point | str, base: Base | str | None, what: str) -> tuple[Point, Base]:
         if isinstance(frame, Frame):
+            if frame.system is not self:
+                raise ModelError(f"{what}: frame {frame.name!r} belongs to another system")
             return frame.point, frame.base
         if isinstance(frame, str) and frame in self.frames:
             f = self.frames[frame]
@@ -604,11 +666,10 @@ class System:
         m = self._expr(mass, f"mass of solid {name!r}")
         self._claim(name, "solid")
         try:
+            self._check_mass(name, m)
             com_v = self._vector(com, b, f"centre of mass of solid {name!r}")
             com_c = com_v.components(b)
-            for c in com_c:
-                if c.mask & self._state_mask():
-                    raise ModelError(f"solid {name!r}: the centre of mass must be fixed in the body base")
+            self._require(f"the centre of mass of solid {name!r} (components in its base)", com_c, ("parameter",))
             I_given, at_origin = None, False
             if inertia is not None:
                 I_given, at_origin = self._inertia_at_com(name, point, b, m, com_c, inertia, inertia_at, inertia_base)
@@ -622,12 +683,11 @@ class System:
                 frame=frame if isinstance(frame, Frame) else None,
                 inertia_at_origin=at_origin,
             )
+            if inertia is not None:
+                self._check_inertia(name, solid.inertia_com)
         except ModelError:
             del self._names[name]
             raise
-        self._check_mass(name, m)
-        if inertia is not None:
-            self._check_inertia(name, solid.inertia_com)
         self.solids[name] = solid
         return solid
 
@@ -635,8 +695,8 @@ class System:
         """Create a point mass."""
         p = self._point(point, f"point of particle {name!r}")
         m = self._expr(mass, f"mass of particle {name!r}")
-        self._claim(name, "particle")
         self._check_mass(name, m)
+        self._claim(name, "particle")
         solid = Solid(name, p, self.ground_base, m, (ZERO, ZERO, ZERO), None, is_particle=True)
         self.solids[name] = solid
         return solid
@@ -664,6 +724,11 @@ class System:
             return I, False
         if isinstance(inertia_at, str) and inertia_at == "origin":
             return I, True
+        if isinstance(inertia_at, str) and inertia_at not in self.points:
+            raise ModelError(
+                f"solid {name!r}: inertia_at={inertia_at!r} is neither 'com', 'origin' "
+                f"nor a point of system {self.name!r}"
+            )
         p = self._point(inertia_at, f"inertia point of solid {name!r}")
         if p is point:
             return I, True
@@ -678,8 +743,7 @@ class System:
         return steiner(I, m, d, sign=-1), False
 
     def _check_mass(self, name: str, m: Expr) -> None:
-        if m.mask & self._state_mask():
-            raise ModelError(f"mass of {name!r} must not depend on the state")
+        self._require(f"mass of {name!r}", m, ("parameter",))
         try:
             v = self._default_value(m)
         except (ValueError, ZeroDivisionError, OverflowError) as e:
@@ -690,18 +754,16 @@ class System:
     def _check_inertia(self, name: str, I: tuple) -> None:
         import numpy as np
 
+        self._require(f"inertia tensor of solid {name!r}", I, ("parameter",))
         for i in range(3):
             for j in range(i + 1, 3):
                 if I[i][j] is not I[j][i]:
                     a, b = self._default_value(I[i][j]), self._default_value(I[j][i])
                     if abs(a - b) > 1e-12 * max(1.0, abs(a), abs(b)):
+                        ij, ji = "xyz"[i] + "xyz"[j], "xyz"[j] + "xyz"[i]
                         raise ModelError(
-                            f"inertia tensor of solid {name!r} is not symmetric (entries {i}{j} and {j}{i})"
+                            f"inertia tensor of solid {name!r} is not symmetric (I{ij} = {a:g} but I{ji} = {b:g})"
                         )
-        for row in I:
-            for x in row:
-                if x.mask & self._state_mask():
-                    raise ModelError(f"inertia tensor of solid {name!r} must not depend on the state")
         vals = np.array([[self._default_value(x) for x in row] for row in I])
         if not np.all(np.isfinite(vals)):
             raise ModelError(f"inertia tensor of solid {name!r} is not finite")
@@ -722,10 +784,8 @@ class System:
 
     def gravity(self, g: Any, base: Base | str | None = None, name: str = "gravity") -> None:
         """Apply a uniform gravity field to every solid: a Vector or 3 components (default: ground base)."""
-        v = self._vector(g, base, "gravity")
-        for comp in v.components(self.ground_base):
-            if comp.mask & self._state_mask():
-                raise ModelError("gravity must be constant (parameters only)")
+        v = self._vector(g, base, f"gravity {name!r}")
+        self._require(f"gravity {name!r}", v.components(self.ground_base), ("parameter",))
         self._add_load(name, Gravity(name, v))
 
     def force(
@@ -747,6 +807,7 @@ class System:
         p = self._point(point, f"point of load {name!r}")
         f = self._vector(force, base, f"force {name!r}") if force is not None else None
         mo = self._vector(moment, base, f"moment {name!r}") if moment is not None else None
+        self._require(f"load {name!r}", [f, mo], LOADS)
         if mo is not None and s is None:
             raise ModelError(f"load {name!r}: a moment must act on a solid")
         r = self._solid(reaction, f"reaction solid of load {name!r}")
@@ -765,6 +826,7 @@ class System:
         if s is None:
             raise ModelError(f"torque {name!r}: needs a solid")
         mo = self._vector(moment, base, f"torque {name!r}")
+        self._require(f"torque {name!r}", mo, LOADS)
         r = self._solid(reaction, f"reaction solid of torque {name!r}")
         return self._add_load(name, Wrench(name, s, s.point, None, mo, r))  # type: ignore[return-value]
 
@@ -773,6 +835,7 @@ class System:
         if isinstance(what, Expr) and what.op == 0 and what.kind == "coordinate":
             return what.value.dq
         e = self._expr(what, f"load {name!r}")
+        self._require(f"the expression that load {name!r} acts along", e, GEOMETRY)
         return time_derivative(e, self.ctx, accelerations=False)
 
     def generalized_force(self, name: str, coordinate: Any, force: Any) -> ScalarForce:
@@ -783,6 +846,7 @@ class System:
         """
         rate = self._rate(coordinate, name)
         f = self._expr(force, f"force of {name!r}")
+        self._require(f"force of {name!r}", f, LOADS)
         return self._add_load(name, ScalarForce(name, rate, f))  # type: ignore[return-value]
 
     def spring_damper(
@@ -810,6 +874,15 @@ class System:
         a = self._expr(actuator, f"actuator of {name!r}")
         s1 = self._solid(solid1, f"solid of spring {name!r}")
         s2 = self._solid(solid2, f"solid of spring {name!r}")
+        self._require(f"spring {name!r}", [k_, l0, c, a], LOADS)
+        r = self.position(p1, p2)
+        if r.is_zero:
+            raise ModelError(f"spring {name!r}: its points {p1.name!r} and {p2.name!r} always coincide")
+        if self._default_value(r.norm2()) == 0.0:
+            raise ModelError(
+                f"spring {name!r}: its points {p1.name!r} and {p2.name!r} coincide at the initial configuration, "
+                "where the direction of its force is undefined"
+            )
         return self._add_load(name, SpringDamper(name, p1, p2, k_, l0, c, a, s1, s2))  # type: ignore[return-value]
 
     def torsion_spring_damper(
@@ -832,17 +905,12 @@ class System:
         if angle is None:
             angle = self._relative_angle(name, base1, base2, axis)
         a = self._expr(angle, f"angle of {name!r}")
-        return self._add_load(
-            name,
-            TorsionSpringDamper(  # type: ignore[return-value]
-                name,
-                a,
-                self._expr(k, f"stiffness of {name!r}"),
-                self._expr(rest_angle, f"rest angle of {name!r}"),
-                self._expr(damping, f"damping of {name!r}"),
-                self.ctx,
-            ),
-        )
+        self._require(f"the angle of {name!r}", a, GEOMETRY)
+        k_ = self._expr(k, f"stiffness of {name!r}")
+        a0 = self._expr(rest_angle, f"rest angle of {name!r}")
+        c = self._expr(damping, f"damping of {name!r}")
+        self._require(f"torsion spring {name!r}", [k_, a0, c], LOADS)
+        return self._add_load(name, TorsionSpringDamper(name, a, k_, a0, c, self.ctx))  # type: ignore[return-value]
 
     def _relative_angle(self, name: str, base1: Any, base2: Any, axis: Any) -> Expr:
         b1 = self._base(base1, f"base of {name!r}")
@@ -867,6 +935,7 @@ class System:
     ) -> Load:
         """Viscous friction: ``-c * rate`` on a coordinate/expression, or ``-c (w2 - w1)`` between two bases."""
         c_ = self._expr(c, f"damping of {name!r}")
+        self._require(f"damping of {name!r}", c_, LOADS)
         if coordinate is not None:
             rate = self._rate(coordinate, name)
             return self._add_load(name, ScalarForce(name, rate, neg(mul(c_, rate))))
@@ -877,15 +946,10 @@ class System:
     def coulomb_friction(self, name: str, coordinate: Any, force: Any, smoothing: Any = 1e-3) -> CoulombFriction:
         """Smoothed Coulomb friction ``-force * tanh(rate / smoothing)`` on a coordinate or expression rate."""
         rate = self._rate(coordinate, name)
-        return self._add_load(
-            name,
-            CoulombFriction(  # type: ignore[return-value]
-                name,
-                rate,
-                self._expr(force, f"friction force of {name!r}"),
-                self._expr(smoothing, f"smoothing of {name!r}"),
-            ),
-        )
+        f = self._expr(force, f"friction force of {name!r}")
+        v = self._expr(smoothing, f"smoothing of {name!r}")
+        self._require(f"Coulomb friction {name!r}", [f, v], LOADS)
+        return self._add_load(name, CoulombFriction(name, rate, f, v))  # type: ignore[return-value]
 
     # ------------------------------------------------------------------
     # constraints
@@ -905,30 +969,39 @@ class System:
     def _add_rows(
         self, name: str, rows: list[tuple[str, Expr]], kind: str, group: str = "", drop_trivial: bool = False
     ) -> list[ConstraintRow]:
-        qmask = 0
-        for c in self.coordinates:
-            qmask |= c.q.mask if kind != "velocity" else (c.q.mask | c.dq.mask)
-        out = []
-        self._claim(name, f"{kind} constraint")
-        for rname, e in rows:
-            if drop_trivial and e.is_zero:
-                continue
-            if not (e.mask & qmask):
-                raise ModelError(f"constraint {rname!r} contains no coordinate")
-            if kind == "holonomic" and e.mask & ~(self._coordinate_mask() | self.t.mask | self._param_mask()):
-                raise ModelError(f"holonomic constraint {rname!r} may depend only on coordinates, time and parameters")
-            if kind == "velocity":
-                from ..symbolic.calculus import is_linear_in
+        from ..symbolic.calculus import is_linear_in
 
-                if not is_linear_in(e, [c.dq for c in self.coordinates]):
-                    raise ModelError(f"velocity constraint {rname!r} must be linear in the velocities")
+        allowed = GEOMETRY + ("velocity",) if kind == "velocity" else GEOMETRY
+        qmask = self._coordinate_mask()
+        if kind == "velocity":
+            for c in self.coordinates:
+                qmask |= c.dq.mask
+        rows = [(r, e) for r, e in rows if not (drop_trivial and e.is_zero)]
+        # validate everything first: a failing row leaves the system unchanged
+        names = [(name, f"{kind} constraint")]
+        for rname, e in rows:
+            self._require(f"{kind} constraint {rname!r}", e, allowed)
+            if not (e.mask & qmask):
+                raise ModelError(f"{kind} constraint {rname!r} contains no coordinate")
+            if kind == "velocity" and not is_linear_in(e, [c.dq for c in self.coordinates]):
+                raise ModelError(f"velocity constraint {rname!r} must be linear in the velocities")
             if rname != name:
-                self._claim(rname, f"{kind} constraint row")
+                names.append((rname, f"{kind} constraint row"))
+            if kind != "initial":
+                names.append((f"lambda_{rname}", "multiplier"))
+        seen = set()
+        for n, what in names:
+            self._check_name(n, what)
+            if n in seen:
+                raise ModelError(f"duplicate name {n!r} in constraint {name!r}")
+            seen.add(n)
+        for n, what in names:
+            self._claim(n, what)
+        out = []
+        for rname, e in rows:
             lam = None
             if kind != "initial":
-                lname = f"lambda_{rname}"
-                self._claim(lname, "multiplier")
-                lam = self.ctx.symbol(lname, "multiplier")
+                lam = self.ctx.symbol(f"lambda_{rname}", "multiplier")
                 self._multipliers[rname] = lam
             row = ConstraintRow(rname, e, kind, lam, group or name)
             self.constraints.append(row)
@@ -972,8 +1045,12 @@ class System:
 
     def prescribe(self, name: str, coordinate: Any, motion: Any) -> list[ConstraintRow]:
         """Rheonomic constraint ``q - z(t) = 0`` (its multiplier is the driving effort)."""
-        c = self.coordinate_of(coordinate)
+        try:
+            c = self.coordinate_of(coordinate)
+        except ModelError as e:
+            raise ModelError(f"prescribed motion {name!r}: {e}") from None
         z = self._expr(motion, f"motion of {name!r}")
+        self._require(f"the motion law of {name!r}", z, ("parameter", "time"))
         return self.constraint(name, sub(c.q, z))
 
     def multiplier(self, row: str) -> Expr:
@@ -1006,6 +1083,8 @@ class System:
         The reaction is the force on the body of ``point2`` from the body of ``point1``:
         ``F_k = -lambda_k``.  Rows that vanish identically (planar models) are dropped.
         """
+        point1 = self._point(point1, f"point1 of joint {name!r}")
+        point2 = self._point(point2, f"point2 of joint {name!r}")
         b = self._base(base, f"base of joint {name!r}")
         r = self.position(point1, point2).components(b)
         rows = [(f"{name}_{ax}", c) for ax, c in zip("xyz", r)]
@@ -1019,6 +1098,8 @@ class System:
 
         Reactions: Fx, Fy, Fz (in ``base1``) and the two moments normal to the axis.
         """
+        point1 = self._point(point1, f"point1 of joint {name!r}")
+        point2 = self._point(point2, f"point2 of joint {name!r}")
         b1 = self._base(base1, f"base1 of joint {name!r}")
         b2 = self._base(base2, f"base2 of joint {name!r}")
         ax = axis_index(axis)
@@ -1037,6 +1118,8 @@ class System:
         self, name: str, point1: Point | str, base1: Base | str, point2: Point | str, base2: Base | str, axis: Any = "x"
     ) -> Joint:
         """Prismatic joint: ``point2`` slides along ``axis`` of ``base1``; no relative rotation."""
+        point1 = self._point(point1, f"point1 of joint {name!r}")
+        point2 = self._point(point2, f"point2 of joint {name!r}")
         b1 = self._base(base1, f"base1 of joint {name!r}")
         b2 = self._base(base2, f"base2 of joint {name!r}")
         ax = axis_index(axis)
@@ -1055,6 +1138,8 @@ class System:
         self, name: str, point1: Point | str, base1: Base | str, point2: Point | str, base2: Base | str, axis: Any = "z"
     ) -> Joint:
         """Cylindrical joint: ``point2`` on the ``axis`` line of ``base1``; the axes stay parallel."""
+        point1 = self._point(point1, f"point1 of joint {name!r}")
+        point2 = self._point(point2, f"point2 of joint {name!r}")
         b1 = self._base(base1, f"base1 of joint {name!r}")
         b2 = self._base(base2, f"base2 of joint {name!r}")
         ax = axis_index(axis)
@@ -1081,6 +1166,8 @@ class System:
         axis2: Any,
     ) -> Joint:
         """Universal (Cardan) joint: coincident points, ``axis1`` (of base1) perpendicular to ``axis2`` (of base2)."""
+        point1 = self._point(point1, f"point1 of joint {name!r}")
+        point2 = self._point(point2, f"point2 of joint {name!r}")
         b1 = self._base(base1, f"base1 of joint {name!r}")
         b2 = self._base(base2, f"base2 of joint {name!r}")
         rows = [(f"{name}_{a}", c) for a, c in zip("xyz", self.position(point1, point2).components(b1))]
@@ -1094,10 +1181,14 @@ class System:
 
         The tension (positive pulling the points together) is ``2 length lambda``.
         """
+        point1 = self._point(point1, f"point1 of joint {name!r}")
+        point2 = self._point(point2, f"point2 of joint {name!r}")
         L = self._expr(length, f"length of joint {name!r}")
         r = self.position(point1, point2)
+        if r.is_zero:
+            raise ModelError(f"joint {name!r}: its points {point1.name!r} and {point2.name!r} always coincide")
         e = sub(r.norm2(), mul(L, L))
-        return self._joint(name, "distance", [(name, e)], {"tension": (name, 2.0, None)})
+        return self._joint(name, "distance", [(name, e)], {"tension": (name, mul(as_expr(2), L), None)})
 
     def generic_joint(self, name: str, equations: Sequence[Any], reactions: Sequence[str] | None = None) -> Joint:
         """A joint given by its own constraint equations; ``reactions`` names their multipliers."""

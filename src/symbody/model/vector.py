@@ -48,6 +48,10 @@ class Vector:
     __slots__ = ("parts", "_kin")
 
     def __init__(self, base: Base, x: Any = 0, y: Any = 0, z: Any = 0):
+        from .base import Base
+
+        if not isinstance(base, Base):
+            raise ModelError(f"Vector: the first argument must be a Base (e.g. s.ground_base), got {base!r}")
         system = base.system
         self._kin = system.kinematics
         self.parts: dict = {}
@@ -243,6 +247,10 @@ class Tensor:
     __slots__ = ("base", "comps", "_kin")
 
     def __init__(self, base: Base, comps: Sequence[Sequence[Any]]):
+        from .base import Base
+
+        if not isinstance(base, Base):
+            raise ModelError(f"Tensor: the first argument must be a Base (e.g. s.ground_base), got {base!r}")
         if len(comps) != 3 or any(len(r) != 3 for r in comps):
             raise ModelError("a tensor needs 3x3 components")
         system = base.system
