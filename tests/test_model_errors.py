@@ -15,14 +15,11 @@ def s():
     """A pendulum to break: coordinate q, parameters l, m, base B, point P."""
     s = sb.System("pend")
     q = s.coordinate("q", 0.3)
-    l, m = s.parameter("l", 1.0), s.parameter("m", 1.0)
+    l = s.parameter("l", 1.0)
+    s.parameter("m", 1.0)
     B = s.base("B", s.ground_base, sb.Rz(q))
     s.point("P", s.origin, sb.Vector(B, l, 0, 0))
     return s
-
-
-def sym(s, name):
-    return s.symbol(name)
 
 
 # ---------------------------------------------------------------------------
