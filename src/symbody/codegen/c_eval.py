@@ -157,7 +157,7 @@ def compile_evaluator(eq, *names: str, extra: dict | None = None) -> CEvaluator:
         >>> B = s.base("B", s.ground_base, sb.Rz(th))
         >>> _ = s.particle("bob", s.point("P", s.origin, (0, -1, 0), base=B), 1.0)
         >>> s.gravity((0, -9.81, 0))
-        >>> _ = s.generalized_force("motor", th, s.input("T", unit="N*m"))
+        >>> _ = s.generalized_force("motor", th, s.input("T"))
         >>> eq = s.derive()
         >>> M, delta = compile_evaluator(eq, "M", "delta")(0.0, eq.q0, eq.dq0, [0.5], eq.p0)
         >>> M.tolist(), delta.round(6).tolist()

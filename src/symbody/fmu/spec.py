@@ -13,7 +13,7 @@ Example:
     >>> B = s.base("B", s.ground_base, sb.Rz(th))
     >>> _ = s.particle("bob", s.point("P", s.origin, (0, -1, 0), base=B), 1.0)
     >>> s.gravity((0, -9.81, 0))
-    >>> _ = s.generalized_force("motor", th, s.input("T", unit="N*m"))
+    >>> _ = s.generalized_force("motor", th, s.input("T"))
     >>> eq = s.derive()
     >>> spec = FmuSpec(eq, fmi_version=3, kind="both")
     >>> spec.interfaces, spec.platform, spec.source_files[0]

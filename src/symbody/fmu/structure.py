@@ -22,7 +22,7 @@ Example (``ddtheta`` depends on ``theta`` and the torque ``T``, not on ``dtheta`
     >>> B = s.base("B", s.ground_base, sb.Rz(th))
     >>> _ = s.particle("bob", s.point("P", s.origin, (0, -1, 0), base=B), 1.0)
     >>> s.gravity((0, -9.81, 0))
-    >>> _ = s.generalized_force("motor", th, s.input("T", unit="N*m"))
+    >>> _ = s.generalized_force("motor", th, s.input("T"))
     >>> eq = s.derive()
     >>> sorted(Dependencies(eq, ResidualJacobians(eq)).acc[0])
     [('q', 0), ('u', 0)]

@@ -17,7 +17,7 @@ Example:
     >>> B = s.base("B", s.ground_base, sb.Rz(th))
     >>> _ = s.particle("bob", s.point("P", s.origin, (0, -1, 0), base=B), 1.0)
     >>> s.gravity((0, -9.81, 0))
-    >>> _ = s.generalized_force("motor", th, s.input("T", unit="N*m"))
+    >>> _ = s.generalized_force("motor", th, s.input("T"))
     >>> eq = s.derive()
     >>> [(v.name, v.vr, v.causality) for v in fmu_variables(eq, "me")]  # doctest: +NORMALIZE_WHITESPACE
     [('time', 0, 'independent'), ('theta', 1, 'output'), ('dtheta', 2, 'output'),
