@@ -214,3 +214,22 @@ def test_joint_reaction_sign(kind):
         reaction[comp] = sign * lam[rows.index(row)]
     assert reaction["Fy"] == pytest.approx(2.0 * 9.81, rel=1e-12)
     assert reaction["Fx"] == pytest.approx(0.0, abs=1e-12) and reaction["Fz"] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_distance_joint_tension():
+    """A particle hanging at rest from a massless bar: the bar's tension is its weight."""
+    s = sb.System("bar")
+    x, y = s.coordinate("x", 0.0), s.coordinate("y", -1.5)
+    m, g, L = s.parameter("m", 2.0), s.parameter("g", 9.81), s.parameter("L", 1.5)
+    P = s.point("P", s.origin, (x, y, 0))
+    s.particle("bob", P, m)
+    s.gravity((0, -g, 0))
+    s.distance_joint("bar", s.origin, P, L)
+    eq = s.derive()
+    ddq, lam = eq.numeric().accelerations(eq.q0, eq.dq0)
+    np.testing.assert_allclose(ddq, 0.0, atol=1e-12)
+    row, factor, _ = {j.name: j for j in eq.joints}["bar"].reactions["tension"]
+    from symbody.symbolic.evaluate import evaluate
+
+    tension = evaluate(factor, s.default_values()) * lam[0]
+    assert tension == pytest.approx(2.0 * 9.81, rel=1e-12)
