@@ -339,7 +339,8 @@ def plot_fmu_vs_python(fmu_run: LoopResult, py_run: LoopResult, path: Path) -> N
 # ---------------------------------------------------------------------------
 
 
-def main(argv: list[str] | None = None) -> dict[str, TransferMetrics]:
+def main(argv: list[str] | None = None) -> dict:
+    """Run the workflow; returns ``design, fmu, runs, python, metrics, robust_runs, robust_metrics, plots``."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("out", nargs="?", default="out", help="folder for the FMU and the PNGs (default: out/)")
     ap.add_argument("--fmi", type=int, choices=(2, 3), default=2, help="FMI version of the exported FMU")
@@ -370,7 +371,8 @@ def main(argv: list[str] | None = None) -> dict[str, TransferMetrics]:
     print(f"\nthe same with a {m / 1e3:g} t payload (controllers designed for {d.params['m_payload'] / 1e3:g} t):")
     names = ("open loop", "ZV shaper", "LQR feedforward only", "LQR")
     robust = run_transfers(d, fmu, names, parameters={"m_payload": m}, hoist_force=m * d.params["g"])
-    print(format_table({name: metrics(d, name, r) for name, r in robust.items()}))
+    robust_table = {name: metrics(d, name, r) for name, r in robust.items()}
+    print(format_table(robust_table))
 
     plot = args.transfer_plot or out / "overhead_transfer.png"
     plot.parent.mkdir(parents=True, exist_ok=True)
@@ -378,7 +380,16 @@ def main(argv: list[str] | None = None) -> dict[str, TransferMetrics]:
     plot_fmu_vs_python(runs["LQR"], ref, out / "overhead_fmu_vs_python.png")
     print(f"\nplots: {plot}, {out / 'overhead_fmu_vs_python.png'}")
     print(f"total {time.perf_counter() - t0:.1f} s")
-    return table
+    return {
+        "design": d,
+        "fmu": fmu,
+        "runs": runs,
+        "python": ref,
+        "metrics": table,
+        "robust_runs": robust,
+        "robust_metrics": robust_table,
+        "plots": [plot, out / "overhead_fmu_vs_python.png"],
+    }
 
 
 if __name__ == "__main__":
