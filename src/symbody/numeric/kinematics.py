@@ -44,7 +44,18 @@ from typing import Any
 import numpy as np
 
 from ..errors import NumericalError
-from .linalg import RANK_TOL, Partition, numerical_rank, partition, solve_dependent
+from ..symbolic.expr import Expr
+from .blocks import model_blocks
+from .linalg import (
+    RANK_TOL,
+    Partition,
+    dependent_condition,
+    independent_rows,
+    numerical_rank,
+    partition,
+    select_columns,
+    solve_dependent,
+)
 from .model import NumericModel, as_numeric
 from .results import TimeHistory
 
@@ -281,8 +292,6 @@ def assemble(
         raise NumericalError(f"assembly of {eq.name!r} failed: {why}; largest residuals: {detail}")
     J = jac(sol.x, t)
     rank = numerical_rank(J) if J.size else 0
-    from .linalg import independent_rows
-
     keep = set(independent_rows(J)) if J.size else set()
     redundant = [names[i] for i in range(len(names)) if i not in keep]
     D = nm.D(sol.x, t) if eq.nc else np.zeros((0, eq.nq))
@@ -363,12 +372,8 @@ def split_coordinates(nm: NumericModel, q: np.ndarray, t: float = 0.0, independe
     pv = partition(D, coordinate_indices(eq, independent), dependent_preference(eq), names=names)
     if eq.nh:
         Phi_q = D[: eq.nh]
-        from .linalg import independent_rows, select_columns
-
         rows_h = independent_rows(Phi_q)
         dep_h = select_columns(Phi_q, [pv.dependent])
-        from .linalg import dependent_condition
-
         cond = dependent_condition(Phi_q, rows_h, dep_h)
         ph = Partition(dep_h, [i for i in range(n) if i not in dep_h], rows_h, len(rows_h), cond)
     else:
@@ -509,8 +514,6 @@ class KinematicResult(TimeHistory):
 
 def _driver_evaluator(eq, laws: tuple) -> Callable:
     """Compiled values, rates and accelerations of symbolic driving laws (cached per model and laws)."""
-    from .blocks import model_blocks
-
     cache = model_blocks(eq).functions
     key = ("drivers",) + laws
     f = cache.get(key)
@@ -529,8 +532,6 @@ def _driver_functions(nm: NumericModel, drivers: dict) -> tuple[list[int], Calla
     eq = nm.eq
     idx = coordinate_indices(eq, list(drivers))
     specs = list(drivers.values())
-    from ..symbolic.expr import Expr
-
     symbolic = [k for k, s in enumerate(specs) if isinstance(s, Expr)]
     numeric = [k for k, s in enumerate(specs) if not isinstance(s, Expr)]
     state_mask = 0
@@ -650,9 +651,9 @@ def kinematic_simulation(
         if k == 0:
             r = numerical_rank(A) if A.size else 0
             if r < n:
-                from .linalg import partition as _part
-
-                sugg = _part(nm.D(qk, t), prefer_dependent=dependent_preference(eq)).independent if eq.nc else range(n)
+                sugg = (
+                    partition(nm.D(qk, t), prefer_dependent=dependent_preference(eq)).independent if eq.nc else range(n)
+                )
                 free = [names[i] for i in sugg if i not in didx]
                 raise NumericalError(
                     f"kinematic simulation of {eq.name!r}: {n - r} more driver(s) needed to fix the motion "
