@@ -33,8 +33,10 @@ Two descriptions of the same system (option ``coordinates``):
     coordinates are the outputs: a coordinate ``x1`` is exported as the
     variable ``x1`` (see DESIGN.md).
 
-Run ``symbody info examples/double_pendulum_square_disc.py --option coordinates='"natural"'``.
+Run ``symbody info examples/double_pendulum_square_disc.py --option coordinates=natural``.
 """
+
+import math
 
 import symbody as sb
 
@@ -83,18 +85,16 @@ def _natural(s: sb.System, m, r) -> None:
     L = 2 * r
     P1 = s.point("P1", s.origin, (x1, y1, 0))
     P2 = s.point("P2", s.origin, (x2, y2, 0))
+    # local coordinates divided by L = 2r are pure numbers: (u, v) / L of the centre of mass and a / L
     bodies = (
-        # name, first basic point (coordinates), second minus first, centre of mass (u, v), a^2 = I_G / m
-        ("square", (0, 0), (x1, y1), (r, r), 2 * r**2 / 3),
-        ("disc", (x1, y1), (x2 - x1, y2 - y1), (r, 0), r**2 / 2),
+        # name, first basic point, second minus first, centre of mass / L, a / L (a^2 = I_G / m)
+        ("square", (0, 0), (x1, y1), (0.5, 0.5), math.sqrt(2 / 3) / 2),
+        ("disc", (x1, y1), (x2 - x1, y2 - y1), (0.5, 0.0), math.sqrt(1 / 2) / 2),
     )
-    for name, (xa, ya), (dx, dy), (ug, vg), a2 in bodies:
-        a = a2**0.5
+    for name, (xa, ya), (dx, dy), (ug, vg), a in bodies:
         for k, (du, dv) in enumerate(((a, 0), (-a, 0), (0, a), (0, -a)), start=1):
             u, v = ug + du, vg + dv
-            px = xa + (dx * u - dy * v) / L
-            py = ya + (dy * u + dx * v) / L
-            pt = s.point(f"{name}_{k}", s.origin, (px, py, 0))
+            pt = s.point(f"{name}_{k}", s.origin, (xa + dx * u - dy * v, ya + dy * u + dx * v, 0))
             s.particle(f"{name}_mass_{k}", pt, m / 4)
     s.distance_joint("bar01", s.origin, P1, L)
     s.distance_joint("bar12", P1, P2, L)
