@@ -236,3 +236,13 @@ def test_kinematic_simulation_with_rheonomic_constraint_needs_no_driver():
     res = kinematic_simulation(s.derive(), [0.0, 1.0, 2.0])
     np.testing.assert_allclose(res["a"], [0.0, 3.0, 6.0], atol=1e-10)
     np.testing.assert_allclose(res["da"], [3.0, 3.0, 3.0], atol=1e-12)
+
+
+def test_kinematic_simulation_reports_leaving_the_workspace():
+    eq = four_bar_eq()
+    nm = eq.numeric({"l4": 2.9})  # the loop cannot close when the crank points away from O2 (|A O2| > l2 + l3)
+    q0 = assemble(nm, eq.q0).q
+    ts = np.linspace(0.0, 2.0, 41)
+    # |A - O2| reaches l2 + l3 = 3.2 when theta1 = -pi/2 - 1.5 t is about -2.39 (t = 0.55)
+    with pytest.raises(sb.NumericalError, match=r"position problem failed at t = 0\.55.*reachable workspace"):
+        kinematic_simulation(nm, ts, {"theta1": eq.q0[0] - 1.5 * eq.t}, q=q0)
