@@ -1,0 +1,586 @@
+"""Evaluation speed: accelerations of the n-link pendulum on a cart, symbody vs Pinocchio and PyDy.
+
+The work measured is one evaluation of the accelerations ``ddq`` at a state
+``(q, dq)`` with given inputs and parameters, for ``examples/n_link_pendulum_on_cart.py``
+with n = 1, 3, 10, 20 links.
+
+- symbody: the model's ``model.c`` (generated exactly as for a native FMU) linked
+  with the FMU runtime of ``fmu_templates/`` and compiled with the FMU's flags;
+  each evaluation is one ``sb_accelerations()`` call ([M | delta], finiteness
+  checks, Cholesky factorization and solve), the function behind every
+  derivative of the FMU.  Harness: ``harness/symbody_ddq.c``.
+- Pinocchio: the articulated-body algorithm ``pinocchio::aba`` on the same chain
+  (prismatic cart joint, revolute joints about z, point masses at the link ends,
+  gravity -y) built joint by joint in C++ (``harness/pinocchio_aba.cpp``,
+  header-only Pinocchio from the ``pin`` wheel with Eigen from ``cmeel-eigen``,
+  ``-O3 -DNDEBUG``).  Its first compilation takes a minute or more; the library
+  is cached (``$SYMBODY_CACHE`` or ``~/.cache/symbody``, folder ``bench``).  When
+  it cannot be compiled (or, in ``--quick`` and smoke runs, is not cached yet)
+  both sides are timed from Python instead -- ``pinocchio.aba`` against
+  symbody's evaluator through ctypes -- and the table says so.
+- PyDy: ``generate_ode_function(..., generator="cython")`` on
+  ``pydy.models.n_link_pendulum_on_cart`` (KanesMethod's mass matrix and forcing,
+  SymPy ``cse``, Cython wrapper, numpy solve), called from Python as its users
+  do.  For like-with-like comparisons two more rows give symbody called from
+  Python through ctypes, and the generated code alone: PyDy's generated C and
+  symbody's ``sb_M_delta`` in the same C loop, each followed by the same LDL^T
+  solve (``harness/pydy_ddq.c``, ``harness/symbody_blocks_ddq.c``).
+
+Before timing, the accelerations of all tools are compared on random states
+with random parameters and inputs (Pinocchio's relative joint angles are
+converted to the absolute link angles of the other two); a disagreement stops
+the benchmark.  Timed loops cycle through 16 random states and take the best
+of several rounds, the tools interleaved round by round so that load from
+other processes affects them alike.
+
+Targets (issue 6): within 2x of Pinocchio up to n = 10; at least 100x faster
+than PyDy's Cython right-hand side.
+
+Run: ``python benchmarks/bench_eval_speed.py [--quick]`` (or through ``benchmarks/run.py``).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import Row, load_example  # noqa: E402
+
+HARNESS = Path(__file__).resolve().parent / "harness"
+N_STATES = 16
+#: relative agreement required between the tools' accelerations
+TOLERANCE = 1e-8
+#: compile flags of the Pinocchio harness: release flags, plus the definitions of Pinocchio's CMake target
+PINOCCHIO_FLAGS = (
+    "-std=c++17",
+    "-O3",
+    "-DNDEBUG",
+    "-fPIC",
+    "-shared",
+    "-DBOOST_MPL_LIMIT_LIST_SIZE=30",
+    "-DBOOST_MPL_LIMIT_VECTOR_SIZE=30",
+    "-DBOOST_MPL_CFG_NO_PREPROCESSED_HEADERS",
+    "-DBOOST_FUSION_INVOKE_MAX_ARITY=12",
+)
+
+
+# ---------------------------------------------------------------------------- timing settings
+@dataclass(frozen=True)
+class Effort:
+    """How long to time: each round runs at least ``round_seconds``; the best of ``rounds`` counts."""
+
+    round_seconds: float
+    rounds: int
+
+
+#: many short rounds: on a busy machine the best round is the one no other process interrupted
+EFFORT = {"smoke": Effort(0.001, 3), "quick": Effort(0.002, 20), "full": Effort(0.002, 60)}
+
+
+def fmt_eval(s: float) -> str:
+    """A time per evaluation: ns below 10 us, else us."""
+    return f"{s * 1e9:.0f} ns" if s < 1e-5 else f"{s * 1e6:.1f} us"
+
+
+# ---------------------------------------------------------------------------- compiled harnesses
+class LoopLibrary:
+    """A compiled harness (``harness/bench_loop.h``) loaded with ctypes."""
+
+    def __init__(self, path: Path, label: str):
+        self.label = label
+        self.lib = ctypes.CDLL(str(path))
+        ptr, i, d = ctypes.c_void_p, ctypes.c_int, ctypes.c_double
+        self.lib.bench_init.argtypes = [i, ptr, ptr]
+        self.lib.bench_init.restype = i
+        self.lib.bench_ddq.argtypes = [ptr, ptr]
+        self.lib.bench_ddq.restype = i
+        self.lib.bench_loop.argtypes = [i, ptr, ctypes.c_long, ctypes.POINTER(d)]
+        self.lib.bench_loop.restype = d
+        self.n = 0
+
+    def init(self, n: int, p: np.ndarray, u: np.ndarray) -> None:
+        p, u = np.ascontiguousarray(p, float), np.ascontiguousarray(u, float)
+        if self.lib.bench_init(n, p.ctypes.data, u.ctypes.data) != 0:
+            raise RuntimeError(f"{self.label}: bench_init failed for n = {n}")
+        self.n = n
+
+    def ddq(self, x: np.ndarray) -> np.ndarray:
+        x = np.ascontiguousarray(x, float)
+        out = np.zeros(self.n + 1)
+        if self.lib.bench_ddq(x.ctypes.data, out.ctypes.data) != 0:
+            raise RuntimeError(f"{self.label}: evaluation failed at x = {x}")
+        return out
+
+    def loop(self, X: np.ndarray, iterations: int) -> float:
+        """Seconds per evaluation over ``iterations`` evaluations cycling through the rows of ``X``."""
+        X = np.ascontiguousarray(X, float)
+        checksum = ctypes.c_double()
+        t = self.lib.bench_loop(X.shape[0], X.ctypes.data, iterations, ctypes.byref(checksum))
+        if not t > 0 or not np.isfinite(checksum.value):
+            raise RuntimeError(f"{self.label}: timed loop failed")
+        return t
+
+
+def _run(cmd: list[str], what: str) -> None:
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise RuntimeError(f"compiling {what} failed:\n{(proc.stderr or proc.stdout).strip()[:3000]}")
+
+
+def symbody_library(eq, workdir: Path) -> LoopLibrary:
+    """symbody's ``model.c`` (as in the FMU) + FMU runtime + ``harness/symbody_ddq.c``, with the FMU's flags."""
+    from symbody.codegen.c_eval import c_compiler
+    from symbody.fmu.build import CFLAGS, template_dir
+    from symbody.fmu.sources import ModelSource
+    from symbody.fmu.spec import GENERIC_SOURCES
+
+    tdir = template_dir()
+    folder = workdir / f"symbody_{eq.name}"
+    folder.mkdir()
+    (folder / "model.c").write_text(ModelSource(eq, "me").text)
+    sources = [folder / "model.c", HARNESS / "symbody_ddq.c", *(tdir / s for s in GENERIC_SOURCES)]
+    lib = folder / "symbody_ddq.so"
+    cmd = [c_compiler(), *CFLAGS, "-shared", f"-I{tdir}", f"-I{HARNESS}", *map(str, sources), "-o", str(lib), "-lm"]
+    _run(cmd, f"the symbody harness of {eq.name}")
+    out = LoopLibrary(lib, "symbody")
+    out.lib.bench_rhs.argtypes = [ctypes.c_void_p] * 4
+    out.lib.bench_rhs.restype = ctypes.c_int
+    return out
+
+
+def symbody_blocks_library(eq, workdir: Path) -> LoopLibrary:
+    """symbody's generated ``sb_M_delta`` + the harness's LDL^T (``harness/symbody_blocks_ddq.c``), no runtime."""
+    from symbody.codegen.c_eval import c_compiler
+    from symbody.fmu.build import CFLAGS, template_dir
+
+    folder = workdir / f"symbody_{eq.name}"
+    lib = folder / "symbody_blocks_ddq.so"
+    sources = [folder / "model.c", HARNESS / "symbody_blocks_ddq.c"]
+    cmd = [c_compiler(), *CFLAGS, "-shared", f"-I{template_dir()}", f"-I{HARNESS}", *map(str, sources)]
+    _run([*cmd, "-o", str(lib), "-lm"], f"the symbody block harness of {eq.name}")
+    return LoopLibrary(lib, "symbody blocks")
+
+
+def symbody_python_rhs(library: LoopLibrary, n: int) -> Callable:
+    """``rhs(x, t, u, p) -> xdot`` calling the compiled symbody evaluator through ctypes (PyDy's calling form)."""
+    fn = library.lib.bench_rhs
+
+    def rhs(x: np.ndarray, t: float, u: np.ndarray, p: np.ndarray) -> np.ndarray:
+        xdot = np.empty(2 * (n + 1))
+        if fn(x.ctypes.data, u.ctypes.data, p.ctypes.data, xdot.ctypes.data):
+            raise RuntimeError("symbody evaluation failed")
+        return xdot
+
+    return rhs
+
+
+@dataclass
+class PydyCase:
+    rhs: Callable  # rhs(x, t, r, p) -> xdot, PyDy's Cython-generated right-hand side
+    library: LoopLibrary  # PyDy's generated C in the C loop
+
+
+def pydy_case(n: int, workdir: Path) -> PydyCase:
+    """PyDy's Cython right-hand side of ``pydy.models.n_link_pendulum_on_cart`` and its generated C in a C loop.
+
+    Arguments are ordered as symbody's: specifieds ``[F, T1..Tn]``, constants
+    ``[g, m0..mn, l0..l(n-1)]``.  The minimal form (mass matrix of the speeds,
+    ``qdot = u``) is used: it is PyDy's fastest Cython right-hand side.
+    """
+    import sympy as sm
+    from pydy.codegen.ode_function_generators import generate_ode_function
+    from pydy.models import n_link_pendulum_on_cart
+
+    from symbody.codegen.c_eval import c_compiler
+    from symbody.fmu.build import CFLAGS
+
+    system = n_link_pendulum_on_cart(n, cart_force=True, joint_torques=True)
+    kane = system.eom_method
+    constants = {str(s): s for s in system.constants_symbols}
+    specifieds = {str(s): s for s in system.specifieds_symbols}
+    constant_order = ["g", *(f"m{i}" for i in range(n + 1)), *(f"l{i}" for i in range(n))]
+    specified_order = ["F(t)", *(f"T{i + 1}(t)" for i in range(n))]
+    folder = workdir / f"pydy_{n}"
+    rhs = generate_ode_function(
+        kane.forcing,
+        system.coordinates,
+        system.speeds,
+        [constants[c] for c in constant_order],
+        mass_matrix=kane.mass_matrix,
+        coordinate_derivatives=sm.Matrix(system.speeds),
+        specifieds=[specifieds[s] for s in specified_order],
+        generator="cython",
+        prefix=f"pydy_nlink_{n}",
+        tmp_dir=str(folder),
+    )
+    generated = sorted(folder.glob("pydy_nlink_*_c.c"))
+    if len(generated) != 1:
+        raise RuntimeError(f"PyDy's generated C not found in {folder}")
+    lib = folder / "pydy_ddq.so"
+    sources = [generated[0], HARNESS / "pydy_ddq.c"]
+    cmd = [c_compiler(), *CFLAGS, "-shared", f"-I{HARNESS}", *map(str, sources), "-o", str(lib), "-lm"]
+    _run(cmd, f"PyDy's generated C (n = {n})")
+    return PydyCase(rhs, LoopLibrary(lib, "PyDy C"))
+
+
+# ---------------------------------------------------------------------------- Pinocchio
+def bench_cache() -> Path:
+    """Folder of cached benchmark builds (``$SYMBODY_CACHE/bench`` or ``~/.cache/symbody/bench``)."""
+    root = os.environ.get("SYMBODY_CACHE") or str(
+        Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "symbody"
+    )
+    return Path(root) / "bench"
+
+
+def pinocchio_prefix() -> Path | None:
+    """The ``cmeel.prefix`` folder holding Pinocchio's and Eigen's headers, if both are installed."""
+    try:
+        import pinocchio
+    except ImportError:
+        return None
+    here = Path(pinocchio.__file__).resolve()
+    for parent in here.parents:
+        if parent.name == "cmeel.prefix":
+            ok = (parent / "include/pinocchio/algorithm/aba.hpp").is_file()
+            return parent if ok and (parent / "include/eigen3/Eigen/Core").is_file() else None
+    return None
+
+
+def pinocchio_library(compile_if_missing: bool) -> tuple[LoopLibrary | None, str]:
+    """The compiled C++ ABA harness (cached), or None and the reason."""
+    prefix = pinocchio_prefix()
+    if prefix is None:
+        return None, "Pinocchio's C++ headers or Eigen (pip install cmeel-eigen) are missing"
+    cxx = os.environ.get("CXX") or shutil.which("g++") or shutil.which("c++") or shutil.which("clang++")
+    if not cxx:
+        return None, "no C++ compiler found"
+    import pinocchio
+
+    src = HARNESS / "pinocchio_aba.cpp"
+    h = hashlib.sha256()
+    for part in (cxx, pinocchio.__version__, str(prefix), " ".join(PINOCCHIO_FLAGS)):
+        h.update(part.encode())
+    for f in (src, HARNESS / "bench_loop.h"):
+        h.update(f.read_bytes())
+    lib = bench_cache() / f"pinocchio_aba_{h.hexdigest()[:16]}.so"
+    if not lib.is_file():
+        if not compile_if_missing:
+            return None, "the C++ ABA harness is not compiled yet (the full run compiles and caches it)"
+        lib.parent.mkdir(parents=True, exist_ok=True)
+        tmp = lib.with_suffix(f".{os.getpid()}.tmp")
+        cmd = [cxx, *PINOCCHIO_FLAGS, f"-I{HARNESS}", f"-I{prefix / 'include'}", f"-I{prefix / 'include/eigen3'}"]
+        cmd += [str(src), "-o", str(tmp)]
+        try:
+            _run(cmd, "the Pinocchio ABA harness")
+        except RuntimeError as e:
+            return None, str(e).splitlines()[0]
+        os.replace(tmp, lib)
+    return LoopLibrary(lib, "Pinocchio C++"), ""
+
+
+def pinocchio_python_model(n: int, p: np.ndarray):
+    """The chain of ``harness/pinocchio_aba.cpp`` built with Pinocchio's Python API: ``(model, data)``."""
+    import pinocchio as pin
+
+    g, mass, length = p[0], p[1 : n + 2], p[n + 2 :]
+    model = pin.Model()
+    model.gravity.linear = np.array([0.0, -g, 0.0])
+    parent = model.addJoint(0, pin.JointModelPX(), pin.SE3.Identity(), "cart")
+    model.appendBodyToJoint(parent, pin.Inertia(mass[0], np.zeros(3), np.zeros((3, 3))), pin.SE3.Identity())
+    for i in range(n):
+        placement = pin.SE3.Identity()
+        if i > 0:
+            placement.translation = np.array([length[i - 1], 0.0, 0.0])
+        parent = model.addJoint(parent, pin.JointModelRZ(), placement, f"joint{i + 1}")
+        inertia = pin.Inertia(mass[i + 1], np.array([length[i], 0.0, 0.0]), np.zeros((3, 3)))
+        model.appendBodyToJoint(parent, inertia, pin.SE3.Identity())
+    return model, model.createData()
+
+
+def to_relative(X: np.ndarray) -> np.ndarray:
+    """States [q; dq] with absolute link angles -> Pinocchio's relative joint angles (cart coordinate unchanged)."""
+    nq = X.shape[-1] // 2
+    out = np.array(X, dtype=float)
+    for part in (slice(0, nq), slice(nq, 2 * nq)):
+        a = X[..., part]
+        out[..., part][..., 2:] = a[..., 2:] - a[..., 1:-1]
+    return out
+
+
+def to_absolute(ddq_rel: np.ndarray) -> np.ndarray:
+    """Accelerations in relative joint angles -> absolute link angles."""
+    out = np.array(ddq_rel, dtype=float)
+    out[1:] = np.cumsum(ddq_rel[1:])
+    return out
+
+
+# ---------------------------------------------------------------------------- cases, checks, timing
+def random_case(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Parameters ``[g, m0..mn, l0..l(n-1)]``, inputs ``[F, T1..Tn]`` and N_STATES states ``[q; dq]``."""
+    p = np.concatenate([[9.81], rng.uniform(0.5, 2.0, n + 1), rng.uniform(0.5, 1.5, n)])
+    u = rng.uniform(-1.0, 1.0, n + 1)
+    q = np.column_stack([rng.uniform(-1, 1, N_STATES), rng.uniform(-np.pi, np.pi, (N_STATES, n))])
+    dq = rng.uniform(-2.0, 2.0, (N_STATES, n + 1))
+    return p, u, np.ascontiguousarray(np.hstack([q, dq]))
+
+
+def check_agreement(n: int, reference: np.ndarray, others: dict[str, np.ndarray]) -> float:
+    """Largest relative difference of each tool's ddq from symbody's; raises when above TOLERANCE."""
+    worst = 0.0
+    for name, values in others.items():
+        err = float(np.max(np.abs(values - reference)) / (1.0 + np.max(np.abs(reference))))
+        if not err <= TOLERANCE:
+            raise RuntimeError(f"n = {n}: {name} and symbody disagree on ddq (relative difference {err:.2e})")
+        worst = max(worst, err)
+    return worst
+
+
+def calibrate(time_block: Callable[[int], float], round_seconds: float) -> int:
+    """Number of repetitions for which one block lasts about ``round_seconds``."""
+    count = 1
+    while True:
+        t = time_block(count) * count
+        if t >= round_seconds or count >= 1 << 26:
+            return count
+        count = int(count * min(100.0, max(2.0, 1.2 * round_seconds / max(t, 1e-9))))
+
+
+def best_interleaved(blocks: dict[str, Callable[[int], float]], effort: Effort) -> dict[str, float]:
+    """Best time per evaluation of each timed block, the blocks run round by round (same load for all)."""
+    counts = {k: calibrate(f, effort.round_seconds) for k, f in blocks.items()}
+    best = dict.fromkeys(blocks, float("inf"))
+    for _ in range(effort.rounds):
+        for k, f in blocks.items():
+            best[k] = min(best[k], f(counts[k]))
+    return best
+
+
+def python_block(fn: Callable, arguments: list[tuple]) -> Callable[[int], float]:
+    """A timed block calling ``fn(*args)`` ``count`` times, cycling through ``arguments``; seconds per call."""
+
+    def block(count: int) -> float:
+        k, m = 0, len(arguments)
+        t0 = time.perf_counter()
+        for _ in range(count):
+            fn(*arguments[k])
+            k = k + 1 if k + 1 < m else 0
+        return (time.perf_counter() - t0) / count
+
+    return block
+
+
+# ---------------------------------------------------------------------------- one size
+@dataclass
+class Measured:
+    """Seconds per evaluation of every variant at one n (None: not measured)."""
+
+    n: int
+    symbody_c: float
+    symbody_py: float
+    symbody_blocks: float
+    pydy_py: float | None
+    pydy_c: float | None
+    pin_cpp: float | None
+    pin_py: float | None
+    agreement: float
+    checked: list[str]
+
+
+def measure(n: int, effort: Effort, workdir: Path, pin_lib: LoopLibrary | None, with_pydy: bool) -> Measured:
+    rng = np.random.default_rng(1000 + n)
+    p, u, X = random_case(n, rng)
+    eq = load_example("n_link_pendulum_on_cart", n=n).derive()
+    if [s.name for s in eq.p_symbols] != ["g", *(f"m{i}" for i in range(n + 1)), *(f"l{i}" for i in range(n))]:
+        raise RuntimeError("unexpected parameter order of examples/n_link_pendulum_on_cart.py")
+    sb = symbody_library(eq, workdir)
+    sb.init(n, p, u)
+    reference = np.array([sb.ddq(x) for x in X])
+    sb_rhs = symbody_python_rhs(sb, n)
+    blocks = symbody_blocks_library(eq, workdir)
+    blocks.init(n, p, u)
+    others: dict[str, np.ndarray] = {
+        "symbody from Python": np.array([sb_rhs(x, 0.0, u, p)[n + 1 :] for x in X]),
+        "symbody [M | delta] + LDL^T": np.array([blocks.ddq(x) for x in X]),
+    }
+    loops: dict[str, Callable[[int], float]] = {
+        "symbody_c": lambda c: sb.loop(X, c),
+        "symbody_blocks": lambda c: blocks.loop(X, c),
+    }
+    calls: dict[str, Callable[[int], float]] = {"symbody_py": python_block(sb_rhs, [(x, 0.0, u, p) for x in X])}
+
+    X_rel = to_relative(X)
+    if pin_lib is not None:
+        pin_lib.init(n, p, u)
+        others["Pinocchio ABA (C++)"] = np.array([to_absolute(pin_lib.ddq(x)) for x in X_rel])
+        loops["pin_cpp"] = lambda c: pin_lib.loop(X_rel, c)
+    if _has("pinocchio"):
+        import pinocchio as pin
+
+        model, data = pinocchio_python_model(n, p)
+        qv = [(model, data, x[: n + 1].copy(), x[n + 1 :].copy(), u) for x in X_rel]
+        others["pinocchio.aba (Python)"] = np.array([to_absolute(pin.aba(*a)) for a in qv])
+        calls["pin_py"] = python_block(pin.aba, qv)
+    if with_pydy:
+        pydy = pydy_case(n, workdir)
+        pydy.library.init(n, p, u)
+        # copies: PyDy's right-hand side returns the same output array on every call
+        others["PyDy Cython RHS"] = np.array([pydy.rhs(x, 0.0, u, p)[n + 1 :].copy() for x in X])
+        others["PyDy generated C"] = np.array([pydy.library.ddq(x) for x in X])
+        loops["pydy_c"] = lambda c: pydy.library.loop(X, c)
+        calls["pydy_py"] = python_block(pydy.rhs, [(x, 0.0, u, p) for x in X])
+    agreement = check_agreement(n, reference, others)
+    times = best_interleaved(loops, effort)
+    times.update(best_interleaved(calls, effort))
+    return Measured(
+        n,
+        times["symbody_c"],
+        times["symbody_py"],
+        times["symbody_blocks"],
+        times.get("pydy_py"),
+        times.get("pydy_c"),
+        times.get("pin_cpp"),
+        times.get("pin_py"),
+        agreement,
+        list(others),
+    )
+
+
+def _has(module: str) -> bool:
+    try:
+        __import__(module)
+    except ImportError:
+        return False
+    return True
+
+
+# ---------------------------------------------------------------------------- rows
+def pinocchio_row(m: Measured, pin_reason: str) -> Row:
+    target = ">= 0.5x (within 2x)" if m.n <= 10 else "- (recorded)"
+    checked = f"ddq agree on {N_STATES} random states (max rel. diff. {m.agreement:.0e}: {', '.join(m.checked)})"
+    if m.pin_cpp is not None:
+        ratio = m.pin_cpp / m.symbody_c
+        note = (
+            f"both timed in a C/C++ loop; symbody = model.c + FMU runtime (sb_accelerations, gcc -O2 as the FMU), "
+            f"Pinocchio = header-only aba (-O3 -DNDEBUG). From Python: symbody {fmt_eval(m.symbody_py)}, "
+            f"pinocchio.aba {fmt_eval(m.pin_py) if m.pin_py else '-'} per call. {checked}"
+        )
+        return Row(
+            "ddq evaluation",
+            f"n = {m.n}: symbody vs Pinocchio ABA, C/C++ loop",
+            fmt_eval(m.symbody_c),
+            f"Pinocchio {fmt_eval(m.pin_cpp)}",
+            ratio,
+            target,
+            ratio >= 0.5 if m.n <= 10 else None,
+            note,
+        )
+    if m.pin_py is not None:
+        ratio = m.pin_py / m.symbody_py
+        note = (
+            f"C++ harness not used: {pin_reason}; both timed from Python (symbody through ctypes, "
+            f"pinocchio.aba through its bindings); symbody in a C loop: {fmt_eval(m.symbody_c)}. {checked}"
+        )
+        return Row(
+            "ddq evaluation",
+            f"n = {m.n}: symbody vs Pinocchio ABA, both from Python",
+            fmt_eval(m.symbody_py),
+            f"pinocchio.aba {fmt_eval(m.pin_py)}",
+            ratio,
+            target,
+            ratio >= 0.5 if m.n <= 10 else None,
+            note,
+        )
+    return Row(
+        "ddq evaluation",
+        f"n = {m.n}: symbody vs Pinocchio ABA",
+        fmt_eval(m.symbody_c),
+        "Pinocchio not installed",
+        None,
+        target,
+        None,
+        "skipped: pip install pin cmeel-eigen (the bench extra)",
+    )
+
+
+def pydy_rows(m: Measured) -> list[Row]:
+    if m.pydy_py is None or m.pydy_c is None:
+        return [
+            Row(
+                "ddq evaluation",
+                f"n = {m.n}: symbody vs PyDy Cython RHS",
+                fmt_eval(m.symbody_c),
+                "PyDy or Cython not installed",
+                None,
+                ">= 100x",
+                None,
+                "skipped: pip install pydy cython (the bench extra)",
+            )
+        ]
+    ratio = m.pydy_py / m.symbody_c
+    return [
+        Row(
+            "ddq evaluation",
+            f"n = {m.n}: symbody C loop vs PyDy Cython RHS (called from Python)",
+            fmt_eval(m.symbody_c),
+            f"PyDy {fmt_eval(m.pydy_py)}",
+            ratio,
+            ">= 100x",
+            ratio >= 100,
+            "PyDy's right-hand side exists only as a Python callable (generate_ode_function, generator='cython', "
+            "mass matrix of the speeds, numpy solve); the next two rows compare like with like",
+        ),
+        Row(
+            "ddq evaluation",
+            f"n = {m.n}: vs PyDy Cython RHS, both called from Python",
+            fmt_eval(m.symbody_py),
+            f"PyDy {fmt_eval(m.pydy_py)}",
+            m.pydy_py / m.symbody_py,
+            "-",
+            None,
+            "symbody's compiled evaluator through ctypes, rhs(x, t, u, p) -> xdot as PyDy's",
+        ),
+        Row(
+            "ddq evaluation",
+            f"n = {m.n}: generated C only, same C loop and LDL^T solve",
+            fmt_eval(m.symbody_blocks),
+            f"PyDy's C {fmt_eval(m.pydy_c)}",
+            m.pydy_c / m.symbody_blocks,
+            "-",
+            None,
+            "symbody's sb_M_delta vs PyDy's generated evaluate() (SymPy cse of KanesMethod's M and forcing), "
+            "each followed by the same LDL^T (harness/bench_solve.h), both gcc -O2",
+        ),
+    ]
+
+
+def run(quick: bool = False, smoke: bool = False) -> list[Row]:
+    sizes = (1,) if smoke else ((1, 3, 10) if quick else (1, 3, 10, 20))
+    effort = EFFORT["smoke" if smoke else "quick" if quick else "full"]
+    pin_lib, pin_reason = pinocchio_library(compile_if_missing=not (quick or smoke))
+    with_pydy = _has("pydy") and _has("Cython")
+    rows: list[Row] = []
+    with tempfile.TemporaryDirectory(prefix="symbody_bench_eval_") as tmp:
+        for n in sizes:
+            m = measure(n, effort, Path(tmp), pin_lib, with_pydy)
+            rows.append(pinocchio_row(m, pin_reason))
+            rows += pydy_rows(m)
+    return rows
+
+
+if __name__ == "__main__":
+    for r in run(quick="--quick" in sys.argv, smoke="--smoke" in sys.argv):
+        ratio = "-" if r.ratio is None else f"{r.ratio:.2f}x"
+        print(f"{r.case} | {r.symbody} | {r.alternative} | {ratio} | {r.target} | {r.met}\n    {r.note}")
