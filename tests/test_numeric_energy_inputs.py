@@ -1,7 +1,8 @@
-"""Energy helpers, input signals, linear-algebra helpers and the runnable examples of symbody.numeric."""
+"""Energy helpers, input signals and linear-algebra helpers of symbody.numeric.
 
-import doctest
-import importlib
+(The runnable examples in the module docstrings are collected by pytest's ``--doctest-modules``.)
+"""
+
 import math
 import warnings
 
@@ -13,29 +14,6 @@ from symbody.numeric import Sampled, energy, is_conservative, kinetic_energy, po
 from symbody.numeric.linalg import independent_rows, null_space_basis, partition, solve_saddle
 
 G = 9.81
-
-MODULES = [
-    "model",
-    "blocks",
-    "linalg",
-    "inputs",
-    "results",
-    "kinematics",
-    "integrators",
-    "dynamics",
-    "energy",
-    "inverse",
-    "equilibrium",
-    "linearize",
-    "modes",
-]
-
-
-@pytest.mark.parametrize("name", MODULES)
-def test_docstring_examples_run(name):
-    mod = importlib.import_module(f"symbody.numeric.{name}")
-    result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    assert result.failed == 0
 
 
 def spring_pendulum():
