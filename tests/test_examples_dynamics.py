@@ -251,3 +251,15 @@ def test_four_bar_tree_matches_kane():
     K2 = k.point("K2", Bp, P["l3x"] * B3.x + P["l3z"] * B3.z)
     k.spring(K1, K2, P["K"], P["L0"])
     compare_with(example("four_bar").derive(), k.compile())
+
+
+def test_example_outputs():
+    nm = example("slider_crank").derive().numeric()
+    q = np.array([0.8, -0.3])
+    x_c, F_guide = nm.outputs(q, [0.0, 0.0], lam=[12.5])
+    assert x_c == pytest.approx(4 * np.cos(0.8) + 10 * np.cos(-0.3), rel=1e-14)
+    assert F_guide == pytest.approx(-12.5)  # the guide pushes the slider along +y when lambda < 0
+    nm = example("crank_rod_disc").derive().numeric()
+    q = np.array([0.9, -0.2, 1.0, 12.0, 0.0])
+    x_c, y_c = nm.outputs(q, np.zeros(5), lam=np.zeros(4))
+    assert (x_c, y_c) == pytest.approx((4 * np.cos(0.9) + 10 * np.cos(-0.2), 4 * np.sin(0.9) + 10 * np.sin(-0.2)))
