@@ -115,6 +115,8 @@ class Equations:
             (``Phi`` followed by the initial-position conditions).
         lam: multiplier symbols, one per row of ``D``.
         derive_seconds: time taken by :meth:`symbody.System.derive`.
+        n_atoms: number of atoms created by the derivation (later Jacobians and
+            export plans add atoms to the same table; they are not counted here).
     """
 
     def __init__(self) -> None:
@@ -339,7 +341,7 @@ class Equations:
             "parameters": len(self.parameters),
             "inputs": len(self.inputs),
             "outputs": len(self.outputs),
-            "atoms": self.ctx.n_atoms,
+            "atoms": self.n_atoms,
             "ops": ops,
             "temps": temps,
             "derive_seconds": self.derive_seconds,
@@ -480,6 +482,7 @@ def derive_equations(system, progress: bool | Callable | None = None, check: boo
     if check:
         _check_equations(eq)
     eq.derive_seconds = time.perf_counter() - t0
+    eq.n_atoms = system.ctx.n_atoms
     return eq
 
 
