@@ -52,8 +52,9 @@ import numpy as np
 class Motion:
     """``x(t) = sum_i coefficients[i] (t - knots[i])_+^order / order!`` (zero before the first knot).
 
-    ``(s)_+^0`` is the unit step.  A point-to-point motion is constant after its last
-    knot; :attr:`end` is that knot.
+    ``(s)_+^0`` is the unit step.  The motions built here (:func:`trapezoid`, then
+    :meth:`smoothed`, :meth:`shaped`) are point to point: at rest from their last knot,
+    :attr:`end`, on.
     """
 
     knots: np.ndarray
@@ -63,8 +64,9 @@ class Motion:
     def derivative(self, t: float, n: int = 0) -> float:
         """The ``n``-th time derivative at ``t`` (zero where it is a sum of impulses)."""
         k = self.order - n
-        if k < 0:
+        if k < 0 or (n > 0 and t >= self.end):
             return 0.0
+        t = min(t, self.end)  # at rest from the end on (and no growing powers to cancel)
         s = t - self.knots
         on = s >= 0 if k == 0 else s > 0
         if not on.any():
