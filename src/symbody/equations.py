@@ -352,7 +352,7 @@ class Equations:
     def __repr__(self) -> str:
         return (
             f"Equations({self.name!r}: {self.nq} coordinates, {self.nc} constraints, "
-            f"{len(self.inputs)} inputs, {len(self.outputs)} outputs, {self.ctx.n_atoms} atoms)"
+            f"{len(self.inputs)} inputs, {len(self.outputs)} outputs, {self.n_atoms} atoms)"
         )
 
     def sympy(self, block: str):
@@ -371,7 +371,7 @@ class Equations:
     def _repr_latex_(self) -> str:
         import sympy
 
-        if self.ctx.n_atoms > 4000:
+        if self.n_atoms > 4000:
             return f"$\\text{{{self!r}}}$"
         parts = [
             r"\mathbf{M} = " + sympy.latex(self.sympy("M")),
