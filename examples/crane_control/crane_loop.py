@@ -13,8 +13,11 @@ get/set, ``doStep``), exactly what a control engineer's co-simulation script
 or a real-time target does.  :class:`ModelPlant` is the same plant as
 symbody's Python model: each step is one call of
 :func:`symbody.numeric.simulate` from the current state with the inputs held,
-so the controller sees the same zero-order hold.  :func:`run_closed_loop`
-samples the plant every ``h`` seconds, calls the controller and records.
+so the controller sees the same zero-order hold (a feedback callable
+``inputs=f(t, q, dq)`` of :func:`symbody.numeric.simulate` would be a
+continuous-time controller instead, not the sampled one the FMU loop runs).
+:func:`run_closed_loop` samples the plant every ``h`` seconds, calls the
+controller and records.
 
 Example (a pendulum held by a sampled PD controller on both plants):
     >>> import tempfile, pathlib, numpy as np, symbody as sb
