@@ -190,6 +190,9 @@ def write_atomically(path: Path, fill: Callable[[Path], None]) -> Path:
     os.close(fd)
     try:
         fill(Path(tmp))
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; give the file the usual permissions
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
