@@ -336,3 +336,20 @@ def test_modal_analysis_refuses_a_non_equilibrium():
         modal_analysis(eq, [0.3])
     with pytest.raises(sb.NumericalError, match="non-holonomic"):
         modal_analysis(example("crank_rod_disc").derive())
+
+
+def test_neutral_equilibrium_warns_and_names_the_free_coordinate():
+    """A rope length held by a force equal to the weight is neutral: the result depends on the guess."""
+    import warnings
+
+    from conftest import example
+
+    from symbody.numeric import NonIsolatedEquilibriumWarning, static_equilibrium
+
+    eq = example("overhead_crane").derive()
+    with pytest.warns(NonIsolatedEquilibriumWarning, match="'l' can move"):
+        static_equilibrium(eq, fixed=["x"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NonIsolatedEquilibriumWarning)
+        res = static_equilibrium(eq, fixed=["x", "l"])
+    assert res["theta"] == pytest.approx(0.0, abs=1e-12)

@@ -258,24 +258,24 @@ class Equations:
         """A compiled function ``f(t, q, dq, u, p, ddq=None, lam=None)`` returning the named blocks.
 
         Blocks evaluated together share their atoms.  Custom blocks can be given
-        in ``extra`` as ``name -> (flat expressions, shape)``.
+        in ``extra`` as ``name -> (flat expressions, shape)``.  Compiled functions
+        are cached per set of blocks (custom blocks included).
         """
-        key = (names, tuple(sorted(extra)) if extra else ())
-        f = self._evaluators.get(key) if not extra else None
+        extra = extra or {}
+        key = (names, tuple((k, tuple(v[0]), tuple(v[1])) for k, v in sorted(extra.items())))
+        f = self._evaluators.get(key)
         if f is None:
             from .codegen.python import compile_function
 
             allb = self.blocks()
-            if extra:
-                allb.update(extra)
+            allb.update(extra)
             sel = {}
             for nme in names:
                 if nme not in allb:
                     raise KeyError(f"unknown block {nme!r}; available: {', '.join(allb)}")
                 sel[nme] = allb[nme]
             f = compile_function(sel, self.layout, fname="evaluate_" + "_".join(names))
-            if not extra:
-                self._evaluators[key] = f
+            self._evaluators[key] = f
         return f
 
     def numeric(self, p: Any = None):
@@ -560,7 +560,9 @@ def _check_equations(eq: Equations) -> None:
         bad = [c.name for c, col in zip(eq.coordinates, np.abs(Z @ np.linalg.eigh(Mr)[1][:, 0])) if col > 1e-6]
         raise ModelError(
             f"the mass matrix of {eq.name!r} is singular at the initial state (on the admissible motions); "
-            f"the motion of {', '.join(repr(b) for b in bad) or 'some coordinates'} has no inertia"
+            f"the motion of {', '.join(repr(b) for b in bad) or 'some coordinates'} has no inertia "
+            "(if these are rotation angles, the start is a singularity of the angle parametrization: "
+            "change the initial angles or use Euler parameters)"
         )
 
 

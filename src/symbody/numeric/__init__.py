@@ -19,7 +19,7 @@ modes                          :func:`modal_analysis`
 
 from .dynamics import FORMULATIONS, SimulationResult, simulate
 from .energy import EnergyResult, energy, is_conservative, kinetic_energy, potential_energy
-from .equilibrium import EquilibriumResult, static_equilibrium
+from .equilibrium import EquilibriumResult, NonIsolatedEquilibriumWarning, static_equilibrium
 from .inputs import Sampled
 from .inverse import InverseDynamicsResult, JointReaction, inverse_dynamics, joint_reactions
 from .kinematics import (
@@ -61,6 +61,7 @@ __all__ = [
     "JointReaction",
     "static_equilibrium",
     "EquilibriumResult",
+    "NonIsolatedEquilibriumWarning",
     "linearize",
     "LinearModel",
     "StateSpace",

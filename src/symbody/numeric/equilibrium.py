@@ -104,6 +104,12 @@ def static_equilibrium(
     Raises:
         NumericalError: no convergence (no equilibrium near the guess, or an unbounded
             direction such as a free rigid-body motion with a net force).
+
+    Warns:
+        NonIsolatedEquilibriumWarning: the stiffness in the free directions is singular at
+            the solution (a neutral direction, e.g. a rope length held by a force equal to the
+            weight): other configurations nearby are equilibria too and the result depends on
+            the guess; hold those coordinates with ``fixed``.
     """
     nm = as_numeric(model, p)
     eq = nm.eq
@@ -166,6 +172,7 @@ def static_equilibrium(
             f"{eq.coordinates[i].name!r}: {r[i]:.3g}); try another guess or hold free coordinates (fixed=...)"
         )
     qe, mult = sol.x[:n], sol.x[n:]
+    _warn_if_not_isolated(eq, jac(sol.x), n)
     lam = np.zeros(eq.nc)
     lam[:nh] = mult[:nh]
     holding = {nm2: float(-mu) for nm2, mu in zip(hold_names, mult[nh:])}
@@ -174,4 +181,43 @@ def static_equilibrium(
     return EquilibriumResult(qe, lam, holding, uu, t, sol.iterations, res, names, eq, nm.p.copy())
 
 
-__all__ = ["static_equilibrium", "EquilibriumResult"]
+class NonIsolatedEquilibriumWarning(RuntimeWarning):
+    """The equilibrium found is not isolated: neighbouring configurations are equilibria too."""
+
+
+def _warn_if_not_isolated(eq, J: np.ndarray, n: int) -> None:
+    """Warn when the equilibrium Jacobian is singular, naming the coordinates that are free to move.
+
+    A singular Jacobian means a continuum of equilibria (a neutral direction, e.g. a rope length
+    under a force equal to the weight) or a degenerate configuration: the point returned depends on
+    the guess.
+    """
+    import warnings
+
+    if J.size == 0:
+        return
+    K, G = J[:n, :n], J[n:, :n]
+    if G.shape[0]:
+        _, sg, vg = np.linalg.svd(G)
+        rank = int((sg > 1e-9 * max(1.0, float(sg.max()))).sum())
+        Z = vg[rank:].T  # free directions: the null space of the constraint and hold rows
+    else:
+        Z = np.eye(n)
+    if Z.shape[1] == 0:
+        return
+    Kr = Z.T @ K @ Z
+    _, sk, vk = np.linalg.svd(Kr)
+    if sk.max() == 0.0 or sk.min() > 1e-8 * sk.max():
+        return
+    direction = Z @ vk[-1]
+    free = [eq.coordinates[i].name for i in np.argsort(-np.abs(direction)) if abs(direction[i]) > 1e-3][:4]
+    warnings.warn(
+        f"static equilibrium of {eq.name!r} is not isolated: {', '.join(repr(f) for f in free)} can move "
+        "without unbalancing the forces, so the result depends on the guess; hold them with fixed=... "
+        "or change the inputs",
+        NonIsolatedEquilibriumWarning,
+        stacklevel=3,
+    )
+
+
+__all__ = ["static_equilibrium", "EquilibriumResult", "NonIsolatedEquilibriumWarning"]

@@ -394,6 +394,19 @@ def add(a: Expr, b: Expr) -> Expr:
     # pos - ng
     if pos is ng:
         return ZERO
+    # a - (a - b) = b, a - (b + a) = -b, (a + b) - a = b
+    if ng.op == ADD:
+        u, v = ng.args
+        if u is pos:
+            return neg(v)
+        if v is pos:
+            return neg(u)
+    if pos.op == ADD:
+        u, v = pos.args
+        if u is ng:
+            return v
+        if v is ng:
+            return u
     if pos.id > ng.id:
         return neg(_node2(ADD, ng, neg(pos)))
     return _node2(ADD, pos, neg(ng))

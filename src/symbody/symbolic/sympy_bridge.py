@@ -21,6 +21,7 @@ from fractions import Fraction
 
 import sympy
 
+from ..errors import ModelError
 from .expr import (
     ABS,
     ACOS,
@@ -62,11 +63,11 @@ from .expr import (
 )
 
 
-class UndeclaredSymbolError(NameError):
+class UndeclaredSymbolError(ModelError, NameError):
     """A SymPy symbol has no counterpart in the system's symbol table."""
 
     def __init__(self, name: str):
-        super().__init__(name)
+        super().__init__(f"symbol {name!r} is used but never declared")
         self.name = name
 
 
