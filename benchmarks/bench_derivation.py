@@ -19,43 +19,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import Row, fmt_time, load_example  # noqa: E402
+from common import EXAMPLES, Row, fmt_time, load_example  # noqa: E402
 
 
 def kane_n_link(n: int):
-    """KanesMethod of the n-link pendulum on a cart (the pydy model, built with sympy.physics.mechanics)."""
-    import sympy as sm
-    import sympy.physics.mechanics as me
+    """KanesMethod of the n-link pendulum on a cart (``kane_reference`` of the example file)."""
+    from symbody.loader import load_module
 
-    q = me.dynamicsymbols(f"q:{n + 1}")
-    u = me.dynamicsymbols(f"u:{n + 1}")
-    T = me.dynamicsymbols(f"T1:{n + 1}")
-    F = me.dynamicsymbols("F")
-    m = sm.symbols(f"m:{n + 1}")
-    l = sm.symbols(f"l:{n}")  # noqa: E741
-    g = sm.symbols("g")
-    N = me.ReferenceFrame("I")
-    O = me.Point("O")
-    O.set_vel(N, 0)
-    P0 = O.locatenew("P0", q[0] * N.x)
-    P0.set_vel(N, u[0] * N.x)
-    particles = [me.Particle("Pa0", P0, m[0])]
-    forces = [(P0, -m[0] * g * N.y), (P0, F * N.x)]
-    prev = P0
-    for i in range(n):
-        B = N.orientnew(f"B{i}", "Axis", [q[i + 1], N.z])
-        B.set_ang_vel(N, u[i + 1] * N.z)
-        P = prev.locatenew(f"P{i + 1}", l[i] * B.x)
-        P.v2pt_theory(prev, N, B)
-        particles.append(me.Particle(f"Pa{i + 1}", P, m[i + 1]))
-        forces.append((P, -m[i + 1] * g * N.y))
-        if i == 0:
-            forces.append((N, -T[i] * N.z))
-        forces.append((B, (T[i] - (T[i + 1] if i < n - 1 else 0)) * N.z))
-        prev = P
-    kane = me.KanesMethod(N, q_ind=q, u_ind=u, kd_eqs=[qi.diff() - ui for qi, ui in zip(q, u)])
-    kane.kanes_equations(particles, forces)
-    return kane
+    return load_module(EXAMPLES / "n_link_pendulum_on_cart.py").kane_reference(n)[0]
 
 
 def symbody_derive_and_emit(n: int) -> tuple[float, int]:

@@ -7,6 +7,9 @@ along -y.  Inputs: the cart force ``F`` (along +x) and the joint torques
 ``T1..Tn`` (``T{i}`` acts on link ``i`` and, as reaction, on link ``i-1``).
 
 Run ``symbody info examples/n_link_pendulum_on_cart.py --option n=5``.
+
+``kane_reference(n)`` builds the same system with ``sympy.physics.mechanics``
+(exactly as ``pydy.models`` does) for tests and benchmarks.
 """
 
 import symbody as sb
@@ -57,3 +60,43 @@ def build(n: int = 3, cart_force: bool = True, joint_torques: bool = True) -> sb
         s.output(f"x{i + 1}", s.position(f"P{i + 1}").components(ground)[0], unit="m")
         s.output(f"y{i + 1}", s.position(f"P{i + 1}").components(ground)[1], unit="m")
     return s
+
+
+def kane_reference(n: int = 3):
+    """The same model with ``sympy.physics.mechanics``: ``(KanesMethod, symbols)`` after ``kanes_equations``.
+
+    ``symbols`` maps ``"q", "u", "m", "l", "g", "T", "F"`` to the SymPy symbols
+    (dynamic symbols for coordinates, speeds and inputs).
+    """
+    import sympy as sm
+    import sympy.physics.mechanics as me
+
+    q = me.dynamicsymbols(f"q:{n + 1}")
+    u = me.dynamicsymbols(f"u:{n + 1}")
+    T = me.dynamicsymbols(f"T1:{n + 1}")
+    F = me.dynamicsymbols("F")
+    m = sm.symbols(f"m:{n + 1}")
+    l = sm.symbols(f"l:{n}")  # noqa: E741
+    g = sm.symbols("g")
+    N = me.ReferenceFrame("I")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    P0 = O.locatenew("P0", q[0] * N.x)
+    P0.set_vel(N, u[0] * N.x)
+    particles = [me.Particle("Pa0", P0, m[0])]
+    forces = [(P0, -m[0] * g * N.y), (P0, F * N.x)]
+    prev = P0
+    for i in range(n):
+        B = N.orientnew(f"B{i}", "Axis", [q[i + 1], N.z])
+        B.set_ang_vel(N, u[i + 1] * N.z)
+        P = prev.locatenew(f"P{i + 1}", l[i] * B.x)
+        P.v2pt_theory(prev, N, B)
+        particles.append(me.Particle(f"Pa{i + 1}", P, m[i + 1]))
+        forces.append((P, -m[i + 1] * g * N.y))
+        if i == 0:
+            forces.append((N, -T[i] * N.z))
+        forces.append((B, (T[i] - (T[i + 1] if i < n - 1 else 0)) * N.z))
+        prev = P
+    kane = me.KanesMethod(N, q_ind=q, u_ind=u, kd_eqs=[qi.diff() - ui for qi, ui in zip(q, u)])
+    kane.kanes_equations(particles, forces)
+    return kane, {"q": q, "u": u, "m": m, "l": l, "g": g, "T": T, "F": F}

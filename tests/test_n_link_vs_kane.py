@@ -3,43 +3,14 @@
 import numpy as np
 import pytest
 import sympy as sm
-import sympy.physics.mechanics as me
-from conftest import example  # noqa: E402
+from conftest import EXAMPLES, example
+
+from symbody.loader import load_module
 
 
 def kane_n_link(n):
-    """The pydy model (pydy.models.n_link_pendulum_on_cart) built with sympy.physics.mechanics."""
-    q = me.dynamicsymbols(f"q:{n + 1}")
-    u = me.dynamicsymbols(f"u:{n + 1}")
-    T = me.dynamicsymbols(f"T1:{n + 1}")
-    F = me.dynamicsymbols("F")
-    m = sm.symbols(f"m:{n + 1}")
-    l = sm.symbols(f"l:{n}")
-    g = sm.symbols("g")
-    I = me.ReferenceFrame("I")
-    O = me.Point("O")
-    O.set_vel(I, 0)
-    P0 = O.locatenew("P0", q[0] * I.x)
-    P0.set_vel(I, u[0] * I.x)
-    particles = [me.Particle("Pa0", P0, m[0])]
-    forces = [(P0, -m[0] * g * I.y), (P0, F * I.x)]
-    prev = P0
-    for i in range(n):
-        Bi = I.orientnew(f"B{i}", "Axis", [q[i + 1], I.z])
-        Bi.set_ang_vel(I, u[i + 1] * I.z)
-        Pi = prev.locatenew(f"P{i + 1}", l[i] * Bi.x)
-        Pi.v2pt_theory(prev, I, Bi)
-        particles.append(me.Particle(f"Pa{i + 1}", Pi, m[i + 1]))
-        forces.append((Pi, -m[i + 1] * g * I.y))
-        if i == 0:
-            forces.append((I, -T[i] * I.z))
-        forces.append((Bi, (T[i] - (T[i + 1] if i < n - 1 else 0)) * I.z))
-        prev = Pi
-    kd = [qi.diff() - ui for qi, ui in zip(q, u)]
-    kane = me.KanesMethod(I, q_ind=q, u_ind=u, kd_eqs=kd)
-    kane.kanes_equations(particles, forces)
-    syms = {"q": q, "u": u, "m": m, "l": l, "g": g, "T": T, "F": F}
-    return kane, syms
+    """KanesMethod of the same model (``kane_reference`` in the example file)."""
+    return load_module(EXAMPLES / "n_link_pendulum_on_cart.py").kane_reference(n)
 
 
 @pytest.mark.parametrize("n", [1, 2, 4])

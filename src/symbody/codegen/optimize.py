@@ -275,16 +275,10 @@ def extract_pairs(outputs: Sequence[Expr]) -> list[Expr]:
     if not outputs:
         return outputs
     order, uses = _uses(outputs)
-    # parents per node (to know whether a chain node is absorbed by its parent)
-    absorbed: set[Expr] = set()
+    # chain nodes absorbed by their single parent of the same operation
+    absorbed = _sum_chain_roots(order, uses)
     for e in order:
-        if e.op == ADD:
-            for a in e.args:
-                if uses[a] == 1 and (a.op == ADD or (a.op == NEG and a.args[0].op == ADD and uses[a.args[0]] == 1)):
-                    absorbed.add(a)
-                    if a.op == NEG:
-                        absorbed.add(a.args[0])
-        elif e.op == MUL:
+        if e.op == MUL:
             for a in e.args:
                 if uses[a] == 1 and a.op == MUL:
                     absorbed.add(a)

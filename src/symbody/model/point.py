@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..symbolic.kinematics import tree_lca
+
 if TYPE_CHECKING:
     from ..symbolic.kinematics import Kinematics
     from .base import Base
@@ -61,14 +63,7 @@ class Frame:
 
 def common_ancestor(a: Point, b: Point) -> Point:
     """Deepest common ancestor of two points in the point tree (the origin at worst)."""
-    while a.depth > b.depth:
-        a = a.parent  # type: ignore[assignment]
-    while b.depth > a.depth:
-        b = b.parent  # type: ignore[assignment]
-    while a is not b:
-        a = a.parent  # type: ignore[assignment]
-        b = b.parent  # type: ignore[assignment]
-    return a
+    return tree_lca(a, b)
 
 
 def _chain_vector(kin: Kinematics, top: Point, p: Point) -> Vector:

@@ -67,6 +67,18 @@ def _cross3(a: Comps, b: Comps) -> Comps:
     )
 
 
+def tree_lca(a, b):
+    """Deepest common ancestor of two nodes of a tree (objects with ``depth`` and ``parent``)."""
+    while a.depth > b.depth:
+        a = a.parent
+    while b.depth > a.depth:
+        b = b.parent
+    while a is not b:
+        a = a.parent
+        b = b.parent
+    return a
+
+
 class Kinematics:
     """Per-system kinematic engine with memoized operators."""
 
@@ -92,14 +104,7 @@ class Kinematics:
     @staticmethod
     def lca(A: Base, B: Base) -> Base:
         """Deepest common ancestor of two bases."""
-        while A.depth > B.depth:
-            A = A.parent  # type: ignore[assignment]
-        while B.depth > A.depth:
-            B = B.parent  # type: ignore[assignment]
-        while A is not B:
-            A = A.parent  # type: ignore[assignment]
-            B = B.parent  # type: ignore[assignment]
-        return A
+        return tree_lca(A, B)
 
     def steps(self, A: Base, B: Base) -> list:
         """Rotation steps taking components in ``A`` to components in ``B``.
