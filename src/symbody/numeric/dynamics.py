@@ -330,7 +330,7 @@ class _Independent:
 # ---------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(repr=False)
 class SimulationResult(TimeHistory):
     """Result of :func:`simulate` (see :class:`~symbody.numeric.results.TimeHistory` for the arrays).
 

@@ -121,7 +121,7 @@ def joint_reactions(model: Any, lam: Any, p: Any = None) -> dict[str, JointReact
 # ---------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(repr=False)
 class InverseDynamicsResult(TimeHistory):
     """Result of :func:`inverse_dynamics`: the motion, the inputs (actuator efforts filled in),
     the multipliers and the outputs (see :class:`~symbody.numeric.results.TimeHistory`).

@@ -497,7 +497,7 @@ def solve_accelerations(
 # ---------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(repr=False)
 class KinematicResult(TimeHistory):
     """Result of :func:`kinematic_simulation`: ``t, q, dq, ddq, y`` (see :class:`TimeHistory`).
 

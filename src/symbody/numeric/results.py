@@ -66,6 +66,16 @@ class TimeHistory:
     def __len__(self) -> int:
         return len(self.t)
 
+    def __repr__(self) -> str:
+        kept = [
+            nm for nm, arr in (("ddq", self.ddq), ("lam", self.lam), ("u", self.u), ("y", self.y)) if arr is not None
+        ]
+        span = f"t = {self.t[0]:g} .. {self.t[-1]:g}" if len(self.t) else "empty"
+        return (
+            f"{type(self).__name__}({getattr(self.eq, 'name', '?')!r}: {len(self.t)} samples, {span}; "
+            f"q, dq{''.join(', ' + k for k in kept)}; index by name, e.g. res[{self.coordinate_names[0]!r}])"
+        )
+
     def __getitem__(self, name: str) -> np.ndarray:
         where, i = self.eq.index(name)
         arr = {"q": self.q, "dq": self.dq, "ddq": self.ddq, "lam": self.lam, "u": self.u, "y": self.y}.get(where)
