@@ -469,7 +469,7 @@ def _has(module: str) -> bool:
 # ---------------------------------------------------------------------------- rows
 def pinocchio_row(m: Measured, pin_reason: str) -> Row:
     target = ">= 0.5x (within 2x)" if m.n <= 10 else "- (recorded)"
-    checked = f"ddq agree on {N_STATES} random states (max rel. diff. {m.agreement:.0e}: {', '.join(m.checked)})"
+    checked = f"ddq agree on {N_STATES} random states (max rel. diff. {m.agreement:.0e}: {', '.join(m.checked)})."
     if m.pin_cpp is not None:
         ratio = m.pin_cpp / m.symbody_c
         note = (
@@ -511,7 +511,7 @@ def pinocchio_row(m: Measured, pin_reason: str) -> Row:
         None,
         target,
         None,
-        "skipped: pip install pin cmeel-eigen (the bench extra)",
+        "skipped: pip install pin cmeel-eigen (the bench extra).",
     )
 
 
@@ -526,7 +526,7 @@ def pydy_rows(m: Measured) -> list[Row]:
                 None,
                 ">= 100x",
                 None,
-                "skipped: pip install pydy cython (the bench extra)",
+                "skipped: pip install pydy cython (the bench extra).",
             )
         ]
     ratio = m.pydy_py / m.symbody_c
@@ -569,6 +569,7 @@ def pydy_rows(m: Measured) -> list[Row]:
 def run(quick: bool = False, smoke: bool = False) -> list[Row]:
     sizes = (1,) if smoke else ((1, 3, 10) if quick else (1, 3, 10, 20))
     effort = EFFORT["smoke" if smoke else "quick" if quick else "full"]
+    load = os.getloadavg()[0]
     pin_lib, pin_reason = pinocchio_library(compile_if_missing=not (quick or smoke))
     with_pydy = _has("pydy") and _has("Cython")
     rows: list[Row] = []
@@ -577,6 +578,10 @@ def run(quick: bool = False, smoke: bool = False) -> list[Row]:
             m = measure(n, effort, Path(tmp), pin_lib, with_pydy)
             rows.append(pinocchio_row(m, pin_reason))
             rows += pydy_rows(m)
+    rows[0].note += (
+        f" Machine load average {load:.1f} -> {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores during these rows;"
+        f" each time is the best of {effort.rounds} rounds of about {effort.round_seconds * 1e3:g} ms."
+    )
     return rows
 
 

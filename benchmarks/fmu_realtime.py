@@ -26,6 +26,7 @@ Run: ``python benchmarks/fmu_realtime.py [--quick]`` (or through ``benchmarks/ru
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 import tempfile
@@ -173,6 +174,7 @@ def run(quick: bool = False, smoke: bool = False) -> list[Row]:
     from symbody.fmu import export_fmu
     from symbody.fmu.testing import cached_equations
 
+    load = os.getloadavg()[0]
     stop = 2.0 if smoke else 60.0
     rounds = 1 if smoke else (5 if quick else 15)
     eq = cached_equations(str(EXAMPLES / "tower_crane.py"))
@@ -203,9 +205,10 @@ def run(quick: bool = False, smoke: bool = False) -> list[Row]:
                     rtf,
                     case.target,
                     (rtf >= 1000) if case.target != "-" else None,
-                    f"fmpy, {loop}; best of {rounds} runs; states agree with symbody's DOP853 simulation to {dev:.0e}",
+                    f"fmpy, {loop}; best of {rounds} runs; states agree with symbody's DOP853 simulation to {dev:.0e}.",
                 )
             )
+    rows[0].note += f" Machine load average {load:.1f} -> {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores."
     return rows
 
 

@@ -12,7 +12,12 @@
  * its reaction on link i-1).  Conversions are done by the caller, outside the
  * timed loop.
  */
-#include <pinocchio/multibody.hpp>
+#if __has_include(<pinocchio/multibody.hpp>)
+#include <pinocchio/multibody.hpp> /* Pinocchio 4 */
+#else
+#include <pinocchio/multibody/data.hpp> /* Pinocchio 3 */
+#include <pinocchio/multibody/model.hpp>
+#endif
 #include <pinocchio/algorithm/aba.hpp>
 
 #include <chrono>
