@@ -467,14 +467,20 @@ def _has(module: str) -> bool:
 
 
 # ---------------------------------------------------------------------------- rows
-def pinocchio_row(m: Measured, pin_reason: str) -> Row:
+def pinocchio_row(m: Measured, pin_reason: str, describe: bool) -> Row:
+    """The row against Pinocchio; ``describe`` adds how it is measured (first size only)."""
     target = ">= 0.5x (within 2x)" if m.n <= 10 else "- (recorded)"
-    checked = f"ddq agree on {N_STATES} random states (max rel. diff. {m.agreement:.0e}: {', '.join(m.checked)})."
+    checked = f"ddq agree on {N_STATES} random states to {m.agreement:.0e} relative ({', '.join(m.checked)})."
     if m.pin_cpp is not None:
         ratio = m.pin_cpp / m.symbody_c
+        how = (
+            "Both timed in a C/C++ loop; symbody = model.c + FMU runtime (sb_accelerations, gcc -O2 as the FMU), "
+            "Pinocchio = header-only aba (-O3 -DNDEBUG). "
+            if describe
+            else ""
+        )
         note = (
-            f"both timed in a C/C++ loop; symbody = model.c + FMU runtime (sb_accelerations, gcc -O2 as the FMU), "
-            f"Pinocchio = header-only aba (-O3 -DNDEBUG). From Python: symbody {fmt_eval(m.symbody_py)}, "
+            f"{how}From Python: symbody {fmt_eval(m.symbody_py)}, "
             f"pinocchio.aba {fmt_eval(m.pin_py) if m.pin_py else '-'} per call. {checked}"
         )
         return Row(
@@ -515,7 +521,8 @@ def pinocchio_row(m: Measured, pin_reason: str) -> Row:
     )
 
 
-def pydy_rows(m: Measured) -> list[Row]:
+def pydy_rows(m: Measured, describe: bool) -> list[Row]:
+    """The rows against PyDy; ``describe`` adds how they are measured (first size only)."""
     if m.pydy_py is None or m.pydy_c is None:
         return [
             Row(
@@ -540,7 +547,9 @@ def pydy_rows(m: Measured) -> list[Row]:
             ">= 100x",
             ratio >= 100,
             "PyDy's right-hand side exists only as a Python callable (generate_ode_function, generator='cython', "
-            "mass matrix of the speeds, numpy solve); the next two rows compare like with like",
+            "mass matrix of the speeds, numpy solve); the next two rows compare like with like."
+            if describe
+            else "",
         ),
         Row(
             "ddq evaluation",
@@ -550,7 +559,10 @@ def pydy_rows(m: Measured) -> list[Row]:
             m.pydy_py / m.symbody_py,
             "-",
             None,
-            "symbody's compiled evaluator through ctypes, rhs(x, t, u, p) -> xdot as PyDy's",
+            "symbody's compiled evaluator through ctypes (about 1 us per array argument), "
+            "rhs(x, t, u, p) -> xdot as PyDy's."
+            if describe
+            else "",
         ),
         Row(
             "ddq evaluation",
@@ -561,7 +573,9 @@ def pydy_rows(m: Measured) -> list[Row]:
             "-",
             None,
             "symbody's sb_M_delta vs PyDy's generated evaluate() (SymPy cse of KanesMethod's M and forcing), "
-            "each followed by the same LDL^T (harness/bench_solve.h), both gcc -O2",
+            "each followed by the same LDL^T (harness/bench_solve.h), both gcc -O2."
+            if describe
+            else "",
         ),
     ]
 
@@ -576,8 +590,8 @@ def run(quick: bool = False, smoke: bool = False) -> list[Row]:
     with tempfile.TemporaryDirectory(prefix="symbody_bench_eval_") as tmp:
         for n in sizes:
             m = measure(n, effort, Path(tmp), pin_lib, with_pydy)
-            rows.append(pinocchio_row(m, pin_reason))
-            rows += pydy_rows(m)
+            rows.append(pinocchio_row(m, pin_reason, describe=n == sizes[0]))
+            rows += pydy_rows(m, describe=n == sizes[0])
     rows[0].note += (
         f" Machine load average {load:.1f} -> {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores during these rows;"
         f" each time is the best of {effort.rounds} rounds of about {effort.round_seconds * 1e3:g} ms."
