@@ -7,7 +7,7 @@ with n = 1, 3, 10, 20 links.
 - symbody: the model's ``model.c`` (generated exactly as for a native FMU) linked
   with the FMU runtime of ``fmu_templates/`` and compiled with the FMU's flags;
   each evaluation is one ``sb_accelerations()`` call ([M | delta], finiteness
-  checks, Cholesky factorization and solve), the function behind every
+  checks, L D L^T factorization and solve), the function behind every
   derivative of the FMU.  Harness: ``harness/symbody_ddq.c``.
 - Pinocchio: the articulated-body algorithm ``pinocchio::aba`` on the same chain
   (prismatic cart joint, revolute joints about z, point masses at the link ends,

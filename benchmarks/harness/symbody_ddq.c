@@ -5,7 +5,7 @@
  * sb_solver.c, sb_linalg.c), compiled with the flags of a native FMU.  Each
  * evaluation is one call of sb_accelerations(), the function behind every
  * derivative of the Model Exchange and Co-Simulation interfaces: [M | delta]
- * from model.c, finiteness checks, Cholesky factorization of M and solve.
+ * from model.c, finiteness checks, factorization of M (L D L^T) and solve.
  */
 #define _POSIX_C_SOURCE 199309L
 #include <stdlib.h>
