@@ -35,7 +35,7 @@ int bench_init(int n, const double *p, const double *u)
 
 static int ddq_at(const double *x, double *ddq)
 {
-    SbPoint pt = {0.0, x, x + nq, U, P, NULL, NULL};
+    SbPoint pt = {.t = 0.0, .q = x, .dq = x + nq, .u = U, .p = P, .ddq = NULL, .lam = NULL};
     sb_M_delta(&pt, Mw, ddq);
     return bench_ldlt_solve(nq, Mw, ddq);
 }
