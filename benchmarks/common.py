@@ -97,11 +97,12 @@ def machine() -> dict[str, str]:
                     break
     except OSError:
         pass
-    try:
-        import os
+    import os
 
-        info["cores"] = str(os.cpu_count())
-    except Exception:  # noqa: BLE001
+    info["cores"] = str(os.cpu_count())
+    try:
+        info["load average"] = " ".join(f"{x:.1f}" for x in os.getloadavg())
+    except OSError:
         pass
     for mod in ("fmpy", "pythonfmu", "pydy", "pinocchio"):
         try:
