@@ -60,7 +60,13 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
 {
     (void)fmuResourceLocation;
     (void)visible;
-    if (!functions) return NULL;
+    if (!functions) return NULL; /* no logger to report to */
+    if (fmuType != fmi2ModelExchange && fmuType != fmi2CoSimulation) {
+        if (functions->logger)
+            functions->logger(functions->componentEnvironment, instanceName ? instanceName : "symbody", fmi2Error,
+                              "logStatusError", "fmi2Instantiate: unknown fmuType %d", (int)fmuType);
+        return NULL;
+    }
     fmi2CallbackFunctions *cb = malloc(sizeof *cb);
     if (!cb) return NULL;
     *cb = *functions;
@@ -159,16 +165,12 @@ fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nv
     return st(sb_set_real(inst, "fmi2SetReal", vr, nvr, value));
 }
 
+static double integer_at(const void *values, size_t k) { return (double)((const fmi2Integer *)values)[k]; }
+
 fmi2Status fmi2SetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, const fmi2Integer value[])
 {
     ENTER(fmi2SetInteger, LIVE)
-    if (nvr > 0 && (!vr || !value)) return st(sb_fail(inst, "fmi2SetInteger", "NULL argument"));
-    for (size_t k = 0; k < nvr; ++k) {
-        long long v = value[k];
-        SbStatus s = sb_set_int(inst, "fmi2SetInteger", &vr[k], 1, &v);
-        if (s != SB_OK) return st(s);
-    }
-    return fmi2OK;
+    return st(sb_set_values(inst, "fmi2SetInteger", vr, nvr, SB_TYPE_ENUM, value, integer_at));
 }
 
 fmi2Status fmi2SetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, const fmi2Boolean value[])

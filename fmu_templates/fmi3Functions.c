@@ -207,18 +207,14 @@ fmi3Status fmi3GetInt64(fmi3Instance instance, const fmi3ValueReference vr[], si
     return fmi3OK;
 }
 
+static double int64_at(const void *values, size_t k) { return (double)((const fmi3Int64 *)values)[k]; }
+
 fmi3Status fmi3SetInt64(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr, const fmi3Int64 values[],
                         size_t nValues)
 {
     ENTER(fmi3SetInt64, LIVE)
     if (!scalar_count(inst, "fmi3SetInt64", nvr, nValues)) return fmi3Error;
-    if (nvr > 0 && (!vr || !values)) return st(sb_fail(inst, "fmi3SetInt64", "NULL argument"));
-    for (size_t k = 0; k < nvr; ++k) {
-        long long v = (long long)values[k];
-        SbStatus s = sb_set_int(inst, "fmi3SetInt64", &vr[k], 1, &v);
-        if (s != SB_OK) return st(s);
-    }
-    return fmi3OK;
+    return st(sb_set_values(inst, "fmi3SetInt64", vr, nvr, SB_TYPE_ENUM, values, int64_at));
 }
 
 fmi3Status fmi3GetBoolean(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr, fmi3Boolean values[],
@@ -236,18 +232,14 @@ fmi3Status fmi3GetBoolean(fmi3Instance instance, const fmi3ValueReference vr[], 
     return fmi3OK;
 }
 
+static double boolean_at(const void *values, size_t k) { return ((const fmi3Boolean *)values)[k] ? 1.0 : 0.0; }
+
 fmi3Status fmi3SetBoolean(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr,
                           const fmi3Boolean values[], size_t nValues)
 {
     ENTER(fmi3SetBoolean, LIVE)
     if (!scalar_count(inst, "fmi3SetBoolean", nvr, nValues)) return fmi3Error;
-    if (nvr > 0 && (!vr || !values)) return st(sb_fail(inst, "fmi3SetBoolean", "NULL argument"));
-    for (size_t k = 0; k < nvr; ++k) {
-        int v = values[k] ? 1 : 0;
-        SbStatus s = sb_set_bool(inst, "fmi3SetBoolean", &vr[k], 1, &v);
-        if (s != SB_OK) return st(s);
-    }
-    return fmi3OK;
+    return st(sb_set_values(inst, "fmi3SetBoolean", vr, nvr, SB_TYPE_BOOLEAN, values, boolean_at));
 }
 
 /* variable types this FMU does not have: only empty requests succeed */
@@ -614,13 +606,15 @@ fmi3Status fmi3DoStep(fmi3Instance instance, fmi3Float64 currentCommunicationPoi
                       fmi3Boolean noSetFMUStatePriorToCurrentPoint, fmi3Boolean *eventHandlingNeeded,
                       fmi3Boolean *terminateSimulation, fmi3Boolean *earlyReturn, fmi3Float64 *lastSuccessfulTime)
 {
+    /* the outputs are defined whatever the status: no events, no early return, the time reached */
+    if (eventHandlingNeeded) *eventHandlingNeeded = fmi3False;
+    if (terminateSimulation) *terminateSimulation = fmi3False;
+    if (earlyReturn) *earlyReturn = fmi3False;
+    if (lastSuccessfulTime && instance) *lastSuccessfulTime = *((SbInstance *)instance)->time;
     ENTER(fmi3DoStep, SB_IN(SB_MODE_STEP))
     NEED(SB_CS, fmi3DoStep)
     (void)noSetFMUStatePriorToCurrentPoint;
     SbStatus s = sb_do_step(inst, currentCommunicationPoint, communicationStepSize);
-    if (eventHandlingNeeded) *eventHandlingNeeded = fmi3False;
-    if (terminateSimulation) *terminateSimulation = fmi3False;
-    if (earlyReturn) *earlyReturn = fmi3False;
     if (lastSuccessfulTime) *lastSuccessfulTime = *inst->time;
     return st(s);
 }

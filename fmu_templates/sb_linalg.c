@@ -30,6 +30,44 @@ int sb_ldlt(int n, double *A)
     return 0;
 }
 
+int sb_semidefinite(int n, double *A, double tol)
+{
+    double scale = 0.0;
+    for (int j = 0; j < n; ++j) scale = fmax(scale, fabs(A[(size_t)j * n + j]));
+    const double eps = tol * scale;
+    /* same storage as sb_ldlt, with 0 in place of 1/D for zero pivots */
+    for (int j = 0; j < n; ++j) {
+        double *Aj = A + (size_t)j * n;
+        double d = Aj[j];
+        for (int k = 0; k < j; ++k) {
+            double dk = A[(size_t)k * n + k];
+            double w = dk != 0.0 ? Aj[k] / dk : 0.0; /* L_jk d_k */
+            A[(size_t)k * n + j] = w;
+            d -= Aj[k] * w;
+        }
+        if (!(d >= -eps)) return j; /* negative pivot (or NaN) */
+        if (d <= eps) { /* zero pivot: the rest of the column must vanish */
+            Aj[j] = 0.0;
+            for (int i = j + 1; i < n; ++i) {
+                double *Ai = A + (size_t)i * n;
+                double s = Ai[j];
+                for (int k = 0; k < j; ++k) s -= Ai[k] * A[(size_t)k * n + j];
+                if (!(fabs(s) <= sqrt(eps * scale))) return j;
+                Ai[j] = 0.0;
+            }
+            continue;
+        }
+        Aj[j] = 1.0 / d;
+        for (int i = j + 1; i < n; ++i) {
+            double *Ai = A + (size_t)i * n;
+            double s = Ai[j];
+            for (int k = 0; k < j; ++k) s -= Ai[k] * A[(size_t)k * n + j];
+            Ai[j] = s * Aj[j];
+        }
+    }
+    return -1;
+}
+
 void sb_ldlt_solve(int n, const double *F, double *b)
 {
     for (int i = 0; i < n; ++i) { /* L y = b */
@@ -118,6 +156,26 @@ void sb_lu_solve(int n, const double *LU, const int *prow, const int *pcol, int 
             double t = x[k];
             x[k] = x[c];
             x[c] = t;
+        }
+    }
+}
+
+void sb_lu_null_vector(int n, const double *LU, const int *pcol, int rank, int k, double *z)
+{
+    /* P A Q = L U with U = [U11 U12; 0 0]: in the pivot order, z = [-U11^-1 U12 e_k; e_k] */
+    for (int i = rank; i < n; ++i) z[i] = 0.0;
+    z[rank + k] = 1.0;
+    for (int i = rank - 1; i >= 0; --i) {
+        double s = -LU[i * n + rank + k];
+        for (int j = i + 1; j < rank; ++j) s -= LU[i * n + j] * z[j];
+        z[i] = s / LU[i * n + i];
+    }
+    for (int j = rank - 1; j >= 0; --j) { /* column interchanges, in reverse */
+        int c = pcol[j];
+        if (c != j) {
+            double t = z[j];
+            z[j] = z[c];
+            z[c] = t;
         }
     }
 }

@@ -8,11 +8,26 @@
 #ifndef SB_LINALG_H
 #define SB_LINALG_H
 
+/* Only the FMI functions are exported: everything declared here stays inside
+   the FMU's library, so that two symbody FMUs loaded into one process (even
+   with RTLD_GLOBAL) never bind to each other's model or runtime. */
+#if defined(__GNUC__) && __GNUC__ >= 4 && !defined(_WIN32) && !defined(__CYGWIN__)
+#pragma GCC visibility push(hidden)
+#define SB_VISIBILITY_PUSHED_LINALG
+#endif
+
 /* Square-root-free Cholesky factorization A = L D L^T of a symmetric positive
    definite matrix, in place: the strict lower triangle holds L (unit diagonal),
    the diagonal holds 1/D.  Returns 0 on success or k + 1 when the k-th pivot is
    not positive (the matrix is not positive definite). */
 int sb_ldlt(int n, double *A);
+
+/* Check that a symmetric matrix is positive semi-definite (a mass matrix with
+   massless coordinates), by L D L^T that skips zero pivots; A is overwritten.
+   Pivots within tol * max|A_ii| of zero count as zero.  Returns -1 when A is
+   positive semi-definite, else the index of the row where a negative pivot
+   (or a zero pivot with a nonzero column) shows it is indefinite. */
+int sb_semidefinite(int n, double *A, double tol);
 
 /* Solve L D L^T x = b in place (b becomes x) with a factorization of sb_ldlt. */
 void sb_ldlt_solve(int n, const double *F, double *b);
@@ -28,6 +43,11 @@ int sb_lu_factor(int n, double *A, int *prow, int *pcol, double rtol);
    set to zero, which gives one exact solution.  b and x may alias. */
 void sb_lu_solve(int n, const double *LU, const int *prow, const int *pcol, int rank, const double *b, double *x);
 
+/* The null vector z (A z = 0) of a factorization of sb_lu_factor of rank
+   `rank` < n that belongs to the k-th unknown left without pivot
+   (0 <= k < n - rank): that unknown is 1, the other free ones 0. */
+void sb_lu_null_vector(int n, const double *LU, const int *pcol, int rank, int k, double *z);
+
 /* y = A x (A is m x n); with `accumulate` nonzero, y += A x. */
 void sb_matvec(int m, int n, const double *A, const double *x, double *y, int accumulate);
 
@@ -42,5 +62,10 @@ double sb_norm_inf(int n, const double *x);
 
 /* 1 if all entries are finite. */
 int sb_all_finite(int n, const double *x);
+
+#ifdef SB_VISIBILITY_PUSHED_LINALG
+#pragma GCC visibility pop
+#undef SB_VISIBILITY_PUSHED_LINALG
+#endif
 
 #endif /* SB_LINALG_H */

@@ -316,6 +316,11 @@ SbStatus sb_get_real(SbInstance *inst, const char *function, const unsigned *vr,
             SbStatus s = need_update(inst, function, v);
             if (s != SB_OK) return s;
             values[k] = v->kind == SB_VAR_DDQ ? inst->ddq[v->index] : inst->y[v->index];
+            if (!isfinite(values[k])) { /* an output expression outside its domain (ddq are checked) */
+                sb_log(inst, SB_DISCARD, SB_LOG_DISCARD, "%s: output '%s' is not finite at t = %g", function, v->name,
+                       *inst->time);
+                return SB_DISCARD;
+            }
             break;
         }
         }
@@ -366,8 +371,8 @@ static unsigned settable_modes(const SbVariable *v)
     }
 }
 
-/* Set one value (any type, as double) after checking mode, finiteness and range. */
-static SbStatus set_value(SbInstance *inst, const char *function, const SbVariable *v, double value)
+/* Check that a value may be set: mode, finiteness and range. */
+static SbStatus check_value(SbInstance *inst, const char *function, const SbVariable *v, double value)
 {
     if (!(settable_modes(v) & SB_IN(inst->mode))) {
         if (settable_modes(v) == 0u)
@@ -383,6 +388,12 @@ static SbStatus set_value(SbInstance *inst, const char *function, const SbVariab
         return sb_fail(inst, function, "value %g of variable '%s' is outside its range [%g, %g]", value, v->name,
                        v->min, v->max);
     }
+    return SB_OK;
+}
+
+/* Store a checked value. */
+static void store_value(SbInstance *inst, const SbVariable *v, double value)
+{
     const int nq = inst->m->nq;
     switch (v->kind) {
     case SB_VAR_Q: inst->x[v->index] = value; break;
@@ -396,20 +407,30 @@ static SbStatus set_value(SbInstance *inst, const char *function, const SbVariab
         break;
     default: break;
     }
-    sb_changed(inst);
+}
+
+SbStatus sb_set_values(SbInstance *inst, const char *function, const unsigned *vr, size_t n, SbVarType type,
+                       const void *values, SbValueAt at)
+{
+    if (n > 0 && (!vr || !values)) return sb_fail(inst, function, "NULL value reference or value array");
+    for (size_t k = 0; k < n; ++k) { /* check everything first: a rejected call sets nothing */
+        const SbVariable *v = typed_variable(inst, function, vr[k], type);
+        if (!v) return SB_ERROR;
+        SbStatus s = check_value(inst, function, v, at(values, k));
+        if (s != SB_OK) return s;
+    }
+    for (size_t k = 0; k < n; ++k) store_value(inst, &inst->m->variables[vr[k]], at(values, k));
+    if (n > 0) sb_changed(inst);
     return SB_OK;
 }
 
+static double real_at(const void *values, size_t k) { return ((const double *)values)[k]; }
+static double int_at(const void *values, size_t k) { return (double)((const long long *)values)[k]; }
+static double bool_at(const void *values, size_t k) { return ((const int *)values)[k] ? 1.0 : 0.0; }
+
 SbStatus sb_set_real(SbInstance *inst, const char *function, const unsigned *vr, size_t n, const double *values)
 {
-    if (n > 0 && (!vr || !values)) return sb_fail(inst, function, "NULL value reference or value array");
-    for (size_t k = 0; k < n; ++k) {
-        const SbVariable *v = typed_variable(inst, function, vr[k], SB_TYPE_REAL);
-        if (!v) return SB_ERROR;
-        SbStatus s = set_value(inst, function, v, values[k]);
-        if (s != SB_OK) return s;
-    }
-    return SB_OK;
+    return sb_set_values(inst, function, vr, n, SB_TYPE_REAL, values, real_at);
 }
 
 SbStatus sb_get_int(SbInstance *inst, const char *function, const unsigned *vr, size_t n, long long *values)
@@ -425,14 +446,7 @@ SbStatus sb_get_int(SbInstance *inst, const char *function, const unsigned *vr, 
 
 SbStatus sb_set_int(SbInstance *inst, const char *function, const unsigned *vr, size_t n, const long long *values)
 {
-    if (n > 0 && (!vr || !values)) return sb_fail(inst, function, "NULL value reference or value array");
-    for (size_t k = 0; k < n; ++k) {
-        const SbVariable *v = typed_variable(inst, function, vr[k], SB_TYPE_ENUM);
-        if (!v) return SB_ERROR;
-        SbStatus s = set_value(inst, function, v, (double)values[k]);
-        if (s != SB_OK) return s;
-    }
-    return SB_OK;
+    return sb_set_values(inst, function, vr, n, SB_TYPE_ENUM, values, int_at);
 }
 
 SbStatus sb_get_bool(SbInstance *inst, const char *function, const unsigned *vr, size_t n, int *values)
@@ -448,14 +462,7 @@ SbStatus sb_get_bool(SbInstance *inst, const char *function, const unsigned *vr,
 
 SbStatus sb_set_bool(SbInstance *inst, const char *function, const unsigned *vr, size_t n, const int *values)
 {
-    if (n > 0 && (!vr || !values)) return sb_fail(inst, function, "NULL value reference or value array");
-    for (size_t k = 0; k < n; ++k) {
-        const SbVariable *v = typed_variable(inst, function, vr[k], SB_TYPE_BOOLEAN);
-        if (!v) return SB_ERROR;
-        SbStatus s = set_value(inst, function, v, values[k] ? 1.0 : 0.0);
-        if (s != SB_OK) return s;
-    }
-    return SB_OK;
+    return sb_set_values(inst, function, vr, n, SB_TYPE_BOOLEAN, values, bool_at);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -518,7 +525,8 @@ static void solve_factored(SbInstance *inst, const double *b, double *z)
     }
 }
 
-/* Range-space factorization of [M D^T; D 0]; 0 if M or D M^-1 D^T is not positive definite. */
+/* Range-space factorization of [M D^T; D 0].  Returns 1 on success, 0 if M is
+   not positive definite and -1 if D M^-1 D^T is not (redundant constraints). */
 static int factor_schur(SbInstance *inst)
 {
     const int n = inst->m->nq, nc = inst->m->nc;
@@ -537,10 +545,24 @@ static int factor_schur(SbInstance *inst)
     /* a nearly singular S (redundant constraints) goes to the rank-revealing LU */
     double dmax = 0.0;
     for (int r = 0; r < nc; ++r) dmax = fmax(dmax, fabs(inst->Sf[r * nc + r]));
-    if (sb_ldlt(nc, inst->Sf)) return 0;
+    if (sb_ldlt(nc, inst->Sf)) return -1;
     for (int r = 0; r < nc; ++r)
-        if (!(1.0 / inst->Sf[r * nc + r] > 1e-12 * dmax)) return 0;
+        if (!(1.0 / inst->Sf[r * nc + r] > 1e-12 * dmax)) return -1;
     return 1;
+}
+
+/* A mass matrix that is not positive semi-definite (a negative mass or moment
+   of inertia) gives accelerations without physical meaning: name the coordinate. */
+static SbStatus check_semidefinite(SbInstance *inst)
+{
+    const int n = inst->m->nq;
+    memcpy(inst->Mf, inst->M, (size_t)n * n * sizeof(double));
+    int bad = sb_semidefinite(n, inst->Mf, 1e-9);
+    if (bad < 0) return SB_OK;
+    return problem(inst, SB_DISCARD,
+                   "the mass matrix is not positive semi-definite at coordinate '%s': a mass or moment of inertia "
+                   "is negative",
+                   inst->m->coordinate_names[bad]);
 }
 
 static void factor_lu(SbInstance *inst)
@@ -579,7 +601,9 @@ SbStatus sb_accelerations(SbInstance *inst, double t, const double *x, double *d
         inst->fact = SB_FACT_LDLT;
         inst->rank = n;
         int k = sb_ldlt(n, inst->Mf);
-        if (k) { /* not positive definite: rank-revealing LU */
+        if (k) { /* not positive definite: singular or indefinite */
+            SbStatus s = check_semidefinite(inst);
+            if (s != SB_OK) return s;
             factor_lu(inst);
             if (inst->rank < n)
                 return problem(inst, SB_DISCARD, "singular mass matrix (rank %d of %d; check coordinate '%s')",
@@ -601,10 +625,15 @@ SbStatus sb_accelerations(SbInstance *inst, double t, const double *x, double *d
             if (r < nh) g -= bb * bb * inst->Phi[r];
             inst->rhs[n + r] = g;
         }
-        if (factor_schur(inst)) {
+        int schur = factor_schur(inst);
+        if (schur > 0) {
             inst->fact = SB_FACT_SCHUR;
             inst->rank = na;
         } else {
+            if (schur == 0) { /* M is singular (massless coordinates) or indefinite */
+                SbStatus s = check_semidefinite(inst);
+                if (s != SB_OK) return s;
+            }
             factor_lu(inst);
         }
     }
@@ -628,6 +657,20 @@ SbStatus sb_accelerations(SbInstance *inst, double t, const double *x, double *d
                            "singular augmented matrix [M D^T; D 0] (rank %d of %d): the constraints are "
                            "inconsistent or the mass matrix is singular",
                            inst->rank, na);
+        /* the accelerations are unique only if every null vector [v; mu] has v = 0 (redundant
+           constraint rows); a v != 0 is a motion allowed by the constraints that has no inertia */
+        for (int k = 0; k < na - inst->rank; ++k) {
+            double *z = inst->stmp;
+            sb_lu_null_vector(na, inst->A, inst->pcol, inst->rank, k, z);
+            int worst = 0;
+            for (int i = 1; i < n; ++i)
+                if (fabs(z[i]) > fabs(z[worst])) worst = i;
+            if (!(fabs(z[worst]) <= 1e-6 * sb_norm_inf(na, z)))
+                return problem(inst, SB_DISCARD,
+                               "singular mass matrix on the motions the constraints allow (rank %d of %d of "
+                               "[M D^T; D 0]): the motion of coordinate '%s' has no inertia",
+                               inst->rank, na, m->coordinate_names[worst]);
+        }
     }
     if ((bad = first_nonfinite(na, inst->sol)) >= 0)
         return problem(inst, SB_DISCARD, "%s '%s' is not finite", bad < n ? "acceleration of" : "multiplier of",
@@ -986,6 +1029,12 @@ SbStatus sb_restore(SbInstance *inst, const SbSnapshot *s)
 {
     if (!s || s->magic != SB_SNAPSHOT_MAGIC || s->nS != inst->nS)
         return sb_fail(inst, "SetFMUState", "the FMU state does not belong to this model");
+    const SbMode mode = (SbMode)s->mode;
+    if ((inst->interface == SB_CS && (mode == SB_MODE_EVENT || mode == SB_MODE_CONTINUOUS)) ||
+        (inst->interface == SB_ME && mode == SB_MODE_STEP))
+        return sb_fail(inst, "SetFMUState", "the FMU state was taken from a %s instance, this is a %s instance",
+                       inst->interface == SB_CS ? "Model Exchange" : "Co-Simulation",
+                       inst->interface == SB_CS ? "Co-Simulation" : "Model Exchange");
     memcpy(inst->S, s->S, (size_t)inst->nS * sizeof(double));
     inst->mode = (SbMode)s->mode;
     inst->flags = s->flags;
@@ -1033,5 +1082,14 @@ SbSnapshot *sb_deserialize(SbInstance *inst, const unsigned char *bytes, size_t 
     s->mode = (int)head[3];
     s->flags = (int)head[4];
     memcpy(s->S, bytes + sizeof head, (size_t)inst->nS * sizeof(double));
+    /* a corrupted state must not reach the solvers: finite values, valid settings */
+    const double *set = s->S + (inst->set - inst->S);
+    int ok = sb_all_finite(inst->nS, s->S);
+    for (int i = 0; ok && i < SB_N_SETTINGS; ++i) ok = setting_ok((SbSetting)i, set[i]);
+    if (!ok) {
+        free(s);
+        sb_fail(inst, "DeserializeFMUState", "the serialized state holds non-finite or invalid values");
+        return NULL;
+    }
     return s;
 }

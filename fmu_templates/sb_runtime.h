@@ -13,6 +13,14 @@
 #include <stddef.h>
 #include "symbody_model.h"
 
+/* Only the FMI functions are exported: everything declared here stays inside
+   the FMU's library, so that two symbody FMUs loaded into one process (even
+   with RTLD_GLOBAL) never bind to each other's model or runtime. */
+#if defined(__GNUC__) && __GNUC__ >= 4 && !defined(_WIN32) && !defined(__CYGWIN__)
+#pragma GCC visibility push(hidden)
+#define SB_VISIBILITY_PUSHED_RUNTIME
+#endif
+
 typedef enum { SB_OK = 0, SB_WARNING, SB_DISCARD, SB_ERROR, SB_FATAL } SbStatus;
 
 typedef enum {
@@ -153,6 +161,13 @@ SbStatus sb_set_int(SbInstance *inst, const char *function, const unsigned *vr, 
 SbStatus sb_get_bool(SbInstance *inst, const char *function, const unsigned *vr, size_t n, int *values);
 SbStatus sb_set_bool(SbInstance *inst, const char *function, const unsigned *vr, size_t n, const int *values);
 
+/* Set n values of one type; value k is at(values, k).  Every value is checked
+   (type, mode, finiteness, range) before any is stored: a call that fails
+   changes nothing. */
+typedef double (*SbValueAt)(const void *values, size_t k);
+SbStatus sb_set_values(SbInstance *inst, const char *function, const unsigned *vr, size_t n, SbVarType type,
+                       const void *values, SbValueAt at);
+
 /* ---- initialization ---- */
 void sb_setup_experiment(SbInstance *inst, int tolerance_defined, double tolerance, double start_time);
 SbStatus sb_enter_initialization(SbInstance *inst);
@@ -191,5 +206,10 @@ SbSnapshot *sb_deserialize(SbInstance *inst, const unsigned char *bytes, size_t 
 
 /* Invalidate the values computed at the current state (after a change of x, u, p or t). */
 static inline void sb_changed(SbInstance *inst) { inst->cache_valid = 0; }
+
+#ifdef SB_VISIBILITY_PUSHED_RUNTIME
+#pragma GCC visibility pop
+#undef SB_VISIBILITY_PUSHED_RUNTIME
+#endif
 
 #endif /* SB_RUNTIME_H */

@@ -146,9 +146,12 @@ static SbStatus rk4(SbInstance *inst, double t0, double tend)
     const double H = tend - t0, h = inst->set[SB_SET_STEP];
     double nd = ceil(H / h * (1.0 - 1e-12));
     if (nd < 1.0) nd = 1.0;
-    if (nd > (double)SB_MAX_STEPS)
-        return sb_fail(inst, "DoStep", "solver.step = %g needs more than %ld steps for a communication step of %g", h,
-                       SB_MAX_STEPS, H);
+    if (nd > (double)SB_MAX_STEPS) { /* a shorter communication step (or a larger solver.step) will do */
+        snprintf(inst->problem, sizeof inst->problem,
+                 "solver.step = %g needs more than %ld internal steps for a communication step of %g", h, SB_MAX_STEPS,
+                 H);
+        return SB_DISCARD;
+    }
     const long N = (long)nd;
     for (long i = 0; i < N; ++i) {
         const double t = t0 + H * (double)i / (double)N;
@@ -200,9 +203,11 @@ static SbStatus dopri5(SbInstance *inst, double t, double tend)
     long count = 0;
     SbStatus s;
     while (tend - t > 1e-13 * fmax(1.0, fabs(tend))) {
-        if (++count > SB_MAX_STEPS)
-            return sb_fail(inst, "DoStep", "dopri5 needed more than %ld internal steps before t = %g", SB_MAX_STEPS,
-                           tend);
+        if (++count > SB_MAX_STEPS) { /* the host may retry with a shorter communication step */
+            snprintf(inst->problem, sizeof inst->problem, "dopri5 needed more than %ld internal steps (t = %.17g)",
+                     SB_MAX_STEPS, t);
+            return SB_DISCARD;
+        }
         if (need_k1) {
             if ((s = sb_derivatives(inst, t, y, k[0])) != SB_OK) return s;
             need_k1 = 0;
@@ -278,9 +283,11 @@ static SbStatus rosenbrock23(SbInstance *inst, double t, double tend)
     long count = 0;
     SbStatus s;
     while (tend - t > 1e-13 * fmax(1.0, fabs(tend))) {
-        if (++count > SB_MAX_STEPS)
-            return sb_fail(inst, "DoStep", "rosenbrock23 needed more than %ld internal steps before t = %g",
-                           SB_MAX_STEPS, tend);
+        if (++count > SB_MAX_STEPS) { /* the host may retry with a shorter communication step */
+            snprintf(inst->problem, sizeof inst->problem, "rosenbrock23 needed more than %ld internal steps (t = %.17g)",
+                     SB_MAX_STEPS, t);
+            return SB_DISCARD;
+        }
         if (need_jac) {
             if ((s = sb_derivatives(inst, t, y, w->F0)) != SB_OK) return s;
             if ((s = sb_state_jacobian(inst, t, y, w->J, w->T)) != SB_OK) return s;
@@ -362,8 +369,9 @@ SbStatus sb_do_step(SbInstance *inst, double t0, double H)
 {
     SbSolver *w = inst->solver;
     const double t = *inst->time;
-    if (!isfinite(t0) || !isfinite(H) || H < 0.0)
-        return sb_fail(inst, "DoStep", "invalid communication point %g or step size %g", t0, H);
+    if (!isfinite(t0)) return sb_fail(inst, "DoStep", "currentCommunicationPoint %g is not finite", t0);
+    if (!isfinite(H) || H < 0.0 || !isfinite(t0 + H))
+        return sb_fail(inst, "DoStep", "communicationStepSize %g is invalid: it must be finite and >= 0", H);
     if (fabs(t0 - t) > 1e-9 * fmax(1.0, fabs(t)))
         return sb_fail(inst, "DoStep", "currentCommunicationPoint %.17g does not match the FMU time %.17g", t0, t);
     if (H == 0.0) return SB_OK;

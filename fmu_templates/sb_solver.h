@@ -15,10 +15,23 @@
 
 #include "sb_runtime.h"
 
+/* Only the FMI functions are exported: everything declared here stays inside
+   the FMU's library, so that two symbody FMUs loaded into one process (even
+   with RTLD_GLOBAL) never bind to each other's model or runtime. */
+#if defined(__GNUC__) && __GNUC__ >= 4 && !defined(_WIN32) && !defined(__CYGWIN__)
+#pragma GCC visibility push(hidden)
+#define SB_VISIBILITY_PUSHED_SOLVER
+#endif
+
 SbStatus sb_solver_alloc(SbInstance *inst);
 void sb_solver_free(SbInstance *inst);
 
-/* Advance the instance from t0 (its current time) by H > 0. */
+/* Advance the instance from t0 (its current time) by H >= 0 (0: nothing happens). */
 SbStatus sb_do_step(SbInstance *inst, double t0, double H);
+
+#ifdef SB_VISIBILITY_PUSHED_SOLVER
+#pragma GCC visibility pop
+#undef SB_VISIBILITY_PUSHED_SOLVER
+#endif
 
 #endif /* SB_SOLVER_H */

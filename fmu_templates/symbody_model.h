@@ -19,6 +19,14 @@
 
 #include <math.h>
 
+/* Only the FMI functions are exported: everything declared here stays inside
+   the FMU's library, so that two symbody FMUs loaded into one process (even
+   with RTLD_GLOBAL) never bind to each other's model or runtime. */
+#if defined(__GNUC__) && __GNUC__ >= 4 && !defined(_WIN32) && !defined(__CYGWIN__)
+#pragma GCC visibility push(hidden)
+#define SB_VISIBILITY_PUSHED_MODEL
+#endif
+
 /* A point at which blocks are evaluated.  Vectors follow the order of the
    model's coordinates, inputs, parameters and constraint rows. */
 typedef struct {
@@ -129,5 +137,10 @@ void sb_velocity_jacobians(const SbPoint *in, double *V_q, double *V_t);
 /* Jacobians of the outputs (ny rows) with respect to q, dq, u, t, ddq and lam. */
 void sb_output_jacobians(const SbPoint *in, double *Y_q, double *Y_dq, double *Y_u, double *Y_t, double *Y_ddq,
                          double *Y_lam);
+
+#ifdef SB_VISIBILITY_PUSHED_MODEL
+#pragma GCC visibility pop
+#undef SB_VISIBILITY_PUSHED_MODEL
+#endif
 
 #endif /* SYMBODY_MODEL_H */

@@ -10,7 +10,9 @@
     symbody validate OUT.fmu [--stop-time T]
 
 Errors print one line on stderr (``symbody: error: ...``) and exit with status
-1; ``--debug`` shows the traceback instead.  Files are written atomically.
+1; ``--debug`` shows the traceback instead.  Warnings print one line too
+(``symbody: warning: ...``).  Files are written atomically: a failed or
+interrupted command leaves no partial file and an existing one intact.
 
 Example:
     >>> main(["info", "examples/simple_pendulum.py", "--json"])  # doctest: +SKIP
@@ -24,6 +26,7 @@ import json
 import sys
 import tempfile
 import traceback
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -227,10 +230,23 @@ def cmd_validate(args: argparse.Namespace) -> int:
 COMMANDS = {"export": cmd_export, "info": cmd_info, "simulate": cmd_simulate, "validate": cmd_validate}
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """Warnings (a redundant constraint, ...) as one line, like errors."""
+    text = str(message).strip().splitlines()
+    print(f"symbody: warning: {text[0] if text else category.__name__}", file=file or sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``symbody``; returns the exit status (0 success, 1 error, 2 usage)."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    with warnings.catch_warnings():
+        if not args.debug:
+            warnings.showwarning = _show_warning
+        return _run_command(args)
+
+
+def _run_command(args: argparse.Namespace) -> int:
     try:
         return COMMANDS[args.command](args)
     except KeyboardInterrupt:

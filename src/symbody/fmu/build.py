@@ -89,11 +89,17 @@ def write_sources(spec: FmuSpec, directory: Path) -> list[Path]:
     return [directory / n for n in spec.source_files]
 
 
+def _cannot_run(cc: str, error: OSError) -> ExportError:
+    """The error for a C compiler that cannot be started, saying where its name came from."""
+    origin = " (set by the CC environment variable)" if os.environ.get("CC") == cc else ""
+    return ExportError(f"cannot run the C compiler {cc!r}{origin}: {error.strerror or error}")
+
+
 def _run(cmd: list[str], what: str) -> None:
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     except OSError as e:
-        raise ExportError(f"cannot run the C compiler {cmd[0]!r}: {e}") from None
+        raise _cannot_run(cmd[0], e) from None
     if proc.returncode != 0:
         msg = (proc.stderr or proc.stdout).strip()
         raise ExportError(f"compiling {what} failed:\n{msg[:4000]}")
@@ -103,7 +109,7 @@ def _compiler_id(cc: str) -> str:
     try:
         out = subprocess.run([cc, "--version"], capture_output=True, text=True, check=False).stdout
     except OSError as e:
-        raise ExportError(f"cannot run the C compiler {cc!r}: {e}") from None
+        raise _cannot_run(cc, e) from None
     return out.splitlines()[0] if out else cc
 
 
@@ -113,6 +119,28 @@ def _cache_root() -> Path:
         return Path(env)
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "symbody"
+
+
+def _compile_objects(cc: str, jobs: list[tuple[Path, Path]], include: list[Path]) -> None:
+    """Compile ``(source, object)`` pairs in parallel; on any failure the others are stopped."""
+    procs = []
+    try:
+        for src, obj in jobs:
+            cmd = [cc, *CFLAGS, "-c", str(src), *(f"-I{d}" for d in include), "-o", str(obj)]
+            try:
+                p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            except OSError as e:
+                raise _cannot_run(cc, e) from None
+            procs.append((src.name, p))
+        for name, p in procs:
+            _out, err = p.communicate()
+            if p.returncode != 0:
+                raise ExportError(f"compiling the FMU runtime ({name}) failed:\n{err.strip()[:4000]}")
+    finally:
+        for _name, p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
 
 
 def runtime_objects(cc: str | None = None) -> dict[str, Path]:
@@ -142,23 +170,17 @@ def runtime_objects(cc: str | None = None) -> dict[str, Path]:
         except OSError:
             continue
         try:
-            procs = []
-            for n, o in objects.items():
-                cmd = [cc, *CFLAGS, "-c", str(tdir / n), f"-I{tdir}", f"-I{hdir}", "-o", str(work / o)]
-                procs.append((n, cmd, subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)))
-            for n, _cmd, p in procs:
-                _out, err = p.communicate()
-                if p.returncode != 0:
-                    raise ExportError(f"compiling the FMU runtime ({n}) failed:\n{err.strip()[:4000]}")
+            _compile_objects(cc, [(tdir / n, work / o) for n, o in objects.items()], [tdir, hdir])
             try:
                 os.rename(work, final)
             except OSError:  # another process was faster
-                shutil.rmtree(work, ignore_errors=True)
+                pass
             if all((final / o).is_file() for o in objects.values()):
                 return {n: final / o for n, o in objects.items()}
         except OSError:
-            shutil.rmtree(work, ignore_errors=True)
             continue
+        finally:  # a failed or interrupted compilation leaves nothing in the cache
+            shutil.rmtree(work, ignore_errors=True)
     raise ExportError("cannot compile the FMU runtime: no writable cache or temporary folder")
 
 
