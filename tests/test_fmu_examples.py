@@ -79,13 +79,16 @@ def test_cosimulation_matches_python_simulation(case):
 def test_model_exchange_cvode_matches_python_simulation(case):
     model, version, kind = case
     eq = cached_equations(model)
+    # the reference projects onto the constraints; Model Exchange damps the drift with Baumgarte's
+    # terms instead, stiffened here so that the two formulations agree well within the tolerance
+    sv = dict(inputs_of(eq), **({"baumgarte.alpha": 100.0, "baumgarte.beta": 100.0} if eq.nc else {}))
     res = fmu_simulation(
         cached_fmu(*case),
         STOP,
         INTERVAL,
         fmi_type="ModelExchange",
         solver="CVode",
-        start_values=inputs_of(eq),
+        start_values=sv,
         relative_tolerance=1e-11,
     )
     assert_matches(eq, res, reference(model, *initial_state(eq, res)), 1e-6)

@@ -285,8 +285,12 @@ class Equations:
         return NumericModel(self, p)
 
     # -- statistics ------------------------------------------------------------
-    def export_plan(self, *names: str, symmetric_M: bool = True):
-        """The :class:`symbody.codegen.emit.ExportPlan` of the named blocks exported jointly."""
+    def export_plan(self, *names: str, symmetric_M: bool = True, trig: str = "fold"):
+        """The :class:`symbody.codegen.emit.ExportPlan` of the named blocks exported jointly.
+
+        ``trig="fold"`` is the size-optimal export (the counts of :meth:`stats`);
+        ``trig="expand"`` is the speed-optimal one the C and Python emitters use.
+        """
         from .codegen.emit import ExportPlan
 
         allb = self.blocks()
@@ -298,11 +302,11 @@ class Equations:
                 exprs = [self.M[i][j] for i in range(n) for j in range(i, n)]
             sel[nme] = exprs
         symnames = {s: s.name for s in self.ctx.symbols}
-        return ExportPlan(sel, symnames)
+        return ExportPlan(sel, symnames, trig=trig)
 
-    def op_count(self, *names: str) -> int:
+    def op_count(self, *names: str, trig: str = "fold") -> int:
         """Operation count (sum of ``sympy.count_ops`` over emitted assignments) of blocks exported jointly."""
-        return self.export_plan(*names).op_count()
+        return self.export_plan(*names, trig=trig).op_count()
 
     def stats(self) -> dict:
         """Sizes, atom and operation counts per block (see DESIGN.md for the definitions).

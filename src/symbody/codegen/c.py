@@ -173,7 +173,7 @@ def c_function(
         if s not in sources:
             raise KeyError(f"symbol {s.name!r} has no source in the generated function")
         symbol_names[s] = names[s]
-    plan = ExportPlan({"all": exprs}, symbol_names, prefix="_t")
+    plan = ExportPlan({"all": exprs}, symbol_names, prefix="_t", trig="expand")
     used = sorted((s for s in _reachable(plan.outputs["all"]) if s.op == SYM), key=lambda s: s.id)
     printer = CPrinter()
     lines: list[str] = []

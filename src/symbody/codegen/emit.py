@@ -39,6 +39,10 @@ class ExportPlan:
         prefix: prefix of temporary names.
         optimize: extract pairs of terms shared by several sums or products first
             (:mod:`symbody.codegen.optimize`).
+        trig: ``"fold"`` keeps ``sin``/``cos`` of sums of angles (fewest operations, the
+            size-optimal export whose counts :meth:`symbody.Equations.stats` reports);
+            ``"expand"`` rewrites them with the addition formulas where that saves
+            transcendental calls (fastest code, used by the C and Python emitters).
 
     Attributes:
         temps: nodes emitted as temporaries, in evaluation order.
@@ -52,13 +56,18 @@ class ExportPlan:
         symbol_names: Mapping[Expr, str],
         prefix: str = "t",
         optimize: bool = True,
+        trig: str = "fold",
     ):
         self.blocks = {k: list(v) for k, v in blocks.items()}
-        if optimize:
-            from .optimize import optimize_outputs
+        if trig not in ("fold", "expand"):
+            raise ValueError(f"trig must be 'fold' or 'expand', not {trig!r}")
+        if optimize or trig == "expand":
+            from .optimize import expand_trig, optimize_outputs
 
             flat = [e for v in self.blocks.values() for e in v]
-            opt = optimize_outputs(flat)
+            if trig == "expand":
+                flat = expand_trig(flat)
+            opt = optimize_outputs(flat) if optimize else flat
             k = 0
             for name, v in self.blocks.items():
                 self.blocks[name] = opt[k : k + len(v)]

@@ -140,6 +140,88 @@ class _Chains:
             occ.pop(key, None)
 
 
+def expand_trig(outputs: Sequence[Expr]) -> list[Expr]:
+    """Rewrite ``sin``/``cos`` of sums of angles with the addition formulas, for speed.
+
+    ``cos(a - b)`` becomes ``cos(a) cos(b) + sin(a) sin(b)`` when ``sin`` or ``cos``
+    of every angle of the sum is already computed elsewhere: the expansion then
+    replaces a transcendental call by three arithmetic operations.  Sums whose
+    angles are not otherwise available are left alone (expanding them would add
+    calls), and nothing is expanded unless fewer distinct angles remain.  This
+    trades operation count for speed (a call costs tens of operations); the
+    size-optimal export keeps the folded form.
+
+    Example:
+        >>> from symbody.symbolic.expr import Context, sin, cos
+        >>> ctx = Context(); a, b = ctx.symbol("a"), ctx.symbol("b")
+        >>> [str(e) for e in expand_trig([cos(a - b), sin(a), cos(b)])]
+        ['cos(b)*cos(a) + sin(a)*sin(b)', 'sin(a)', 'cos(b)']
+    """
+    from ..symbolic.expr import COS, SIN, cos, sin
+
+    outputs = list(outputs)
+    order, _ = _uses(outputs)
+    available = {e.args[0] for e in order if e.op in (SIN, COS)}
+
+    def leaves(x: Expr, out: list) -> None:
+        if x.op == ADD:
+            leaves(x.args[0], out)
+            leaves(x.args[1], out)
+        elif x.op == NEG:
+            leaves(x.args[0], out)
+        else:
+            out.append(x)
+
+    def expandable(arg: Expr) -> bool:
+        if arg.op not in (ADD, NEG):
+            return False
+        ls: list = []
+        leaves(arg, ls)
+        return all(x.op == NUM or x in available for x in ls)
+
+    # expand only if fewer distinct angles then need sin/cos (a compiler evaluates sin and
+    # cos of one angle together)
+    before = {e.args[0] for e in order if e.op in (SIN, COS)}
+    after: set = set()
+    for x in before:
+        if expandable(x):
+            ls: list = []
+            leaves(x, ls)
+            after.update(v for v in ls if v.op != NUM)
+        else:
+            after.add(x)
+    if len(after) >= len(before):
+        return outputs
+
+    cs: dict = {}
+
+    def cos_sin(x: Expr) -> tuple[Expr, Expr]:
+        r = cs.get(x)
+        if r is None:
+            if x.op == ADD:
+                ca, sa = cos_sin(x.args[0])
+                cb, sb = cos_sin(x.args[1])
+                r = (add(mul(ca, cb), neg(mul(sa, sb))), add(mul(sa, cb), mul(ca, sb)))
+            elif x.op == NEG:
+                c, s_ = cos_sin(x.args[0])
+                r = (c, neg(s_))
+            else:
+                r = (cos(x), sin(x))
+            cs[x] = r
+        return r
+
+    new: dict[Expr, Expr] = {}
+    for e in order:
+        if e.op in (SYM, NUM):
+            new[e] = e
+        elif e.op in (SIN, COS) and expandable(e.args[0]):
+            c, s_ = cos_sin(e.args[0])
+            new[e] = c if e.op == COS else s_
+        else:
+            new[e] = rebuild(e, tuple(new[a] for a in e.args))
+    return [new[e] for e in outputs]
+
+
 def optimize_outputs(outputs: Sequence[Expr]) -> list[Expr]:
     """Factor common factors out of sums, then turn pairs shared by several chains into atoms (twice)."""
     out = extract_pairs(factor_sums(outputs))

@@ -70,7 +70,7 @@ def python_source(
         names[s] = f"_{vec}{i}"
     if layout.t is not None:
         names[layout.t] = "t"
-    plan = ExportPlan(flat, names, prefix="_a")
+    plan = ExportPlan(flat, names, prefix="_a", trig="expand")
     printer = PythonPrinter()
     lines = []
     extra_args = "".join(f", {k}=None" for k in layout.extra)
