@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import shutil
 import subprocess
 import warnings
@@ -182,6 +183,16 @@ def run_host(exe: Path, *args: str, wrapper: tuple[str, ...] = (), timeout: floa
     for alarm in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:", "WARNING: ThreadSanitizer"):
         assert alarm not in proc.stderr, report
     return proc.stdout
+
+
+@pytest.mark.parametrize("version", (2, 3))
+def test_the_hosts_call_every_fmi_function(version):
+    """Every function type of the FMI headers is called by the host (a new one must be added to it)."""
+    types = (fmi_headers_dir() / f"fmi{version}FunctionTypes.h").read_text()
+    functions = set(re.findall(rf"\b(fmi{version}\w+)TYPE\b", types))
+    host = (HOSTS / f"fmi{version}_host.c").read_text()
+    assert len(functions) > 40
+    assert sorted(f for f in functions if f"{f}(" not in host) == []
 
 
 @pytest.mark.parametrize("version", (2, 3))

@@ -108,6 +108,10 @@ static void test_instantiate(void)
     CHECK(fmi2Instantiate("x", fmi2CoSimulation, "{not-the-token}", "", &cb, 0, 0) == NULL, "wrong GUID accepted");
     CHECK(strstr(log.text, "token") != NULL, "wrong GUID: log:\n%s", log.text);
     log_clear(&log);
+    /* format directives in the name and GUID reach the logger as text (the FMI 2 logger is printf-like) */
+    CHECK(fmi2Instantiate("%s%n%s", fmi2CoSimulation, "{%s%n%x}", "", &cb, 0, 0) == NULL, "wrong GUID accepted");
+    CHECK(strstr(log.text, "'{%s%n%x}'") != NULL, "GUID with format directives: log:\n%s", log.text);
+    log_clear(&log);
     CHECK(fmi2Instantiate("x", (fmi2Type)7, sb_model.token, "", &cb, 0, 0) == NULL, "fmuType 7 accepted");
     CHECK(strstr(log.text, "fmuType") != NULL, "fmuType 7: log:\n%s", log.text);
 

@@ -87,6 +87,9 @@ static void test_instantiate(void)
           "wrong token accepted");
     CHECK(strstr(log.text, "token") != NULL, "wrong token: log:\n%s", log.text);
     log_clear(&log);
+    CHECK(fmi3InstantiateModelExchange("%s%n", "{%s%n%x}", NULL, 0, 0, &log, logger) == NULL, "wrong token accepted");
+    CHECK(strstr(log.text, "'{%s%n%x}'") != NULL, "token with format directives: log:\n%s", log.text);
+    log_clear(&log);
     CHECK(fmi3InstantiateScheduledExecution("x", sb_model.token, NULL, 0, 0, &log, logger, NULL, NULL, NULL) == NULL,
           "Scheduled Execution instantiated");
     CHECK(strstr(log.text, "Scheduled Execution") != NULL, "Scheduled Execution: log:\n%s", log.text);
@@ -238,6 +241,14 @@ static void test_values(fmi3Instance c, HostLog *log, const HostArgs *args)
     EXPECT(log, fmi3Error, "Int32", fmi3GetInt32(c, &t, 1, &i32, 1));
     EXPECT(log, fmi3Error, "UInt32", fmi3SetUInt32(c, &t, 1, &u32, 1));
     EXPECT(log, fmi3Error, "UInt64", fmi3GetUInt64(c, &t, 1, &u64, 1));
+    EXPECT(log, fmi3Error, "UInt64", fmi3SetUInt64(c, &t, 1, &u64, 1));
+    EXPECT(log, fmi3Error, "Int8", fmi3SetInt8(c, &t, 1, &i8, 1));
+    EXPECT(log, fmi3Error, "UInt8", fmi3GetUInt8(c, &t, 1, &u8, 1));
+    EXPECT(log, fmi3Error, "Int16", fmi3SetInt16(c, &t, 1, &i16, 1));
+    EXPECT(log, fmi3Error, "UInt16", fmi3GetUInt16(c, &t, 1, &u16, 1));
+    EXPECT(log, fmi3Error, "Int32", fmi3SetInt32(c, &t, 1, &i32, 1));
+    EXPECT(log, fmi3Error, "UInt32", fmi3GetUInt32(c, &t, 1, &u32, 1));
+    EXPECT(log, fmi3Error, "Float32", fmi3SetFloat32(c, &t, 1, &f32, 1));
     EXPECT(log, fmi3Error, "String", fmi3GetString(c, &t, 1, &s, 1));
     EXPECT(log, fmi3Error, "String", fmi3SetString(c, &t, 1, &s, 1));
     EXPECT(log, fmi3Error, "Binary", fmi3GetBinary(c, &t, 1, &size, &bin, 1));
