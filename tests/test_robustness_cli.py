@@ -218,3 +218,30 @@ def test_a_corrupt_fmu_is_an_error_not_a_crash(tmp_path, capsys):
     code, _, err = run(capsys, "simulate", str(fmu), "-o", str(tmp_path / "r.csv"), "--no-plot")
     assert code == 1 and one_error_line(err)
     assert not (tmp_path / "r.csv").exists()
+
+
+def test_simulation_results_are_written_atomically(tmp_path, capsys, monkeypatch):
+    """A CSV whose writing fails half-way leaves the previous one intact and no temporary file."""
+    import numpy as np
+
+    from symbody.fmu.testing import cached_fmu
+
+    fmu = str(cached_fmu(PENDULUM, 2, "cs"))
+    csv = tmp_path / "r.csv"
+    csv.write_text("previous results\n")
+    real = np.savetxt
+
+    def savetxt_then_fail(fname, *args, **kwargs):
+        real(fname, *args, **kwargs)
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(np, "savetxt", savetxt_then_fail)
+    code, _, err = run(capsys, "simulate", fmu, "--stop-time", "0.1", "-o", str(csv), "--no-plot")
+    assert code == 1 and "No space left on device" in one_error_line(err)
+    assert csv.read_text() == "previous results\n" and folder_listing(tmp_path) == ["r.csv"]
+    monkeypatch.setattr(np, "savetxt", real)
+    code, _, err = run(capsys, "simulate", fmu, "--stop-time", "0.1", "-o", str(tmp_path / "out" / "r.csv"))
+    assert code == 1 and "output folder" in one_error_line(err)
+    code, _, err = run(capsys, "simulate", fmu, "--stop-time", "0.1", "-o", str(csv))
+    assert code == 0 and folder_listing(tmp_path) == ["r.csv", "r.png"]
+    assert csv.read_text().startswith("time,") and (tmp_path / "r.png").read_bytes()[:4] == b"\x89PNG"

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import SymbodyError
+from .build import write_atomically
 from .variables import SOLVER_METHODS
 
 METHOD_VALUES = {name: value for value, (name, _) in SOLVER_METHODS.items()}
@@ -116,16 +117,17 @@ def simulate(
 
 
 def write_csv(result: np.ndarray, path: str | Path) -> Path:
-    """Write a result array as CSV (header with the variable names)."""
+    """Write a result array as CSV (header with the variable names), atomically."""
     names = result.dtype.names
     data = np.column_stack([np.asarray(result[n], dtype=float) for n in names])
     header = ",".join(names)
-    np.savetxt(path, data, delimiter=",", header=header, comments="", fmt="%.17g")
-    return Path(path)
+    return write_atomically(
+        Path(path), lambda tmp: np.savetxt(tmp, data, delimiter=",", header=header, comments="", fmt="%.17g")
+    )
 
 
 def plot(result: np.ndarray, path: str | Path, names: list[str] | None = None, title: str = "") -> Path:
-    """Plot variables against time into a PNG (one panel per variable, at most 12)."""
+    """Plot variables against time into a PNG (one panel per variable, at most 12), written atomically."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -149,9 +151,10 @@ def plot(result: np.ndarray, path: str | Path, names: list[str] | None = None, t
     if title:
         fig.suptitle(title)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return Path(path)
+    try:
+        return write_atomically(Path(path), lambda tmp: fig.savefig(tmp, dpi=110, format="png"))
+    finally:
+        plt.close(fig)
 
 
 @dataclass
