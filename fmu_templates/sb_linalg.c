@@ -9,16 +9,21 @@
 int sb_ldlt(int n, double *A)
 {
     /* A = L D L^T.  Lower triangle: L (unit diagonal implied); diagonal: 1/D;
-       upper triangle: scratch w_kj = L_jk d_k of the current row. */
+       upper triangle: scratch w_kj = L_jk d_k of the current row.  The pivots d_k are
+       kept in a small stack buffer so that the inner loop multiplies instead of dividing
+       (no variable-length array: the sources also build with MSVC). */
+    enum { NSTACK = 64 };
+    double dk[NSTACK];
     for (int j = 0; j < n; ++j) {
         double *Aj = A + (size_t)j * n;
         double d = Aj[j];
         for (int k = 0; k < j; ++k) {
-            double w = Aj[k] / A[(size_t)k * n + k]; /* L_jk d_k */
+            const double w = k < NSTACK ? Aj[k] * dk[k] : Aj[k] / A[(size_t)k * n + k]; /* L_jk d_k */
             A[(size_t)k * n + j] = w;
             d -= Aj[k] * w;
         }
         if (!(d > 0.0)) return j + 1; /* also catches NaN */
+        if (j < NSTACK) dk[j] = d;
         Aj[j] = 1.0 / d;
         for (int i = j + 1; i < n; ++i) {
             double *Ai = A + (size_t)i * n;

@@ -490,6 +490,26 @@ static int first_nonfinite(int n, const double *v)
     return -1;
 }
 
+/* Discard naming the first non-finite entry of the blocks sb_accelerations evaluated, or SB_OK. */
+static SbStatus nonfinite_blocks(SbInstance *inst)
+{
+    const SbModel *m = inst->m;
+    const int n = m->nq, nc = m->nc, nh = m->nh;
+    int bad;
+    if ((bad = first_nonfinite(n * n, inst->M)) >= 0)
+        return problem(inst, SB_DISCARD, "mass matrix entry M(%s, %s) is not finite", m->coordinate_names[bad / n],
+                       m->coordinate_names[bad % n]);
+    if ((bad = first_nonfinite(n, inst->delta)) >= 0)
+        return problem(inst, SB_DISCARD, "generalized force delta(%s) is not finite", m->coordinate_names[bad]);
+    if (nc == 0) return SB_OK;
+    if ((bad = first_nonfinite(nc * n, inst->D)) >= 0)
+        return problem(inst, SB_DISCARD, "constraint Jacobian row '%s' is not finite", m->constraint_names[bad / n]);
+    if ((bad = first_nonfinite(nc, inst->gamma)) >= 0 || (bad = first_nonfinite(nc, inst->beta)) >= 0 ||
+        (bad = first_nonfinite(nh, inst->Phi)) >= 0)
+        return problem(inst, SB_DISCARD, "constraint '%s' is not finite", m->constraint_names[bad]);
+    return SB_OK;
+}
+
 /* Solve A z = b with the factorization left by sb_accelerations (b and z may alias):
    SB_FACT_LDLT: A = M = L D L^T (no constraints);
    SB_FACT_SCHUR: range-space method, X = M^-1 D^T, S = D X = L D L^T:
@@ -588,12 +608,10 @@ SbStatus sb_accelerations(SbInstance *inst, double t, const double *x, double *d
     SbPoint pt = point(inst, t, x, NULL, NULL);
     int bad;
 
+    /* Non-finite block entries are not scanned here (that costs as much as a small model's
+       evaluation): they propagate into the factorization or the solution, and every failure path
+       below calls nonfinite_blocks() first to name the entry at fault. */
     sb_M_delta(&pt, inst->M, inst->delta);
-    if ((bad = first_nonfinite(n * n, inst->M)) >= 0)
-        return problem(inst, SB_DISCARD, "mass matrix entry M(%s, %s) is not finite", m->coordinate_names[bad / n],
-                       m->coordinate_names[bad % n]);
-    if ((bad = first_nonfinite(n, inst->delta)) >= 0)
-        return problem(inst, SB_DISCARD, "generalized force delta(%s) is not finite", m->coordinate_names[bad]);
     memcpy(inst->rhs, inst->delta, (size_t)n * sizeof(double));
 
     if (nc == 0) {
@@ -601,8 +619,10 @@ SbStatus sb_accelerations(SbInstance *inst, double t, const double *x, double *d
         inst->fact = SB_FACT_LDLT;
         inst->rank = n;
         int k = sb_ldlt(n, inst->Mf);
-        if (k) { /* not positive definite: singular or indefinite */
-            SbStatus s = check_semidefinite(inst);
+        if (k) { /* not positive definite: singular, indefinite or not finite */
+            SbStatus s = nonfinite_blocks(inst);
+            if (s != SB_OK) return s;
+            s = check_semidefinite(inst);
             if (s != SB_OK) return s;
             factor_lu(inst);
             if (inst->rank < n)
@@ -611,11 +631,6 @@ SbStatus sb_accelerations(SbInstance *inst, double t, const double *x, double *d
         }
     } else {
         sb_constraints(&pt, inst->D, inst->beta, inst->gamma, inst->Phi);
-        if ((bad = first_nonfinite(nc * n, inst->D)) >= 0)
-            return problem(inst, SB_DISCARD, "constraint Jacobian row '%s' is not finite", m->constraint_names[bad / n]);
-        if ((bad = first_nonfinite(nc, inst->gamma)) >= 0 || (bad = first_nonfinite(nc, inst->beta)) >= 0 ||
-            (bad = first_nonfinite(nh, inst->Phi)) >= 0)
-            return problem(inst, SB_DISCARD, "constraint '%s' is not finite", m->constraint_names[bad]);
         /* rhs = [delta; gamma - 2 alpha (D dq - beta) - beta_b^2 Phi]  (Baumgarte) */
         const double alpha = inst->set[SB_SET_ALPHA], bb = inst->set[SB_SET_BETA];
         for (int r = 0; r < nc; ++r) {
@@ -630,8 +645,10 @@ SbStatus sb_accelerations(SbInstance *inst, double t, const double *x, double *d
             inst->fact = SB_FACT_SCHUR;
             inst->rank = na;
         } else {
+            SbStatus s = nonfinite_blocks(inst);
+            if (s != SB_OK) return s;
             if (schur == 0) { /* M is singular (massless coordinates) or indefinite */
-                SbStatus s = check_semidefinite(inst);
+                s = check_semidefinite(inst);
                 if (s != SB_OK) return s;
             }
             factor_lu(inst);
@@ -639,6 +656,8 @@ SbStatus sb_accelerations(SbInstance *inst, double t, const double *x, double *d
     }
     solve_factored(inst, inst->rhs, inst->sol);
     if (inst->rank < na) {
+        SbStatus s = nonfinite_blocks(inst);
+        if (s != SB_OK) return s;
         /* redundant constraints: accept only a consistent system (residual check) */
         double res = 0.0, scale = sb_norm_inf(na, inst->rhs) + 1.0;
         for (int i = 0; i < n; ++i) {
@@ -672,9 +691,12 @@ SbStatus sb_accelerations(SbInstance *inst, double t, const double *x, double *d
                                inst->rank, na, m->coordinate_names[worst]);
         }
     }
-    if ((bad = first_nonfinite(na, inst->sol)) >= 0)
+    if ((bad = first_nonfinite(na, inst->sol)) >= 0) {
+        SbStatus s = nonfinite_blocks(inst);
+        if (s != SB_OK) return s;
         return problem(inst, SB_DISCARD, "%s '%s' is not finite", bad < n ? "acceleration of" : "multiplier of",
                        bad < n ? m->coordinate_names[bad] : m->constraint_names[bad - n]);
+    }
     if (ddq) memcpy(ddq, inst->sol, (size_t)n * sizeof(double));
     if (lam && nc) memcpy(lam, inst->sol + n, (size_t)nc * sizeof(double));
     return SB_OK;
