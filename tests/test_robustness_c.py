@@ -55,9 +55,14 @@ SANITIZER_ENV = {
 
 
 def redundant_pendulum() -> sb.System:
-    """A pendulum in Cartesian coordinates with its rod constraint twice: [M D^T; D 0] is singular (LU path)."""
+    """A pendulum in Cartesian coordinates with its rod constraint twice: [M D^T; D 0] is singular (LU path).
+
+    The mass declares a range that admits negative values, so that the runtime's own check of an
+    indefinite mass matrix is exercised (a mass parameter without a declared range gets ``min = 0``).
+    """
     s = sb.System("redundant_pendulum")
-    L, m, g = s.parameter("L", 1.0, "m"), s.parameter("m", 1.0, "kg"), s.parameter("g", 9.81, "m/s2")
+    L, g = s.parameter("L", 1.0, "m"), s.parameter("g", 9.81, "m/s2")
+    m = s.parameter("m", 1.0, "kg", min=-1e6)
     x, y = s.coordinate("x", 0.6, unit="m"), s.coordinate("y", -0.8, unit="m")
     s.particle("bob", s.point("P", s.origin, (x, y, 0)), m)
     s.gravity((0, -g, 0))

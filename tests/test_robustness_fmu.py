@@ -74,9 +74,14 @@ COLLISION_TIME = math.pi / (2 * math.sqrt(2.0))
 
 
 def cartesian_pendulum() -> sb.System:
-    """A pendulum in Cartesian coordinates (one holonomic constraint), mass without a declared range."""
+    """A pendulum in Cartesian coordinates (one holonomic constraint).
+
+    The mass declares a range that admits negative values, so that the runtime's own check of an
+    indefinite mass matrix is exercised (a mass parameter without a declared range gets ``min = 0``).
+    """
     s = sb.System("cartesian_pendulum")
-    L, m, g = s.parameter("L", 1.0, "m"), s.parameter("m", 1.0, "kg"), s.parameter("g", 9.81, "m/s2")
+    L, g = s.parameter("L", 1.0, "m"), s.parameter("g", 9.81, "m/s2")
+    m = s.parameter("m", 1.0, "kg", min=-1e6)
     x, y = s.coordinate("x", 0.6, unit="m"), s.coordinate("y", -0.8, unit="m")
     s.particle("bob", s.point("P", s.origin, (x, y, 0)), m)
     s.gravity((0, -g, 0))
@@ -1021,3 +1026,16 @@ def test_random_call_sequences_through_a_collision(version):
     """The radial fall reaches its collision within a few steps: steps fail after internal steps were accepted,
     and every discarded step must restore the state of its start."""
     _random_sequences("radial_fall", version, "cs")
+
+
+@pytest.mark.parametrize("version", (2, 3))
+def test_a_mass_parameter_without_a_range_refuses_negative_values(version):
+    """A parameter used as a mass gets min = 0: a negative value is an Error at Set, naming it."""
+    inst = open_instance(PENDULUM, version)
+    try:
+        inst.initialize()
+        n = len(inst.messages)
+        assert inst.set("m", -1.0) == ERROR
+        assert "'m' is outside its range [0" in inst.text(n)
+    finally:
+        inst.free()

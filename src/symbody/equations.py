@@ -547,6 +547,7 @@ def _check_equations(eq: Equations) -> None:
         rank = int((sv > tol).sum())
         if rank < eq.nc:
             names = ", ".join(repr(r) for r in eq.redundant_rows(Dv))
+            _check_consistent(eq, names)
             warnings.warn(
                 f"model {eq.name!r}: constraint rows {names} are redundant at the initial configuration "
                 f"(rank {rank} of {eq.nc}); the assembly uses pseudo-inverses, but an FMU needs independent rows",
@@ -568,6 +569,20 @@ def _check_equations(eq: Equations) -> None:
             "(if these are rotation angles, the start is a singularity of the angle parametrization: "
             "change the initial angles or use Euler parameters)"
         )
+
+
+def _check_consistent(eq: Equations, redundant: str) -> None:
+    """Redundant rows must still be satisfiable together: assemble once from the start values."""
+    from .errors import NumericalError
+    from .numeric.kinematics import assemble
+
+    try:
+        assemble(eq)
+    except NumericalError as err:
+        raise ModelError(
+            f"the constraints of {eq.name!r} are redundant ({redundant} depend on the others at the initial "
+            f"configuration) and inconsistent: {err}"
+        ) from None
 
 
 def _default_values(eq: Equations) -> dict:

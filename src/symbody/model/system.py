@@ -750,6 +750,9 @@ class System:
             raise ModelError(f"mass of {name!r} cannot be evaluated: {e}") from None
         if not math.isfinite(v) or v < 0:
             raise ModelError(f"mass of {name!r} is negative or not finite ({v:g})")
+        # a parameter that is a mass cannot be negative: declare it (FMUs then refuse negative values)
+        if m.op == 0 and m.kind == "parameter" and m.value.min is None:
+            m.value.min = 0.0
 
     def _check_inertia(self, name: str, I: tuple) -> None:
         import numpy as np
