@@ -399,7 +399,10 @@ static void store_value(SbInstance *inst, const SbVariable *v, double value)
     case SB_VAR_Q: inst->x[v->index] = value; break;
     case SB_VAR_DQ: inst->x[nq + v->index] = value; break;
     case SB_VAR_U: inst->u[v->index] = value; break;
-    case SB_VAR_P: inst->p[v->index] = value; break;
+    case SB_VAR_P:
+        inst->p[v->index] = value;
+        inst->psd_checked = 0; /* a mass or an inertia may have changed sign */
+        break;
     case SB_VAR_SETTING:
         if (v->index == SB_SET_METHOD && inst->set[v->index] != value) *inst->h_next = 0.0;
         if (v->index == SB_SET_RTOL) inst->flags |= SB_FLAG_RTOL_SET;
@@ -514,6 +517,9 @@ static SbStatus nonfinite_blocks(SbInstance *inst)
    SB_FACT_LDLT: A = M = L D L^T (no constraints);
    SB_FACT_SCHUR: range-space method, X = M^-1 D^T, S = D X = L D L^T:
        y = M^-1 b1, lam = S^-1 (D y - b2), z1 = y - X lam, z2 = lam;
+       when M is singular (coordinates without inertia, e.g. contact parameters) the same with
+       M + rho D^T D in place of M and b1 + rho D^T b2 in place of b1 (augmented Lagrangian):
+       positive definite whenever the motions the constraints allow all have inertia;
    SB_FACT_LU: complete-pivoting LU of [M D^T; D 0] (singular M or redundant constraints). */
 static void solve_factored(SbInstance *inst, const double *b, double *z)
 {
@@ -526,6 +532,9 @@ static void solve_factored(SbInstance *inst, const double *b, double *z)
     case SB_FACT_SCHUR: {
         double *y = inst->stmp, *lam = inst->stmp + n;
         memcpy(y, b, (size_t)n * sizeof(double));
+        if (inst->rho != 0.0) /* [M + rho D^T D, D^T; D, 0] z = [b1 + rho D^T b2; b2]: the same solution */
+            for (int r = 0; r < nc; ++r)
+                for (int j = 0; j < n; ++j) y[j] += inst->rho * inst->D[r * n + j] * b[n + r];
         sb_ldlt_solve(n, inst->Mf, y);
         for (int r = 0; r < nc; ++r) {
             double v = -b[n + r];
@@ -547,11 +556,32 @@ static void solve_factored(SbInstance *inst, const double *b, double *z)
 
 /* Range-space factorization of [M D^T; D 0].  Returns 1 on success, 0 if M is
    not positive definite and -1 if D M^-1 D^T is not (redundant constraints). */
-static int factor_schur(SbInstance *inst)
+static int factor_schur(SbInstance *inst, int augmented)
 {
     const int n = inst->m->nq, nc = inst->m->nc;
     memcpy(inst->Mf, inst->M, (size_t)n * n * sizeof(double));
-    if (sb_ldlt(n, inst->Mf)) return 0;
+    inst->rho = 0.0;
+    if (augmented) { /* M + rho D^T D, rho scaled so that both terms weigh alike */
+        double mmax = 0.0, dmax2 = 0.0;
+        for (int i = 0; i < n; ++i) mmax = fmax(mmax, fabs(inst->M[i * n + i]));
+        for (int j = 0; j < n; ++j) {
+            double s2 = 0.0;
+            for (int r = 0; r < nc; ++r) s2 += inst->D[r * n + j] * inst->D[r * n + j];
+            dmax2 = fmax(dmax2, s2);
+        }
+        if (!(dmax2 > 0.0)) return 0;
+        inst->rho = (mmax > 0.0 ? mmax : 1.0) / dmax2;
+        for (int i = 0; i < n; ++i)
+            for (int j = 0; j < n; ++j) {
+                double s2 = 0.0;
+                for (int r = 0; r < nc; ++r) s2 += inst->D[r * n + i] * inst->D[r * n + j];
+                inst->Mf[i * n + j] += inst->rho * s2;
+            }
+    }
+    if (sb_ldlt(n, inst->Mf)) {
+        inst->rho = 0.0;
+        return 0;
+    }
     for (int r = 0; r < nc; ++r) { /* X[r] = M^-1 D[r]^T */
         memcpy(inst->X + (size_t)r * n, inst->D + (size_t)r * n, (size_t)n * sizeof(double));
         sb_ldlt_solve(n, inst->Mf, inst->X + (size_t)r * n);
@@ -640,18 +670,42 @@ SbStatus sb_accelerations(SbInstance *inst, double t, const double *x, double *d
             if (r < nh) g -= bb * bb * inst->Phi[r];
             inst->rhs[n + r] = g;
         }
-        int schur = factor_schur(inst);
+        /* A coordinate without inertia (contact parameters, auxiliary coordinates) has an exact
+           zero on the diagonal of M at every state: such models factor M + rho D^T D directly.
+           The choice depends on the state only, so a restored FMU state continues bit-identically.
+           Semi-definiteness is checked once per parameter set (a negative mass or inertia is a
+           parameter's doing; physical inertia is positive semi-definite at every configuration). */
+        int massless = 0;
+        for (int i = 0; i < n; ++i)
+            if (inst->M[i * n + i] == 0.0) {
+                massless = 1;
+                break;
+            }
+        if (massless && !inst->psd_checked) {
+            SbStatus s = nonfinite_blocks(inst);
+            if (s != SB_OK) return s;
+            s = check_semidefinite(inst);
+            if (s != SB_OK) return s;
+            inst->psd_checked = 1;
+        }
+        int schur = factor_schur(inst, massless);
+        if (schur == 0 && !massless) { /* M is singular here, indefinite or not finite */
+            SbStatus s = nonfinite_blocks(inst);
+            if (s != SB_OK) return s;
+            if (!inst->psd_checked) {
+                s = check_semidefinite(inst);
+                if (s != SB_OK) return s;
+                inst->psd_checked = 1;
+            }
+            schur = factor_schur(inst, 1);
+        }
         if (schur > 0) {
             inst->fact = SB_FACT_SCHUR;
             inst->rank = na;
         } else {
             SbStatus s = nonfinite_blocks(inst);
             if (s != SB_OK) return s;
-            if (schur == 0) { /* M is singular (massless coordinates) or indefinite */
-                s = check_semidefinite(inst);
-                if (s != SB_OK) return s;
-            }
-            factor_lu(inst);
+            factor_lu(inst); /* redundant constraints, or motions without inertia (rank-revealing) */
         }
     }
     solve_factored(inst, inst->rhs, inst->sol);
@@ -1060,6 +1114,7 @@ SbStatus sb_restore(SbInstance *inst, const SbSnapshot *s)
     memcpy(inst->S, s->S, (size_t)inst->nS * sizeof(double));
     inst->mode = (SbMode)s->mode;
     inst->flags = s->flags;
+    inst->psd_checked = 0; /* the parameters may differ */
     sb_changed(inst);
     return SB_OK;
 }

@@ -105,6 +105,8 @@ struct SbInstance {
     int na;              /* nq + nc */
     double *M, *delta, *D, *beta, *gamma, *Phi, *Phi_q;
     int fact;            /* SbFactorization of the last dynamics evaluation */
+    double rho;          /* SB_FACT_SCHUR with a singular M: the factored block is M + rho D^T D */
+    int psd_checked;     /* M found positive semi-definite since the parameters last changed */
     double *Mf;          /* L D L^T factors of M */
     double *X, *Sf;      /* M^-1 D^T (nc rows of nq) and the L D L^T factors of D M^-1 D^T */
     double *stmp;        /* (nq + nc) */
