@@ -288,3 +288,49 @@ def run_closed_loop(
     signals = {nm: ys[:, j] for j, nm in enumerate(names)}
     signals.update({nm: us[:, j] for j, nm in enumerate(controller.inputs)})
     return LoopResult(h * np.arange(n + 1), signals)
+
+
+# ---------------------------------------------------------------------------
+# plots shared by the scripts
+# ---------------------------------------------------------------------------
+
+
+def pyplot():
+    """matplotlib's pyplot with a file backend (the scripts only write PNGs)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def plot_fmu_vs_python(
+    fmu_run: LoopResult,
+    py_run: LoopResult,
+    path: Path,
+    signals: Sequence[tuple[str, float, str]],
+    title: str,
+) -> None:
+    """The same closed loop on the FMU and on the Python model, and their difference.
+
+    ``signals`` lists ``(name, scale, unit)`` for the two columns; the FMU run is cut to the
+    Python run's horizon.
+    """
+    plt = pyplot()
+    n = len(py_run.t)
+    fig, ax = plt.subplots(2, 2, figsize=(10, 6), sharex=True)
+    for j, (name, scale, unit) in enumerate(signals):
+        ax[0, j].plot(fmu_run.t[:n], scale * fmu_run[name][:n], lw=2.5, label="FMU (fmpy, 10 ms doStep)")
+        ax[0, j].plot(py_run.t, scale * py_run[name], "--", lw=1.2, label="Python model (symbody.numeric)")
+        ax[0, j].set_ylabel(f"{name} [{unit}]")
+        ax[1, j].plot(py_run.t, scale * (fmu_run[name][:n] - py_run[name]))
+        ax[1, j].set_ylabel(f"FMU - Python [{unit}]")
+        ax[1, j].set_xlabel("time [s]")
+    ax[0, 0].legend(fontsize=8)
+    ax[0, 0].set_title(title, fontsize=10)
+    for a in ax.flat:
+        a.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)

@@ -68,7 +68,15 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from crane_design import FlatReference, bryson, damping, sampled_lqr  # noqa: E402
-from crane_loop import FeedbackLaw, FmuPlant, LoopResult, ModelPlant, run_closed_loop  # noqa: E402
+from crane_loop import (  # noqa: E402
+    FeedbackLaw,
+    FmuPlant,
+    LoopResult,
+    ModelPlant,
+    plot_fmu_vs_python,
+    pyplot,
+    run_closed_loop,
+)
 from crane_motion import Motion, TransferMetrics, format_table, transfer_metrics, trapezoid, zv_shaper  # noqa: E402
 
 MODEL = HERE.parent / "overhead_crane.py"
@@ -275,18 +283,9 @@ def max_difference(a: LoopResult, b: LoopResult, names=("x", "l", "theta", "x_pa
 # ---------------------------------------------------------------------------
 
 
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 def plot_transfers(d: OverheadDesign, runs: dict[str, LoopResult], path: Path) -> None:
     """Payload position, swing and trolley force of every run (one PNG)."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(3, 1, figsize=(9, 8.5), sharex=True)
     t_ref = np.linspace(0, T_END, 701)
     ax[0].plot(t_ref, [d.move.position(t) for t in t_ref], "k:", lw=1, label="planned motion")
@@ -311,26 +310,6 @@ def plot_transfers(d: OverheadDesign, runs: dict[str, LoopResult], path: Path) -
         a.grid(alpha=0.3)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
-    plt.close(fig)
-
-
-def plot_fmu_vs_python(fmu_run: LoopResult, py_run: LoopResult, path: Path) -> None:
-    """The LQR loop on the FMU and on the Python model, and their difference."""
-    plt = _pyplot()
-    fig, ax = plt.subplots(2, 2, figsize=(10, 6), sharex=True)
-    for j, (name, scale, unit) in enumerate([("x_payload", 1.0, "m"), ("theta", 180 / np.pi, "deg")]):
-        ax[0, j].plot(fmu_run.t, scale * fmu_run[name], lw=2.5, label="FMU (fmpy, 10 ms doStep)")
-        ax[0, j].plot(py_run.t, scale * py_run[name], "--", lw=1.2, label="Python model (symbody.numeric)")
-        ax[0, j].set_ylabel(f"{name} [{unit}]")
-        ax[1, j].plot(fmu_run.t, scale * (fmu_run[name] - py_run[name]))
-        ax[1, j].set_ylabel(f"FMU - Python [{unit}]")
-        ax[1, j].set_xlabel("time [s]")
-    ax[0, 0].legend(fontsize=8)
-    ax[0, 0].set_title("LQR closed loop: FMU vs Python model", fontsize=10)
-    for a in ax.flat:
-        a.grid(alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
     plt.close(fig)
 
 
@@ -377,7 +356,13 @@ def main(argv: list[str] | None = None) -> dict:
     plot = args.transfer_plot or out / "overhead_transfer.png"
     plot.parent.mkdir(parents=True, exist_ok=True)
     plot_transfers(d, runs, plot)
-    plot_fmu_vs_python(runs["LQR"], ref, out / "overhead_fmu_vs_python.png")
+    plot_fmu_vs_python(
+        runs["LQR"],
+        ref,
+        out / "overhead_fmu_vs_python.png",
+        [("x_payload", 1.0, "m"), ("theta", 180 / np.pi, "deg")],
+        "LQR closed loop: FMU vs Python model",
+    )
     print(f"\nplots: {plot}, {out / 'overhead_fmu_vs_python.png'}")
     print(f"total {time.perf_counter() - t0:.1f} s")
     return {

@@ -67,7 +67,15 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from crane_design import FlatReference, bryson, damping, sampled_lqr  # noqa: E402
-from crane_loop import FeedbackLaw, FmuPlant, LoopResult, ModelPlant, run_closed_loop  # noqa: E402
+from crane_loop import (  # noqa: E402
+    FeedbackLaw,
+    FmuPlant,
+    LoopResult,
+    ModelPlant,
+    plot_fmu_vs_python,
+    pyplot,
+    run_closed_loop,
+)
 from crane_motion import Motion, TransferMetrics, format_table, transfer_metrics, trapezoid, zv_shaper  # noqa: E402
 
 MODEL = HERE.parent / "tower_crane.py"
@@ -298,18 +306,9 @@ def max_difference(a: LoopResult, b: LoopResult, names=("theta", "r", "beta_r", 
 # ---------------------------------------------------------------------------
 
 
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 def plot_transfers(d: TowerDesign, runs: dict[str, LoopResult], path: Path) -> None:
     """Payload path from above, swing angles, slewing torque and trolley force of every run."""
-    plt = _pyplot()
+    plt = pyplot()
     fig = plt.figure(figsize=(11, 8))
     grid = fig.add_gridspec(3, 2, width_ratios=(1, 1.6))
     top = fig.add_subplot(grid[:, 0])
@@ -338,27 +337,6 @@ def plot_transfers(d: TowerDesign, runs: dict[str, LoopResult], path: Path) -> N
         fontsize=10,
     )
     for a in (*ax, top):
-        a.grid(alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-
-
-def plot_fmu_vs_python(fmu_run: LoopResult, py_run: LoopResult, path: Path) -> None:
-    """The LQR loop on the FMU and on the Python model (the Python run's horizon), and their difference."""
-    plt = _pyplot()
-    n = len(py_run.t)
-    fig, ax = plt.subplots(2, 2, figsize=(10, 6), sharex=True)
-    for j, name in enumerate(("beta_r", "beta_t")):
-        ax[0, j].plot(fmu_run.t[:n], np.degrees(fmu_run[name][:n]), lw=2.5, label="FMU (fmpy, 10 ms doStep)")
-        ax[0, j].plot(py_run.t, np.degrees(py_run[name]), "--", lw=1.2, label="Python model (symbody.numeric)")
-        ax[0, j].set_ylabel(f"{name} [deg]")
-        ax[1, j].plot(py_run.t, np.degrees(fmu_run[name][:n] - py_run[name]))
-        ax[1, j].set_ylabel("FMU - Python [deg]")
-        ax[1, j].set_xlabel("time [s]")
-    ax[0, 0].legend(fontsize=8)
-    ax[0, 0].set_title("tower crane, LQR closed loop: FMU vs Python model", fontsize=10)
-    for a in ax.flat:
         a.grid(alpha=0.3)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
@@ -405,7 +383,13 @@ def main(argv: list[str] | None = None) -> dict:
     print(f"LQR residual swing = {100 * ratio:.2f} % of open loop (reduction {100 * (1 - ratio):.2f} %)")
 
     plot_transfers(d, runs, out / "tower_transfer.png")
-    plot_fmu_vs_python(runs["LQR"], ref, out / "tower_fmu_vs_python.png")
+    plot_fmu_vs_python(
+        runs["LQR"],
+        ref,
+        out / "tower_fmu_vs_python.png",
+        [("beta_r", 180 / np.pi, "deg"), ("beta_t", 180 / np.pi, "deg")],
+        "tower crane, LQR closed loop: FMU vs Python model",
+    )
     print(f"\nplots: {out / 'tower_transfer.png'}, {out / 'tower_fmu_vs_python.png'}")
     print(f"total {time.perf_counter() - t0:.1f} s")
     plots = [out / "tower_transfer.png", out / "tower_fmu_vs_python.png"]

@@ -151,14 +151,8 @@ def compile_evaluator(eq, *names: str, extra: dict | None = None) -> CEvaluator:
     """The C counterpart of :meth:`symbody.Equations.evaluator` (same blocks, same call).
 
     Example:
-        >>> import symbody as sb
-        >>> s = sb.System("pendulum")
-        >>> th = s.coordinate("theta", 0.3, unit="rad")
-        >>> B = s.base("B", s.ground_base, sb.Rz(th))
-        >>> _ = s.particle("bob", s.point("P", s.origin, (0, -1, 0), base=B), 1.0)
-        >>> s.gravity((0, -9.81, 0))
-        >>> _ = s.generalized_force("motor", th, s.input("T"))
-        >>> eq = s.derive()
+        >>> from symbody.models import pendulum
+        >>> eq = pendulum().derive()
         >>> M, delta = compile_evaluator(eq, "M", "delta")(0.0, eq.q0, eq.dq0, [0.5], eq.p0)
         >>> M.tolist(), delta.round(6).tolist()
         ([[1.0]], [-2.399053])

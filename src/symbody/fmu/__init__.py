@@ -34,17 +34,11 @@ Design choices (see also ``fmu_templates/README.md``):
   factorization of the dynamics (:mod:`symbody.fmu.jacobians`).
 
 Example (export a torque-driven pendulum, simulate it with fmpy):
-    >>> import symbody as sb
-    >>> s = sb.System("pendulum")
-    >>> th = s.coordinate("theta", 0.3, unit="rad")
-    >>> B = s.base("B", s.ground_base, sb.Rz(th))
-    >>> _ = s.particle("bob", s.point("P", s.origin, (0, -1, 0), base=B), 1.0)
-    >>> s.gravity((0, -9.81, 0))
-    >>> _ = s.generalized_force("motor", th, s.input("T"))
-    >>> eq = s.derive()
+    >>> from symbody.models import pendulum
+    >>> eq = pendulum().derive()
     >>> import tempfile, pathlib, fmpy
     >>> out = pathlib.Path(tempfile.mkdtemp()) / "pendulum.fmu"
-    >>> fmu = export_fmu(s, out, fmi_version=3, kind="both")
+    >>> fmu = export_fmu(eq, out, fmi_version=3, kind="both")
     >>> res = fmpy.simulate_fmu(str(fmu), stop_time=1.0, start_values={"T": 0.0})
     >>> round(float(res["theta"][0]), 6), bool(abs(res["theta"]).max() <= 0.3 + 1e-9)
     (0.3, True)

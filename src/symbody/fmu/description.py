@@ -6,14 +6,8 @@ The variables, value references and capability flags are those of
 (FMI 2) or value references (FMI 3).
 
 Example:
-    >>> import symbody as sb
-    >>> s = sb.System("pendulum")
-    >>> th = s.coordinate("theta", 0.3, unit="rad")
-    >>> B = s.base("B", s.ground_base, sb.Rz(th))
-    >>> _ = s.particle("bob", s.point("P", s.origin, (0, -1, 0), base=B), 1.0)
-    >>> s.gravity((0, -9.81, 0))
-    >>> _ = s.generalized_force("motor", th, s.input("T"))
-    >>> eq = s.derive()
+    >>> from symbody.models import pendulum
+    >>> eq = pendulum().derive()
     >>> from symbody.fmu.spec import FmuSpec
     >>> xml = model_description(FmuSpec(eq, 3, "me")).decode()
     >>> '<ContinuousStateDerivative valueReference="3" dependencies="1 4" />' in xml

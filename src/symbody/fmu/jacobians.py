@@ -18,14 +18,8 @@ Jacobians are combined numerically from ``V = D dq - beta`` (``V_q``,
 ``V_t``), ``D`` and ``Phi_q``.
 
 Example (a pendulum driven by a torque ``T``):
-    >>> import symbody as sb
-    >>> s = sb.System("pendulum")
-    >>> th = s.coordinate("theta", 0.3, unit="rad")
-    >>> B = s.base("B", s.ground_base, sb.Rz(th))
-    >>> _ = s.particle("bob", s.point("P", s.origin, (0, -1, 0), base=B), 1.0)
-    >>> s.gravity((0, -9.81, 0))
-    >>> _ = s.generalized_force("motor", th, s.input("T"))
-    >>> eq = s.derive()
+    >>> from symbody.models import pendulum
+    >>> eq = pendulum().derive()
     >>> jac = ResidualJacobians(eq)
     >>> jac.R, jac.R_q, jac.R_u
     ([ddtheta - (T - 9.81*sin(theta))], [[9.81*cos(theta)]], [[-1]])

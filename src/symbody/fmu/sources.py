@@ -11,14 +11,8 @@ mass matrix is emitted as its upper triangle and mirrored.  Everything else
 (FMI wrappers, solvers, linear algebra) is generic C in ``fmu_templates/``.
 
 Example:
-    >>> import symbody as sb
-    >>> s = sb.System("pendulum")
-    >>> th = s.coordinate("theta", 0.3, unit="rad")
-    >>> B = s.base("B", s.ground_base, sb.Rz(th))
-    >>> _ = s.particle("bob", s.point("P", s.origin, (0, -1, 0), base=B), 1.0)
-    >>> s.gravity((0, -9.81, 0))
-    >>> _ = s.generalized_force("motor", th, s.input("T"))
-    >>> eq = s.derive()
+    >>> from symbody.models import pendulum
+    >>> eq = pendulum().derive()
     >>> src = ModelSource(eq, "both").text
     >>> print(src[src.index("/* M: ") : src.index("}", src.index("/* M: "))].strip())
     /* M: mass matrix (symmetric) */

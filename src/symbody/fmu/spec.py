@@ -7,14 +7,8 @@ ModelStructure dependencies and the generated ``model.c``.  The XML writers
 :mod:`symbody.fmu.python_backend`) read from it.
 
 Example:
-    >>> import symbody as sb
-    >>> s = sb.System("pendulum")
-    >>> th = s.coordinate("theta", 0.3, unit="rad")
-    >>> B = s.base("B", s.ground_base, sb.Rz(th))
-    >>> _ = s.particle("bob", s.point("P", s.origin, (0, -1, 0), base=B), 1.0)
-    >>> s.gravity((0, -9.81, 0))
-    >>> _ = s.generalized_force("motor", th, s.input("T"))
-    >>> eq = s.derive()
+    >>> from symbody.models import pendulum
+    >>> eq = pendulum().derive()
     >>> spec = FmuSpec(eq, fmi_version=3, kind="both")
     >>> spec.interfaces, spec.platform, spec.source_files[0]
     (('ModelExchange', 'CoSimulation'), 'x86_64-linux', 'model.c')

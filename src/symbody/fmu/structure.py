@@ -16,14 +16,8 @@ and start values of exact states are knowns too, and assembled states (models
 with constraints) depend on the parameters of the assembly rows.
 
 Example (``ddtheta`` depends on ``theta`` and the torque ``T``, not on ``dtheta``):
-    >>> import symbody as sb
-    >>> s = sb.System("pendulum")
-    >>> th = s.coordinate("theta", 0.3, unit="rad")
-    >>> B = s.base("B", s.ground_base, sb.Rz(th))
-    >>> _ = s.particle("bob", s.point("P", s.origin, (0, -1, 0), base=B), 1.0)
-    >>> s.gravity((0, -9.81, 0))
-    >>> _ = s.generalized_force("motor", th, s.input("T"))
-    >>> eq = s.derive()
+    >>> from symbody.models import pendulum
+    >>> eq = pendulum().derive()
     >>> sorted(Dependencies(eq, ResidualJacobians(eq)).acc[0])
     [('q', 0), ('u', 0)]
 """

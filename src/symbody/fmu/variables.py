@@ -11,14 +11,8 @@ parameters, outputs, settings -- the same for FMI 2 and FMI 3, for the C and
 the Python backends.
 
 Example:
-    >>> import symbody as sb
-    >>> s = sb.System("pendulum")
-    >>> th = s.coordinate("theta", 0.3, unit="rad")
-    >>> B = s.base("B", s.ground_base, sb.Rz(th))
-    >>> _ = s.particle("bob", s.point("P", s.origin, (0, -1, 0), base=B), 1.0)
-    >>> s.gravity((0, -9.81, 0))
-    >>> _ = s.generalized_force("motor", th, s.input("T"))
-    >>> eq = s.derive()
+    >>> from symbody.models import pendulum
+    >>> eq = pendulum().derive()
     >>> [(v.name, v.vr, v.causality) for v in fmu_variables(eq, "me")]  # doctest: +NORMALIZE_WHITESPACE
     [('time', 0, 'independent'), ('theta', 1, 'output'), ('dtheta', 2, 'output'),
      ('ddtheta', 3, 'output'), ('T', 4, 'input')]
