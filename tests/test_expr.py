@@ -110,3 +110,16 @@ def test_sympy_round_trip(xyz):
 
 def test_pi_constant_value():
     assert float(pi) == pytest.approx(math.pi)
+
+
+def test_exact_numbers_stay_exact_after_floats_of_equal_value():
+    from fractions import Fraction
+
+    import numpy as np
+
+    from symbody.symbolic.expr import num
+
+    assert isinstance(num(np.float64(0.125)).value, float) and type(num(np.float64(0.125)).value) is float
+    assert num(Fraction(1, 8)).value == Fraction(1, 8) and isinstance(num(Fraction(1, 8)).value, Fraction)
+    assert num(Fraction(1, 8)) is not num(0.125)
+    assert num(2.0) is num(2)  # integral floats are integers

@@ -17,6 +17,7 @@ Example:
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -65,7 +66,7 @@ def matvec(R: Matrix3, v: Sequence[Expr]) -> tuple[Expr, Expr, Expr]:
     return tuple(add(add(mul(R[i][0], v[0]), mul(R[i][1], v[1])), mul(R[i][2], v[2])) for i in range(3))  # type: ignore[return-value]
 
 
-class Rotation:
+class Rotation(ABC):
     """How a base is obtained from its parent.
 
     Subclasses define :meth:`matrix` (child components -> parent components) and
@@ -76,14 +77,16 @@ class Rotation:
     axis: int | None = None
     angle: Expr | None = None
 
-    def bind(self, system: System) -> None:
+    def bind(self, system: System) -> None:  # noqa: B027 - optional hook, most rotations override it
         """Convert user expressions with the system's symbol table."""
 
-    def matrix(self) -> Matrix3:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def matrix(self) -> Matrix3:
+        """Components in the parent base of the child base's unit vectors (columns)."""
 
-    def omega(self, system: System) -> tuple[Expr, Expr, Expr]:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def omega(self, system: System) -> tuple[Expr, Expr, Expr]:
+        """Angular velocity of the child base relative to the parent, components in the child base."""
 
     def extra_constraints(self, base: Base) -> list[tuple[str, Expr]]:
         """Constraint rows the parametrization needs (e.g. the Euler-parameter norm)."""

@@ -9,6 +9,7 @@ force ``f`` along a rate ``ds/dt`` (a spring length, a joint angle) adds
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING
 
 from ..symbolic.calculus import time_derivative
@@ -23,14 +24,15 @@ if TYPE_CHECKING:
     from .vector import Vector
 
 
-class Load:
+class Load(ABC):
     """Base class of loads."""
 
     name: str = ""
     kind: str = "load"
 
-    def apply(self, asm: Assembler) -> None:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def apply(self, asm: Assembler) -> None:
+        """Add the load's virtual power to the generalized forces of ``asm``."""
 
 
 class Wrench(Load):

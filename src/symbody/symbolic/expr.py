@@ -262,7 +262,7 @@ class Context:
 # ---------------------------------------------------------------------------
 # numbers
 # ---------------------------------------------------------------------------
-_NUMS: dict[Number, Expr] = {}
+_NUMS: dict[tuple[bool, Number], Expr] = {}
 
 
 def _as_number(v: Any) -> Number:
@@ -272,7 +272,8 @@ def _as_number(v: Any) -> Number:
         return v
     if isinstance(v, Fraction):
         return v.numerator if v.denominator == 1 else v
-    if isinstance(v, float):
+    if isinstance(v, float):  # also numpy.float64, stored as a plain float
+        v = float(v)
         if v.is_integer() and abs(v) < 2**53:
             return int(v)
         return v
@@ -284,13 +285,18 @@ def _as_number(v: Any) -> Number:
 
 
 def num(v: Any) -> Expr:
-    """The (shared) node of a numeric constant."""
+    """The (shared) node of a numeric constant.
+
+    Exact numbers (int, Fraction) and floats are kept apart even when equal in value
+    (``Fraction(1, 4) == 0.25``), so that exact arithmetic stays exact whatever ran before.
+    """
     v = _as_number(v)
-    e = _NUMS.get(v)
+    key = (isinstance(v, float), v)
+    e = _NUMS.get(key)
     if e is None:
         e = _new(None, NUM, (), 0)
         e.value = v
-        _NUMS[v] = e
+        _NUMS[key] = e
     return e
 
 
