@@ -193,6 +193,14 @@ static const double DP_A[7][6] = {
 static const double DP_E[7] = {71.0 / 57600.0, 0.0, -71.0 / 16695.0, 71.0 / 1920.0, -17253.0 / 339200.0,
                                22.0 / 525.0,   -1.0 / 40.0};
 
+/* Discard after SB_MAX_STEPS internal steps: the host may retry with a shorter communication step. */
+static SbStatus too_many_steps(SbInstance *inst, const char *solver, double t)
+{
+    snprintf(inst->problem, sizeof inst->problem, "%s needed more than %ld internal steps (t = %.17g)", solver,
+             SB_MAX_STEPS, t);
+    return SB_DISCARD;
+}
+
 static SbStatus dopri5(SbInstance *inst, double t, double tend)
 {
     SbSolver *w = inst->solver;
@@ -203,11 +211,7 @@ static SbStatus dopri5(SbInstance *inst, double t, double tend)
     long count = 0;
     SbStatus s;
     while (tend - t > 1e-13 * fmax(1.0, fabs(tend))) {
-        if (++count > SB_MAX_STEPS) { /* the host may retry with a shorter communication step */
-            snprintf(inst->problem, sizeof inst->problem, "dopri5 needed more than %ld internal steps (t = %.17g)",
-                     SB_MAX_STEPS, t);
-            return SB_DISCARD;
-        }
+        if (++count > SB_MAX_STEPS) return too_many_steps(inst, "dopri5", t);
         if (need_k1) {
             if ((s = sb_derivatives(inst, t, y, k[0])) != SB_OK) return s;
             need_k1 = 0;
@@ -283,11 +287,7 @@ static SbStatus rosenbrock23(SbInstance *inst, double t, double tend)
     long count = 0;
     SbStatus s;
     while (tend - t > 1e-13 * fmax(1.0, fabs(tend))) {
-        if (++count > SB_MAX_STEPS) { /* the host may retry with a shorter communication step */
-            snprintf(inst->problem, sizeof inst->problem, "rosenbrock23 needed more than %ld internal steps (t = %.17g)",
-                     SB_MAX_STEPS, t);
-            return SB_DISCARD;
-        }
+        if (++count > SB_MAX_STEPS) return too_many_steps(inst, "rosenbrock23", t);
         if (need_jac) {
             if ((s = sb_derivatives(inst, t, y, w->F0)) != SB_OK) return s;
             if ((s = sb_state_jacobian(inst, t, y, w->J, w->T)) != SB_OK) return s;
