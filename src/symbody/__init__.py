@@ -55,7 +55,7 @@ from .symbolic.expr import (
     tanh,
 )
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 __all__ = [
     "System",
