@@ -17,6 +17,7 @@ modes                          :func:`modal_analysis`
 =============================  ==========================================================
 """
 
+from .assembly import HeldCoordinateWarning
 from .dynamics import FORMULATIONS, SimulationResult, simulate
 from .energy import EnergyResult, energy, is_conservative, kinetic_energy, potential_energy
 from .equilibrium import EquilibriumResult, NonIsolatedEquilibriumWarning, static_equilibrium
@@ -40,6 +41,7 @@ __all__ = [
     "NumericModel",
     "assemble",
     "AssemblyResult",
+    "HeldCoordinateWarning",
     "solve_velocities",
     "solve_accelerations",
     "LinearKinematicsResult",

@@ -34,9 +34,9 @@ from typing import Any
 import numpy as np
 
 from ..errors import NumericalError
+from .assembly import _as_fixed, newton_least_squares
 from .blocks import evaluator
 from .inverse import JointReaction, joint_reactions
-from .kinematics import _as_fixed, newton_least_squares
 from .model import as_numeric
 
 

@@ -4,16 +4,14 @@ These are the numeric templates ``solve_initial_position``,
 ``solve_initial_velocity`` and ``kinematic_simulation_num`` of 3D_MEC_MATLAB
 (seed 000) and the position/velocity/acceleration problems of seed 003:
 
-- :func:`assemble`: Newton-Raphson on ``Phi(q, t) = 0`` (and on the
-  initial-position conditions ``Phi_init``), with relaxation or a backtracking
-  line search; each step is the minimum-norm least-squares correction, so
-  redundant constraints (rank-deficient Jacobian) and under-determined
-  systems are handled, and an unsatisfiable system is reported as such.
+- :func:`assemble` (in :mod:`symbody.numeric.assembly`, re-exported here):
+  Newton-Raphson on ``Phi(q, t) = 0`` and the initial-position conditions.
 - :func:`solve_velocities`, :func:`solve_accelerations`: ``D dq = beta`` and
   ``D ddq = gamma``, dependent entries from independent ones, the split
   chosen by QR with column pivoting; incompatible data are detected.
 - :func:`kinematic_simulation`: independent coordinates driven by functions
-  of time; position, velocity and acceleration at each time.
+  of time; position, velocity and acceleration at each time (non-holonomic
+  models integrate the rates of the velocity problem).
 
 Example (a four-bar linkage, the crank held at its initial angle while assembling):
     >>> import math, symbody as sb
@@ -42,9 +40,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from scipy.integrate import solve_ivp
 
 from ..errors import NumericalError
 from ..symbolic.expr import Expr
+from .assembly import AssemblyResult, assemble, newton_least_squares
 from .blocks import model_blocks
 from .linalg import (
     RANK_TOL,
@@ -56,32 +56,12 @@ from .linalg import (
     select_columns,
     solve_dependent,
 )
-from .model import NumericModel, as_numeric
+from .model import NumericModel, as_numeric, coordinate_indices
 from .results import TimeHistory
 
 # ---------------------------------------------------------------------------
 # names and preferences
 # ---------------------------------------------------------------------------
-
-
-def coordinate_indices(eq, names: Sequence[str | int] | None) -> list[int] | None:
-    """Indices of coordinates given by name (or index)."""
-    if names is None:
-        return None
-    if isinstance(names, str):
-        names = [names]
-    out = []
-    cn = [c.name for c in eq.coordinates]
-    for nm in names:
-        if isinstance(nm, (int, np.integer)):
-            if not 0 <= int(nm) < len(cn):
-                raise KeyError(f"coordinate index {nm} out of range (model has {len(cn)} coordinates)")
-            out.append(int(nm))
-            continue
-        if nm not in cn:
-            raise KeyError(f"{nm!r} is not a coordinate of {eq.name!r}; coordinates are: {', '.join(cn)}")
-        out.append(cn.index(nm))
-    return out
 
 
 def dependent_preference(eq) -> list[list[int]]:
@@ -101,205 +81,6 @@ def dependent_preference(eq) -> list[list[int]]:
 
 def _names(eq, idx: Sequence[int]) -> list[str]:
     return [eq.coordinates[i].name for i in idx]
-
-
-# ---------------------------------------------------------------------------
-# Newton-Raphson
-# ---------------------------------------------------------------------------
-
-
-@dataclass
-class _Newton:
-    x: np.ndarray
-    residual: np.ndarray
-    iterations: int
-    converged: bool
-
-
-def newton_least_squares(
-    fun: Callable[[np.ndarray], np.ndarray],
-    jac: Callable[[np.ndarray], np.ndarray],
-    x0: np.ndarray,
-    tol: float = 1e-10,
-    max_iter: int = 50,
-    relax: float | None = None,
-) -> _Newton:
-    """Gauss-Newton with minimum-norm steps for ``fun(x) = 0``.
-
-    ``relax`` is a fixed step fraction (3D_MEC's relaxation); ``None`` uses a
-    backtracking line search on ``|fun|`` (full steps near the solution).
-    Converged when ``max |fun(x)| <= tol``.
-    """
-    x = np.array(x0, dtype=float)
-    r = fun(x)
-    norm = float(np.max(np.abs(r))) if r.size else 0.0
-    for k in range(max_iter):
-        if norm <= tol:
-            return _Newton(x, r, k, True)
-        J = jac(x)
-        dx = -np.linalg.lstsq(J, r, rcond=RANK_TOL)[0]
-        if not np.all(np.isfinite(dx)):
-            break
-        if relax is not None:
-            x = x + relax * dx
-            r = fun(x)
-            norm = float(np.max(np.abs(r)))
-            continue
-        alpha, l2 = 1.0, float(r @ r)
-        while True:
-            xn = x + alpha * dx
-            rn = fun(xn)
-            if np.all(np.isfinite(rn)) and float(rn @ rn) <= (1.0 - 1e-4 * alpha) * l2:
-                break
-            alpha *= 0.5
-            if alpha < 1e-4:
-                break
-        if alpha < 1e-4:  # no decrease: a least-squares minimum that is not a solution
-            return _Newton(x, r, k + 1, False)
-        x, r = xn, rn
-        norm = float(np.max(np.abs(r)))
-    return _Newton(x, r, max_iter, norm <= tol)
-
-
-# ---------------------------------------------------------------------------
-# assembly
-# ---------------------------------------------------------------------------
-
-
-@dataclass
-class AssemblyResult:
-    """Result of :func:`assemble`.
-
-    Attributes:
-        q: the assembled coordinates.
-        t: time of the assembly.
-        converged: always ``True`` (a failure raises :class:`symbody.NumericalError`).
-        iterations: Newton iterations taken.
-        residual: ``max |rows|`` at ``q`` (constraints, initial conditions and held values).
-        rows: names of the rows solved.
-        rank: rank of their Jacobian at ``q``.
-        redundant: rows dependent on the others at ``q`` (redundant constraints).
-        dof: degrees of freedom left by the constraints ``D`` at ``q``.
-        coordinate_names: names of the coordinates (``res["theta"]`` gives one value).
-    """
-
-    q: np.ndarray
-    t: float
-    converged: bool
-    iterations: int
-    residual: float
-    rows: list[str]
-    rank: int
-    redundant: list[str]
-    dof: int
-    coordinate_names: list[str] = field(default_factory=list)
-
-    def __getitem__(self, name: str) -> float:
-        return float(self.q[self.coordinate_names.index(name)])
-
-
-def _position_rows(nm: NumericModel, use_initial: bool, fixed: dict[int, float]):
-    eq = nm.eq
-    nh = eq.nh
-    names = [r.name for r in eq.constraint_rows[:nh]]
-    if use_initial:
-        names += [r.name for r in eq.initial_rows]
-    fixed_items = sorted(fixed.items())
-    names += [f"{eq.coordinates[i].name} = {v:g}" for i, v in fixed_items]
-    n = eq.nq
-
-    def fun(q: np.ndarray, t: float) -> np.ndarray:
-        parts = [nm.Phi_init(q, t) if use_initial else nm.Phi(q, t)]
-        if fixed_items:
-            parts.append(np.array([q[i] - v for i, v in fixed_items]))
-        return np.concatenate(parts) if parts else np.zeros(0)
-
-    def jac(q: np.ndarray, t: float) -> np.ndarray:
-        parts = [nm.Phi_init_q(q, t) if use_initial else nm.Phi_q(q, t)]
-        if fixed_items:
-            E = np.zeros((len(fixed_items), n))
-            for k, (i, _) in enumerate(fixed_items):
-                E[k, i] = 1.0
-            parts.append(E)
-        return np.vstack(parts) if parts else np.zeros((0, n))
-
-    return names, fun, jac
-
-
-def _as_fixed(eq, fixed: Any, q: np.ndarray) -> dict[int, float]:
-    if fixed is None:
-        return {}
-    if isinstance(fixed, dict):
-        idx = coordinate_indices(eq, list(fixed))
-        return {i: float(v) for i, v in zip(idx, fixed.values())}  # type: ignore[arg-type]
-    idx = coordinate_indices(eq, fixed)
-    return {i: float(q[i]) for i in idx}  # type: ignore[union-attr]
-
-
-def assemble(
-    model: Any,
-    q: Any = None,
-    t: float = 0.0,
-    *,
-    use_initial: bool = True,
-    fixed: Sequence[str] | dict[str, float] | None = None,
-    tol: float = 1e-10,
-    max_iter: int = 100,
-    relax: float | None = None,
-    p: Any = None,
-) -> AssemblyResult:
-    """Solve the position problem ``Phi(q, t) = 0`` from a guess (3D_MEC ``solve_initial_position``).
-
-    Args:
-        model: ``Equations`` or :class:`NumericModel`.
-        q: initial guess (default: the model's initial coordinates).
-        t: time.
-        use_initial: also impose the model's initial-position conditions ``Phi_init``
-            (e.g. ``s.fix_initial(theta1)``); ``False`` solves ``Phi = 0`` alone,
-            staying as close to the guess as the minimum-norm steps allow.
-        fixed: coordinates held during assembly: names (held at the guess) or
-            ``{name: value}``.
-        tol: absolute tolerance on ``max |Phi|``.
-        max_iter: maximum Newton iterations.
-        relax: fixed step fraction in ``(0, 1]``; ``None`` (default) uses a line search.
-        p: parameter values (when ``model`` is an ``Equations``).
-
-    Returns:
-        :class:`AssemblyResult`.
-
-    Raises:
-        NumericalError: no convergence, or the rows cannot be satisfied together
-            (inconsistent constraints / initial conditions); the message names the
-            worst violated rows.
-    """
-    nm = as_numeric(model, p)
-    eq = nm.eq
-    q0 = np.array(eq.q0 if q is None else q, dtype=float).reshape(-1)
-    if q0.size != eq.nq:
-        raise ValueError(f"expected {eq.nq} coordinates, got {q0.size}")
-    if relax is not None and not 0.0 < relax <= 1.0:
-        raise ValueError(f"relax must be in (0, 1], got {relax}")
-    fx = _as_fixed(eq, fixed, q0)
-    names, fun, jac = _position_rows(nm, use_initial, fx)
-    sol = newton_least_squares(lambda x: fun(x, t), lambda x: jac(x, t), q0, tol, max_iter, relax)
-    if not sol.converged:
-        r = np.abs(sol.residual)
-        worst = np.argsort(-r)[:3]
-        detail = ", ".join(f"{names[i]!r} ({r[i]:.3g})" for i in worst if r[i] > tol)
-        why = "the rows cannot all be satisfied (inconsistent constraints or conditions)"
-        if sol.iterations >= max_iter:
-            why = f"no convergence in {max_iter} iterations"
-        raise NumericalError(f"assembly of {eq.name!r} failed: {why}; largest residuals: {detail}")
-    J = jac(sol.x, t)
-    rank = numerical_rank(J) if J.size else 0
-    keep = set(independent_rows(J)) if J.size else set()
-    redundant = [names[i] for i in range(len(names)) if i not in keep]
-    D = nm.D(sol.x, t) if eq.nc else np.zeros((0, eq.nq))
-    dof = eq.nq - (numerical_rank(D) if D.size else 0)
-    res = float(np.max(np.abs(sol.residual))) if sol.residual.size else 0.0
-    return AssemblyResult(
-        sol.x, t, True, sol.iterations, res, names, rank, redundant, dof, [c.name for c in eq.coordinates]
-    )
 
 
 # ---------------------------------------------------------------------------
@@ -573,6 +354,8 @@ def kinematic_simulation(
     q: Any = None,
     tol: float = 1e-10,
     max_iter: int = 50,
+    rtol: float = 1e-11,
+    atol: float = 1e-12,
     p: Any = None,
 ) -> KinematicResult:
     """Kinematic simulation (seed 000 ``kinematic_simulation_num``).
@@ -583,6 +366,16 @@ def kinematic_simulation(
     the extrapolated previous solution, then the velocity and acceleration
     problems.
 
+    With non-holonomic (velocity) constraints the positions do not follow from
+    the drivers alone: a rolling disc's contact point depends on the whole
+    history of its rolling.  The coordinates are then integrated, from one
+    output time to the next, with the rates ``dq(q, t)`` of the velocity problem
+    (constraints ``D`` and the drivers' rates; scipy's DOP853 with ``rtol`` and
+    ``atol``), and projected at each output time on the holonomic constraints
+    and the drivers' positions (minimum-norm Newton correction, which leaves the
+    coordinates that only velocity constraints tie as integrated).  Those
+    coordinates start from the guess ``q``.
+
     Args:
         model: ``Equations`` or :class:`NumericModel`.
         times: increasing times.
@@ -591,6 +384,7 @@ def kinematic_simulation(
             three callables ``(z(t), dz(t), ddz(t))``.
         q: guess at the first time (default: the model's initial coordinates).
         tol: position tolerance ``max |Phi|``.
+        rtol, atol: tolerances of the integration of the rates (non-holonomic models only).
 
     Returns:
         :class:`KinematicResult` (outputs that depend on multipliers are NaN).
@@ -620,12 +414,19 @@ def kinematic_simulation(
     for k, i in enumerate(didx):
         E[k, i] = 1.0
     nh = eq.nh
+    nonholonomic = eq.nc > nh
 
     def pos(x: np.ndarray, t: float, z: np.ndarray) -> np.ndarray:
         return np.concatenate([nm.Phi(x, t) if nh else np.zeros(0), x[didx] - z[0]])
 
     def pos_q(x: np.ndarray, t: float) -> np.ndarray:
         return np.vstack([nm.Phi_q(x, t) if nh else np.zeros((0, n)), E])
+
+    def rates(t: float, x: np.ndarray) -> np.ndarray:
+        """Velocities of the velocity problem at any ``x`` (minimum-norm least squares, unchecked)."""
+        D, beta = nm._fn("D", "beta")(*nm._args(x, None, t))
+        A = np.vstack([D, E])
+        return np.linalg.lstsq(A, np.concatenate([beta, zfun(t)[1]]), rcond=RANK_TOL)[0]
 
     qk = np.array(eq.q0 if q is None else q, dtype=float)
     Q = np.zeros((ts.size, n))
@@ -636,7 +437,9 @@ def kinematic_simulation(
     names = [c.name for c in eq.coordinates]
     for k, t in enumerate(ts):
         z = zfun(t)
-        if k > 0:
+        if k > 0 and nonholonomic:
+            qk = _integrate_rates(rates, ts[k - 1], t, Q[k - 1], rtol, atol, eq.name)
+        elif k > 0:
             h = t - ts[k - 1]
             qk = Q[k - 1] + h * DQ[k - 1] + 0.5 * h * h * DDQ[k - 1]
         sol = newton_least_squares(lambda x, t=t, z=z: pos(x, t, z), lambda x, t=t: pos_q(x, t), qk, tol, max_iter)
@@ -671,6 +474,25 @@ def kinematic_simulation(
     return KinematicResult(
         eq, ts, Q, DQ, DDQ, None, U, Y, drivers=[names[i] for i in didx], residual=res, iterations=its
     )
+
+
+def _integrate_rates(
+    rates: Callable[[float, np.ndarray], np.ndarray],
+    t0: float,
+    t1: float,
+    q0: np.ndarray,
+    rtol: float,
+    atol: float,
+    name: str,
+) -> np.ndarray:
+    """``q(t1)`` from ``dq/dt = rates(t, q)``, ``q(t0) = q0`` (DOP853)."""
+    sol = solve_ivp(rates, (t0, t1), q0, method="DOP853", rtol=rtol, atol=atol)
+    if not sol.success or not np.all(np.isfinite(sol.y[:, -1])):
+        raise NumericalError(
+            f"kinematic simulation of {name!r}: integrating the non-holonomic rates failed between "
+            f"t = {t0:g} and {t1:g}: {sol.message}"
+        )
+    return sol.y[:, -1]
 
 
 def _solve_full(A: np.ndarray, b: np.ndarray, what: str, t: float) -> np.ndarray:

@@ -23,6 +23,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -259,6 +260,34 @@ class NumericModel:
         from .modes import modal_analysis
 
         return modal_analysis(self, q, **options)
+
+
+def coordinate_indices(eq, names: Sequence[str | int] | None) -> list[int] | None:
+    """Indices of coordinates given by name (or index).
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("xy"); x, y = s.coordinate("x"), s.coordinate("y")
+        >>> _ = s.particle("m", s.point("P", s.origin, (x, y, 0)), 1.0)
+        >>> coordinate_indices(s.derive(), ["y", 0])
+        [1, 0]
+    """
+    if names is None:
+        return None
+    if isinstance(names, str):
+        names = [names]
+    out = []
+    cn = [c.name for c in eq.coordinates]
+    for nm in names:
+        if isinstance(nm, (int, np.integer)):
+            if not 0 <= int(nm) < len(cn):
+                raise KeyError(f"coordinate index {nm} out of range (model has {len(cn)} coordinates)")
+            out.append(int(nm))
+            continue
+        if nm not in cn:
+            raise KeyError(f"{nm!r} is not a coordinate of {eq.name!r}; coordinates are: {', '.join(cn)}")
+        out.append(cn.index(nm))
+    return out
 
 
 def as_numeric(model: Any, p: Any = None) -> NumericModel:
