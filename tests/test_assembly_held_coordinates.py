@@ -32,7 +32,9 @@ def rod_angle(a: float) -> float:
 
 def test_a_differing_guess_is_reported_and_the_held_value_wins():
     eq = slider_crank().derive()
-    with pytest.warns(HeldCoordinateWarning, match=r"coordinate 'a' \(0\.4\) differs from the value 1 held by .*'a_init'"):
+    with pytest.warns(
+        HeldCoordinateWarning, match=r"coordinate 'a' \(0\.4\) differs from the value 1 held by .*'a_init'"
+    ):
         res = assemble(eq, [0.4, -0.1])
     assert res["a"] == pytest.approx(1.0, abs=1e-12)
     assert res["b"] == pytest.approx(rod_angle(1.0), abs=1e-10)
