@@ -32,6 +32,7 @@ import numpy as np
 from .errors import ModelError
 from .symbolic.calculus import diff, jacobian, subs_many, time_derivative
 from .symbolic.dynamics import assemble
+from .symbolic.energy import kinetic_energy, potential_energy
 from .symbolic.expr import ZERO, Expr, neg
 
 # ---------------------------------------------------------------------------
@@ -114,9 +115,14 @@ class Equations:
         Phi_init, Phi_init_q: rows for assembling the initial configuration
             (``Phi`` followed by the initial-position conditions).
         lam: multiplier symbols, one per row of ``D``.
+        kinetic_energy: ``T(q, dq, t)`` with the full velocities (rheonomic terms included).
+        potential_energy: ``V(q, t)`` of gravity and springs (the loads that declare a potential).
+        nonpotential_forces: generalized forces of the loads, or parts of loads, without a
+            potential (dampers, actuators, other forces); ``nonpotential_loads`` names them.
         derive_seconds: time taken by :meth:`symbody.System.derive`.
-        n_atoms: number of atoms created by the derivation (later Jacobians and
-            export plans add atoms to the same table; they are not counted here).
+        n_atoms: number of atoms created by the derivation of the equations of motion
+            (the energy expressions, later Jacobians and export plans add atoms to the
+            same table; they are not counted here).
     """
 
     def __init__(self) -> None:
@@ -485,8 +491,10 @@ def derive_equations(system, progress: bool | Callable | None = None, check: boo
     eq.joints = [JointInfo(j.name, j.kind, tuple(j.rows), dict(j.reactions)) for j in system.joints.values()]
     if check:
         _check_equations(eq)
-    eq.derive_seconds = time.perf_counter() - t0
     eq.n_atoms = system.ctx.n_atoms
+    eq.kinetic_energy = kinetic_energy(system)
+    eq.potential_energy, eq.nonpotential_forces, eq.nonpotential_loads = potential_energy(system)
+    eq.derive_seconds = time.perf_counter() - t0
     return eq
 
 

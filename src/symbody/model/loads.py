@@ -5,6 +5,10 @@ virtual power principle: a force ``F`` at a point adds ``F . dv_P/d(dq_i)``, a
 moment ``T`` on a body adds ``T . d(omega)/d(dq_i)``, and a scalar element of
 force ``f`` along a rate ``ds/dt`` (a spring length, a joint angle) adds
 ``f d(ds/dt)/d(dq_i)``.  Loads are applied when the system is derived.
+
+Gravity and the elastic forces of springs also declare their potential energy
+(:meth:`Load.potential_split`): the energy of a motion is then exact instead of
+an integral of their work along sampled paths.
 """
 
 from __future__ import annotations
@@ -13,11 +17,12 @@ from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING
 
 from ..symbolic.calculus import time_derivative
-from ..symbolic.expr import ONE, ZERO, Expr, add, div, mul, neg, pow_, sqrt, sub, tanh
+from ..symbolic.expr import HALF, ONE, ZERO, Expr, add, div, mul, neg, pow_, sqrt, sub, tanh
 from .point import relative_position
 
 if TYPE_CHECKING:
     from ..symbolic.dynamics import Assembler
+    from ..symbolic.kinematics import Kinematics
     from .base import Base
     from .point import Point
     from .solid import Solid
@@ -33,6 +38,16 @@ class Load(ABC):
     @abstractmethod
     def apply(self, asm: Assembler) -> None:
         """Add the load's virtual power to the generalized forces of ``asm``."""
+
+    def potential_split(self, kin: Kinematics) -> tuple[Expr | None, Load | None]:
+        """The load's potential energy ``V(q, t)`` and the load that remains beyond it.
+
+        ``(None, self)`` for a load without a potential (the default); ``(V, None)`` for a
+        purely conservative one; ``(V, rest)`` when only part of it derives from ``V``
+        (a spring with a damper): ``-dV/dq`` plus the generalized forces of ``rest``
+        are the load's generalized forces.
+        """
+        return None, self
 
 
 class Wrench(Load):
@@ -111,6 +126,30 @@ class Gravity(Load):
                     for t in J.dot_terms(tau):
                         asm.add_delta(i, t)
 
+    def potential_split(self, kin: Kinematics) -> tuple[Expr | None, Load | None]:
+        """``V = -sum m g . r_G`` over the solids (``g`` is constant: parameters only)."""
+        V = ZERO
+        for solid in kin.system.solids.values():
+            if solid.mass.is_zero:
+                continue
+            V = sub(V, mul(solid.mass, kin.position(solid.point).dot(self.g)))
+            if not solid.is_particle and any(c is not ZERO for c in solid.first_moment):
+                parts: dict = {}
+                kin.add_part(parts, solid.base, solid.first_moment)
+                V = sub(V, kin.vector(parts).dot(self.g))
+        return V, None
+
+
+def _depends_on_state(kin: Kinematics, *exprs: Expr) -> bool:
+    """True if an expression depends on coordinates, velocities, accelerations or inputs."""
+    system = kin.system
+    mask = 0
+    for c in system.coordinates:
+        mask |= c.q.mask | c.dq.mask | c.ddq.mask
+    for u in system.inputs.values():
+        mask |= u.symbol.mask
+    return any(e.mask & mask for e in exprs)
+
 
 class ScalarForce(Load):
     """A force ``f`` acting along a scalar rate ``ds/dt`` (linear in the velocities).
@@ -179,6 +218,16 @@ class SpringDamper(Load):
             for t in r.dot_terms(J):
                 asm.add_delta(i, mul(coef, t))
 
+    def potential_split(self, kin: Kinematics) -> tuple[Expr | None, Load | None]:
+        """``V = 1/2 k (d - l0)^2``; the damper and the actuator remain (a spring-damper with ``k = 0``)."""
+        if self.k.is_zero or _depends_on_state(kin, self.k, self.l0):
+            return None, self
+        V = mul(HALF, mul(self.k, pow_(sub(self.length(kin), self.l0), 2)))
+        if self.c.is_zero and self.actuator.is_zero:
+            return V, None
+        rest = SpringDamper(self.name, self.p1, self.p2, ZERO, self.l0, self.c, self.actuator, self.solid1, self.solid2)
+        return V, rest
+
 
 class TorsionSpringDamper(Load):
     """Rotational spring-damper on an angle expression: ``tau = -k (a - a0) - c da/dt``."""
@@ -197,6 +246,15 @@ class TorsionSpringDamper(Load):
         if not self.c.is_zero:
             tau = sub(tau, mul(self.c, rate))
         ScalarForce(self.name, rate, tau).apply(asm)
+
+    def potential_split(self, kin: Kinematics) -> tuple[Expr | None, Load | None]:
+        """``V = 1/2 k (a - a0)^2``; the damper remains (a torsion spring-damper with ``k = 0``)."""
+        if self.k.is_zero or _depends_on_state(kin, self.k, self.a0):
+            return None, self
+        V = mul(HALF, mul(self.k, pow_(sub(self.angle, self.a0), 2)))
+        if self.c.is_zero:
+            return V, None
+        return V, TorsionSpringDamper(self.name, self.angle, ZERO, self.a0, self.c, self.ctx)
 
 
 class RelativeDamper(Load):

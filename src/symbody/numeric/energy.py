@@ -1,43 +1,53 @@
 """Kinetic, potential and total energy along a motion.
 
-The kinetic energy is ``T = 0.5 dq^T M(q, t) dq`` (exact for any model).
+The kinetic energy is the model's ``T(q, dq, t)`` (``eq.kinetic_energy``):
+``1/2 m v.v + ...`` with the full velocity of every solid, so the explicit
+time dependence of rheonomic models (a support moved by a law of time) counts;
+for a scleronomic model it equals ``0.5 dq^T M dq``.
 
-A model does not carry a potential function: gravity, springs and other
-position-dependent loads enter only as generalized forces.  The potential
-energy is therefore recovered as the work of the *static generalized forces*
-``Q(q) = delta(q, dq = 0, u = 0, t)``: the forces left when velocities vanish,
-i.e. gravity, springs, constant loads (damping and velocity-dependent inertia
-terms vanish; inputs are external work and are set to zero unless ``u`` is
-given).  ``V(q) = -int Q . dq`` is integrated along the straight segments
-joining consecutive samples with composite Gauss-Legendre quadrature (error
-far below 1e-12 for smooth fields), starting from ``V = 0`` at a reference.
+The potential energy has two parts:
 
-This ``V`` is a true potential only when ``Q`` is conservative, which means
-``dQ/dq`` is symmetric.  The symmetry is checked at the first sample with the
-symbolic Jacobian; ``EnergyResult.conservative`` reports the result, and a
-``RuntimeWarning`` is issued when the check fails (for example with follower
-loads, or rheonomic loads that depend on time).
+- exact: the potential ``V(q, t)`` that gravity (``-m g . r_G``), springs
+  (``1/2 k (l - l0)^2``) and torsion springs (``1/2 k (a - a0)^2``) declare
+  (``eq.potential_energy``), evaluated at each sample;
+- integrated: loads without a potential (``eq.nonpotential_loads``: forces and
+  torques, generalized forces, actuators) contribute the work of their *static*
+  generalized forces ``Q_np(q, dq = 0, u, t)`` (dampers vanish there; inputs
+  are external work and are set to zero unless ``u`` is given), ``-int Q_np . dq``
+  along the straight segments joining consecutive samples, by composite
+  Gauss-Legendre quadrature (error far below 1e-12 for smooth fields).
+
+The integrated part is a true potential only when ``Q_np`` is conservative, which
+means ``dQ_np/dq`` is symmetric.  The symmetry is checked at the first sample;
+``EnergyResult.conservative`` reports the result, and a ``RuntimeWarning`` is
+issued when the check fails (follower loads, for example).
+``EnergyResult.exact`` tells whether the potential is exact (no integrated part).
 
 Example (a mass on a spring: ``V = 0.5 k x^2``):
     >>> import numpy as np, symbody as sb
     >>> s = sb.System("osc"); x = s.coordinate("x", 0.1); k = s.parameter("k", 4.0)
-    >>> _ = s.particle("m", s.point("P", s.origin, (x, 0, 0)), 1.0)
-    >>> _ = s.generalized_force("spring", x, -k * x)
+    >>> P = s.point("P", s.origin, (x, 0, 0))
+    >>> _ = s.particle("m", P, 1.0)
+    >>> _ = s.spring_damper("spring", s.point("A", s.origin, (-1, 0, 0)), P, k=k, rest_length=1.0)
     >>> nm = s.derive().numeric()
-    >>> V = potential_energy(nm, np.array([[0.0], [0.5], [-1.0]]))
+    >>> V = potential_energy(nm, np.array([[0.0], [0.5], [-0.5]]))
     >>> np.round(V, 12).tolist()
-    [0.0, 0.5, 2.0]
+    [0.0, 0.5, 0.5]
 """
 
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from .model import as_numeric
+from ..symbolic.calculus import subs_many
+from ..symbolic.expr import ZERO, Expr
+from .blocks import model_blocks
+from .model import NumericModel, as_numeric
 
 _GL_CACHE: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
@@ -56,11 +66,18 @@ class EnergyResult:
 
     Attributes:
         t: times.
-        kinetic: kinetic energy ``0.5 dq^T M dq``.
-        potential: potential energy of the static generalized forces, zero at ``reference``.
+        kinetic: kinetic energy ``T(q, dq, t)``.
+        potential: potential energy, zero at ``reference``: ``potential_exact + potential_work``.
         total: ``kinetic + potential``.
         reference: coordinates where the potential is zero (default: the first sample).
-        conservative: whether the static forces passed the symmetry check.
+        conservative: whether the integrated static forces passed the symmetry check.
+        potential_exact: the exact part (gravity, springs), zero at ``reference``.
+        potential_work: minus the work of the static forces of ``nonpotential_loads``,
+            integrated along the segments joining the samples (zero when there are none).
+        nonpotential_loads: names of the loads with forces beyond a potential (dampers,
+            actuators, forces and torques); their static work, if any, is integrated.
+        exact: ``True`` when the potential is exact: no load has static forces without a
+            potential (dampers, which vanish at rest, may be present).
     """
 
     t: np.ndarray
@@ -69,6 +86,10 @@ class EnergyResult:
     total: np.ndarray
     reference: np.ndarray
     conservative: bool
+    potential_exact: np.ndarray | None = None
+    potential_work: np.ndarray | None = None
+    nonpotential_loads: list[str] = field(default_factory=list)
+    exact: bool = False
 
     @property
     def drift(self) -> float:
@@ -82,19 +103,121 @@ class EnergyResult:
         return self.drift / scale if scale > 0 else self.drift
 
 
+# ---------------------------------------------------------------------------
+# compiled energy blocks
+# ---------------------------------------------------------------------------
+
+
+def _static_nonpotential_forces(eq) -> list[Expr]:
+    """``Q_np(q, dq = 0, u, t)``: the static forces of the loads without a potential (cached)."""
+    cache = model_blocks(eq).functions
+    Q = cache.get(("energy", "static Q_np"))
+    if Q is None:
+        Q = cache[("energy", "static Q_np")] = subs_many(list(eq.nonpotential_forces), {v: ZERO for v in eq.dq})
+    return Q
+
+
+def _has_work(eq) -> bool:
+    """True if some load has static forces without a potential (``Q_np`` at rest not identically zero)."""
+    return any(not e.is_zero for e in _static_nonpotential_forces(eq))
+
+
+def _energy_function(nm: NumericModel, name: str) -> Callable:
+    """Compiled ``T`` (kinetic energy), ``V`` (exact potential), ``Q_np`` or ``Q_np_q`` of a model (cached)."""
+    eq = nm.eq
+    cache = model_blocks(eq).functions
+    key = ("energy", name)
+    f = cache.get(key)
+    if f is None:
+        n = eq.nq
+        if name == "T":
+            block = ([eq.kinetic_energy], (1,))
+        elif name == "V":
+            block = ([eq.potential_energy], (1,))
+        elif name == "Q_np":
+            block = (_static_nonpotential_forces(eq), (n,))
+        else:
+            block = ([e for row in eq.jacobian(_static_nonpotential_forces(eq), eq.q) for e in row], (n, n))
+        f = cache[key] = eq.evaluator("energy_" + name, extra={"energy_" + name: block})
+    return f
+
+
 def kinetic_energy(model: Any, q: Any, dq: Any, t: Any = 0.0, p: Any = None) -> np.ndarray:
-    """Kinetic energy ``0.5 dq^T M(q, t) dq`` of each sample (rows of ``q`` and ``dq``)."""
+    """Kinetic energy ``T(q, dq, t)`` of each sample (rows of ``q`` and ``dq``; see the module docstring).
+
+    Example (a bob on a support moved by ``x_s = 1.5 t``: ``T = 1/2 m 1.5^2`` at rest):
+        >>> import symbody as sb
+        >>> s = sb.System("carried"); th = s.coordinate("th", 0.0)
+        >>> S = s.point("S", s.origin, (1.5 * s.t, 0, 0))
+        >>> _ = s.particle("bob", s.point("P", S, (sb.sin(th), -sb.cos(th), 0)), 2.0)
+        >>> kinetic_energy(s.derive(), [[0.0]], [[0.0]]).tolist()
+        [2.25]
+    """
     nm = as_numeric(model, p)
     Q = np.atleast_2d(np.asarray(q, dtype=float))
     DQ = np.atleast_2d(np.asarray(dq, dtype=float))
     ts = np.broadcast_to(np.asarray(t, dtype=float), (Q.shape[0],))
-    fM = nm._fn("M")
+    fT = _energy_function(nm, "T")
     u0 = nm.eq.u0
-    out = np.empty(Q.shape[0])
-    for k in range(Q.shape[0]):
-        M = fM(float(ts[k]), Q[k], DQ[k], u0, nm.p)[0]
-        out[k] = 0.5 * DQ[k] @ M @ DQ[k]
-    return out
+    return np.array([float(fT(float(ts[k]), Q[k], DQ[k], u0, nm.p)[0][0]) for k in range(Q.shape[0])])
+
+
+def exact_potential_energy(model: Any, q: Any, t: Any = 0.0, p: Any = None) -> np.ndarray:
+    """The exact potential ``V(q, t)`` of gravity and springs at each sample (absolute, not shifted)."""
+    nm = as_numeric(model, p)
+    Q = np.atleast_2d(np.asarray(q, dtype=float))
+    ts = np.broadcast_to(np.asarray(t, dtype=float), (Q.shape[0],))
+    fV = _energy_function(nm, "V")
+    zero, u0 = np.zeros(nm.eq.nq), nm.eq.u0
+    return np.array([float(fV(float(ts[k]), Q[k], zero, u0, nm.p)[0][0]) for k in range(Q.shape[0])])
+
+
+def _work_potential(
+    nm: NumericModel,
+    Q: np.ndarray,
+    ts: np.ndarray,
+    ref: np.ndarray | None,
+    uu: np.ndarray,
+    nodes: int,
+    max_segment: float,
+) -> np.ndarray:
+    """``-int Q_np . dq`` along the segments joining the samples (from ``ref`` when given)."""
+    eq = nm.eq
+    V = np.zeros(Q.shape[0])
+    if not _has_work(eq):
+        return V
+    fQ = _energy_function(nm, "Q_np")
+    zero = np.zeros(eq.nq)
+    x, w = _gauss(nodes)
+
+    def work(qa: np.ndarray, qb: np.ndarray, tt: float) -> float:
+        dlt = qb - qa
+        m = max(1, int(np.ceil(np.max(np.abs(dlt)) / max_segment))) if dlt.size else 1
+        acc = 0.0
+        for j in range(m):
+            for xi, wi in zip(x, w):
+                s = (j + xi) / m
+                acc += wi / m * float(fQ(tt, qa + s * dlt, zero, uu, nm.p)[0] @ dlt)
+        return acc
+
+    V[0] = -work(ref, Q[0], float(ts[0])) if ref is not None else 0.0
+    for k in range(1, Q.shape[0]):
+        V[k] = V[k - 1] - work(Q[k - 1], Q[k], float(ts[k - 1]))
+    return V
+
+
+def _potential_parts(
+    nm: NumericModel, q: Any, t: Any, reference: Any, u: Any, nodes: int, max_segment: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Exact part (zero at the reference), integrated part, and the reference coordinates."""
+    Q = np.atleast_2d(np.asarray(q, dtype=float))
+    ts = np.broadcast_to(np.asarray(t, dtype=float), (Q.shape[0],))
+    uu = np.zeros(nm.eq.nu) if u is None else nm.input_vector(u)
+    ref = None if reference is None else np.asarray(reference, dtype=float)
+    V_exact = exact_potential_energy(nm, Q, ts)
+    V_exact = V_exact - (V_exact[0] if ref is None else exact_potential_energy(nm, ref, float(ts[0]))[0])
+    V_work = _work_potential(nm, Q, ts, ref, uu, nodes, max_segment)
+    return V_exact, V_work, Q[0] if ref is None else ref
 
 
 def potential_energy(
@@ -108,42 +231,20 @@ def potential_energy(
     max_segment: float = 0.25,
     p: Any = None,
 ) -> np.ndarray:
-    """Potential energy of the static generalized forces at each sample (see module docstring).
+    """Potential energy at each sample: exact part plus integrated work (see the module docstring).
 
     Args:
         model: ``Equations`` or :class:`NumericModel`.
-        q: samples (``nt x nq``), joined in order by straight segments.
-        t: time(s) at which the forces are evaluated.
+        q: samples (``nt x nq``), joined in order by straight segments for the integrated part.
+        t: time(s) at which the potential and the forces are evaluated.
         reference: coordinates where ``V = 0`` (default: the first sample).
         u: input values held during the integration (default: zeros, inputs excluded).
         nodes: Gauss-Legendre nodes per sub-segment.
         max_segment: longest sub-segment (max-norm in coordinate units).
     """
     nm = as_numeric(model, p)
-    eq = nm.eq
-    Q = np.atleast_2d(np.asarray(q, dtype=float))
-    ts = np.broadcast_to(np.asarray(t, dtype=float), (Q.shape[0],))
-    uu = np.zeros(eq.nu) if u is None else nm.input_vector(u)
-    fd = nm._fn("delta")
-    zero = np.zeros(eq.nq)
-    x, w = _gauss(nodes)
-
-    def work(qa: np.ndarray, qb: np.ndarray, tt: float) -> float:
-        dlt = qb - qa
-        m = max(1, int(np.ceil(np.max(np.abs(dlt)) / max_segment))) if dlt.size else 1
-        acc = 0.0
-        for j in range(m):
-            for xi, wi in zip(x, w):
-                s = (j + xi) / m
-                acc += wi / m * float(fd(tt, qa + s * dlt, zero, uu, nm.p)[0] @ dlt)
-        return acc
-
-    V = np.empty(Q.shape[0])
-    ref = Q[0] if reference is None else np.asarray(reference, dtype=float)
-    V[0] = -work(ref, Q[0], float(ts[0])) if reference is not None else 0.0
-    for k in range(1, Q.shape[0]):
-        V[k] = V[k - 1] - work(Q[k - 1], Q[k], float(ts[k - 1]))
-    return V
+    V_exact, V_work, _ = _potential_parts(nm, q, t, reference, u, nodes, max_segment)
+    return V_exact + V_work
 
 
 def is_conservative(model: Any, q: Any, t: float = 0.0, u: Any = None, tol: float = 1e-8, p: Any = None) -> bool:
@@ -152,8 +253,22 @@ def is_conservative(model: Any, q: Any, t: float = 0.0, u: Any = None, tol: floa
     eq = nm.eq
     uu = np.zeros(eq.nu) if u is None else nm.input_vector(u)
     K = nm.evaluate("delta_q", q=np.asarray(q, dtype=float), t=t, u=uu)[0]
+    return _symmetric(K, tol)
+
+
+def _symmetric(K: np.ndarray, tol: float) -> bool:
     scale = float(np.max(np.abs(K))) if K.size else 0.0
     return scale == 0.0 or float(np.max(np.abs(K - K.T))) <= tol * scale
+
+
+def _work_is_conservative(nm: NumericModel, q: np.ndarray, t: float, u: Any, tol: float = 1e-8) -> bool:
+    """Symmetry of ``dQ_np/dq`` at ``q`` (``True`` when no load's static work is integrated)."""
+    eq = nm.eq
+    if not _has_work(eq):
+        return True
+    uu = np.zeros(eq.nu) if u is None else nm.input_vector(u)
+    K = _energy_function(nm, "Q_np_q")(float(t), q, np.zeros(eq.nq), uu, nm.p)[0]
+    return _symmetric(K, tol)
 
 
 def energy(model: Any, t: Any, q: Any, dq: Any, *, reference: Any = None, u: Any = None, p: Any = None) -> EnergyResult:
@@ -170,23 +285,43 @@ def energy(model: Any, t: Any, q: Any, dq: Any, *, reference: Any = None, u: Any
         >>> e = energy(eq, res.t, res.q, res.dq)
         >>> bool(e.relative_drift < 1e-8), round(float(e.total[0] + 0.5 * 4.0 * 0.1**2), 12)
         (True, 0.02)
+        >>> e.exact, e.nonpotential_loads     # a generalized force declares no potential: its work is integrated
+        (False, ['spring'])
     """
     nm = as_numeric(model, p)
     T = np.atleast_1d(np.asarray(t, dtype=float))
     Q = np.atleast_2d(np.asarray(q, dtype=float))
     DQ = np.atleast_2d(np.asarray(dq, dtype=float))
     kin = kinetic_energy(nm, Q, DQ, T)
-    cons = is_conservative(nm, Q[0], float(T[0]), u)
+    cons = _work_is_conservative(nm, Q[0], float(T[0]), u)
     if not cons:
         warnings.warn(
-            f"the static generalized forces of {nm.eq.name!r} are not conservative (non-symmetric stiffness): "
-            "the potential energy depends on the path",
+            f"the static forces of {', '.join(repr(n) for n in nm.eq.nonpotential_loads)} in {nm.eq.name!r} are "
+            "not conservative (non-symmetric stiffness): the potential energy depends on the path",
             RuntimeWarning,
             stacklevel=2,
         )
-    pot = potential_energy(nm, Q, T, reference=reference, u=u)
-    ref = Q[0] if reference is None else np.asarray(reference, dtype=float)
-    return EnergyResult(T, kin, pot, kin + pot, ref, cons)
+    V_exact, V_work, ref = _potential_parts(nm, Q, T, reference, u, 8, 0.25)
+    pot = V_exact + V_work
+    return EnergyResult(
+        T,
+        kin,
+        pot,
+        kin + pot,
+        ref,
+        cons,
+        potential_exact=V_exact,
+        potential_work=V_work,
+        nonpotential_loads=list(nm.eq.nonpotential_loads),
+        exact=not _has_work(nm.eq),
+    )
 
 
-__all__ = ["EnergyResult", "energy", "kinetic_energy", "potential_energy", "is_conservative"]
+__all__ = [
+    "EnergyResult",
+    "energy",
+    "kinetic_energy",
+    "potential_energy",
+    "exact_potential_energy",
+    "is_conservative",
+]

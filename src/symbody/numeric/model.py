@@ -185,9 +185,10 @@ class NumericModel:
         return {"M", "delta", "Phi", "Phi_q", "D", "beta", "gamma", "Phi_init", "Phi_init_q", "outputs"}
 
     def kinetic_energy(self, q, dq, t: float = 0.0) -> float:
-        """Kinetic energy ``0.5 dq^T M(q, t) dq``."""
-        dq = np.asarray(dq, dtype=float)
-        return 0.5 * float(dq @ self.M(q, t) @ dq)
+        """Kinetic energy ``T(q, dq, t)`` (rheonomic terms included); see :func:`symbody.numeric.kinetic_energy`."""
+        from .energy import kinetic_energy
+
+        return float(kinetic_energy(self, [q], [dq], t)[0])
 
     def input_vector(self, u=None) -> np.ndarray:
         """Input values as an array: ``None`` (defaults), an array, or a dict by name (others default)."""
