@@ -9,7 +9,8 @@ kinematics                     :func:`assemble`, :func:`solve_velocities`,
                                :func:`solve_accelerations`, :func:`kinematic_simulation`
 forward dynamics               :func:`simulate` (Baumgarte, projection, independent
                                coordinates; scipy methods and fixed-step RK4)
-energy                         :func:`energy`, :func:`kinetic_energy`, :func:`potential_energy`
+energy                         :func:`energy`, :func:`kinetic_energy`, :func:`potential_energy`,
+                               :func:`exact_potential_energy`
 inverse dynamics, reactions    :func:`inverse_dynamics`, :func:`joint_reactions`
 static equilibrium             :func:`static_equilibrium`
 linearization                  :func:`linearize` (``M, C, K, B`` and state space ``A, B, C, D``)
@@ -19,7 +20,7 @@ modes                          :func:`modal_analysis`
 
 from .assembly import HeldCoordinateWarning
 from .dynamics import FORMULATIONS, SimulationResult, simulate
-from .energy import EnergyResult, energy, is_conservative, kinetic_energy, potential_energy
+from .energy import EnergyResult, energy, exact_potential_energy, is_conservative, kinetic_energy, potential_energy
 from .equilibrium import EquilibriumResult, NonIsolatedEquilibriumWarning, static_equilibrium
 from .inputs import Sampled
 from .inverse import InverseDynamicsResult, JointReaction, inverse_dynamics, joint_reactions
@@ -55,6 +56,7 @@ __all__ = [
     "EnergyResult",
     "kinetic_energy",
     "potential_energy",
+    "exact_potential_energy",
     "is_conservative",
     "TimeHistory",
     "inverse_dynamics",

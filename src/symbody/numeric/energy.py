@@ -110,11 +110,12 @@ class EnergyResult:
 
 def _static_nonpotential_forces(eq) -> list[Expr]:
     """``Q_np(q, dq = 0, u, t)``: the static forces of the loads without a potential (cached)."""
-    cache = model_blocks(eq).functions
-    Q = cache.get(("energy", "static Q_np"))
-    if Q is None:
-        Q = cache[("energy", "static Q_np")] = subs_many(list(eq.nonpotential_forces), {v: ZERO for v in eq.dq})
-    return Q
+    blocks = model_blocks(eq).blocks
+    b = blocks.get("energy static Q_np")
+    if b is None:
+        Q = subs_many(list(eq.nonpotential_forces), {v: ZERO for v in eq.dq})
+        b = blocks["energy static Q_np"] = (Q, (eq.nq,))
+    return b[0]
 
 
 def _has_work(eq) -> bool:
@@ -130,6 +131,7 @@ def _energy_function(nm: NumericModel, name: str) -> Callable:
     f = cache.get(key)
     if f is None:
         n = eq.nq
+        block: tuple[list[Expr], tuple[int, ...]]
         if name == "T":
             block = ([eq.kinetic_energy], (1,))
         elif name == "V":
@@ -163,7 +165,17 @@ def kinetic_energy(model: Any, q: Any, dq: Any, t: Any = 0.0, p: Any = None) -> 
 
 
 def exact_potential_energy(model: Any, q: Any, t: Any = 0.0, p: Any = None) -> np.ndarray:
-    """The exact potential ``V(q, t)`` of gravity and springs at each sample (absolute, not shifted)."""
+    """The exact potential ``V(q, t)`` of gravity and springs at each sample (absolute, not shifted).
+
+    Example (a 2 kg bob on a 1 m rod: ``V = -m g l cos(th)``):
+        >>> import symbody as sb
+        >>> s = sb.System("pendulum"); th = s.coordinate("th")
+        >>> B = s.base("B", s.ground_base, sb.Rz(th))
+        >>> _ = s.particle("bob", s.point("P", s.origin, sb.Vector(B, 0, -1, 0)), 2.0)
+        >>> s.gravity((0, -9.81, 0))
+        >>> exact_potential_energy(s.derive(), [[0.0], [3.141592653589793]]).round(12).tolist()
+        [-19.62, 19.62]
+    """
     nm = as_numeric(model, p)
     Q = np.atleast_2d(np.asarray(q, dtype=float))
     ts = np.broadcast_to(np.asarray(t, dtype=float), (Q.shape[0],))
