@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import sympy
 import sympy.physics.mechanics as me
+from conftest import example
 
 import symbody as sb
 from symbody.numeric import energy, kinetic_energy, potential_energy, simulate
@@ -236,3 +237,31 @@ def test_a_spring_with_a_stiffness_that_depends_on_the_state_has_no_declared_pot
     assert not e.exact and e.nonpotential_loads == ["spring"]
     # V = int_0^x 3 (1 + s^2) s ds = 3 (x^2/2 + x^4/4)
     assert e.potential[1] == pytest.approx(3 * (0.5 + 0.25), abs=1e-12)
+
+
+def test_a_spring_acting_on_a_solid_at_a_sliding_point_has_no_declared_potential():
+    """The spring pulls the rod's material point under a slider: its length changes with the
+    slider's coordinate s, but the force does no work on s, so 1/2 k (d - l0)^2 is no potential."""
+    s = sb.System("sliding_attachment")
+    th, u = s.coordinate("theta", 0.3), s.coordinate("s", 0.5)
+    R = s.base("R", s.ground_base, sb.Rz(th))
+    body = s.solid("rod", s.origin, R, mass=1.0, com=(0.5, 0, 0), inertia=(0.0, 0.1, 0.1))
+    P = s.point("P", s.origin, sb.Vector(R, u, 0, 0))
+    s.particle("slider", P, 0.5)
+    s.spring_damper("spring", s.point("A", s.origin, (0, 1.0, 0)), P, k=5.0, rest_length=0.2, solid2=body)
+    eq = s.derive()
+    assert eq.nonpotential_loads == ["spring"]
+    with pytest.warns(RuntimeWarning, match="'spring' in 'sliding_attachment' are not conservative"):
+        e = energy(eq, [0.0, 1.0], [[0.3, 0.5], [0.3, 0.9]], np.zeros((2, 2)))
+    assert not e.exact and not e.conservative
+    assert e.potential[1] == pytest.approx(0.0, abs=1e-12)  # moving s alone: the spring does no work
+
+
+def test_kinetic_energy_equals_the_mass_matrix_form_for_scleronomic_models():
+    """Without explicit time dependence T = 1/2 dq^T M dq (M from the virtual-power assembly)."""
+    for name in ("crank_rod_disc", "double_pendulum_square_disc", "tower_crane"):
+        eq = example(name).derive()
+        nm = eq.numeric()
+        for _ in range(3):
+            q, dq = eq.q0 + 0.3 * RNG.normal(size=eq.nq), RNG.normal(size=eq.nq)
+            assert kinetic_energy(eq, [q], [dq])[0] == pytest.approx(0.5 * dq @ nm.M(q) @ dq, rel=1e-12), name

@@ -151,6 +151,14 @@ def _depends_on_state(kin: Kinematics, *exprs: Expr) -> bool:
     return any(e.mask & mask for e in exprs)
 
 
+def _fixed_in(kin: Kinematics, point: Point, solid: Solid | None) -> bool:
+    """True if ``point`` is fixed in ``solid`` (or no solid is given: the point itself is loaded)."""
+    if solid is None or solid.point is point:
+        return True
+    r = relative_position(kin, solid.point, point)
+    return (kin.dt(r, accelerations=False) - kin.omega(solid.base).cross(r)).is_zero
+
+
 class ScalarForce(Load):
     """A force ``f`` acting along a scalar rate ``ds/dt`` (linear in the velocities).
 
@@ -219,8 +227,15 @@ class SpringDamper(Load):
                 asm.add_delta(i, mul(coef, t))
 
     def potential_split(self, kin: Kinematics) -> tuple[Expr | None, Load | None]:
-        """``V = 1/2 k (d - l0)^2``; the damper and the actuator remain (a spring-damper with ``k = 0``)."""
+        """``V = 1/2 k (d - l0)^2``; the damper and the actuator remain (a spring-damper with ``k = 0``).
+
+        No potential when the stiffness or the rest length depend on the state, or when an
+        end acts on a solid at a point that moves on that solid (the force then does
+        work the length does not account for).
+        """
         if self.k.is_zero or _depends_on_state(kin, self.k, self.l0):
+            return None, self
+        if not (_fixed_in(kin, self.p1, self.solid1) and _fixed_in(kin, self.p2, self.solid2)):
             return None, self
         V = mul(HALF, mul(self.k, pow_(sub(self.length(kin), self.l0), 2)))
         if self.c.is_zero and self.actuator.is_zero:
