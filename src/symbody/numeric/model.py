@@ -210,7 +210,7 @@ class NumericModel:
     # -- analyses as methods --------------------------------------------------------
     def assemble(self, q=None, t: float = 0.0, **options):
         """Solve the position problem; see :func:`symbody.numeric.assemble`."""
-        from .kinematics import assemble
+        from .assembly import assemble
 
         return assemble(self, q, t, **options)
 
