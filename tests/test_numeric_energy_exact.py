@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 import sympy
 import sympy.physics.mechanics as me
-from conftest import example
 
 import symbody as sb
 from symbody.numeric import energy, kinetic_energy, potential_energy, simulate
@@ -255,13 +254,3 @@ def test_a_spring_acting_on_a_solid_at_a_sliding_point_has_no_declared_potential
         e = energy(eq, [0.0, 1.0], [[0.3, 0.5], [0.3, 0.9]], np.zeros((2, 2)))
     assert not e.exact and not e.conservative
     assert e.potential[1] == pytest.approx(0.0, abs=1e-12)  # moving s alone: the spring does no work
-
-
-def test_kinetic_energy_equals_the_mass_matrix_form_for_scleronomic_models():
-    """Without explicit time dependence T = 1/2 dq^T M dq (M from the virtual-power assembly)."""
-    for name in ("crank_rod_disc", "double_pendulum_square_disc", "tower_crane"):
-        eq = example(name).derive()
-        nm = eq.numeric()
-        for _ in range(3):
-            q, dq = eq.q0 + 0.3 * RNG.normal(size=eq.nq), RNG.normal(size=eq.nq)
-            assert kinetic_energy(eq, [q], [dq])[0] == pytest.approx(0.5 * dq @ nm.M(q) @ dq, rel=1e-12), name

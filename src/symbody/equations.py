@@ -492,7 +492,7 @@ def derive_equations(system, progress: bool | Callable | None = None, check: boo
     if check:
         _check_equations(eq)
     eq.n_atoms = system.ctx.n_atoms
-    eq.kinetic_energy = kinetic_energy(system)
+    eq.kinetic_energy = kinetic_energy(system, M)
     eq.potential_energy, eq.nonpotential_forces, eq.nonpotential_loads = potential_energy(system)
     eq.derive_seconds = time.perf_counter() - t0
     return eq
