@@ -254,3 +254,31 @@ def test_a_spring_acting_on_a_solid_at_a_sliding_point_has_no_declared_potential
         e = energy(eq, [0.0, 1.0], [[0.3, 0.5], [0.3, 0.9]], np.zeros((2, 2)))
     assert not e.exact and not e.conservative
     assert e.potential[1] == pytest.approx(0.0, abs=1e-12)  # moving s alone: the spring does no work
+
+
+def test_a_constant_force_has_an_exact_potential_and_a_follower_force_has_none():
+    """A pendulum (rod of length 1) pushed by a constant horizontal force F: V = -F sin(th) - m g (-cos th).
+    The same force turning with the rod (a follower force) has no potential."""
+
+    def pendulum(follower: bool) -> sb.System:
+        s = sb.System("pushed")
+        th = s.coordinate("th", 0.2)
+        B = s.base("B", s.ground_base, sb.Rz(th))
+        P = s.point("P", s.origin, sb.Vector(B, 0, -1, 0))
+        s.particle("bob", P, 2.0)
+        s.gravity((0, -G, 0))
+        if follower:
+            s.force("push", None, P, (3.0, 0, 0), base=B)
+        else:
+            s.force("push", None, P, (3.0, 0, 0))
+        return s
+
+    th = np.array([0.2, 1.5, -2.0, 4.0])
+    e = energy(pendulum(False).derive(), np.arange(4.0), th[:, None], np.zeros((4, 1)))
+    V = -3.0 * np.sin(th) - 2.0 * G * np.cos(th)
+    assert e.exact and e.nonpotential_loads == []
+    np.testing.assert_allclose(e.potential, V - V[0], atol=1e-12)
+    ef = energy(pendulum(True).derive(), np.arange(4.0), th[:, None], np.zeros((4, 1)))
+    assert not ef.exact and ef.nonpotential_loads == ["push"]
+    # the follower force (3, 0) in B does the work 3 dth per radian
+    np.testing.assert_allclose(ef.potential_work, -3.0 * (th - th[0]), atol=1e-12)

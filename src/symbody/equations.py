@@ -116,7 +116,7 @@ class Equations:
             (``Phi`` followed by the initial-position conditions).
         lam: multiplier symbols, one per row of ``D``.
         kinetic_energy: ``T(q, dq, t)`` with the full velocities (rheonomic terms included).
-        potential_energy: ``V(q, t)`` of gravity and springs (the loads that declare a potential).
+        potential_energy: ``V(q, t)`` of the loads that declare a potential (gravity, springs, constant forces).
         nonpotential_forces: generalized forces of the loads, or parts of loads, without a
             potential (dampers, actuators, other forces); ``nonpotential_loads`` names them.
         derive_seconds: time taken by :meth:`symbody.System.derive`.

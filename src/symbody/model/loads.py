@@ -6,7 +6,8 @@ moment ``T`` on a body adds ``T . d(omega)/d(dq_i)``, and a scalar element of
 force ``f`` along a rate ``ds/dt`` (a spring length, a joint angle) adds
 ``f d(ds/dt)/d(dq_i)``.  Loads are applied when the system is derived.
 
-Gravity and the elastic forces of springs also declare their potential energy
+Gravity, the elastic forces of springs and forces of constant direction and
+magnitude also declare their potential energy
 (:meth:`Load.potential_split`): the energy of a motion is then exact instead of
 an integral of their work along sampled paths.
 """
@@ -95,6 +96,18 @@ class Wrench(Load):
         self._on(asm, self.solid, 1)
         if self.reaction is not None:
             self._on(asm, self.reaction, -1)
+
+    def potential_split(self, kin: Kinematics) -> tuple[Expr | None, Load | None]:
+        """``V = -F . r_P`` for a force of fixed direction and magnitude (laws of time allowed)
+        acting at a point fixed in its solid, without moment or reaction; otherwise none."""
+        moment = self.moment is not None and not self.moment.is_zero
+        if self.force is None or moment or self.reaction is not None or not _fixed_in(kin, self.point, self.solid):
+            return None, self
+        if self.solid is not None and self.solid.mass is None:  # on the ground: no work
+            return ZERO, None
+        if _depends_on_state(kin, *self.force.components(kin.system.ground_base)):
+            return None, self
+        return neg(kin.position(self.point).dot(self.force)), None
 
 
 class Gravity(Load):

@@ -8,10 +8,11 @@ for a scleronomic model it equals ``0.5 dq^T M dq``.
 The potential energy has two parts:
 
 - exact: the potential ``V(q, t)`` that gravity (``-m g . r_G``), springs
-  (``1/2 k (l - l0)^2``) and torsion springs (``1/2 k (a - a0)^2``) declare
-  (``eq.potential_energy``), evaluated at each sample;
-- integrated: loads without a potential (``eq.nonpotential_loads``: forces and
-  torques, generalized forces, actuators) contribute the work of their *static*
+  (``1/2 k (l - l0)^2``), torsion springs (``1/2 k (a - a0)^2``) and forces of
+  constant direction and magnitude (``-F . r_P``) declare (``eq.potential_energy``),
+  evaluated at each sample;
+- integrated: loads without a potential (``eq.nonpotential_loads``: follower
+  forces, torques, generalized forces, actuators) contribute the work of their *static*
   generalized forces ``Q_np(q, dq = 0, u, t)`` (dampers vanish there; inputs
   are external work and are set to zero unless ``u`` is given), ``-int Q_np . dq``
   along the straight segments joining consecutive samples, by composite

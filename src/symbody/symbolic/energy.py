@@ -13,8 +13,9 @@ form (whose atoms ``M`` already holds) and adds the difference for the solids
 whose velocities depend explicitly on time.
 
 The potential energy is the sum of the potentials the loads declare
-(``load.potential(kinematics)``: gravity ``-m g.r_G`` for every solid, ``1/2 k
-(l - l0)^2`` for springs, ``1/2 k (a - a0)^2`` for torsion springs).  Whatever a
+(``load.potential_split(kinematics)``: gravity ``-m g.r_G`` for every solid,
+``1/2 k (l - l0)^2`` for springs, ``1/2 k (a - a0)^2`` for torsion springs,
+``-F.r_P`` for forces of constant direction and magnitude).  Whatever a
 load does beyond its potential (dampers, actuators, follower forces, loads
 without a potential) is collected as generalized forces ``Q_np``, so that
 the loads' part of ``delta`` is ``-dV/dq + Q_np``.
