@@ -145,6 +145,14 @@ def held_rows(eq) -> dict[int, int]:
     """Initial-position rows that hold one coordinate: ``{row index in Phi_init: coordinate index}``.
 
     Such a row is ``a q_i + c(t) = 0`` with ``a = +-1`` (``fix_initial`` creates ``q_i - q_i0``).
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("held"); x, y = s.coordinate("x", 0.5), s.coordinate("y")
+        >>> _ = s.particle("m", s.point("P", s.origin, (x, y, 0)), 1.0)
+        >>> _ = s.fix_initial(y); _ = s.initial_constraint("on_circle", x**2 + y**2 - 1)
+        >>> held_rows(s.derive())        # row 0 holds y; the circle holds no single coordinate
+        {0: 1}
     """
     out = {}
     for k in range(eq.nh, len(eq.Phi_init)):

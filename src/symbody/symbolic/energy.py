@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from .kinematics import Kinematics
 
 
-def solid_kinetic_energy(kin: Kinematics, solid: Solid, v: Vector, w: Vector | None) -> Expr:
+def _solid_kinetic_energy(kin: Kinematics, solid: Solid, v: Vector, w: Vector | None) -> Expr:
     """Kinetic energy of one solid whose reference point moves with ``v`` and base turns with ``w``."""
     T = mul(mul(HALF, solid.mass), v.dot(v))
     if solid.is_particle or w is None or w.is_zero:
@@ -71,7 +71,7 @@ def solid_kinetic_energy(kin: Kinematics, solid: Solid, v: Vector, w: Vector | N
     return add(T, mul(HALF, rot))
 
 
-def quadratic_form(M: list[list[Expr]], x: list[Expr]) -> Expr:
+def _quadratic_form(M: list[list[Expr]], x: list[Expr]) -> Expr:
     """``1/2 x^T M x`` for a symmetric ``M``."""
     out = ZERO
     for i in range(len(x)):
@@ -93,7 +93,7 @@ def kinetic_energy(system: System, M: list[list[Expr]]) -> Expr:
     kin = system.kinematics
     dq = [c.dq for c in system.coordinates]
     rest = {v: ZERO for v in dq}
-    T = quadratic_form(M, dq)
+    T = _quadratic_form(M, dq)
     for solid in system.solids.values():
         if not solid.has_inertia:
             continue
@@ -103,8 +103,8 @@ def kinetic_energy(system: System, M: list[list[Expr]]) -> Expr:
         w_t = None if w is None else w.subs(rest)
         if v_t.is_zero and (w_t is None or w_t.is_zero):
             continue
-        full = solid_kinetic_energy(kin, solid, v, w)
-        relative = solid_kinetic_energy(kin, solid, v - v_t, None if w is None else w - w_t)  # type: ignore[operator]
+        full = _solid_kinetic_energy(kin, solid, v, w)
+        relative = _solid_kinetic_energy(kin, solid, v - v_t, None if w is None else w - w_t)  # type: ignore[operator]
         T = add(T, sub(full, relative))
     return T
 
@@ -132,4 +132,4 @@ def potential_energy(system: System) -> tuple[Expr, list[Expr], list[str]]:
     return V, [asm.finalize(acc) for acc in asm.delta], names
 
 
-__all__ = ["kinetic_energy", "solid_kinetic_energy", "quadratic_form", "potential_energy"]
+__all__ = ["kinetic_energy", "potential_energy"]
