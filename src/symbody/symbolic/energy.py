@@ -39,20 +39,21 @@ Example (a pendulum whose support moves with ``x_s = a sin(t)``):
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .dynamics import Assembler
 from .expr import HALF, ZERO, Expr, add, mul, sub
 
 if TYPE_CHECKING:
-    from ..model.solid import Solid
-    from ..model.system import System
-    from ..model.vector import Vector
     from .kinematics import Kinematics
 
 
-def _solid_kinetic_energy(kin: Kinematics, solid: Solid, v: Vector, w: Vector | None) -> Expr:
-    """Kinetic energy of one solid whose reference point moves with ``v`` and base turns with ``w``."""
+def _solid_kinetic_energy(kin: Kinematics, solid: Any, v: Any, w: Any) -> Expr:
+    """Kinetic energy of one solid whose reference point moves with ``v`` and base turns with ``w`` (or ``None``).
+
+    ``solid``, ``v`` and ``w`` are the model's Solid and Vectors (used as such, not imported:
+    this layer sits below the model).
+    """
     T = mul(mul(HALF, solid.mass), v.dot(v))
     if solid.is_particle or w is None or w.is_zero:
         return T
@@ -83,7 +84,7 @@ def _quadratic_form(M: list[list[Expr]], x: list[Expr]) -> Expr:
     return out
 
 
-def kinetic_energy(system: System, M: list[list[Expr]]) -> Expr:
+def kinetic_energy(system: Any, M: list[list[Expr]]) -> Expr:
     """Kinetic energy ``T(q, dq, t)`` of every solid of ``system``, given its mass matrix ``M``.
 
     ``T = 1/2 dq^T M dq`` holds for the parts of the velocities linear in ``dq``; a solid
@@ -109,7 +110,7 @@ def kinetic_energy(system: System, M: list[list[Expr]]) -> Expr:
     return T
 
 
-def potential_energy(system: System) -> tuple[Expr, list[Expr], list[str]]:
+def potential_energy(system: Any) -> tuple[Expr, list[Expr], list[str]]:
     """The loads' potential energy and what remains beyond it.
 
     Returns:
