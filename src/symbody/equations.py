@@ -582,7 +582,7 @@ def _check_equations(eq: Equations) -> None:
 def _check_consistent(eq: Equations, redundant: str) -> None:
     """Redundant rows must still be satisfiable together: assemble once from the start values."""
     from .errors import NumericalError
-    from .numeric.kinematics import assemble
+    from .numeric.assembly import assemble
 
     try:
         assemble(eq)

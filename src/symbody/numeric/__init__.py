@@ -18,17 +18,15 @@ modes                          :func:`modal_analysis`
 =============================  ==========================================================
 """
 
-from .assembly import HeldCoordinateWarning
+from .assembly import AssemblyResult, HeldCoordinateWarning, assemble
 from .dynamics import FORMULATIONS, SimulationResult, simulate
 from .energy import EnergyResult, energy, exact_potential_energy, is_conservative, kinetic_energy, potential_energy
 from .equilibrium import EquilibriumResult, NonIsolatedEquilibriumWarning, static_equilibrium
 from .inputs import Sampled
 from .inverse import InverseDynamicsResult, JointReaction, inverse_dynamics, joint_reactions
 from .kinematics import (
-    AssemblyResult,
     KinematicResult,
     LinearKinematicsResult,
-    assemble,
     kinematic_simulation,
     solve_accelerations,
     solve_velocities,

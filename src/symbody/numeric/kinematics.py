@@ -4,7 +4,7 @@ These are the numeric templates ``solve_initial_position``,
 ``solve_initial_velocity`` and ``kinematic_simulation_num`` of 3D_MEC_MATLAB
 (seed 000) and the position/velocity/acceleration problems of seed 003:
 
-- :func:`assemble` (in :mod:`symbody.numeric.assembly`, re-exported here):
+- :func:`~symbody.numeric.assemble` (module :mod:`symbody.numeric.assembly`):
   Newton-Raphson on ``Phi(q, t) = 0`` and the initial-position conditions.
 - :func:`solve_velocities`, :func:`solve_accelerations`: ``D dq = beta`` and
   ``D ddq = gamma``, dependent entries from independent ones, the split
@@ -44,7 +44,7 @@ from scipy.integrate import solve_ivp
 
 from ..errors import NumericalError
 from ..symbolic.expr import Expr
-from .assembly import AssemblyResult, assemble, newton_least_squares
+from .assembly import newton_least_squares
 from .blocks import model_blocks
 from .linalg import (
     RANK_TOL,
@@ -522,14 +522,11 @@ def _outputs_without_multipliers(nm: NumericModel, ts, Q, DQ, DDQ) -> np.ndarray
 
 
 __all__ = [
-    "assemble",
-    "AssemblyResult",
     "solve_velocities",
     "solve_accelerations",
     "LinearKinematicsResult",
     "kinematic_simulation",
     "KinematicResult",
-    "newton_least_squares",
     "coordinate_indices",
     "CoordinateSplit",
     "split_coordinates",
