@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import symbody as sb
-from symbody.numeric import HeldCoordinateWarning, assemble
+from symbody.numeric import HeldCoordinateWarning, assemble, static_equilibrium
 
 
 def slider_crank() -> sb.System:
@@ -60,3 +60,13 @@ def test_fixed_replaces_the_held_value():
     assert at_value["a"] == pytest.approx(0.7, abs=1e-12)
     assert "a_init" not in at_value.rows and "a = 0.7" in at_value.rows
     np.testing.assert_allclose(at_value.residual, 0.0, atol=1e-10)
+
+
+def test_static_equilibrium_with_the_initial_conditions_reports_an_overridden_guess():
+    s = slider_crank()
+    s.gravity((0, -9.81, 0))
+    eq = s.derive()
+    with pytest.warns(HeldCoordinateWarning, match=r"static_equilibrium .*coordinate 'a' \(0\.4\).*use_initial=False"):
+        res = static_equilibrium(eq, [0.4, -0.1], use_initial=True)
+    assert res.q[0] == pytest.approx(1.0, abs=1e-12)
+    assert res.q[1] == pytest.approx(rod_angle(1.0), abs=1e-10)

@@ -172,8 +172,11 @@ def _held_values(nm: NumericModel, q: np.ndarray, t: float) -> dict[int, tuple[i
     return {k: (j, float(q[j] - r[k] / float(eq.Phi_init_q[k][j]))) for k, j in rows.items()}
 
 
-def _warn_overridden_guess(nm: NumericModel, q: np.ndarray, t: float, fixed: dict[int, float], tol: float) -> None:
-    """Warn when the guess of a held coordinate (not listed in ``fixed``) differs from its held value."""
+def warn_overridden_guess(
+    nm: NumericModel, q: np.ndarray, t: float, fixed: dict[int, float], tol: float, analysis: str = "assemble"
+) -> None:
+    """Warn (:class:`HeldCoordinateWarning`) when the guess ``q`` of a coordinate held by an
+    initial-position condition, and not listed in ``fixed``, differs from the held value."""
     eq = nm.eq
     conflicts = [
         (eq.coordinates[j].name, q[j], v, eq.initial_rows[k - eq.nh].name)
@@ -187,8 +190,9 @@ def _warn_overridden_guess(nm: NumericModel, q: np.ndarray, t: float, fixed: dic
         for c, g, v, r in conflicts
     )
     names = ", ".join(repr(c) for c, *_ in conflicts)
+    remedy = f"fixed=[{names}]" if analysis == "assemble" else f"use_initial=False and fixed=[{names}]"
     warnings.warn(
-        f"assemble {eq.name!r}: {detail}; the held value wins (to assemble at the guess, pass fixed=[{names}])",
+        f"{analysis} {eq.name!r}: {detail}; the held value wins (to start from the guess, pass {remedy})",
         HeldCoordinateWarning,
         stacklevel=3,
     )
@@ -287,7 +291,7 @@ def assemble(
         raise ValueError(f"relax must be in (0, 1], got {relax}")
     fx = _as_fixed(eq, fixed, q0)
     if q is not None and use_initial:
-        _warn_overridden_guess(nm, q0, t, fx, tol)
+        warn_overridden_guess(nm, q0, t, fx, tol)
     names, fun, jac = _position_rows(nm, use_initial, fx)
     sol = newton_least_squares(lambda x: fun(x, t), lambda x: jac(x, t), q0, tol, max_iter, relax)
     if not sol.converged:

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import NumericalError
-from .assembly import _as_fixed, newton_least_squares
+from .assembly import _as_fixed, newton_least_squares, warn_overridden_guess
 from .blocks import evaluator
 from .inverse import JointReaction, joint_reactions
 from .model import as_numeric
@@ -97,7 +97,9 @@ def static_equilibrium(
         u: inputs held (dict by name or array; default: the model's values).
         t: time.
         fixed: coordinates held: names (at the guess) or ``{name: value}``.
-        use_initial: also hold the model's initial-position conditions (``Phi_init``).
+        use_initial: also hold the model's initial-position conditions (``Phi_init``); a
+            coordinate they hold takes the held value, not the guess (a
+            :class:`~symbody.numeric.HeldCoordinateWarning` names those whose guess differs).
         tol: tolerance on the residual, relative to the largest static force at the guess.
         max_iter, relax: Newton iterations and fixed relaxation (``None``: line search).
 
@@ -118,6 +120,8 @@ def static_equilibrium(
     uu = nm.input_vector(u)
     zero = np.zeros(n)
     fx = _as_fixed(eq, fixed, q0)
+    if q is not None and use_initial:
+        warn_overridden_guess(nm, q0, t, fx, 1e-10, "static_equilibrium")
     fixed_items = sorted(fx.items())
     hold_names = [r.name for r in eq.initial_rows] if use_initial else []
     hold_names += [eq.coordinates[i].name for i, _ in fixed_items]
