@@ -105,7 +105,8 @@ def kinetic_energy(system: Any, M: list[list[Expr]]) -> Expr:
         if v_t.is_zero and (w_t is None or w_t.is_zero):
             continue
         full = _solid_kinetic_energy(kin, solid, v, w)
-        in_M = _solid_kinetic_energy(kin, solid, v - v_t, None if w is None else w - w_t)  # the part 1/2 dq^T M dq holds
+        # the part that 1/2 dq^T M dq already holds
+        in_M = _solid_kinetic_energy(kin, solid, v - v_t, None if w is None else w - w_t)
         T = add(T, sub(full, in_M))
     return T
 
