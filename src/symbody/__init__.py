@@ -16,6 +16,7 @@ Example:
     m*l**2
 """
 
+from ._version import __version__
 from .equations import Equations, RedundantConstraintWarning
 from .errors import ExportError, ModelError, NumericalError, SymbodyError
 from .model.base import (
@@ -54,8 +55,6 @@ from .symbolic.expr import (
     tan,
     tanh,
 )
-
-from ._version import __version__
 
 __all__ = [
     "System",
