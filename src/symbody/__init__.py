@@ -16,45 +16,71 @@ Example:
     m*l**2
 """
 
+from typing import Any
+
 from ._version import __version__
-from .equations import Equations, RedundantConstraintWarning
-from .errors import ExportError, ModelError, NumericalError, SymbodyError
-from .model.base import (
-    AxisAngle,
-    AxisRotation,
-    Base,
-    EulerAngles,
-    EulerParameters,
-    Rotation,
-    RotationMatrix,
-    Rx,
-    Ry,
-    Rz,
-    SmallRotation,
-)
-from .model.point import Frame, Point
-from .model.solid import Solid, inertia
-from .model.system import System
-from .model.vector import Tensor, Vector, cross, dot
-from .symbolic.expr import (
-    PI as pi,
-)
-from .symbolic.expr import (
-    Abs,
-    Expr,
-    acos,
-    asin,
-    atan,
-    atan2,
-    cos,
-    exp,
-    log,
-    sign,
-    sin,
-    sqrt,
-    tan,
-    tanh,
-)
+
+# Public names and the module that defines each.  They are imported on first
+# use (PEP 562), so that ``import symbody`` and commands that only simulate an
+# FMU do not pay for SymPy and the modelling layers.
+_LAZY = {
+    "Equations": "equations",
+    "RedundantConstraintWarning": "equations",
+    "ExportError": "errors",
+    "ModelError": "errors",
+    "NumericalError": "errors",
+    "SymbodyError": "errors",
+    **dict.fromkeys(
+        (
+            "AxisAngle",
+            "AxisRotation",
+            "Base",
+            "EulerAngles",
+            "EulerParameters",
+            "Rotation",
+            "RotationMatrix",
+            "Rx",
+            "Ry",
+            "Rz",
+            "SmallRotation",
+        ),
+        "model.base",
+    ),
+    "Frame": "model.point",
+    "Point": "model.point",
+    "Solid": "model.solid",
+    "inertia": "model.solid",
+    "System": "model.system",
+    "Tensor": "model.vector",
+    "Vector": "model.vector",
+    "cross": "model.vector",
+    "dot": "model.vector",
+    **dict.fromkeys(
+        ("Abs", "Expr", "acos", "asin", "atan", "atan2", "cos", "exp", "log", "sign", "sin", "sqrt", "tan", "tanh"),
+        "symbolic.expr",
+    ),
+}
+_RENAMED = {"pi": ("symbolic.expr", "PI")}
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name's module on first use (PEP 562)."""
+    import importlib
+
+    if name in _LAZY:
+        module, attribute = _LAZY[name], name
+    elif name in _RENAMED:
+        module, attribute = _RENAMED[name]
+    else:
+        raise AttributeError(f"module 'symbody' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY, *_RENAMED})
+
 
 __all__ = [
     "System",

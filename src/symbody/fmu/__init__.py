@@ -49,12 +49,25 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from ..errors import ExportError
-from .spec import FmuSpec
-from .variables import KINDS, SETTINGS, SOLVER_METHODS
 
 __all__ = ["export_fmu", "FmuSpec", "KINDS", "SETTINGS", "SOLVER_METHODS"]
+
+# Imported on first use (PEP 562): simulating an FMU needs none of the code generation.
+_LAZY = {"FmuSpec": "spec", "KINDS": "variables", "SETTINGS": "variables", "SOLVER_METHODS": "variables"}
+
+
+def __getattr__(name: str) -> Any:
+    """Import ``FmuSpec`` and the variable tables on first use."""
+    import importlib
+
+    if name not in _LAZY:
+        raise AttributeError(f"module 'symbody.fmu' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    globals()[name] = value
+    return value
 
 
 def _progress(progress) -> tuple[Callable[[str], None], Callable[[], None]]:
@@ -110,6 +123,7 @@ def export_fmu(
             raise ExportError(f"cannot export {type(model).__name__}: expected a symbody.System or Equations")
         if backend == "python":
             from .python_backend import build_python_fmu
+            from .spec import FmuSpec
 
             if kind not in (None, "cs"):
                 raise ExportError("the Python backend builds Co-Simulation FMUs only (--kind cs)")
@@ -119,6 +133,7 @@ def export_fmu(
         if backend != "c":
             raise ExportError(f"unknown backend {backend!r}: use 'c' or 'python'")
         from .build import build_fmu
+        from .spec import FmuSpec
 
         spec = FmuSpec(eq, fmi_version, kind or "both")
         step("Jacobians")

@@ -33,6 +33,7 @@ from pathlib import Path
 from ..codegen.c_eval import c_compiler
 from ..errors import ExportError
 from .description import build_description, model_description
+from .files import write_atomically
 from .spec import GENERIC_HEADERS, GENERIC_SOURCES, FmuSpec
 
 CFLAGS = ("-std=c99", "-O2", "-fPIC")
@@ -200,26 +201,6 @@ def _zip_dir(zf: zipfile.ZipFile, folder: Path, prefix: str) -> None:
     for f in sorted(folder.rglob("*")):
         if f.is_file():
             zf.write(f, f"{prefix}/{f.relative_to(folder).as_posix()}")
-
-
-def write_atomically(path: Path, fill: Callable[[Path], None]) -> Path:
-    """Create ``path`` through a temporary file in its folder; an existing file is replaced only on success."""
-    path = Path(path)
-    folder = path.resolve().parent
-    if not folder.is_dir():
-        raise ExportError(f"output folder {str(folder)!r} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=folder)
-    os.close(fd)
-    try:
-        fill(Path(tmp))
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; give the file the usual permissions
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
 
 
 def build_fmu(spec: FmuSpec, path: str | Path, progress: Callable[[str], None] | None = None) -> Path:

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import SymbodyError
-from .build import write_atomically
+from .files import write_atomically
 from .variables import SOLVER_METHODS
 
 METHOD_VALUES = {name: value for value, (name, _) in SOLVER_METHODS.items()}
