@@ -3,16 +3,22 @@
 ::
 
     symbody export MODEL.py -o OUT.fmu [--fmi 2|3] [--kind cs|me|both] [--backend c|python] [--option k=v ...]
-    symbody info MODEL.py [--option k=v ...] [--json]
-    symbody simulate MODEL.py|OUT.fmu [--stop-time T] [--interval H] [--kind cs|me] [--method rk4|dopri5|rosenbrock23]
-                     [--solver CVode|Euler] [--rtol R] [--set name=value ...] [--output NAME ...] [-o OUT.csv]
-                     [--plot OUT.png | --no-plot] [--fmi 2|3] [--option k=v ...]
+    symbody info MODEL.py|OUT.fmu [--option k=v ...] [--json]
+    symbody simulate MODEL.py|OUT.fmu [--start-time T0] [--stop-time T] [--interval H] [--kind cs|me]
+                     [--method rk4|dopri5|rosenbrock23 | --solver CVode|Euler] [--rtol R] [--set NAME=VALUE ...]
+                     [--input-file CSV] [--output NAME ...] [-o OUT.csv] [--plot OUT.png | --no-plot]
+                     [--timeout SECONDS] [--fmi 2|3] [--option k=v ...]
     symbody validate OUT.fmu [--stop-time T]
 
 Errors print one line on stderr (``symbody: error: ...``) and exit with status
-1; ``--debug`` shows the traceback instead.  Warnings print one line too
-(``symbody: warning: ...``).  Files are written atomically: a failed or
-interrupted command leaves no partial file and an existing one intact.
+1; ``--debug`` (anywhere on the line) shows the traceback instead.  Warnings
+print one line too (``symbody: warning: ...``).  Outputs are checked before
+any work and written atomically: a failed or interrupted command (Ctrl-C,
+SIGTERM) leaves no partial file, no temporary folder and an existing file
+intact.
+
+Each command is one ``add_<command>(subparsers)`` function that builds its
+parser and sets its handler; :data:`COMMANDS` lists them in order.
 
 Example:
     >>> main(["info", "examples/simple_pendulum.py", "--json"])  # doctest: +SKIP
@@ -23,15 +29,26 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import tempfile
 import traceback
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from . import __version__
+from .cli_args import (
+    ArgumentError,
+    check_output_file,
+    check_time_range,
+    check_variable_names,
+    parse_assignments,
+    parse_start_values,
+    read_input_file,
+)
 from .errors import SymbodyError
 
 
@@ -40,8 +57,15 @@ class CliError(SymbodyError):
 
 
 # ---------------------------------------------------------------------------
-# parser
+# parsers, one function per command
 # ---------------------------------------------------------------------------
+
+
+def _common() -> argparse.ArgumentParser:
+    """Options every command accepts, before or after its name."""
+    p = argparse.ArgumentParser(add_help=False)
+    p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show the full traceback of errors")
+    return p
 
 
 def _model_options(p: argparse.ArgumentParser) -> None:
@@ -50,8 +74,70 @@ def _model_options(p: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="option passed to the model's build(**options); VALUE is a Python literal (repeatable)",
+        help="option passed to the model's build(**options); VALUE is a Python literal or true/false (repeatable)",
     )
+
+
+def add_export(sub: Any, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser("export", parents=[common], help="export a model file as an FMU")
+    p.add_argument("model", help="model file (Python, defines build(**options))")
+    p.add_argument("-o", "--output", required=True, help="FMU file to write")
+    p.add_argument("--fmi", type=int, choices=(2, 3), default=2, help="FMI version (default 2)")
+    p.add_argument(
+        "--kind", choices=("cs", "me", "both"), default=None, help="interfaces (default: both for c, cs for python)"
+    )
+    p.add_argument("--backend", choices=("c", "python"), default="c", help="native C (default) or pythonfmu")
+    _model_options(p)
+    p.set_defaults(handler=cmd_export)
+
+
+def add_info(sub: Any, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser(
+        "info", parents=[common], help="sizes, symbols and operation counts of a model; the contents of an FMU"
+    )
+    p.add_argument("model", help="model file (.py) or FMU (.fmu)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    _model_options(p)
+    p.set_defaults(handler=cmd_info)
+
+
+def add_simulate(sub: Any, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser("simulate", parents=[common], help="simulate a model file or an FMU with fmpy (CSV and PNG out)")
+    p.add_argument("model", help="model file (.py, exported on the fly) or FMU (.fmu)")
+    p.add_argument("--start-time", type=float, default=None, help="start time (default: the FMU's default experiment)")
+    p.add_argument("--stop-time", type=float, default=None, help="end time (default: the FMU's default experiment)")
+    p.add_argument("--interval", type=float, default=None, help="output interval = communication step (both kinds)")
+    p.add_argument("--kind", choices=("cs", "me"), default=None, help="Co-Simulation (default) or Model Exchange")
+    p.add_argument(
+        "--method", choices=("rk4", "dopri5", "rosenbrock23"), default=None, help="the Co-Simulation FMU's solver"
+    )
+    p.add_argument("--solver", choices=("CVode", "Euler"), default=None, help="fmpy's Model Exchange integrator")
+    p.add_argument("--rtol", type=float, default=None, help="relative tolerance")
+    p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="start value (repeatable)")
+    p.add_argument(
+        "--input-file", default=None, metavar="CSV", help="inputs over time: a CSV with time, then input columns"
+    )
+    p.add_argument("--output", action="append", default=None, metavar="NAME", help="variable to record (repeatable)")
+    p.add_argument("-o", "--csv", default=None, help="CSV file to write (default: <name>.csv)")
+    p.add_argument("--plot", default=None, help="PNG file to write (default: next to the CSV)")
+    p.add_argument("--no-plot", action="store_true", help="do not write a plot")
+    p.add_argument("--timeout", type=float, default=None, help="stop with an error after this many seconds")
+    p.add_argument("--fmi", type=int, choices=(2, 3), default=2, help="FMI version when exporting a model file")
+    _model_options(p)
+    p.set_defaults(handler=cmd_simulate)
+
+
+def add_validate(sub: Any, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser(
+        "validate", parents=[common], help="validate an FMU (fmpy validation and a simulation smoke test)"
+    )
+    p.add_argument("fmu", help="FMU file")
+    p.add_argument("--stop-time", type=float, default=1.0, help="end time of the smoke simulations (default 1)")
+    p.set_defaults(handler=cmd_validate)
+
+
+#: The commands, in the order ``symbody --help`` lists them: ``add_<command>(subparsers, common)``.
+COMMANDS: list[Callable[[Any, argparse.ArgumentParser], None]] = [add_export, add_info, add_simulate, add_validate]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -61,43 +147,11 @@ def build_parser() -> argparse.ArgumentParser:
         description="Symbolic multibody preprocessor: equations of motion and native FMUs from a model file.",
     )
     parser.add_argument("--version", action="version", version=f"symbody {__version__}")
-    parser.add_argument("--debug", action="store_true", help="show the full traceback of errors")
+    parser.add_argument("--debug", action="store_true", default=False, help="show the full traceback of errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-
-    p = sub.add_parser("export", help="export a model file as an FMU")
-    p.add_argument("model", help="model file (Python, defines build(**options))")
-    p.add_argument("-o", "--output", required=True, help="FMU file to write")
-    p.add_argument("--fmi", type=int, choices=(2, 3), default=2, help="FMI version (default 2)")
-    p.add_argument(
-        "--kind", choices=("cs", "me", "both"), default=None, help="interfaces (default: both for c, cs for python)"
-    )
-    p.add_argument("--backend", choices=("c", "python"), default="c", help="native C (default) or pythonfmu")
-    _model_options(p)
-
-    p = sub.add_parser("info", help="sizes, symbols and operation counts of a model")
-    p.add_argument("model", help="model file")
-    p.add_argument("--json", action="store_true", help="print JSON")
-    _model_options(p)
-
-    p = sub.add_parser("simulate", help="simulate a model file or an FMU with fmpy (CSV and PNG out)")
-    p.add_argument("model", help="model file (.py, exported on the fly) or FMU (.fmu)")
-    p.add_argument("--stop-time", type=float, default=None, help="end time (default: the FMU's default experiment)")
-    p.add_argument("--interval", type=float, default=None, help="output interval / communication step")
-    p.add_argument("--kind", choices=("cs", "me"), default=None, help="Co-Simulation (default) or Model Exchange")
-    p.add_argument("--method", choices=("rk4", "dopri5", "rosenbrock23"), default=None, help="Co-Simulation solver")
-    p.add_argument("--solver", choices=("CVode", "Euler"), default="CVode", help="Model Exchange solver (fmpy)")
-    p.add_argument("--rtol", type=float, default=None, help="relative tolerance")
-    p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="start value (repeatable)")
-    p.add_argument("--output", action="append", default=None, metavar="NAME", help="variable to record (repeatable)")
-    p.add_argument("-o", "--csv", default=None, help="CSV file to write (default: <name>.csv)")
-    p.add_argument("--plot", default=None, help="PNG file to write (default: next to the CSV)")
-    p.add_argument("--no-plot", action="store_true", help="do not write a plot")
-    p.add_argument("--fmi", type=int, choices=(2, 3), default=2, help="FMI version when exporting a model file")
-    _model_options(p)
-
-    p = sub.add_parser("validate", help="validate an FMU (fmpy validation and a simulation smoke test)")
-    p.add_argument("fmu", help="FMU file")
-    p.add_argument("--stop-time", type=float, default=1.0, help="end time of the smoke simulations (default 1)")
+    common = _common()
+    for add in COMMANDS:
+        add(sub, common)
     return parser
 
 
@@ -107,42 +161,26 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _load(model: str, options: list[str]):
-    from .loader import load_model, parse_options
+    from .loader import load_model_file
 
-    return load_model(model, **parse_options(options))
+    return load_model_file(model, options)
 
 
-def _parse_values(items: list[str]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for item in items:
-        if "=" not in item:
-            raise CliError(f"--set {item!r} is not of the form NAME=VALUE")
-        name, value = item.split("=", 1)
-        text = value.strip()
-        if text.lower() in ("true", "false"):
-            out[name.strip()] = text.lower() == "true"
-            continue
-        try:
-            number = float(text)
-        except ValueError:
-            raise CliError(f"--set {item!r}: {value!r} is not a number") from None
-        out[name.strip()] = int(number) if text.lstrip("+-").isdigit() else number
-    return out
+def _is_fmu(path: str) -> bool:
+    return Path(path).suffix.lower() == ".fmu"
 
 
 def cmd_export(args: argparse.Namespace) -> int:
     from .fmu import export_fmu
 
-    out = Path(args.output)
-    if out.suffix.lower() != ".fmu":
-        raise CliError(f"output {str(out)!r} must end in .fmu")
+    out = check_output_file(args.output, (".fmu",), "-o")
     system = _load(args.model, args.option)
     path = export_fmu(system, out, fmi_version=args.fmi, kind=args.kind, backend=args.backend, progress=True)
     print(f"wrote {path}")
     return 0
 
 
-def _info(eq) -> dict[str, Any]:
+def _model_info(eq) -> dict[str, Any]:
     st = dict(eq.stats())
     st["coordinate_names"] = [c.name for c in eq.coordinates]
     st["constraint_names"] = [r.name for r in eq.constraint_rows]
@@ -152,9 +190,21 @@ def _info(eq) -> dict[str, Any]:
     return st
 
 
+def _fmu_info(args: argparse.Namespace) -> int:
+    from .fmu.summary import fmu_summary, summary_lines
+
+    if args.option:
+        raise CliError("--option applies to model files, not to FMUs")
+    info = fmu_summary(args.model)
+    print(json.dumps(info, indent=2, default=str) if args.json else "\n".join(summary_lines(info)))
+    return 0
+
+
 def cmd_info(args: argparse.Namespace) -> int:
+    if _is_fmu(args.model):
+        return _fmu_info(args)
     eq = _load(args.model, args.option).derive(progress=True)
-    st = _info(eq)
+    st = _model_info(eq)
     if args.json:
         print(json.dumps(st, indent=2, default=float))
         return 0
@@ -180,54 +230,136 @@ def cmd_info(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_simulate(args: argparse.Namespace) -> int:
-    from .fmu import export_fmu
-    from .fmu.run import plot, simulate, write_csv
+def _check_simulate_arguments(args: argparse.Namespace) -> None:
+    """Everything that can be checked before building or loading anything."""
+    if args.kind == "me" and args.method:
+        raise CliError(
+            f"--method {args.method} chooses the Co-Simulation FMU's solver; with --kind me fmpy integrates "
+            "(choose it with --solver CVode|Euler)"
+        )
+    if args.kind != "me" and args.solver:
+        raise CliError(f"--solver {args.solver} chooses fmpy's Model Exchange integrator: use it with --kind me")
+    start = args.start_time if args.start_time is not None else 0.0
+    if args.stop_time is not None:
+        check_time_range(start, args.stop_time, args.interval)
+    elif args.interval is not None and not args.interval > 0:
+        raise ArgumentError(f"--interval {args.interval:g} must be positive")
+    for flag, value in (("--rtol", args.rtol), ("--timeout", args.timeout)):
+        if value is not None and not (0 < value < float("inf")):
+            raise ArgumentError(f"{flag} {value:g} must be a positive number")
+    if args.option and _is_fmu(args.model):
+        raise CliError("--option applies to model files, not to FMUs")
+    parse_assignments(args.set, "--set")  # the form NAME=VALUE; values are typed once the FMU is known
 
-    src = Path(args.model)
-    start = _parse_values(args.set)
+
+@contextmanager
+def _simulation_fmu(args: argparse.Namespace) -> Iterator[Path]:
+    """The FMU to simulate: the given one, or the model file exported into a temporary folder."""
+    if _is_fmu(args.model):
+        from .fmu.run import check_fmu_file
+
+        yield check_fmu_file(args.model)
+        return
+    from .fmu import export_fmu
+
+    system = _load(args.model, args.option)
     with tempfile.TemporaryDirectory(prefix="symbody_sim_") as tmp:
-        if src.suffix.lower() == ".fmu":
-            if not src.is_file():
-                raise CliError(f"FMU {str(src)!r} not found")
-            if args.option:
-                raise CliError("--option applies to model files, not to FMUs")
-            fmu = src
-        else:
-            system = _load(args.model, args.option)
-            kind = "cs" if (args.kind or "cs") == "cs" else "me"
-            fmu = export_fmu(system, Path(tmp) / f"{system.name}.fmu", fmi_version=args.fmi, kind=kind, progress=True)
+        kind = args.kind or "cs"
+        yield export_fmu(system, Path(tmp) / f"{system.name}.fmu", fmi_version=args.fmi, kind=kind, progress=True)
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from .fmu.plot import choose_variables, plot
+    from .fmu.run import METHOD_VALUES, read_description, simulate, variable_units, write_csv
+
+    _check_simulate_arguments(args)
+    src = Path(args.model)
+    csv = check_output_file(args.csv or f"{src.stem}.csv", (".csv",), "-o")
+    png = None if args.no_plot else check_output_file(args.plot or csv.with_suffix(".png"), (".png",), "--plot")
+    with _simulation_fmu(args) as fmu:
+        md = read_description(fmu)
+        variables = md.modelVariables
+        start = parse_start_values(args.set, variables, {"solver.method": METHOD_VALUES})
+        outputs = check_variable_names(args.output, [v.name for v in variables], "--output") if args.output else None
+        inputs = None
+        input_names = [v.name for v in variables if v.causality == "input"]
+        if args.input_file:
+            inputs = read_input_file(args.input_file, input_names)
         res = simulate(
             fmu,
             kind=args.kind,
+            start_time=args.start_time,
             stop_time=args.stop_time,
             interval=args.interval,
             solver=args.solver,
             method=args.method,
             rtol=args.rtol,
             start_values=start,
-            outputs=args.output,
+            outputs=outputs,
+            inputs=inputs,
+            timeout=args.timeout,
         )
-    csv = Path(args.csv) if args.csv else Path(src.stem + ".csv")
     write_csv(res, csv)
     print(f"wrote {csv} ({len(res)} rows, {len(res.dtype.names) - 1} variables)")
-    if not args.no_plot:
-        png = Path(args.plot) if args.plot else csv.with_suffix(".png")
-        plot(res, png, title=src.stem)
+    if png is not None:
+        shown, left_out = choose_variables(res.dtype.names, input_names)
+        settings: dict[str, object] = dict(parse_assignments(args.set, "--set"))
+        if args.input_file:
+            settings["inputs"] = Path(args.input_file).name
+        plot(res, png, shown, title=md.modelName, units=variable_units(md), settings=settings)
         print(f"wrote {png}")
+        if left_out:
+            print(
+                f"  the plot shows {len(shown)} of {len(shown) + len(left_out)} variables; left out: "
+                f"{', '.join(left_out)} (choose with --output NAME)"
+            )
     return 0
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
     from .fmu.run import validate
 
+    check_time_range(0.0, args.stop_time)
     report = validate(args.fmu, stop_time=args.stop_time)
     for line in report.lines():
         print(line)
     return 0 if report.ok else 1
 
 
-COMMANDS = {"export": cmd_export, "info": cmd_info, "simulate": cmd_simulate, "validate": cmd_validate}
+# ---------------------------------------------------------------------------
+# running a command: one-line errors, signals
+# ---------------------------------------------------------------------------
+
+
+class Interrupted(KeyboardInterrupt):
+    """Raised by the SIGTERM handler so that cleanup (``finally``, temporary files) runs as for Ctrl-C."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def _raise_interrupted(signum: int, frame: Any) -> None:
+    signal.signal(signum, signal.SIG_IGN)  # a second signal must not interrupt the cleanup
+    raise Interrupted(signum)
+
+
+@contextmanager
+def _signals_interrupt() -> Iterator[None]:
+    """SIGTERM (and SIGHUP) raise :class:`Interrupted` while a command runs; the previous handlers come back."""
+    names = [n for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n)]
+    previous = {}
+    try:
+        for name in names:
+            number = getattr(signal, name)
+            previous[number] = signal.signal(number, _raise_interrupted)
+    except ValueError:  # not the main thread: signals cannot be handled here
+        pass
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
@@ -237,7 +369,7 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``symbody``; returns the exit status (0 success, 1 error, 2 usage)."""
+    """Run ``symbody``; returns the exit status (0 success, 1 error, 2 usage, 128 + signal when interrupted)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     with warnings.catch_warnings():
@@ -246,9 +378,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _run_command(args)
 
 
+def _error_line(e: BaseException) -> str:
+    message = str(e).strip().splitlines()
+    text = message[0].rstrip(":") if message else type(e).__name__
+    if len(message) > 1:
+        text += " (run with --debug for details)"
+    if not isinstance(e, (SymbodyError, OSError)):
+        text = f"{type(e).__name__}: {text}"
+    return text
+
+
 def _run_command(args: argparse.Namespace) -> int:
     try:
-        return COMMANDS[args.command](args)
+        with _signals_interrupt():
+            return args.handler(args)
+    except Interrupted as e:
+        print(f"symbody: terminated by {signal.Signals(e.signum).name}", file=sys.stderr)
+        return 128 + e.signum
     except KeyboardInterrupt:
         print("symbody: interrupted", file=sys.stderr)
         return 130
@@ -257,17 +403,16 @@ def _run_command(args: argparse.Namespace) -> int:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except SystemExit as e:  # code the command ran (a model file's sys.exit) must not end symbody silently
+        if args.debug:
+            traceback.print_exc()
+        print(f"symbody: error: sys.exit({e.code!r}) was called while running {args.command}", file=sys.stderr)
+        return 1
     except Exception as e:  # noqa: BLE001 - every error becomes one clear line
         if args.debug:
             traceback.print_exc()
         else:
-            message = str(e).strip().splitlines()
-            text = message[0].rstrip(":") if message else type(e).__name__
-            if len(message) > 1:
-                text += " (run with --debug for details)"
-            if not isinstance(e, (SymbodyError, OSError)):
-                text = f"{type(e).__name__}: {text}"
-            print(f"symbody: error: {text}", file=sys.stderr)
+            print(f"symbody: error: {_error_line(e)}", file=sys.stderr)
         return 1
 
 

@@ -13,6 +13,7 @@ line that names the argument and says what would be accepted.  The commands
 :func:`check_time_range`       ``--start-time``, ``--stop-time``, ``--interval``
 :func:`check_variable_names`   ``--output NAME`` against the FMU's variables (close matches)
 :func:`read_input_file`        ``--input-file CSV`` as fmpy reads it, names checked
+:func:`check_output_file`      ``-o FILE`` before any work: not a folder, suffix, folder exists
 =============================  ==========================================================
 
 This module imports neither SymPy nor fmpy: simulating an FMU stays quick.
@@ -53,6 +54,7 @@ __all__ = [
     "check_time_range",
     "check_variable_names",
     "read_input_file",
+    "check_output_file",
 ]
 
 TRUE_WORDS = ("true", "yes", "on", "1")
@@ -290,3 +292,24 @@ def read_input_file(path: str | Path, inputs: Sequence[str]) -> np.ndarray:
     if np.any(np.diff(data["time"]) < 0):
         raise ArgumentError(f"--input-file {path.name}: the times must not decrease")
     return data
+
+
+def check_output_file(text: str | Path, suffixes: Sequence[str], flag: str) -> Path:
+    """The file an option names for writing, checked before any work: not a folder, right suffix, folder exists.
+
+    >>> check_output_file("results/", (".csv",), "-o")
+    Traceback (most recent call last):
+    ...
+    symbody.cli_args.ArgumentError: -o 'results/' is a folder: give a file name ending in .csv
+    """
+    raw = str(text)
+    path = Path(raw)
+    wanted = " or ".join(suffixes)
+    if raw.endswith(("/", "\\")) or path.is_dir():
+        raise ArgumentError(f"{flag} {raw!r} is a folder: give a file name ending in {wanted}")
+    if path.suffix.lower() not in suffixes:
+        raise ArgumentError(f"{flag} {raw!r}: the output file must end in {wanted}")
+    folder = path.resolve().parent
+    if not folder.is_dir():
+        raise ArgumentError(f"{flag} {raw!r}: output folder {str(folder)!r} does not exist")
+    return path

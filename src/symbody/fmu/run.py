@@ -1,14 +1,25 @@
 """Simulating and validating FMUs with fmpy (behind ``symbody simulate`` and ``symbody validate``).
 
+:func:`simulate` drives fmpy's masters with one output grid for Co-Simulation
+and Model Exchange, and guards them: a step that makes no progress (an FMU
+that discards a step and cannot recover), too many steps, too much wall-clock
+time or a run that ends before the stop time all raise
+:class:`SimulationError` with the FMU's own messages, never a hang or a short
+result.  This module imports neither SymPy nor the code generation.
+
 Example:
     >>> from symbody.fmu.run import simulate, write_csv, plot  # doctest: +SKIP
     >>> res = simulate("four_bar.fmu", stop_time=2.0, interval=0.01, start_values={"My2": 1.0})  # doctest: +SKIP
-    >>> write_csv(res, "four_bar.csv"); plot(res, "four_bar.png")  # doctest: +SKIP
+    >>> write_csv(res, "four_bar.csv")  # doctest: +SKIP
 """
 
 from __future__ import annotations
 
+import difflib
 import math
+import tempfile
+import time as clock
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,6 +31,12 @@ from .files import write_atomically
 from .variables import SOLVER_METHODS
 
 METHOD_VALUES = {name: value for value, (name, _) in SOLVER_METHODS.items()}
+#: Most points in a default output grid (as fmpy: the interval doubles until the grid fits).
+MAX_DEFAULT_POINTS = 1000
+#: Master-loop iterations allowed per output point before the run is stopped as runaway.
+STEPS_PER_POINT = 50
+#: Consecutive master steps without progress in time after which the FMU is taken as stuck.
+STALLED_STEPS = 3
 
 
 class SimulationError(SymbodyError, RuntimeError):
@@ -35,55 +52,203 @@ def _interfaces(md) -> list[str]:
     return out
 
 
+def check_fmu_file(fmu: str | Path) -> Path:
+    """``fmu`` as a Path if it is a readable FMU archive; otherwise a one-line :class:`SimulationError`."""
+    path = Path(fmu)
+    if not path.is_file():
+        what = "is a folder, not an FMU file" if path.is_dir() else "not found"
+        raise SimulationError(f"FMU {str(path)!r} {what}")
+    if not zipfile.is_zipfile(path):
+        hint = ""
+        if path.suffix.lower() == ".py":
+            hint = (
+                " (a model file: export it with `symbody export MODEL.py -o OUT.fmu`, or check it with `symbody info`)"
+            )
+        raise SimulationError(f"{str(path)!r} is not an FMU (not a zip archive){hint}")
+    try:
+        with zipfile.ZipFile(path) as zf:
+            if "modelDescription.xml" not in zf.namelist():
+                raise SimulationError(f"{str(path)!r} is not an FMU (no modelDescription.xml)")
+    except zipfile.BadZipFile as e:
+        raise SimulationError(f"{str(path)!r} is not a readable FMU: {e}") from None
+    return path
+
+
+def read_description(fmu: str | Path):
+    """fmpy's model description of an FMU file, with a one-line error for anything that is not an FMU."""
+    import fmpy
+
+    path = check_fmu_file(fmu)
+    try:
+        return fmpy.read_model_description(str(path))
+    except Exception as e:  # noqa: BLE001 - fmpy raises plain exceptions for malformed XML
+        raise SimulationError(f"{path.name}: cannot read its modelDescription.xml: {e}") from None
+
+
+def output_interval(md, start: float, stop: float, interval: float | None = None) -> float:
+    """The output grid of a run: ``interval``, else the default experiment's step, else a round step.
+
+    The same grid serves Co-Simulation (communication points) and Model
+    Exchange (output points), so both give the same time column.
+    """
+    if interval is not None:
+        return float(interval)
+    experiment = md.defaultExperiment
+    step = float(experiment.stepSize) if experiment is not None and experiment.stepSize else None
+    if step is None or not step > 0:
+        exponent = round(math.log10(stop - start)) - 3
+        step = 10.0**exponent
+    while (stop - start) / step > MAX_DEFAULT_POINTS:
+        step *= 2
+    return step
+
+
+def time_range(md, start_time: float | None = None, stop_time: float | None = None) -> tuple[float, float]:
+    """Start and stop time of a run: the given ones, else the FMU's default experiment, else 0 and 1."""
+    experiment = md.defaultExperiment
+    start = start_time if start_time is not None else float(getattr(experiment, "startTime", None) or 0.0)
+    if stop_time is None:
+        stop_time = float(experiment.stopTime) if experiment is not None and experiment.stopTime else start + 1.0
+    if not (math.isfinite(start) and math.isfinite(stop_time)):
+        raise SimulationError(f"start and stop time must be finite numbers, not {start:g} and {stop_time:g}")
+    if stop_time <= start:
+        raise SimulationError(f"the stop time {stop_time:g} must be later than the start time {start:g}")
+    return start, float(stop_time)
+
+
+def _check_names(names: list[str], available: list[str], what: str) -> None:
+    for name in names:
+        if name not in available:
+            close = difflib.get_close_matches(name, available, n=3, cutoff=0.6)
+            hint = f" (did you mean {', '.join(close)}?)" if close else ""
+            raise SimulationError(f"{what} {name!r}: no such variable{hint}")
+
+
+@dataclass
+class _Guard:
+    """fmpy's ``step_finished`` callback: stops a run that makes no progress, runs away or takes too long."""
+
+    max_steps: int
+    timeout: float | None
+    started: float = field(default_factory=clock.monotonic)
+    last_time: float = -math.inf
+    stalled: int = 0
+    steps: int = 0
+    reason: str = ""
+
+    def __call__(self, time: float, recorder: Any) -> bool:
+        self.steps += 1
+        self.stalled = self.stalled + 1 if time <= self.last_time else 0
+        self.last_time = max(self.last_time, time)
+        if self.stalled >= STALLED_STEPS:
+            self.reason = f"the FMU makes no progress at t = {time:g} s (a step it discarded is retried in vain)"
+        elif self.steps > self.max_steps:
+            self.reason = f"stopped at t = {time:g} s after {self.steps} master steps (more than the output grid needs)"
+        elif self.timeout is not None and clock.monotonic() - self.started > self.timeout:
+            self.reason = f"stopped at t = {time:g} s after the time limit of {self.timeout:g} s (--timeout)"
+        return not self.reason
+
+
 def simulate(
     fmu: str | Path,
     *,
     kind: str | None = None,
+    start_time: float | None = None,
     stop_time: float | None = None,
     interval: float | None = None,
-    solver: str = "CVode",
+    solver: str | None = None,
     method: str | None = None,
     rtol: float | None = None,
     start_values: dict[str, Any] | None = None,
     outputs: list[str] | None = None,
     inputs: np.ndarray | None = None,
+    timeout: float | None = None,
 ) -> np.ndarray:
     """Simulate an FMU with fmpy and return its structured result array (``time`` first).
 
     Args:
         fmu: the ``.fmu`` file.
         kind: ``"cs"`` or ``"me"`` (default: Co-Simulation when available).
-        stop_time, interval: end time and output interval (default: the FMU's default experiment).
-        solver: ``"CVode"`` or ``"Euler"`` (Model Exchange).
-        method: ``"rk4"``, ``"dopri5"`` or ``"rosenbrock23"`` (Co-Simulation; sets ``solver.method``).
+        start_time, stop_time: the simulated interval (default: the FMU's default experiment).
+        interval: output interval, the same grid for both kinds (default: :func:`output_interval`).
+        solver: ``"CVode"`` (default) or ``"Euler"``: fmpy's integrator of a Model Exchange run.
+        method: ``"rk4"``, ``"dopri5"`` or ``"rosenbrock23"``: the Co-Simulation FMU's own solver
+            (sets ``solver.method``); refused with ``kind="me"``, where fmpy integrates.
         rtol: relative tolerance (CVode, or ``solver.rtol`` in Co-Simulation).
-        start_values: start values by variable name.
+        start_values: start values by variable name (typed: see :func:`symbody.cli_args.parse_start_values`).
         outputs: variables to record (default: all outputs).
-        inputs: fmpy input signal (structured array with ``time`` and input names).
+        inputs: input signals, a structured array with ``time`` and input names (fmpy's format).
+        timeout: wall-clock limit in seconds (default: none; a stuck FMU is stopped anyway).
 
     Raises:
-        SimulationError: fmpy or the FMU failed; the FMU's error messages are included.
+        SimulationError: bad arguments, or fmpy or the FMU failed, stopped making progress or ended
+            early; the FMU's error messages are included.
     """
     import fmpy
 
-    md = fmpy.read_model_description(str(fmu))
+    md = read_description(fmu)
+    name = Path(fmu).name
     available = _interfaces(md)
     kind = kind or available[0]
     if kind not in available:
         what = "Co-Simulation" if kind == "cs" else "Model Exchange"
-        raise SimulationError(f"{Path(fmu).name} has no {what} interface")
+        raise SimulationError(f"{name} has no {what} interface")
+    start, stop = time_range(md, start_time, stop_time)
+    if interval is not None and not (math.isfinite(interval) and 0 < interval <= stop - start):
+        raise SimulationError(f"the output interval {interval:g} must be positive and at most {stop - start:g}")
+    step = output_interval(md, start, stop, interval)
+    variables = {v.name: v for v in md.modelVariables}
     sv = dict(start_values or {})
-    names = {v.name for v in md.modelVariables}
-    for name in sv:
-        if name not in names:
-            raise SimulationError(f"{Path(fmu).name} has no variable {name!r}")
+    _check_names(list(sv), list(variables), "start value")
+    if outputs:
+        _check_names(list(outputs), list(variables), "output")
+    if inputs is not None:
+        names = [n for n in inputs.dtype.names if n != "time"]
+        _check_names(names, [n for n, v in variables.items() if v.causality == "input"], "input")
+    kw: dict[str, Any] = dict(
+        fmi_type="CoSimulation" if kind == "cs" else "ModelExchange",
+        start_time=start,
+        stop_time=stop,
+        output_interval=step,
+        output=outputs,
+        input=inputs,
+        model_description=md,
+    )
     if kind == "cs":
-        if method is not None:
-            if method not in METHOD_VALUES:
-                raise SimulationError(f"unknown solver method {method!r}: use {', '.join(METHOD_VALUES)}")
-            sv["solver.method"] = METHOD_VALUES[method]
-        if rtol is not None and "solver.rtol" in names:
+        if solver is not None:
+            raise SimulationError(f"--solver {solver} chooses fmpy's Model Exchange integrator: use it with --kind me")
+        _choose_method(sv, method, variables)
+        if rtol is not None and "solver.rtol" in variables:
             sv.setdefault("solver.rtol", rtol)
+    else:
+        if method is not None:
+            raise SimulationError(
+                f"--method {method} chooses the Co-Simulation FMU's solver; with --kind me fmpy integrates "
+                "(choose it with --solver CVode|Euler)"
+            )
+        kw["solver"] = solver or "CVode"
+        kw["record_events"] = False  # keep the output grid: the same rows as Co-Simulation
+        if rtol is not None:
+            kw["relative_tolerance"] = rtol
+        if kw["solver"] == "Euler":
+            kw["step_size"] = step
+    kw["start_values"] = sv
+    return _run(fmpy, Path(fmu), kw, start, stop, step, timeout)
+
+
+def _choose_method(sv: dict[str, Any], method: str | None, variables: dict[str, Any]) -> None:
+    if method is None:
+        return
+    if method not in METHOD_VALUES:
+        raise SimulationError(f"unknown solver method {method!r}: use {', '.join(METHOD_VALUES)}")
+    if "solver.method" not in variables:
+        raise SimulationError(f"--method {method}: this FMU has no solver.method parameter")
+    if "solver.method" in sv and sv["solver.method"] != METHOD_VALUES[method]:
+        raise SimulationError(f"--method {method} contradicts --set solver.method={sv['solver.method']}")
+    sv["solver.method"] = METHOD_VALUES[method]
+
+
+def _run(fmpy, fmu: Path, kw: dict[str, Any], start: float, stop: float, step: float, timeout: float | None):
     messages: list[str] = []
 
     def logger(*args) -> None:
@@ -92,28 +257,39 @@ def simulate(
         if status >= 2:
             messages.append(message.decode(errors="replace") if isinstance(message, bytes) else str(message))
 
-    kw: dict[str, Any] = dict(
-        fmi_type="CoSimulation" if kind == "cs" else "ModelExchange",
-        start_values=sv,
-        output=outputs,
-        input=inputs,
-        logger=logger,
-    )
-    if stop_time is not None:
-        kw["stop_time"] = stop_time
-    if interval is not None:
-        kw["output_interval"] = interval
-    if kind == "me":
-        kw["solver"] = solver
-        if rtol is not None:
-            kw["relative_tolerance"] = rtol
-        if solver == "Euler" and interval is not None:
-            kw["step_size"] = interval
-    try:
-        return fmpy.simulate_fmu(str(fmu), **kw)
-    except Exception as e:  # noqa: BLE001 - fmpy raises plain exceptions
-        detail = "; ".join(messages[-3:])
-        raise SimulationError(f"simulation of {Path(fmu).name} failed: {e}" + (f" ({detail})" if detail else "")) from e
+    def detail() -> str:
+        return f" ({'; '.join(dict.fromkeys(messages[-3:]))})" if messages else ""
+
+    points = math.ceil((stop - start) / step) + 1
+    events = 0 if kw.get("input") is None else len(kw["input"])
+    guard = _Guard(max_steps=STEPS_PER_POINT * (points + events) + 100, timeout=timeout)
+    # extracted here, not by fmpy, so that a failure or an interruption leaves no folder behind
+    with tempfile.TemporaryDirectory(prefix="symbody_run_") as unzipdir:
+        try:
+            fmpy.extract(str(fmu), unzipdir)
+            result = fmpy.simulate_fmu(unzipdir, logger=logger, step_finished=guard, **kw)
+        except Exception as e:  # noqa: BLE001 - fmpy raises plain exceptions
+            text = str(e).strip().splitlines()
+            first = text[0] if text else type(e).__name__
+            raise SimulationError(f"simulation of {fmu.name} failed: {first}{detail()}") from e
+    if guard.reason:
+        raise SimulationError(f"simulation of {fmu.name} failed: {guard.reason}{detail()}")
+    end = float(result["time"][-1]) if len(result) else start
+    if end < stop - 1e-9 * max(1.0, abs(stop)) - 1e-6 * step:
+        raise SimulationError(
+            f"simulation of {fmu.name} failed: the FMU stopped at t = {end:g} s, before {stop:g} s{detail()}"
+        )
+    return result
+
+
+def variable_units(md) -> dict[str, str]:
+    """Units of an FMU's variables by name (from the variable or its declared type)."""
+    out = {}
+    for v in md.modelVariables:
+        unit = v.unit or getattr(v.declaredType, "unit", None)
+        if unit:
+            out[v.name] = unit
+    return out
 
 
 def write_csv(result: np.ndarray, path: str | Path) -> Path:
@@ -124,37 +300,6 @@ def write_csv(result: np.ndarray, path: str | Path) -> Path:
     return write_atomically(
         Path(path), lambda tmp: np.savetxt(tmp, data, delimiter=",", header=header, comments="", fmt="%.17g")
     )
-
-
-def plot(result: np.ndarray, path: str | Path, names: list[str] | None = None, title: str = "") -> Path:
-    """Plot variables against time into a PNG (one panel per variable, at most 12), written atomically."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    names = [n for n in (names or result.dtype.names) if n != "time"][:12]
-    if not names:
-        raise SimulationError("nothing to plot: the result has no variables")
-    ncols = 1 if len(names) <= 4 else 2
-    nrows = math.ceil(len(names) / ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(8 * ncols, 2.0 * nrows + 0.6), sharex=True, squeeze=False)
-    t = result["time"]
-    for ax, name in zip(axes.flat, names):
-        ax.plot(t, result[name], lw=1.2)
-        ax.set_ylabel(name)
-        ax.grid(True, alpha=0.3)
-    for ax in list(axes.flat)[len(names) :]:
-        ax.set_visible(False)
-    for ax in axes[-1]:
-        ax.set_xlabel("time [s]")
-    if title:
-        fig.suptitle(title)
-    fig.tight_layout()
-    try:
-        return write_atomically(Path(path), lambda tmp: fig.savefig(tmp, dpi=110, format="png"))
-    finally:
-        plt.close(fig)
 
 
 @dataclass
@@ -178,19 +323,19 @@ class ValidationReport:
 
 
 def validate(fmu: str | Path, stop_time: float = 1.0, interval: float = 0.01) -> ValidationReport:
-    """fmpy's validation of ``fmu`` plus a short simulation with every interface and solver it offers."""
-    import fmpy
+    """fmpy's validation of ``fmu`` plus a short simulation with every interface and solver it offers.
+
+    Raises:
+        SimulationError: ``fmu`` is not an FMU file (missing, a folder, a model file, not a zip archive).
+    """
     from fmpy.validation import validate_fmu
 
-    path = Path(fmu)
+    path = check_fmu_file(fmu)
     report = ValidationReport(str(path))
-    if not path.is_file():
-        report.problems.append(f"file {str(path)!r} not found")
-        return report
     report.problems.extend(validate_fmu(str(path)))
     if report.problems:
         return report
-    md = fmpy.read_model_description(str(path))
+    md = read_description(path)
     names = {v.name for v in md.modelVariables}
     runs: list[tuple[str, dict]] = []
     if md.coSimulation is not None:
