@@ -13,13 +13,18 @@
 from __future__ import annotations
 
 import os
+import signal
 import stat
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 from fmpy.validation import validate_fmu
 
 from symbody.cli import main
+from symbody.fmu.testing import cached_fmu
 
 ROOT = Path(__file__).resolve().parents[1]
 PENDULUM = str(ROOT / "examples" / "simple_pendulum.py")
@@ -47,6 +52,12 @@ BAD_MODELS = {
     "no_build": ("x = 1\n", "does not define build(**options)"),
     "build_returns_wrong_type": ("def build():\n    return 42\n", "build() returned int, not a symbody.System"),
     "build_rejects_options": ("def build():\n    pass\n", "build() rejected the options {'n': 3}"),
+    "build_exits": ("import sys\n\ndef build():\n    sys.exit()\n", "build() called sys.exit() (build_exits.py:4)"),
+    "build_exits_on_import": ("import sys\nsys.exit(3)\n", "called sys.exit(3) on import (build_exits_on_import.py:2)"),
+    "type_error_inside_build": (
+        "def build(n=2):\n    return len(n)\n",
+        "build() raised TypeError: object of type 'int' has no len() (type_error_inside_build.py:2)",
+    ),
     "model_error_in_build": (
         "import symbody as sb\ndef build():\n    s = sb.System('m')\n    s.parameter('k')\n    s.parameter('k')\n",
         "duplicate name 'k'",
@@ -90,7 +101,7 @@ def test_each_model_file_problem_gets_its_own_message(case, tmp_path, capsys):
     text, expected = BAD_MODELS[case]
     model = tmp_path / f"{case}.py"
     model.write_text(text)
-    options = ["--option", "n=3"] if case == "build_rejects_options" else []
+    options = ["--option", "n=3"] if case in ("build_rejects_options", "type_error_inside_build") else []
     out = tmp_path / "out.fmu"
     code, stdout, err = run(capsys, "export", str(model), "-o", str(out), *options)
     assert code == 1 and stdout == ""
@@ -245,3 +256,219 @@ def test_simulation_results_are_written_atomically(tmp_path, capsys, monkeypatch
     code, _, err = run(capsys, "simulate", fmu, "--stop-time", "0.1", "-o", str(csv))
     assert code == 0 and folder_listing(tmp_path) == ["r.csv", "r.png"]
     assert csv.read_text().startswith("time,") and (tmp_path / "r.png").read_bytes()[:4] == b"\x89PNG"
+
+
+# ---------------------------------------------------------------------------
+# signals, output paths, arguments checked before any work
+# ---------------------------------------------------------------------------
+
+
+def hanging_compiler(folder: Path, marker: Path) -> Path:
+    """A C compiler that says it started, then never finishes."""
+    cc = folder / "hanging-cc"
+    cc.write_text(f"#!/bin/sh\ntouch '{marker}'\nexec sleep 60\n")
+    cc.chmod(cc.stat().st_mode | stat.S_IXUSR)
+    return cc
+
+
+@pytest.mark.skipif(os.name != "posix", reason="signals and a shell-script compiler")
+@pytest.mark.parametrize("signum", (signal.SIGTERM, signal.SIGINT))
+def test_a_signal_during_export_leaves_no_file_and_no_temporary_folder(signum, tmp_path):
+    """SIGTERM used to kill symbody on the spot: the temporary build folder stayed behind."""
+    tmp, cache, out = tmp_path / "tmp", tmp_path / "cache", tmp_path / "out"
+    for folder in (tmp, cache, out):
+        folder.mkdir()
+    marker = tmp_path / "compiler-started"
+    env = dict(os.environ, TMPDIR=str(tmp), SYMBODY_CACHE=str(cache), CC=str(hanging_compiler(tmp_path, marker)))
+    cmd = [sys.executable, "-m", "symbody", "export", PENDULUM, "-o", str(out / "p.fmu")]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not marker.exists() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert marker.exists(), proc.communicate()[1]
+        assert any(tmp.iterdir()) or any(cache.rglob("*.*")), "the export should be half-way"
+        proc.send_signal(signum)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 128 + signum
+    assert len(err.strip().splitlines()) == 1 and err.startswith("symbody: ") and "Traceback" not in err
+    assert list(out.iterdir()) == [] and list(tmp.iterdir()) == []
+    assert [p for p in cache.rglob("*") if p.is_file()] == []
+
+
+def test_an_output_folder_is_refused_before_the_model_is_built(tmp_path, capsys):
+    model = tmp_path / "slow.py"
+    model.write_text("def build():\n    raise RuntimeError('the model was built')\n")
+    (tmp_path / "existing.fmu").mkdir()
+    for target in (str(tmp_path / "newdir.fmu") + "/", str(tmp_path / "existing.fmu"), str(tmp_path)):
+        code, _, err = run(capsys, "export", str(model), "-o", target)
+        line = one_error_line(err)
+        assert code == 1 and "is a folder" in line and "built" not in line
+    code, _, err = run(capsys, "export", str(model), "-o", str(tmp_path / "missing" / "m.fmu"))
+    assert code == 1 and "does not exist" in one_error_line(err) and "built" not in err
+    code, _, err = run(capsys, "simulate", str(model), "-o", str(tmp_path) + "/")
+    assert code == 1 and "is a folder" in one_error_line(err) and "built" not in err
+    code, _, err = run(capsys, "simulate", str(model), "--plot", str(tmp_path / "existing.fmu"))
+    assert code == 1 and "--plot" in one_error_line(err) and "built" not in err
+    assert folder_listing(tmp_path) == ["existing.fmu", "slow.py"]
+    assert list((tmp_path / "existing.fmu").iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    (
+        (["--stop-time", "-1"], "--stop-time -1 must be later than the start time 0"),
+        (["--stop-time", "0"], "--stop-time 0 must be later"),
+        (["--stop-time", "nan"], "--stop-time nan is not a finite number"),
+        (["--stop-time", "inf"], "--stop-time inf is not a finite number"),
+        (["--start-time", "2", "--stop-time", "1"], "--stop-time 1 must be later than the start time 2"),
+        (["--stop-time", "1", "--interval", "0"], "--interval 0 must be positive"),
+        (["--stop-time", "1", "--interval", "-0.1"], "--interval -0.1 must be positive"),
+        (["--interval", "-0.1"], "--interval -0.1 must be positive"),
+        (["--stop-time", "1", "--interval", "5"], "--interval 5 is longer than the simulated time"),
+        (["--rtol=-1e-6"], "--rtol -1e-06 must be a positive number"),
+        (["--kind", "me", "--method", "rk4"], "with --kind me fmpy integrates"),
+        (["--solver", "Euler"], "use it with --kind me"),
+        (["--set", "novalue"], "is not of the form NAME=VALUE"),
+    ),
+)
+def test_bad_simulation_arguments_are_refused_before_any_work(argv, message, tmp_path, capsys):
+    model = tmp_path / "never_built.py"
+    model.write_text("def build():\n    raise RuntimeError('the model was built')\n")
+    for source in (str(model), str(cached_fmu(PENDULUM, 2, "both"))):
+        code, _, err = run(capsys, "simulate", source, *argv, "-o", str(tmp_path / "r.csv"))
+        assert code == 1 and message in one_error_line(err)
+    assert folder_listing(tmp_path) == ["never_built.py"]
+
+
+def test_unknown_names_write_nothing_and_suggest_close_ones(tmp_path, capsys):
+    fmu = str(cached_fmu(PENDULUM, 2, "both"))
+    csv = str(tmp_path / "r.csv")
+    code, _, err = run(capsys, "simulate", fmu, "--output", "theta", "--output", "thetta", "-o", csv)
+    line = one_error_line(err)
+    assert code == 1 and "--output 'thetta': no such variable (did you mean theta" in line
+    code, _, err = run(capsys, "simulate", fmu, "--set", "lenght=2", "-o", csv)
+    assert code == 1 and "--set 'lenght'" in one_error_line(err)
+    code, _, err = run(capsys, "simulate", fmu, "--set", "l=long", "-o", csv)
+    assert code == 1 and "--set l: 'long' is not a number" in one_error_line(err)
+    code, _, err = run(capsys, "simulate", fmu, "--set", "solver.method=euler", "-o", csv)
+    assert code == 1 and "rk4 (1), dopri5 (2), rosenbrock23 (3)" in one_error_line(err)
+    assert folder_listing(tmp_path) == []
+
+
+def test_validate_and_info_name_what_they_take(tmp_path, capsys):
+    code, _, err = run(capsys, "validate", PENDULUM)
+    line = one_error_line(err)
+    assert code == 1 and "validate takes an FMU" in line and "symbody info MODEL.py" in line
+    assert "BadZipFile" not in err
+    fake = tmp_path / "fake.fmu"
+    fake.write_text("not a zip")
+    for argv in (["validate", str(fake)], ["info", str(fake)], ["simulate", str(fake)]):
+        code, _, err = run(capsys, *argv)
+        assert code == 1 and "is not an FMU (not a zip archive)" in one_error_line(err)
+    code, _, err = run(capsys, "info", str(cached_fmu(PENDULUM, 2, "cs")), "--option", "n=2")
+    assert code == 1 and "--option applies to model files" in one_error_line(err)
+
+
+def test_debug_is_accepted_after_the_command(tmp_path, capsys):
+    missing = str(tmp_path / "missing.py")
+    for argv in (["info", missing, "--debug"], ["info", "--debug", missing], ["--debug", "info", missing]):
+        code, _, err = run(capsys, *argv)
+        assert code == 1 and "Traceback (most recent call last)" in err and "missing.py" in err
+    code, _, err = run(capsys, "info", missing)
+    assert code == 1 and "Traceback" not in err
+
+
+# ---------------------------------------------------------------------------
+# an FMU that cannot go on: the CLI ends with one line, whatever the master does
+# ---------------------------------------------------------------------------
+
+
+class AlarmError(Exception):
+    pass
+
+
+@pytest.fixture
+def alarm():
+    """Fail (instead of hanging the suite) if a command runs longer than 60 s."""
+
+    def ring(signum, frame):
+        raise AlarmError("the command did not end")
+
+    previous = signal.signal(signal.SIGALRM, ring)
+    signal.alarm(60)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="SIGALRM guards the test against a hang")
+@pytest.mark.parametrize("command", ("simulate", "validate"))
+def test_an_fmu_that_keeps_discarding_ends_with_one_line(command, tmp_path, capsys, monkeypatch, alarm):
+    """After an unrecoverable Discard an FMI 2 master asks fmi2Terminated; a false answer used to spin forever."""
+    from fmpy.fmi1 import FMICallException
+    from fmpy.fmi2 import FMU2Slave, fmi2Discard, fmi2Error
+
+    from symbody.fmu.testing import cached_fmu as built
+
+    real_step = FMU2Slave.doStep
+
+    def step_then_discard(self, currentCommunicationPoint, communicationStepSize, **kw):
+        if currentCommunicationPoint >= 0.1:
+            self.callbacks.logger(None, b"instance", fmi2Error, b"logError", b"state blew up at t = 0.1")
+            raise FMICallException(function="fmi2DoStep", status=fmi2Discard)
+        return real_step(self, currentCommunicationPoint, communicationStepSize, **kw)
+
+    monkeypatch.setattr(FMU2Slave, "doStep", step_then_discard)
+    monkeypatch.setattr(FMU2Slave, "getBooleanStatus", lambda self, kind: False)
+    fmu = str(built(PENDULUM, 2, "cs"))
+    argv = [command, fmu, "--stop-time", "1"] + (["-o", str(tmp_path / "r.csv")] if command == "simulate" else [])
+    code, out, err = run(capsys, *argv)
+    assert code == 1
+    if command == "simulate":
+        line = one_error_line(err)
+        assert "makes no progress at t = 0.1" in line and "state blew up" in line
+        assert folder_listing(tmp_path) == []
+    else:
+        assert "FAIL Co-Simulation, rk4: " in out and "makes no progress at t = 0.1" in out
+
+
+@pytest.mark.skipif(os.name != "posix", reason="SIGALRM guards the test against a hang")
+def test_an_fmu_that_terminates_early_is_an_error_not_a_short_result(tmp_path, capsys, monkeypatch, alarm):
+    """A master that stops at fmi2Terminated = true must not hand back a result that ends before the stop time."""
+    from fmpy.fmi1 import FMICallException
+    from fmpy.fmi2 import FMU2Slave, fmi2Discard
+
+    real_step = FMU2Slave.doStep
+
+    def step_then_discard(self, currentCommunicationPoint, communicationStepSize, **kw):
+        if currentCommunicationPoint >= 0.2:
+            raise FMICallException(function="fmi2DoStep", status=fmi2Discard)
+        return real_step(self, currentCommunicationPoint, communicationStepSize, **kw)
+
+    monkeypatch.setattr(FMU2Slave, "doStep", step_then_discard)
+    monkeypatch.setattr(FMU2Slave, "getBooleanStatus", lambda self, kind: True)
+    monkeypatch.setattr(FMU2Slave, "getRealStatus", lambda self, kind: 0.2)
+    fmu = str(cached_fmu(PENDULUM, 2, "cs"))
+    code, _, err = run(capsys, "simulate", fmu, "--stop-time", "1", "-o", str(tmp_path / "r.csv"))
+    assert code == 1 and "the FMU stopped at t = 0.2 s, before the stop time 1 s" in one_error_line(err)
+    assert folder_listing(tmp_path) == []
+
+
+def test_a_wall_clock_limit_stops_a_slow_run(tmp_path, capsys, monkeypatch):
+    from fmpy.fmi2 import FMU2Slave
+
+    real_step = FMU2Slave.doStep
+
+    def slow_step(self, *args, **kw):
+        time.sleep(0.02)
+        return real_step(self, *args, **kw)
+
+    monkeypatch.setattr(FMU2Slave, "doStep", slow_step)
+    fmu = str(cached_fmu(PENDULUM, 2, "cs"))
+    code, _, err = run(capsys, "simulate", fmu, "--stop-time", "10", "--timeout", "0.3", "-o", str(tmp_path / "r.csv"))
+    assert code == 1 and "after the time limit of 0.3 s (--timeout)" in one_error_line(err)
+    assert folder_listing(tmp_path) == []

@@ -319,6 +319,11 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 def cmd_validate(args: argparse.Namespace) -> int:
     from .fmu.run import validate
 
+    if not _is_fmu(args.fmu) and Path(args.fmu).suffix.lower() == ".py":
+        raise CliError(
+            f"validate takes an FMU, not the model file {args.fmu!r}: check a model file with "
+            "`symbody info MODEL.py`, or export it with `symbody export MODEL.py -o OUT.fmu` and validate that"
+        )
     check_time_range(0.0, args.stop_time)
     report = validate(args.fmu, stop_time=args.stop_time)
     for line in report.lines():

@@ -61,9 +61,7 @@ def check_fmu_file(fmu: str | Path) -> Path:
     if not zipfile.is_zipfile(path):
         hint = ""
         if path.suffix.lower() == ".py":
-            hint = (
-                " (a model file: export it with `symbody export MODEL.py -o OUT.fmu`, or check it with `symbody info`)"
-            )
+            hint = " (a model file: check it with `symbody info MODEL.py`, export it with `symbody export`)"
         raise SimulationError(f"{str(path)!r} is not an FMU (not a zip archive){hint}")
     try:
         with zipfile.ZipFile(path) as zf:
@@ -88,19 +86,29 @@ def read_description(fmu: str | Path):
 def output_interval(md, start: float, stop: float, interval: float | None = None) -> float:
     """The output grid of a run: ``interval``, else the default experiment's step, else a round step.
 
-    The same grid serves Co-Simulation (communication points) and Model
-    Exchange (output points), so both give the same time column.
+    The grid ``start + k * interval`` must end at ``stop``: the same grid then
+    serves Co-Simulation (communication points) and Model Exchange (output
+    points), so both give the same time column.  A default step is shortened
+    to divide the simulated time (at most :data:`MAX_DEFAULT_POINTS` + 1
+    points); a given ``interval`` that does not divide it is refused.
     """
+    span = stop - start
     if interval is not None:
+        count = span / interval
+        if abs(count - round(count)) > 1e-9 * max(1.0, count):
+            near = span / max(1, round(count))
+            raise SimulationError(
+                f"the output interval {interval:g} s does not divide the simulated time {span:g} s "
+                f"(the last point would miss the stop time): use e.g. {near:.6g}"
+            )
         return float(interval)
     experiment = md.defaultExperiment
     step = float(experiment.stepSize) if experiment is not None and experiment.stepSize else None
     if step is None or not step > 0:
-        exponent = round(math.log10(stop - start)) - 3
-        step = 10.0**exponent
-    while (stop - start) / step > MAX_DEFAULT_POINTS:
+        step = 10.0 ** (round(math.log10(span)) - 3)
+    while span / step > MAX_DEFAULT_POINTS:
         step *= 2
-    return step
+    return span / math.ceil(span / step - 1e-9)
 
 
 def time_range(md, start_time: float | None = None, stop_time: float | None = None) -> tuple[float, float]:
@@ -277,7 +285,7 @@ def _run(fmpy, fmu: Path, kw: dict[str, Any], start: float, stop: float, step: f
     end = float(result["time"][-1]) if len(result) else start
     if end < stop - 1e-9 * max(1.0, abs(stop)) - 1e-6 * step:
         raise SimulationError(
-            f"simulation of {fmu.name} failed: the FMU stopped at t = {end:g} s, before {stop:g} s{detail()}"
+            f"simulation of {fmu.name} failed: the FMU stopped at t = {end:g} s, before the stop time {stop:g} s{detail()}"
         )
     return result
 
