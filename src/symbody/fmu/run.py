@@ -284,9 +284,8 @@ def _run(fmpy, fmu: Path, kw: dict[str, Any], start: float, stop: float, step: f
         raise SimulationError(f"simulation of {fmu.name} failed: {guard.reason}{detail()}")
     end = float(result["time"][-1]) if len(result) else start
     if end < stop - 1e-9 * max(1.0, abs(stop)) - 1e-6 * step:
-        raise SimulationError(
-            f"simulation of {fmu.name} failed: the FMU stopped at t = {end:g} s, before the stop time {stop:g} s{detail()}"
-        )
+        early = f"the FMU stopped at t = {end:g} s, before the stop time {stop:g} s"
+        raise SimulationError(f"simulation of {fmu.name} failed: {early}{detail()}")
     return result
 
 
