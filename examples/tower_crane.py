@@ -68,6 +68,7 @@ L_BAR = 8.0  # m, length of the beam
 R_GYR_AXIAL = 0.2  # m, radius of gyration of the beam about its own long axis
 L0 = 20.0  # m, default rope length
 FALLS_SPACING = 0.4  # m, distance between the rope falls of the two-fall reeving
+JIB_LENGTH = 50.0  # m, reach of the jib from the slew axis (the default trolley radius 25 m is mid reach)
 
 
 def build(hoist: bool = False, r0: float = 25.0, l0: float = L0, theta0: float = 0.0) -> sb.System:

@@ -285,6 +285,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         input_names = [v.name for v in variables if v.causality == "input"]
         if args.input_file:
             inputs = read_input_file(args.input_file, input_names)
+            if outputs is None:  # record the inputs the file drives with the outputs
+                driven = [n for n in inputs.dtype.names if n != "time"]
+                outputs = [v.name for v in variables if v.causality == "output"] + driven
         res = simulate(
             fmu,
             kind=args.kind,

@@ -69,25 +69,14 @@ def _title(title: str, settings: dict[str, object] | None) -> str:
     return f"{title}\n{values}" if title else values
 
 
-def plot(
+def figure(
     result: np.ndarray,
-    path: str | Path,
     names: Sequence[str] | None = None,
     title: str = "",
     units: dict[str, str] | None = None,
     settings: dict[str, object] | None = None,
-) -> Path:
-    """Plot variables against time into a PNG (one panel per variable, units on the axes), written atomically.
-
-    Args:
-        result: structured array with ``time`` first (fmpy's result).
-        path: the PNG to write.
-        names: variables to plot (default: all but ``time``; at most :data:`MAX_PANELS` are shown,
-            choose them with :func:`choose_variables`).
-        title: the figure's title (the model's name).
-        units: unit of each variable (``variable_units`` of the FMU).
-        settings: values the run changed (``--set``), shown under the title.
-    """
+):
+    """The matplotlib figure of :func:`plot` (one panel per variable, units on the axes); close it after use."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -113,6 +102,31 @@ def plot(
     if heading:
         fig.suptitle(heading)
     fig.tight_layout()
+    return fig
+
+
+def plot(
+    result: np.ndarray,
+    path: str | Path,
+    names: Sequence[str] | None = None,
+    title: str = "",
+    units: dict[str, str] | None = None,
+    settings: dict[str, object] | None = None,
+) -> Path:
+    """Plot variables against time into a PNG, written atomically.
+
+    Args:
+        result: structured array with ``time`` first (fmpy's result).
+        path: the PNG to write.
+        names: variables to plot (default: all but ``time``; at most :data:`MAX_PANELS` are shown,
+            choose them with :func:`choose_variables`).
+        title: the figure's title (the model's name).
+        units: unit of each variable (``variable_units`` of the FMU).
+        settings: values the run changed (``--set``), shown under the title.
+    """
+    import matplotlib.pyplot as plt
+
+    fig = figure(result, names, title, units, settings)
     try:
         return write_atomically(Path(path), lambda tmp: fig.savefig(tmp, dpi=110, format="png"))
     finally:
