@@ -71,6 +71,7 @@ def profile(dt: float = 0.01) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def write(path: Path) -> None:
     t, tau, force = profile()
+    tau, force = (np.where(np.abs(x) < 1e-6, 0.0, x) for x in (tau, force))  # rounding residue after the moves
     rows = np.round(np.arange(0.0, STOP_TIME + SAMPLE / 2, SAMPLE), 10)
     lines = ["time,tau_slew,F_trolley"]
     lines += [f"{x:g},{np.interp(x, t, tau):.6g},{np.interp(x, t, force):.6g}" for x in rows]
