@@ -346,19 +346,14 @@ def test_choose_variables_puts_the_model_outputs_first():
 
 
 def test_the_plot_has_units_and_the_set_values(tmp_path):
-    import matplotlib.pyplot as plt
-
     from symbody.fmu.plot import figure
     from symbody.fmu.run import read_description, simulate, variable_units
 
     fmu = cached_fmu(PENDULUM, 2, "cs")
     res = simulate(fmu, stop_time=0.2, interval=0.1, start_values={"l": 2.0})
     fig = figure(res, ["x", "theta"], "simple_pendulum", variable_units(read_description(fmu)), {"l": "2"})
-    try:
-        assert [ax.get_ylabel() for ax in fig.axes] == ["x [m]", "theta [rad]"]
-        assert fig._suptitle.get_text() == "simple_pendulum\nl = 2"
-    finally:
-        plt.close(fig)
+    assert [ax.get_ylabel() for ax in fig.axes] == ["x [m]", "theta [rad]"]
+    assert fig._suptitle.get_text() == "simple_pendulum\nl = 2"
 
 
 def test_simulate_says_which_variables_the_plot_left_out(tmp_path, capsys, monkeypatch):

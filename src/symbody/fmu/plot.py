@@ -76,11 +76,11 @@ def figure(
     units: dict[str, str] | None = None,
     settings: dict[str, object] | None = None,
 ):
-    """The matplotlib figure of :func:`plot` (one panel per variable, units on the axes); close it after use."""
-    import matplotlib
+    """The matplotlib figure of :func:`plot` (one panel per variable, units on the axes).
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    A plain :class:`matplotlib.figure.Figure`: no pyplot, no GUI backend, nothing to close.
+    """
+    from matplotlib.figure import Figure
 
     units = units or {}
     names = [n for n in (names or result.dtype.names) if n != "time"][:MAX_PANELS]
@@ -88,7 +88,8 @@ def figure(
         raise SymbodyError("nothing to plot: the result has no variables")
     ncols = 1 if len(names) <= 4 else 2
     nrows = math.ceil(len(names) / ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(8 * ncols, 2.0 * nrows + 0.9), sharex=True, squeeze=False)
+    fig = Figure(figsize=(8 * ncols, 2.0 * nrows + 0.9))
+    axes = fig.subplots(nrows, ncols, sharex=True, squeeze=False)
     t = result["time"]
     for ax, name in zip(axes.flat, names):
         ax.plot(t, result[name], lw=1.2)
@@ -96,13 +97,32 @@ def figure(
         ax.grid(True, alpha=0.3)
     for ax in list(axes.flat)[len(names) :]:
         ax.set_visible(False)
-    for ax in axes[-1]:
-        ax.set_xlabel("time [s]")
+    for column in range(ncols):  # the time axis under the last panel of each column
+        last = max(i for i in range(len(names)) if i % ncols == column)
+        axes.flat[last].xaxis.set_tick_params(labelbottom=True)
+        axes.flat[last].set_xlabel("time [s]")
     heading = _title(title, settings)
     if heading:
         fig.suptitle(heading)
-    fig.tight_layout()
+    _fixed_margins(fig, nrows, ncols, heading.count("\n") + 1 if heading else 0)
     return fig
+
+
+def _fixed_margins(fig, nrows: int, ncols: int, title_lines: int) -> None:
+    """Margins in inches (room for tick labels, axis labels and the title) without a layout pass."""
+    width, height = fig.get_size_inches()
+    left, right, bottom, gap_x, gap_y = 1.0, 0.25, 0.55, 1.15, 0.3
+    top = 0.2 + 0.25 * title_lines
+    axes_width = (width - left - right - gap_x * (ncols - 1)) / ncols
+    axes_height = (height - top - bottom - gap_y * (nrows - 1)) / nrows
+    fig.subplots_adjust(
+        left=left / width,
+        right=1 - right / width,
+        bottom=bottom / height,
+        top=1 - top / height,
+        wspace=gap_x / axes_width,
+        hspace=gap_y / axes_height,
+    )
 
 
 def plot(
@@ -124,10 +144,5 @@ def plot(
         units: unit of each variable (``variable_units`` of the FMU).
         settings: values the run changed (``--set``), shown under the title.
     """
-    import matplotlib.pyplot as plt
-
     fig = figure(result, names, title, units, settings)
-    try:
-        return write_atomically(Path(path), lambda tmp: fig.savefig(tmp, dpi=110, format="png"))
-    finally:
-        plt.close(fig)
+    return write_atomically(Path(path), lambda tmp: fig.savefig(tmp, dpi=110, format="png"))
