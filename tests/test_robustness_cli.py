@@ -472,3 +472,16 @@ def test_a_wall_clock_limit_stops_a_slow_run(tmp_path, capsys, monkeypatch):
     code, _, err = run(capsys, "simulate", fmu, "--stop-time", "10", "--timeout", "0.3", "-o", str(tmp_path / "r.csv"))
     assert code == 1 and "after the time limit of 0.3 s (--timeout)" in one_error_line(err)
     assert folder_listing(tmp_path) == []
+
+
+@pytest.mark.skipif(os.name != "posix", reason="SIGALRM guards the test against a hang")
+def test_a_real_fmu_whose_solver_gives_up_ends_with_one_line(tmp_path, capsys, alarm):
+    """dopri5 asked for 1e-15 cannot take a step: the FMU discards, and symbody used to spin at 100 % CPU."""
+    fmu = str(cached_fmu(PENDULUM, 2, "cs"))
+    impossible = ["--set", "solver.rtol=1e-15", "--set", "solver.atol=1e-30", "--method", "dopri5"]
+    csv = tmp_path / "r.csv"
+    code, _, err = run(capsys, "simulate", fmu, "--stop-time", "1", *impossible, "-o", str(csv))
+    line = one_error_line(err)
+    assert code == 1 and "dopri5 step size underflow" in line
+    assert "makes no progress at t = 0 s" in line or "the FMU stopped at t = 0 s" in line
+    assert folder_listing(tmp_path) == []
