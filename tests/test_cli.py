@@ -426,6 +426,6 @@ def test_the_readme_first_command_moves_the_crane_and_stops_it(tmp_path, capsys,
 def test_the_shipped_input_file_is_what_its_script_writes(tmp_path):
     from symbody.loader import load_module
 
-    script = load_module(ROOT / "examples" / "tower_crane_inputs.py")
+    script = load_module(ROOT / "examples" / "crane_control" / "tower_crane_inputs.py")
     script.write(tmp_path / "inputs.csv")
     assert (tmp_path / "inputs.csv").read_text() == (ROOT / "examples" / "tower_crane_inputs.csv").read_text()

@@ -1,8 +1,8 @@
-"""Writes ``tower_crane_inputs.csv``: slew torque and trolley force that move the tower crane and stop it.
+"""Writes ``examples/tower_crane_inputs.csv``: slew torque and trolley force that move the tower crane and stop it.
 
 The move: slew the jib a quarter turn (0 to pi/2 rad, at most 0.06 rad/s) while
 the trolley travels out from 25 m to 35 m (at most 0.5 m/s), both starting at
-t = 2 s, then rest until t = 60 s.  Each move is "bang-coast-bang": constant
+t = 2 s, then rest until t = 60 s.  Each move is a trapezoid (``crane_motion.trapezoid``): constant
 acceleration, constant speed, constant deceleration.  Each acceleration phase
 lasts one period of the swing it excites, so that the payload ends it with
 (almost) no swing -- the classic rule of input shaping (Singer and Seering,
@@ -25,12 +25,16 @@ examples/tower_crane_inputs.csv --stop-time 60``), the jib ends within 0.01 rad
 of a quarter turn and the trolley within 0.5 m of 35 m, both nearly at rest,
 with a residual swing of about 0.01 rad.
 
-Run ``python examples/tower_crane_inputs.py`` to write the file again.
+Run ``python examples/crane_control/tower_crane_inputs.py`` to write the file again.
 """
 
+import sys
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from crane_motion import trapezoid  # noqa: E402
 
 # parameters of examples/tower_crane.py (defaults)
 M_TROLLEY, M_PAYLOAD, J_SLEW, C_SLEW, B_R = 800.0, 2000.0, 1.2e7, 1.0e5, 200.0
@@ -38,45 +42,31 @@ I_ZZ = M_PAYLOAD * 8.0**2 / 12 + M_PAYLOAD * 0.2**2  # payload about the rope
 R0 = 25.0
 STOP_TIME = 60.0
 SAMPLE = 0.1  # s between rows of the CSV (fmpy interpolates linearly between rows)
+SLEW = trapezoid(np.pi / 2, v_max=0.06, a_max=0.06 / 9.0, start=2.0)  # accelerates for 9.0 s
+TRAVEL = trapezoid(10.0, v_max=0.5, a_max=0.5 / 4.8, start=2.0)  # accelerates for 4.8 s
 
 
-def bang_coast_bang(t: np.ndarray, start: float, distance: float, v_peak: float, t_acc: float) -> np.ndarray:
-    """Acceleration of a move of ``distance`` at top speed ``v_peak`` with acceleration phases of ``t_acc``."""
-    a = v_peak / t_acc
-    coast = (distance - a * t_acc**2) / v_peak
-    if coast < 0:
-        raise ValueError("the move is too short for this speed and acceleration time")
-    t1, t2, t3 = start + t_acc, start + t_acc + coast, start + 2 * t_acc + coast
-    return np.where((t >= start) & (t < t1), a, 0.0) - np.where((t >= t2) & (t < t3), a, 0.0)
-
-
-def integrate(rate: np.ndarray, dt: float, initial: float = 0.0) -> np.ndarray:
-    """Trapezoidal running integral."""
-    return initial + np.concatenate([[0.0], np.cumsum((rate[1:] + rate[:-1]) / 2 * dt)])
-
-
-def profile(dt: float = 0.01) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Time, slew torque and trolley force on a fine grid."""
-    t = np.arange(0.0, STOP_TIME + dt / 2, dt)
-    acc_theta = bang_coast_bang(t, 2.0, np.pi / 2, 0.06, 9.0)
-    acc_r = bang_coast_bang(t, 2.0, 10.0, 0.5, 4.8)
-    w = integrate(acc_theta, dt)
-    v = integrate(acc_r, dt)
-    r = integrate(v, dt, R0)
+def feedforward(t: float) -> tuple[float, float]:
+    """Slew torque and trolley force that make the crane, payload at the trolley, follow the two moves."""
+    w, acc_theta = SLEW.velocity(t), SLEW.acceleration(t)
+    r, v, acc_r = R0 + TRAVEL.position(t), TRAVEL.velocity(t), TRAVEL.acceleration(t)
     m = M_TROLLEY + M_PAYLOAD
     tau = (J_SLEW + m * r**2 + I_ZZ) * acc_theta + 2 * m * r * v * w + C_SLEW * w
     force = m * (acc_r - r * w**2) + B_R * v
-    return t, tau, force
+    return tau, force
 
 
 def write(path: Path) -> None:
-    t, tau, force = profile()
-    tau, force = (np.where(np.abs(x) < 1e-6, 0.0, x) for x in (tau, force))  # rounding residue after the moves
-    rows = np.round(np.arange(0.0, STOP_TIME + SAMPLE / 2, SAMPLE), 10)
+    """Write the CSV: one row every SAMPLE seconds, plus the instants where an acceleration jumps."""
+    knots = {round(float(k), 10) for k in (*SLEW.knots, *TRAVEL.knots)}
+    grid = sorted({*np.round(np.arange(0.0, STOP_TIME + SAMPLE / 2, SAMPLE), 10).tolist(), *knots})
     lines = ["time,tau_slew,F_trolley"]
-    lines += [f"{x:g},{np.interp(x, t, tau):.6g},{np.interp(x, t, force):.6g}" for x in rows]
+    for t in grid:
+        before, after = feedforward(t - 1e-9), feedforward(t)
+        rows = [before, after] if t in knots and t > 0 else [after]
+        lines += [f"{t:g},{tau:.6g},{force:.6g}" for tau, force in rows]  # a repeated time is a step
     path.write_text("\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":
-    write(Path(__file__).with_name("tower_crane_inputs.csv"))
+    write(Path(__file__).resolve().parents[1] / "tower_crane_inputs.csv")
