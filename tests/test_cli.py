@@ -162,7 +162,8 @@ def test_option_booleans_mean_what_they_say(tmp_path, capsys):
 def test_parse_start_values_types_by_the_model_description():
     from types import SimpleNamespace
 
-    from symbody.cli_args import ArgumentError, parse_start_values
+    from symbody.errors import ArgumentError
+    from symbody.fmu.arguments import parse_start_values
 
     item = SimpleNamespace
     solver = SimpleNamespace(

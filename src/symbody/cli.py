@@ -40,8 +40,8 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
-from .cli_args import (
-    ArgumentError,
+from .errors import ArgumentError, SymbodyError
+from .fmu.arguments import (
     check_output_file,
     check_time_range,
     check_variable_names,
@@ -49,7 +49,6 @@ from .cli_args import (
     parse_start_values,
     read_input_file,
 )
-from .errors import SymbodyError
 
 
 class CliError(SymbodyError):
@@ -286,7 +285,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         if args.input_file:
             inputs = read_input_file(args.input_file, input_names)
             if outputs is None:  # record the inputs the file drives with the outputs
-                driven = [n for n in inputs.dtype.names if n != "time"]
+                driven = [n for n in inputs.dtype.names or () if n != "time"]
                 outputs = [v.name for v in variables if v.causality == "output"] + driven
         res = simulate(
             fmu,
@@ -303,9 +302,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             timeout=args.timeout,
         )
     write_csv(res, csv)
-    print(f"wrote {csv} ({len(res)} rows, {len(res.dtype.names) - 1} variables)")
+    print(f"wrote {csv} ({len(res)} rows, {len(res.dtype.names or ()) - 1} variables)")
     if png is not None:
-        shown, left_out = choose_variables(res.dtype.names, input_names)
+        shown, left_out = choose_variables(res.dtype.names or (), input_names)
         settings: dict[str, object] = dict(parse_assignments(args.set, "--set"))
         if args.input_file:
             settings["inputs"] = Path(args.input_file).name

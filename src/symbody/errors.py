@@ -26,3 +26,10 @@ class NumericalError(SymbodyError, RuntimeError):
 
 class ExportError(SymbodyError, RuntimeError):
     """Code generation, compilation or FMU packaging failed."""
+
+
+class ArgumentError(SymbodyError, ValueError):
+    """A value given on the command line (or to a helper parsing one) cannot be used.
+
+    The message names the argument and says what would be accepted.
+    """

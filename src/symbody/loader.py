@@ -14,28 +14,127 @@ Example:
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import inspect
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from .cli_args import ArgumentError, parse_model_options
-from .errors import ModelError
+from .errors import ArgumentError, ModelError
+
+__all__ = [
+    "ModelFileError",
+    "load_model",
+    "load_model_file",
+    "load_module",
+    "parse_assignments",
+    "parse_bool",
+    "parse_model_options",
+    "parse_option_value",
+    "parse_options",
+]
 
 
 class ModelFileError(ModelError):
     """A model file is missing, fails to import or does not define ``build``."""
 
 
+TRUE_WORDS = ("true", "yes", "on", "1")
+FALSE_WORDS = ("false", "no", "off", "0")
+
+
+def parse_bool(text: str, what: str = "value") -> bool:
+    """``true/yes/on/1`` or ``false/no/off/0`` (case-insensitive); anything else is refused.
+
+    >>> parse_bool("TRUE"), parse_bool("0")
+    (True, False)
+    """
+    word = str(text).strip().lower()
+    if word in TRUE_WORDS:
+        return True
+    if word in FALSE_WORDS:
+        return False
+    raise ArgumentError(f"{what} {text!r} is not a boolean: use true/false, yes/no, on/off or 1/0")
+
+
+def _is_bool_parameter(parameter: inspect.Parameter | None) -> bool:
+    if parameter is None:
+        return False
+    annotation = parameter.annotation
+    return isinstance(parameter.default, bool) or annotation is bool or annotation == "bool"
+
+
+def parse_option_value(key: str, text: str, parameter: inspect.Parameter | None = None) -> Any:
+    """The value of ``--option KEY=TEXT``.
+
+    A parameter of ``build`` declared ``bool`` (by annotation or default) takes
+    only boolean words (:func:`parse_bool`).  Otherwise ``TEXT`` is a Python
+    literal; ``true``/``false`` in any case are booleans; anything else stays
+    a string.
+
+    >>> parse_option_value("n", "[1, 2]"), parse_option_value("name", "crane"), parse_option_value("k", "FALSE")
+    ([1, 2], 'crane', False)
+    """
+    if _is_bool_parameter(parameter):
+        return parse_bool(text, f"--option {key}:")
+    stripped = text.strip()
+    if stripped.lower() in ("true", "false"):
+        return stripped.lower() == "true"
+    try:
+        return ast.literal_eval(stripped)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return text
+
+
+def parse_assignments(items: Iterable[str] | None, flag: str, form: str = "NAME=VALUE") -> dict[str, str]:
+    """``NAME=VALUE`` strings into ``{NAME: VALUE}`` (text, stripped); a repeated name is refused.
+
+    >>> parse_assignments(["m=2", "solver.method = rk4"], "--set")
+    {'m': '2', 'solver.method': 'rk4'}
+    """
+    out: dict[str, str] = {}
+    for item in items or ():
+        name, sep, value = item.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise ArgumentError(f"{flag} {item!r} is not of the form {form}")
+        if name in out:
+            raise ArgumentError(f"{flag} {name} is given twice")
+        out[name] = value.strip()
+    return out
+
+
+def parse_model_options(items: Iterable[str] | None, build: Callable[..., Any] | None = None) -> dict[str, Any]:
+    """``--option KEY=VALUE`` items as keyword arguments of ``build`` (typed by its signature when given).
+
+    >>> def build(n: int = 2, spring: bool = True): ...
+    >>> parse_model_options(["n=3", "spring=no"], build)
+    {'n': 3, 'spring': False}
+    """
+    texts = parse_assignments(items, "--option", "key=value")
+    parameters: dict[str, inspect.Parameter] = {}
+    if build is not None:
+        try:
+            parameters = dict(inspect.signature(build).parameters)
+        except (TypeError, ValueError):
+            parameters = {}
+    out = {}
+    for key, text in texts.items():
+        if not key.isidentifier():
+            raise ArgumentError(f"--option name {key!r} is not an identifier")
+        out[key] = parse_option_value(key, text, parameters.get(key))
+    return out
+
+
 def parse_options(items: Sequence[str] | None, build: Any = None) -> dict[str, Any]:
-    """Parse ``key=value`` strings (see :func:`symbody.cli_args.parse_model_options`)."""
+    """Parse ``key=value`` strings (see :func:`parse_model_options`)."""
     try:
         return parse_model_options(items, build)
     except ArgumentError as e:
-        raise ModelFileError(str(e).replace("NAME=VALUE", "key=value")) from None
+        raise ModelFileError(str(e)) from None
 
 
 def _where(error: BaseException, path: Path) -> str:

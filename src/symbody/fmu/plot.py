@@ -83,7 +83,7 @@ def figure(
     from matplotlib.figure import Figure
 
     units = units or {}
-    names = [n for n in (names or result.dtype.names) if n != "time"][:MAX_PANELS]
+    names = [n for n in (names or result.dtype.names or ()) if n != "time"][:MAX_PANELS]
     if not names:
         raise SymbodyError("nothing to plot: the result has no variables")
     ncols = 1 if len(names) <= 4 else 2

@@ -15,7 +15,6 @@ Example:
 
 from __future__ import annotations
 
-import difflib
 import math
 import tempfile
 import time as clock
@@ -27,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import SymbodyError
+from .arguments import check_variable_names
 from .files import write_atomically
 from .variables import SOLVER_METHODS
 
@@ -124,14 +124,6 @@ def time_range(md, start_time: float | None = None, stop_time: float | None = No
     return start, float(stop_time)
 
 
-def _check_names(names: list[str], available: list[str], what: str) -> None:
-    for name in names:
-        if name not in available:
-            close = difflib.get_close_matches(name, available, n=3, cutoff=0.6)
-            hint = f" (did you mean {', '.join(close)}?)" if close else ""
-            raise SimulationError(f"{what} {name!r}: no such variable{hint}")
-
-
 @dataclass
 class _Guard:
     """fmpy's ``step_finished`` callback: stops a run that makes no progress, runs away or takes too long."""
@@ -183,7 +175,7 @@ def simulate(
         method: ``"rk4"``, ``"dopri5"`` or ``"rosenbrock23"``: the Co-Simulation FMU's own solver
             (sets ``solver.method``); refused with ``kind="me"``, where fmpy integrates.
         rtol: relative tolerance (CVode, or ``solver.rtol`` in Co-Simulation).
-        start_values: start values by variable name (typed: see :func:`symbody.cli_args.parse_start_values`).
+        start_values: start values by variable name (typed: see :func:`symbody.fmu.arguments.parse_start_values`).
         outputs: variables to record (default: all outputs).
         inputs: input signals, a structured array with ``time`` and input names (fmpy's format).
         timeout: wall-clock limit in seconds (default: none; a stuck FMU is stopped anyway).
@@ -207,12 +199,12 @@ def simulate(
     step = output_interval(md, start, stop, interval)
     variables = {v.name: v for v in md.modelVariables}
     sv = dict(start_values or {})
-    _check_names(list(sv), list(variables), "start value")
+    check_variable_names(list(sv), list(variables), "start value")
     if outputs:
-        _check_names(list(outputs), list(variables), "output")
+        check_variable_names(list(outputs), list(variables), "output")
     if inputs is not None:
-        names = [n for n in inputs.dtype.names if n != "time"]
-        _check_names(names, [n for n, v in variables.items() if v.causality == "input"], "input")
+        names = [n for n in inputs.dtype.names or () if n != "time"]
+        check_variable_names(names, [n for n, v in variables.items() if v.causality == "input"], "input")
     kw: dict[str, Any] = dict(
         fmi_type="CoSimulation" if kind == "cs" else "ModelExchange",
         start_time=start,
@@ -301,7 +293,7 @@ def variable_units(md) -> dict[str, str]:
 
 def write_csv(result: np.ndarray, path: str | Path) -> Path:
     """Write a result array as CSV (header with the variable names), atomically."""
-    names = result.dtype.names
+    names = result.dtype.names or ()
     data = np.column_stack([np.asarray(result[n], dtype=float) for n in names])
     header = ",".join(names)
     return write_atomically(
@@ -355,7 +347,7 @@ def validate(fmu: str | Path, stop_time: float = 1.0, interval: float = 0.01) ->
     for label, kw in runs:
         try:
             res = simulate(path, stop_time=stop_time, interval=interval, **kw)
-            finite = all(np.all(np.isfinite(res[n])) for n in res.dtype.names)
+            finite = all(np.all(np.isfinite(res[n])) for n in res.dtype.names or ())
             steps = len(res) - 1
             report.checks.append((label, finite, f"{steps} steps" + ("" if finite else ", non-finite values")))
         except SymbodyError as e:

@@ -1,14 +1,11 @@
-"""Parsing and checking what users type on the command line, for every ``symbody`` command.
+"""Parsing and checking what users type for a simulation: start values, times, names, input files, outputs.
 
-Each function turns text into values or raises :class:`ArgumentError` with one
-line that names the argument and says what would be accepted.  The commands
-(``simulate``, ``validate``, ``sweep``, ``animate``, ...) share them:
+Each function turns text into values or raises :class:`symbody.errors.ArgumentError`
+with one line that names the argument and says what would be accepted.  The
+commands that run FMUs (``simulate``, ``validate``, ``sweep``, ``animate``) share them;
+``--option`` values of model files are parsed by :mod:`symbody.loader`.
 
 =============================  ==========================================================
-:func:`parse_bool`             ``true/false/yes/no/on/off/1/0`` (any case)
-:func:`parse_option_value`     ``--option KEY=VALUE`` of a model file's ``build(**options)``
-:func:`parse_model_options`    all ``--option`` items, checked against ``build``'s signature
-:func:`parse_assignments`      ``NAME=VALUE`` items into ``{name: text}``
 :func:`parse_start_values`     ``--set NAME=VALUE`` typed by an FMU's model description
 :func:`check_time_range`       ``--start-time``, ``--stop-time``, ``--interval``
 :func:`check_variable_names`   ``--output NAME`` against the FMU's variables (close matches)
@@ -19,129 +16,35 @@ line that names the argument and says what would be accepted.  The commands
 This module imports neither SymPy nor fmpy: simulating an FMU stays quick.
 
 Example:
-    >>> parse_bool("No"), parse_option_value("spring", "false"), parse_option_value("n", "5")
-    (False, False, 5)
-    >>> parse_assignments(["m=2", "solver.method = rk4"], "--set")
-    {'m': '2', 'solver.method': 'rk4'}
+    >>> check_time_range(0.0, 10.0, interval=0.01)
     >>> check_variable_names(["theta", "thetta"], ["theta", "dtheta"], "--output")
     Traceback (most recent call last):
     ...
-    symbody.cli_args.ArgumentError: --output 'thetta': no such variable (did you mean theta, dtheta?)
+    symbody.errors.ArgumentError: --output 'thetta': no such variable (did you mean theta, dtheta?)
 """
 
 from __future__ import annotations
 
-import ast
 import difflib
-import inspect
 import math
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .errors import SymbodyError
+from ..errors import ArgumentError
+from ..loader import parse_assignments, parse_bool
 
 __all__ = [
-    "ArgumentError",
-    "parse_bool",
-    "parse_option_value",
-    "parse_model_options",
-    "parse_assignments",
+    "parse_assignments",  # from symbody.loader, for the commands' convenience
     "parse_start_values",
     "check_time_range",
     "check_variable_names",
     "read_input_file",
     "check_output_file",
 ]
-
-TRUE_WORDS = ("true", "yes", "on", "1")
-FALSE_WORDS = ("false", "no", "off", "0")
-
-
-class ArgumentError(SymbodyError, ValueError):
-    """A command-line value that cannot be used; the message names it and what is accepted."""
-
-
-def parse_bool(text: str, what: str = "value") -> bool:
-    """``true/yes/on/1`` or ``false/no/off/0`` (case-insensitive); anything else is refused.
-
-    >>> parse_bool("TRUE"), parse_bool("0")
-    (True, False)
-    """
-    word = str(text).strip().lower()
-    if word in TRUE_WORDS:
-        return True
-    if word in FALSE_WORDS:
-        return False
-    raise ArgumentError(f"{what} {text!r} is not a boolean: use true/false, yes/no, on/off or 1/0")
-
-
-def _is_bool_parameter(parameter: inspect.Parameter | None) -> bool:
-    if parameter is None:
-        return False
-    annotation = parameter.annotation
-    return isinstance(parameter.default, bool) or annotation is bool or annotation == "bool"
-
-
-def parse_option_value(key: str, text: str, parameter: inspect.Parameter | None = None) -> Any:
-    """The value of ``--option KEY=TEXT``.
-
-    A parameter of ``build`` declared ``bool`` (by annotation or default) takes
-    only boolean words (:func:`parse_bool`).  Otherwise ``TEXT`` is a Python
-    literal; ``true``/``false`` in any case are booleans; anything else stays
-    a string.
-
-    >>> parse_option_value("n", "[1, 2]"), parse_option_value("name", "crane"), parse_option_value("k", "FALSE")
-    ([1, 2], 'crane', False)
-    """
-    if _is_bool_parameter(parameter):
-        return parse_bool(text, f"--option {key}:")
-    stripped = text.strip()
-    if stripped.lower() in ("true", "false"):
-        return stripped.lower() == "true"
-    try:
-        return ast.literal_eval(stripped)
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        return text
-
-
-def parse_assignments(items: Iterable[str] | None, flag: str) -> dict[str, str]:
-    """``NAME=VALUE`` strings into ``{NAME: VALUE}`` (text, stripped); a repeated name is refused."""
-    out: dict[str, str] = {}
-    for item in items or ():
-        name, sep, value = item.partition("=")
-        name = name.strip()
-        if not sep or not name:
-            raise ArgumentError(f"{flag} {item!r} is not of the form NAME=VALUE")
-        if name in out:
-            raise ArgumentError(f"{flag} {name} is given twice")
-        out[name] = value.strip()
-    return out
-
-
-def parse_model_options(items: Iterable[str] | None, build: Callable[..., Any] | None = None) -> dict[str, Any]:
-    """``--option KEY=VALUE`` items as keyword arguments of ``build`` (typed by its signature when given).
-
-    >>> def build(n: int = 2, spring: bool = True): ...
-    >>> parse_model_options(["n=3", "spring=no"], build)
-    {'n': 3, 'spring': False}
-    """
-    texts = parse_assignments(items, "--option")
-    parameters: dict[str, inspect.Parameter] = {}
-    if build is not None:
-        try:
-            parameters = dict(inspect.signature(build).parameters)
-        except (TypeError, ValueError):
-            parameters = {}
-    out = {}
-    for key, text in texts.items():
-        if not key.isidentifier():
-            raise ArgumentError(f"--option name {key!r} is not an identifier")
-        out[key] = parse_option_value(key, text, parameters.get(key))
-    return out
 
 
 # ---------------------------------------------------------------------------
@@ -219,7 +122,7 @@ def check_time_range(start: float, stop: float, interval: float | None = None) -
     >>> check_time_range(0.0, -1.0)
     Traceback (most recent call last):
     ...
-    symbody.cli_args.ArgumentError: --stop-time -1 must be later than the start time 0
+    symbody.errors.ArgumentError: --stop-time -1 must be later than the start time 0
     """
     for flag, value in (("--start-time", start), ("--stop-time", stop), ("--interval", interval)):
         if value is not None and not math.isfinite(value):
@@ -300,7 +203,7 @@ def check_output_file(text: str | Path, suffixes: Sequence[str], flag: str) -> P
     >>> check_output_file("results/", (".csv",), "-o")
     Traceback (most recent call last):
     ...
-    symbody.cli_args.ArgumentError: -o 'results/' is a folder: give a file name ending in .csv
+    symbody.errors.ArgumentError: -o 'results/' is a folder: give a file name ending in .csv
     """
     raw = str(text)
     path = Path(raw)
