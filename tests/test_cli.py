@@ -430,3 +430,20 @@ def test_the_shipped_input_file_is_what_its_script_writes(tmp_path):
     script = load_module(ROOT / "examples" / "crane_control" / "tower_crane_inputs.py")
     script.write(tmp_path / "inputs.csv")
     assert (tmp_path / "inputs.csv").read_text() == (ROOT / "examples" / "tower_crane_inputs.csv").read_text()
+
+
+def test_lazy_public_names_are_the_objects_not_submodules():
+    """``symbody`` and ``symbody.fmu`` load names on first use; importing every submodule first changes nothing."""
+    code = (
+        "import importlib, pkgutil, types, symbody, symbody.fmu\n"
+        "for m in pkgutil.walk_packages(symbody.__path__, 'symbody.'):\n"
+        "    if not m.name.endswith(('__main__', 'python_runtime')):\n"
+        "        importlib.import_module(m.name)\n"
+        "bad = [n for pkg in (symbody, symbody.fmu) for n in pkg.__all__\n"
+        "       if isinstance(getattr(pkg, n), types.ModuleType)]\n"
+        "from symbody.model.system import System\n"
+        "print(bad, symbody.System is System, symbody.pi)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[] True 3.141592653589793"
