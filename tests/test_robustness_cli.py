@@ -333,6 +333,7 @@ def test_an_output_folder_is_refused_before_the_model_is_built(tmp_path, capsys)
         (["--kind", "me", "--method", "rk4"], "with --kind me fmpy integrates"),
         (["--solver", "Euler"], "use it with --kind me"),
         (["--set", "novalue"], "is not of the form NAME=VALUE"),
+        (["--input-file", "/nonexistent/inputs.csv"], "--input-file '/nonexistent/inputs.csv' not found"),
     ),
 )
 def test_bad_simulation_arguments_are_refused_before_any_work(argv, message, tmp_path, capsys):

@@ -249,6 +249,8 @@ def _check_simulate_arguments(args: argparse.Namespace) -> None:
     if args.option and _is_fmu(args.model):
         raise CliError("--option applies to model files, not to FMUs")
     parse_assignments(args.set, "--set")  # the form NAME=VALUE; values are typed once the FMU is known
+    if args.input_file:
+        read_input_file(args.input_file, None)  # its form now; its names once the FMU is known
 
 
 @contextmanager

@@ -150,12 +150,13 @@ def check_variable_names(names: Iterable[str], available: Sequence[str], flag: s
     return names
 
 
-def read_input_file(path: str | Path, inputs: Sequence[str]) -> np.ndarray:
+def read_input_file(path: str | Path, inputs: Sequence[str] | None) -> np.ndarray:
     """Read ``--input-file``: a CSV with a header, ``time`` first, then input columns (fmpy's format).
 
     Returns the structured array fmpy's ``simulate_fmu(input=...)`` takes.  The
-    column names must be inputs of the FMU (``inputs``); times must be finite
-    and non-decreasing (a repeated time is a step change); values finite.
+    column names must be inputs of the FMU (``inputs``; ``None`` checks the file's
+    form only); times must be finite and non-decreasing (a repeated time is a step
+    change); values finite.
     """
     path = Path(path)
     if not path.is_file():
@@ -174,7 +175,7 @@ def read_input_file(path: str | Path, inputs: Sequence[str]) -> np.ndarray:
     if len(set(header)) != len(header):
         raise ArgumentError(f"--input-file {path.name}: a column name is repeated")
     for name in header[1:]:
-        if name not in inputs:
+        if inputs is not None and name not in inputs:
             close = difflib.get_close_matches(name, list(inputs), n=3, cutoff=0.6)
             hint = f"did you mean {', '.join(close)}?" if close else f"the inputs are {', '.join(inputs) or 'none'}"
             raise ArgumentError(f"--input-file {path.name}: column {name!r} is not an input of the FMU ({hint})")
