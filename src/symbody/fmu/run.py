@@ -274,11 +274,23 @@ def _run(fmpy, fmu: Path, kw: dict[str, Any], start: float, stop: float, step: f
             raise SimulationError(f"simulation of {fmu.name} failed: {first}{detail()}") from e
     if guard.reason:
         raise SimulationError(f"simulation of {fmu.name} failed: {guard.reason}{detail()}")
+    result = _on_grid(result, start, step)
     end = float(result["time"][-1]) if len(result) else start
     if end < stop - 1e-9 * max(1.0, abs(stop)) - 1e-6 * step:
         early = f"the FMU stopped at t = {end:g} s, before the stop time {stop:g} s"
         raise SimulationError(f"simulation of {fmu.name} failed: {early}{detail()}")
     return result
+
+
+def _on_grid(result: np.ndarray, start: float, step: float) -> np.ndarray:
+    """The rows at ``start + k * step`` (one per ``k``, the last): a Co-Simulation master also stops at
+    the times where an input jumps, a Model Exchange one does not; the result keeps the same rows."""
+    t = np.asarray(result["time"], dtype=float)
+    k = np.round((t - start) / step)
+    rows = np.flatnonzero(np.abs(t - (start + k * step)) <= 1e-9 * np.maximum(1.0, np.abs(t)) + 1e-6 * step)
+    last = np.ones(len(rows), dtype=bool)
+    last[:-1] = k[rows][:-1] != k[rows][1:]
+    return result[rows[last]]
 
 
 def variable_units(md) -> dict[str, str]:
