@@ -486,3 +486,9 @@ def test_a_real_fmu_whose_solver_gives_up_ends_with_one_line(tmp_path, capsys, a
     assert code == 1 and "dopri5 step size underflow" in line
     assert "makes no progress at t = 0 s" in line or "the FMU stopped at t = 0 s" in line
     assert folder_listing(tmp_path) == []
+
+
+def test_validate_takes_any_stop_time(capsys):
+    code, out, err = run(capsys, "validate", str(cached_fmu(PENDULUM, 2, "both")), "--stop-time", "0.333")
+    assert code == 0, out + err
+    assert "FAIL" not in out and out.count(": 34 steps") == 5  # 3 CS methods and 2 ME solvers, to 0.333 s

@@ -356,9 +356,10 @@ def validate(fmu: str | Path, stop_time: float = 1.0, interval: float = 0.01) ->
             runs.append(("Co-Simulation", {"kind": "cs"}))
     if md.modelExchange is not None:
         runs += [(f"Model Exchange, {s}", {"kind": "me", "solver": s}) for s in ("CVode", "Euler")]
+    step = stop_time / math.ceil(stop_time / interval - 1e-9)  # at most interval, ends at stop_time
     for label, kw in runs:
         try:
-            res = simulate(path, stop_time=stop_time, interval=interval, **kw)
+            res = simulate(path, stop_time=stop_time, interval=step, **kw)
             finite = all(np.all(np.isfinite(res[n])) for n in res.dtype.names or ())
             steps = len(res) - 1
             report.checks.append((label, finite, f"{steps} steps" + ("" if finite else ", non-finite values")))
