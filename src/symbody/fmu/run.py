@@ -35,6 +35,8 @@ METHOD_VALUES = {name: value for value, (name, _) in SOLVER_METHODS.items()}
 MAX_DEFAULT_POINTS = 1000
 #: Master-loop iterations allowed per output point before the run is stopped as runaway.
 STEPS_PER_POINT = 50
+#: What a run needs from the archive (not the sources, not the documentation).
+RUN_FILES = ("modelDescription.xml", "binaries/", "resources/")
 #: Consecutive master steps without progress in time after which the FMU is taken as stuck.
 STALLED_STEPS = 3
 
@@ -266,7 +268,7 @@ def _run(fmpy, fmu: Path, kw: dict[str, Any], start: float, stop: float, step: f
     # extracted here, not by fmpy, so that a failure or an interruption leaves no folder behind
     with tempfile.TemporaryDirectory(prefix="symbody_run_") as unzipdir:
         try:
-            fmpy.extract(str(fmu), unzipdir)
+            fmpy.extract(str(fmu), unzipdir, include=lambda n: n.startswith(RUN_FILES))
             result = fmpy.simulate_fmu(unzipdir, logger=logger, step_finished=guard, **kw)
         except Exception as e:  # noqa: BLE001 - fmpy raises plain exceptions
             text = str(e).strip().splitlines()
