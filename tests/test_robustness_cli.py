@@ -331,6 +331,7 @@ def test_an_output_folder_is_refused_before_the_model_is_built(tmp_path, capsys)
         (["--stop-time", "1", "--interval", "5"], "--interval 5 is longer than the simulated time"),
         (["--rtol=-1e-6"], "--rtol -1e-06 must be a positive number"),
         (["--kind", "me", "--method", "rk4"], "with --kind me fmpy integrates"),
+        (["--kind", "me", "--set", "solver.step=0.1"], "--set solver.step sets the Co-Simulation FMU's solver"),
         (["--solver", "Euler"], "use it with --kind me"),
         (["--set", "novalue"], "is not of the form NAME=VALUE"),
         (["--input-file", "/nonexistent/inputs.csv"], "--input-file '/nonexistent/inputs.csv' not found"),

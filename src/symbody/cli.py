@@ -42,6 +42,7 @@ from typing import Any
 from . import __version__
 from .errors import ArgumentError, SymbodyError
 from .fmu.arguments import (
+    COSIMULATION_SOLVER,
     check_output_file,
     check_time_range,
     check_variable_names,
@@ -248,7 +249,13 @@ def _check_simulate_arguments(args: argparse.Namespace) -> None:
             raise ArgumentError(f"{flag} {value:g} must be a positive number")
     if args.option and _is_fmu(args.model):
         raise CliError("--option applies to model files, not to FMUs")
-    parse_assignments(args.set, "--set")  # the form NAME=VALUE; values are typed once the FMU is known
+    settings = parse_assignments(args.set, "--set")  # the form NAME=VALUE; values are typed once the FMU is known
+    solver_settings = [n for n in settings if n.startswith(COSIMULATION_SOLVER)]
+    if args.kind == "me" and solver_settings:
+        raise CliError(
+            f"--set {solver_settings[0]} sets the Co-Simulation FMU's solver; with --kind me fmpy integrates "
+            "(choose it with --solver CVode|Euler, --rtol)"
+        )
     if args.input_file:
         read_input_file(args.input_file, None)  # its form now; its names once the FMU is known
 

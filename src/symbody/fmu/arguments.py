@@ -37,6 +37,9 @@ import numpy as np
 from ..errors import ArgumentError
 from ..loader import parse_assignments, parse_bool
 
+#: Prefix of the settings of a symbody Co-Simulation FMU's own solver (they mean nothing in Model Exchange).
+COSIMULATION_SOLVER = "solver."
+
 __all__ = [
     "parse_assignments",  # from symbody.loader, for the commands' convenience
     "parse_start_values",

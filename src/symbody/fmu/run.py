@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import SymbodyError
-from .arguments import check_variable_names
+from .arguments import COSIMULATION_SOLVER, check_variable_names
 from .files import write_atomically
 from .variables import SOLVER_METHODS
 
@@ -227,6 +227,12 @@ def simulate(
             raise SimulationError(
                 f"--method {method} chooses the Co-Simulation FMU's solver; with --kind me fmpy integrates "
                 "(choose it with --solver CVode|Euler)"
+            )
+        cs_only = [n for n in sv if n.startswith(COSIMULATION_SOLVER)]
+        if cs_only:
+            raise SimulationError(
+                f"--set {cs_only[0]} sets the Co-Simulation FMU's solver; with --kind me fmpy integrates "
+                "(choose it with --solver CVode|Euler, --rtol)"
             )
         kw["solver"] = solver or "CVode"
         kw["record_events"] = False  # keep the output grid: the same rows as Co-Simulation
