@@ -281,7 +281,14 @@ def test_a_signal_during_export_leaves_no_file_and_no_temporary_folder(signum, t
     marker = tmp_path / "compiler-started"
     env = dict(os.environ, TMPDIR=str(tmp), SYMBODY_CACHE=str(cache), CC=str(hanging_compiler(tmp_path, marker)))
     cmd = [sys.executable, "-m", "symbody", "export", PENDULUM, "-o", str(out / "p.fmu")]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        cmd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # a background shell ignores SIGINT
+    )
     try:
         deadline = time.monotonic() + 120
         while not marker.exists() and proc.poll() is None and time.monotonic() < deadline:
