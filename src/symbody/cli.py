@@ -17,8 +17,10 @@ any work and written atomically: a failed or interrupted command (Ctrl-C,
 SIGTERM) leaves no partial file, no temporary folder and an existing file
 intact.
 
-Each command is one ``add_<command>(subparsers)`` function that builds its
-parser and sets its handler; :data:`COMMANDS` lists them in order.
+Each command is one ``add_<command>(subparsers, common)`` function that builds
+its parser (``parents=[common]`` gives it ``--debug``) and sets its handler
+(``set_defaults(handler=cmd_<command>)``); :data:`COMMANDS` lists them in order.
+A new command is a new pair of functions and one entry in :data:`COMMANDS`.
 
 Example:
     >>> main(["info", "examples/simple_pendulum.py", "--json"])  # doctest: +SKIP
