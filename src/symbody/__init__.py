@@ -16,9 +16,47 @@ Example:
     m*l**2
 """
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
+
+if TYPE_CHECKING:  # the same names for type checkers and IDEs, which do not run __getattr__
+    from .equations import Equations, RedundantConstraintWarning
+    from .errors import ExportError, ModelError, NumericalError, SymbodyError
+    from .model.base import (
+        AxisAngle,
+        AxisRotation,
+        Base,
+        EulerAngles,
+        EulerParameters,
+        Rotation,
+        RotationMatrix,
+        Rx,
+        Ry,
+        Rz,
+        SmallRotation,
+    )
+    from .model.point import Frame, Point
+    from .model.solid import Solid, inertia
+    from .model.system import System
+    from .model.vector import Tensor, Vector, cross, dot
+    from .symbolic.expr import PI as pi
+    from .symbolic.expr import (
+        Abs,
+        Expr,
+        acos,
+        asin,
+        atan,
+        atan2,
+        cos,
+        exp,
+        log,
+        sign,
+        sin,
+        sqrt,
+        tan,
+        tanh,
+    )
 
 # Public names and the module that defines each.  They are imported on first
 # use (PEP 562), so that ``import symbody`` and commands that only simulate an

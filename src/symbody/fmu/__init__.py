@@ -49,9 +49,13 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ExportError
+
+if TYPE_CHECKING:  # for type checkers, which do not run __getattr__
+    from .spec import FmuSpec
+    from .variables import KINDS, SETTINGS, SOLVER_METHODS
 
 __all__ = ["export_fmu", "FmuSpec", "KINDS", "SETTINGS", "SOLVER_METHODS"]
 
