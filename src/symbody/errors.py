@@ -29,7 +29,7 @@ class ExportError(SymbodyError, RuntimeError):
 
 
 class ArgumentError(SymbodyError, ValueError):
-    """A value given on the command line (or to a helper parsing one) cannot be used.
+    """A value given on the command line (or to a function parsing one) cannot be used.
 
     The message names the argument and says what would be accepted.
     """
