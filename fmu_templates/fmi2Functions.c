@@ -91,11 +91,8 @@ fmi2Status fmi2SetupExperiment(fmi2Component c, fmi2Boolean toleranceDefined, fm
                                fmi2Real startTime, fmi2Boolean stopTimeDefined, fmi2Real stopTime)
 {
     ENTER(fmi2SetupExperiment, SB_IN(SB_MODE_INSTANTIATED))
-    (void)stopTimeDefined;
-    (void)stopTime;
-    if (!isfinite(startTime)) return st(sb_fail(inst, "fmi2SetupExperiment", "startTime is not finite"));
-    sb_setup_experiment(inst, toleranceDefined != 0, tolerance, startTime);
-    return fmi2OK;
+    return st(sb_setup_experiment(inst, "fmi2SetupExperiment", toleranceDefined != 0, tolerance, startTime,
+                                  stopTimeDefined != 0, stopTime));
 }
 
 fmi2Status fmi2EnterInitializationMode(fmi2Component c)
@@ -436,8 +433,8 @@ fmi2Status fmi2GetIntegerStatus(fmi2Component c, const fmi2StatusKind s, fmi2Int
 fmi2Status fmi2GetBooleanStatus(fmi2Component c, const fmi2StatusKind s, fmi2Boolean *value)
 {
     ENTER(fmi2GetBooleanStatus, LIVE)
-    if (s == fmi2Terminated && value) {
-        *value = fmi2False;
+    if (s == fmi2Terminated && value) { /* true after a discarded step that no smaller step can repeat */
+        *value = (inst->flags & SB_FLAG_TERMINATE) ? fmi2True : fmi2False;
         return fmi2OK;
     }
     return st(sb_fail(inst, "fmi2GetBooleanStatus", "status kind %d is not available", (int)s));

@@ -87,11 +87,17 @@ fmi3Instance fmi3InstantiateCoSimulation(fmi3String instanceName, fmi3String ins
 {
     (void)resourcePath;
     (void)visible;
-    (void)eventModeUsed; /* no events: event mode is never entered */
     (void)earlyReturnAllowed;
     (void)requiredIntermediateVariables;
     (void)nRequiredIntermediateVariables;
     (void)intermediateUpdate;
+    if (eventModeUsed) { /* hasEventMode = false: the standard requires refusing the instance */
+        if (logMessage)
+            logMessage(instanceEnvironment, fmi3Error, "logStatusError",
+                       "fmi3InstantiateCoSimulation: eventModeUsed = true, but this FMU has no event mode "
+                       "(hasEventMode = false)");
+        return NULL;
+    }
     return instantiate(SB_CS, instanceName, instantiationToken, loggingOn, instanceEnvironment, logMessage);
 }
 
@@ -129,11 +135,9 @@ fmi3Status fmi3EnterInitializationMode(fmi3Instance instance, fmi3Boolean tolera
                                        fmi3Float64 startTime, fmi3Boolean stopTimeDefined, fmi3Float64 stopTime)
 {
     ENTER(fmi3EnterInitializationMode, SB_IN(SB_MODE_INSTANTIATED))
-    (void)stopTimeDefined;
-    (void)stopTime;
-    if (!isfinite(startTime)) return st(sb_fail(inst, "fmi3EnterInitializationMode", "startTime is not finite"));
-    sb_setup_experiment(inst, toleranceDefined, tolerance, startTime);
-    return st(sb_enter_initialization(inst));
+    SbStatus s = sb_setup_experiment(inst, "fmi3EnterInitializationMode", toleranceDefined, tolerance, startTime,
+                                     stopTimeDefined, stopTime);
+    return st(s != SB_OK ? s : sb_enter_initialization(inst));
 }
 
 fmi3Status fmi3ExitInitializationMode(fmi3Instance instance)
@@ -616,6 +620,7 @@ fmi3Status fmi3DoStep(fmi3Instance instance, fmi3Float64 currentCommunicationPoi
     (void)noSetFMUStatePriorToCurrentPoint;
     SbStatus s = sb_do_step(inst, currentCommunicationPoint, communicationStepSize);
     if (lastSuccessfulTime) *lastSuccessfulTime = *inst->time;
+    if (terminateSimulation) *terminateSimulation = (inst->flags & SB_FLAG_TERMINATE) ? fmi3True : fmi3False;
     return st(s);
 }
 

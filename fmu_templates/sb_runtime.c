@@ -16,8 +16,6 @@
 #include "sb_runtime.h"
 #include "sb_solver.h"
 
-#define SB_SNAPSHOT_MAGIC 0x53425354u /* "SBST" */
-#define SB_SERIAL_VERSION 1u
 #define SB_RANK_RTOL 1e-13     /* relative pivot threshold of the augmented matrix */
 #define SB_ASSEMBLY_MAXIT 50   /* Newton iterations of the assembly */
 
@@ -210,6 +208,7 @@ SbInstance *sb_instantiate(const SbModel *m, SbInterface interface, const char *
     inst->dx = zalloc(n, sizeof(double), &ok);
     inst->xwork = zalloc(nx, sizeof(double), &ok);
     inst->qfix = zalloc(nx, sizeof(double), &ok);
+    inst->dq_set = zalloc(n, 1, &ok);
     if (ok && interface == SB_CS && sb_solver_alloc(inst) != SB_OK) ok = 0;
     if (!ok) {
         sb_fail(&probe, "Instantiate", "out of memory");
@@ -235,7 +234,7 @@ void sb_free(SbInstance *inst)
                       inst->pcol,  inst->rhs,   inst->sol,  inst->R_q,   inst->R_dq,  inst->R_u,   inst->R_t,
                       inst->V_q,   inst->V_t,   inst->Y_q,  inst->Y_dq,  inst->Y_u,   inst->Y_t,   inst->Y_ddq,
                       inst->Y_lam, inst->sq,    inst->sdq,  inst->su,    inst->dsol,  inst->G,     inst->gprow,
-                      inst->gpcol, inst->Jrows, inst->rrows, inst->ytmp, inst->dx,    inst->xwork, inst->qfix};
+                      inst->gpcol, inst->Jrows, inst->rrows, inst->ytmp, inst->dx,    inst->xwork, inst->qfix, inst->dq_set};
     for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; ++i) free(blocks[i]);
     free(inst);
 }
@@ -256,6 +255,10 @@ void sb_reset(SbInstance *inst)
     inst->mode = SB_MODE_INSTANTIATED;
     inst->flags = 0;
     inst->cache_valid = 0;
+    inst->stop_defined = 0;
+    inst->stop_time = INFINITY;
+    inst->discards = 0;
+    memset(inst->dq_set, 0, (size_t)(n > 0 ? n : 1));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -371,6 +374,8 @@ static unsigned settable_modes(const SbVariable *v)
     }
 }
 
+static SbStatus check_range(SbInstance *inst, const char *function, const SbVariable *v, double value);
+
 /* Check that a value may be set: mode, finiteness and range. */
 static SbStatus check_value(SbInstance *inst, const char *function, const SbVariable *v, double value)
 {
@@ -379,6 +384,12 @@ static SbStatus check_value(SbInstance *inst, const char *function, const SbVari
             return sb_fail(inst, function, "variable '%s' is calculated by the FMU and cannot be set", v->name);
         return sb_fail(inst, function, "variable '%s' cannot be set in %s", v->name, mode_names[inst->mode]);
     }
+    return check_range(inst, function, v, value);
+}
+
+/* Check a value against its variable's rules: finite, inside [min, max], a valid setting. */
+static SbStatus check_range(SbInstance *inst, const char *function, const SbVariable *v, double value)
+{
     if (!isfinite(value)) return sb_fail(inst, function, "value %g of variable '%s' is not finite", value, v->name);
     if (v->kind == SB_VAR_SETTING) {
         if (!setting_ok((SbSetting)v->index, value))
@@ -397,7 +408,10 @@ static void store_value(SbInstance *inst, const SbVariable *v, double value)
     const int nq = inst->m->nq;
     switch (v->kind) {
     case SB_VAR_Q: inst->x[v->index] = value; break;
-    case SB_VAR_DQ: inst->x[nq + v->index] = value; break;
+    case SB_VAR_DQ:
+        inst->x[nq + v->index] = value;
+        inst->dq_set[v->index] = 1; /* a velocity the host chose: kept by the assembly */
+        break;
     case SB_VAR_U: inst->u[v->index] = value; break;
     case SB_VAR_P:
         inst->p[v->index] = value;
@@ -410,6 +424,35 @@ static void store_value(SbInstance *inst, const SbVariable *v, double value)
         break;
     default: break;
     }
+}
+
+SbStatus sb_check_state_values(SbInstance *inst, const char *function, const double *S)
+{
+    const SbModel *m = inst->m;
+    const int nq = m->nq, nx = 2 * nq;
+    if (!isfinite(S[0])) return sb_fail(inst, function, "the time %g of the FMU state is not finite", S[0]);
+    for (int k = 0; k < m->nvars; ++k) { /* the same rules as a host's Set: finite, in range, valid settings */
+        const SbVariable *v = &m->variables[k];
+        const double *x = S + 1, *u = x + nx, *p = u + m->nu, *set = p + m->np;
+        double value;
+        switch (v->kind) {
+        case SB_VAR_Q: /* states come from the integration: finite, not necessarily inside a start range */
+        case SB_VAR_DQ:
+            value = x[(v->kind == SB_VAR_DQ ? nq : 0) + v->index];
+            if (!isfinite(value))
+                return sb_fail(inst, function, "value %g of variable '%s' is not finite", value, v->name);
+            continue;
+        case SB_VAR_U: value = u[v->index]; break;
+        case SB_VAR_P: value = p[v->index]; break;
+        case SB_VAR_SETTING: value = set[v->index]; break;
+        default: continue;
+        }
+        if (check_range(inst, function, v, value) != SB_OK) return SB_ERROR;
+    }
+    const double h_next = S[inst->nS - 1];
+    if (!(isfinite(h_next) && h_next >= 0.0))
+        return sb_fail(inst, function, "the solver step size %g of the FMU state is invalid", h_next);
+    return SB_OK;
 }
 
 SbStatus sb_set_values(SbInstance *inst, const char *function, const unsigned *vr, size_t n, SbVarType type,
@@ -902,6 +945,13 @@ SbStatus sb_directional_derivative(SbInstance *inst, const char *function, const
         default: break;
         }
         sensitivity[k] = d;
+        if (!isfinite(d)) { /* a Jacobian entry outside its domain (e.g. the derivative of sqrt at 0) */
+            sb_log(inst, SB_DISCARD, SB_LOG_DISCARD,
+                   "%s: the derivative of '%s' is not finite at t = %g (the model's equations are not "
+                   "differentiable at this state)",
+                   function, v->name, *inst->time);
+            return SB_DISCARD;
+        }
     }
     (void)ny;
     return SB_OK;
@@ -1024,12 +1074,104 @@ SbStatus sb_project(SbInstance *inst, double t, double *x)
 /* initialization                                                           */
 /* ------------------------------------------------------------------------ */
 
-void sb_setup_experiment(SbInstance *inst, int tolerance_defined, double tolerance, double start_time)
+SbStatus sb_setup_experiment(SbInstance *inst, const char *function, int tolerance_defined, double tolerance,
+                             double start_time, int stop_defined, double stop_time)
 {
+    if (!isfinite(start_time)) return sb_fail(inst, function, "startTime %g is not finite", start_time);
+    if (stop_defined && !(stop_time >= start_time)) /* NaN included */
+        return sb_fail(inst, function, "stopTime %g is before startTime %g", stop_time, start_time);
     *inst->time = start_time;
+    inst->stop_defined = stop_defined != 0;
+    inst->stop_time = stop_defined ? stop_time : INFINITY;
     if (tolerance_defined && tolerance > 0.0 && isfinite(tolerance) && !(inst->flags & SB_FLAG_RTOL_SET))
         inst->set[SB_SET_RTOL] = tolerance;
     sb_changed(inst);
+    return SB_OK;
+}
+
+/* Start velocities: D dq = beta with the chosen velocities kept and the others changed as little as
+   possible (minimum-norm correction).  keep[i] != 0 keeps dq_i.  Returns the largest violation of a
+   constraint row afterwards and its index in *worst. */
+static double constrained_velocities(SbInstance *inst, double t, double *x, const unsigned char *keep, int *worst)
+{
+    const SbModel *m = inst->m;
+    const int n = m->nq, nc = m->nc;
+    double *J = inst->Jrows, *r = inst->rrows, *dx = inst->dx;
+    SbPoint pt = point(inst, t, x, NULL, NULL);
+    sb_D_beta(&pt, J, r);
+    for (int k = 0; k < nc; ++k) {
+        for (int j = 0; j < n; ++j) r[k] -= J[k * n + j] * x[n + j];
+        for (int j = 0; j < n; ++j)
+            if (keep[j]) J[k * n + j] = 0.0; /* a kept velocity is not a correction variable */
+    }
+    min_norm_step(inst, nc, n, J, r, dx);
+    for (int j = 0; j < n; ++j) x[n + j] += dx[j];
+    sb_D_beta(&pt, J, r); /* the violation left: rows the free velocities cannot satisfy */
+    double err = 0.0, scale = 1.0;
+    *worst = 0;
+    for (int k = 0; k < nc; ++k) {
+        double v = -r[k];
+        for (int j = 0; j < n; ++j) {
+            v += J[k * n + j] * x[n + j];
+            scale = fmax(scale, fabs(J[k * n + j] * x[n + j]));
+        }
+        scale = fmax(scale, fabs(r[k]));
+        if (!(fabs(v) <= err)) {
+            err = fabs(v);
+            *worst = k;
+        }
+    }
+    return err / scale;
+}
+
+/* Names of the kept velocities, for messages. */
+static void kept_names(const SbInstance *inst, const unsigned char *keep, char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int j = 0; j < inst->m->nq && used + 4 < size; ++j)
+        if (keep[j]) {
+            int w = snprintf(buf + used, size - used, "%s'd%s' (%s)", used ? ", " : "", inst->m->coordinate_names[j],
+                             inst->dq_set[j] ? "set by the host" : "held for assembly");
+            if (w < 0) break;
+            used += (size_t)w < size - used ? (size_t)w : size - used - 1;
+        }
+    if (!used) snprintf(buf, size, "none");
+}
+
+/* Initial velocities: the start velocities the host set are kept exactly (they are the independent
+   velocities, as `independent` of symbody.numeric.solve_velocities); so are those of the coordinates
+   held for assembly when that is consistent.  The others follow from the constraints.  Start
+   velocities that contradict the constraints are an error naming the row. */
+static SbStatus initial_velocities(SbInstance *inst, double t, double *x)
+{
+    const SbModel *m = inst->m;
+    const int n = m->nq;
+    unsigned char *keep = (unsigned char *)inst->stmp; /* n bytes fit in (n + nc) doubles */
+    int held = 0, worst = 0;
+    for (int j = 0; j < n; ++j) keep[j] = inst->dq_set[j];
+    for (int k = 0; k < m->ninit; ++k)
+        if (m->init_fix[k] >= 0 && !keep[m->init_fix[k]]) keep[m->init_fix[k]] = 2, held = 1;
+    double *start = inst->qfix + n;  /* start velocities */
+    double err = constrained_velocities(inst, t, x, keep, &worst);
+    if (!(err <= 1e-9) && held) { /* the held coordinates' start velocities give way to the host's */
+        memcpy(x + n, start, (size_t)n * sizeof(double));
+        for (int j = 0; j < n; ++j) keep[j] = inst->dq_set[j];
+        err = constrained_velocities(inst, t, x, keep, &worst);
+        sb_log(inst, SB_OK, SB_LOG_EVENTS,
+               "initial velocities: the start velocities of coordinates held for assembly follow from the "
+               "constraints and the velocities set by the host");
+    }
+    if (!(err <= 1e-9)) {
+        char names[400];
+        kept_names(inst, keep, names, sizeof names);
+        return sb_fail(inst, "ExitInitializationMode",
+                       "the start velocities contradict constraint '%s' (relative violation %.3g): kept velocities: "
+                       "%s; set only independent velocities (as many as the degrees of freedom), the others are "
+                       "computed from the constraints",
+                       m->constraint_names[worst], err, names);
+    }
+    return SB_OK;
 }
 
 SbStatus sb_enter_initialization(SbInstance *inst)
@@ -1065,7 +1207,8 @@ SbStatus sb_exit_initialization(SbInstance *inst)
                 return sb_fail(inst, "ExitInitializationMode", "assembly of the initial configuration failed: %s",
                                inst->problem);
         }
-        project_velocities(inst, *inst->time, xs, 1);
+        SbStatus sv = initial_velocities(inst, *inst->time, xs);
+        if (sv != SB_OK) return sv;
         if (!sb_all_finite(2 * n, xs))
             return sb_fail(inst, "ExitInitializationMode", "the assembled initial state is not finite");
         memcpy(inst->x, xs, (size_t)2 * n * sizeof(double));
@@ -1080,93 +1223,4 @@ SbStatus sb_exit_initialization(SbInstance *inst)
     inst->flags |= SB_FLAG_INITIALIZED;
     sb_log(inst, SB_OK, SB_LOG_EVENTS, "initialized at t = %g", *inst->time);
     return SB_OK;
-}
-
-/* ------------------------------------------------------------------------ */
-/* FMU state                                                                */
-/* ------------------------------------------------------------------------ */
-
-SbSnapshot *sb_snapshot(SbInstance *inst, SbSnapshot *reuse)
-{
-    SbSnapshot *s = reuse;
-    if (!s || s->magic != SB_SNAPSHOT_MAGIC || s->nS != inst->nS) {
-        s = malloc(sizeof(SbSnapshot) + (size_t)inst->nS * sizeof(double));
-        if (!s) return NULL;
-    }
-    s->magic = SB_SNAPSHOT_MAGIC;
-    s->mode = (int)inst->mode;
-    s->flags = inst->flags;
-    s->nS = inst->nS;
-    memcpy(s->S, inst->S, (size_t)inst->nS * sizeof(double));
-    return s;
-}
-
-SbStatus sb_restore(SbInstance *inst, const SbSnapshot *s)
-{
-    if (!s || s->magic != SB_SNAPSHOT_MAGIC || s->nS != inst->nS)
-        return sb_fail(inst, "SetFMUState", "the FMU state does not belong to this model");
-    const SbMode mode = (SbMode)s->mode;
-    if ((inst->interface == SB_CS && (mode == SB_MODE_EVENT || mode == SB_MODE_CONTINUOUS)) ||
-        (inst->interface == SB_ME && mode == SB_MODE_STEP))
-        return sb_fail(inst, "SetFMUState", "the FMU state was taken from a %s instance, this is a %s instance",
-                       inst->interface == SB_CS ? "Model Exchange" : "Co-Simulation",
-                       inst->interface == SB_CS ? "Co-Simulation" : "Model Exchange");
-    memcpy(inst->S, s->S, (size_t)inst->nS * sizeof(double));
-    inst->mode = (SbMode)s->mode;
-    inst->flags = s->flags;
-    inst->psd_checked = 0; /* the parameters may differ */
-    sb_changed(inst);
-    return SB_OK;
-}
-
-/* serialized layout: magic, version, nS, mode, flags (uint32 each), then nS doubles */
-size_t sb_snapshot_size(const SbInstance *inst) { return 5 * sizeof(unsigned) + (size_t)inst->nS * sizeof(double); }
-
-SbStatus sb_serialize(SbInstance *inst, const SbSnapshot *s, unsigned char *bytes, size_t size)
-{
-    if (!s || s->magic != SB_SNAPSHOT_MAGIC || s->nS != inst->nS)
-        return sb_fail(inst, "SerializeFMUState", "the FMU state does not belong to this model");
-    if (!bytes || size < sb_snapshot_size(inst))
-        return sb_fail(inst, "SerializeFMUState", "buffer of %zu bytes is too small (%zu needed)", size,
-                       sb_snapshot_size(inst));
-    unsigned head[5] = {SB_SNAPSHOT_MAGIC, SB_SERIAL_VERSION, (unsigned)s->nS, (unsigned)s->mode, (unsigned)s->flags};
-    memcpy(bytes, head, sizeof head);
-    memcpy(bytes + sizeof head, s->S, (size_t)s->nS * sizeof(double));
-    return SB_OK;
-}
-
-SbSnapshot *sb_deserialize(SbInstance *inst, const unsigned char *bytes, size_t size)
-{
-    unsigned head[5];
-    if (!bytes || size != sb_snapshot_size(inst)) {
-        sb_fail(inst, "DeserializeFMUState", "serialized state has %zu bytes, expected %zu", size,
-                sb_snapshot_size(inst));
-        return NULL;
-    }
-    memcpy(head, bytes, sizeof head);
-    if (head[0] != SB_SNAPSHOT_MAGIC || head[1] != SB_SERIAL_VERSION || head[2] != (unsigned)inst->nS ||
-        head[3] > (unsigned)SB_MODE_ERROR) {
-        sb_fail(inst, "DeserializeFMUState", "the bytes are not a serialized state of this model");
-        return NULL;
-    }
-    SbSnapshot *s = malloc(sizeof(SbSnapshot) + (size_t)inst->nS * sizeof(double));
-    if (!s) {
-        sb_fail(inst, "DeserializeFMUState", "out of memory");
-        return NULL;
-    }
-    s->magic = SB_SNAPSHOT_MAGIC;
-    s->nS = inst->nS;
-    s->mode = (int)head[3];
-    s->flags = (int)head[4];
-    memcpy(s->S, bytes + sizeof head, (size_t)inst->nS * sizeof(double));
-    /* a corrupted state must not reach the solvers: finite values, valid settings */
-    const double *set = s->S + (inst->set - inst->S);
-    int ok = sb_all_finite(inst->nS, s->S);
-    for (int i = 0; ok && i < SB_N_SETTINGS; ++i) ok = setting_ok((SbSetting)i, set[i]);
-    if (!ok) {
-        free(s);
-        sb_fail(inst, "DeserializeFMUState", "the serialized state holds non-finite or invalid values");
-        return NULL;
-    }
-    return s;
 }

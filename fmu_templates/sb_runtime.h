@@ -61,9 +61,12 @@ typedef struct SbInstance SbInstance;
 /* Forwards a formatted message to the FMI logger of the wrapper. */
 typedef void (*SbLogger)(SbInstance *inst, SbStatus status, const char *category, const char *message);
 
-/* Snapshot of everything that determines the future of an instance. */
+/* Snapshot of everything that determines the future of an instance (sb_snapshot.c).
+   `identity` is a hash of the model's instantiation token: a snapshot of another
+   model, even one of the same size, is refused. */
 typedef struct {
     unsigned magic;
+    unsigned long long identity;
     int mode;
     int flags;
     int nS;
@@ -73,7 +76,10 @@ typedef struct {
 /* instance flags (part of the state) */
 enum {
     SB_FLAG_RTOL_SET = 1,     /* solver.rtol set explicitly: the experiment tolerance does not override it */
-    SB_FLAG_INITIALIZED = 2   /* initialization completed */
+    SB_FLAG_INITIALIZED = 2,  /* initialization completed */
+    SB_FLAG_TERMINATE = 4,    /* the last step failed where no smaller step can succeed: the FMU asks the
+                                 host to end the simulation (fmi2Terminated, terminateSimulation) */
+    SB_FLAGS_ALL = 7
 };
 
 struct SbInstance {
@@ -127,6 +133,13 @@ struct SbInstance {
     double *qfix;        /* start values [q; dq] held by the assembly (2 nq) */
     void *solver;        /* solver workspace (sb_solver.c) */
     char problem[512];   /* last numerical problem, for the message of a discarded call */
+
+    /* ---- experiment and host history (not part of FMU states) ---- */
+    int stop_defined;    /* the host defined a stop time: steps past it are errors */
+    double stop_time;
+    unsigned char *dq_set; /* per coordinate: the host set its start velocity (it is kept at initialization) */
+    double discard_t;    /* communication point of the last discarded steps, and their number */
+    long discards;
 };
 
 /* ---- lifecycle ---- */
@@ -170,8 +183,15 @@ typedef double (*SbValueAt)(const void *values, size_t k);
 SbStatus sb_set_values(SbInstance *inst, const char *function, const unsigned *vr, size_t n, SbVarType type,
                        const void *values, SbValueAt at);
 
+/* Check the values of a state vector laid out as inst->S (time, x, u, p, settings, h_next) as
+   sb_set_values checks the values a host sets: finite, inside the variables' ranges, valid
+   settings.  Logs an error naming the first bad variable. */
+SbStatus sb_check_state_values(SbInstance *inst, const char *function, const double *S);
+
 /* ---- initialization ---- */
-void sb_setup_experiment(SbInstance *inst, int tolerance_defined, double tolerance, double start_time);
+/* stop_defined: DoStep refuses to go past stop_time (FMI 2.0 and 3.0: fmiError). */
+SbStatus sb_setup_experiment(SbInstance *inst, const char *function, int tolerance_defined, double tolerance,
+                             double start_time, int stop_defined, double stop_time);
 SbStatus sb_enter_initialization(SbInstance *inst);
 SbStatus sb_exit_initialization(SbInstance *inst);
 
@@ -199,12 +219,15 @@ SbStatus sb_directional_derivative(SbInstance *inst, const char *function, const
 /* Newton on Phi(q, t) = 0 with minimum-norm steps (positions) and D dq = beta (velocities). */
 SbStatus sb_project(SbInstance *inst, double t, double *x);
 
-/* ---- state snapshots ---- */
+/* ---- state snapshots (sb_snapshot.c) ---- */
 SbSnapshot *sb_snapshot(SbInstance *inst, SbSnapshot *reuse);
 SbStatus sb_restore(SbInstance *inst, const SbSnapshot *s);
 size_t sb_snapshot_size(const SbInstance *inst);
 SbStatus sb_serialize(SbInstance *inst, const SbSnapshot *s, unsigned char *bytes, size_t size);
 SbSnapshot *sb_deserialize(SbInstance *inst, const unsigned char *bytes, size_t size);
+
+/* 64-bit FNV-1a hash of `size` bytes continuing from `hash` (serialized-state checksum, model identity). */
+unsigned long long sb_fnv1a(const void *data, size_t size, unsigned long long hash);
 
 /* Invalidate the values computed at the current state (after a change of x, u, p or t). */
 static inline void sb_changed(SbInstance *inst) { inst->cache_valid = 0; }

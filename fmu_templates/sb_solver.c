@@ -8,6 +8,7 @@
  * weighted RMS norm with weights atol + rtol max(|y0|, |y1|) (Hairer, Norsett,
  * Wanner, Solving ODEs I, II.4).
  */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,12 @@
 #include "sb_solver.h"
 
 #define SB_MAX_STEPS 1000000L   /* internal steps per communication step */
+#define SB_MAX_RETRIES 10       /* discarded steps in a row from one communication point before the FMU gives up */
+/* Stability of classic RK4 (Hairer, Wanner, Solving ODEs II, IV.2): |h lambda| <= 2.785 on the negative
+   real axis, 2.828 on the imaginary axis.  A step whose estimate of h |lambda| exceeds SB_RK4_UNSTABLE
+   twice in a row, or SB_RK4_DIVERGING once, is unstable: its errors grow at every step. */
+#define SB_RK4_UNSTABLE 3.0
+#define SB_RK4_DIVERGING 5.0
 
 typedef struct {
     int nx;
@@ -25,6 +32,9 @@ typedef struct {
     double *J, *W, *T, *F0, *F1, *F2;
     int *wrow, *wcol;
     double *backup;       /* instance state at the start of the communication step */
+    double t_reached;     /* time of the last accepted internal step */
+    int unstable;         /* rk4: consecutive steps beyond the stability limit */
+    int underflow;        /* the adaptive step size fell below its limit */
 } SbSolver;
 
 SbStatus sb_solver_alloc(SbInstance *inst)
@@ -138,6 +148,38 @@ static double initial_step(SbInstance *inst, double t, const double *y, const do
 /* classic Runge-Kutta 4 with a fixed internal step                         */
 /* ------------------------------------------------------------------------ */
 
+#define RK4_ADVICE "set a smaller solver.step, or solver.method = 2 (dopri5) or 3 (rosenbrock23, for stiff models)"
+
+/* Stability of an rk4 step from its stages, at no extra evaluation: for x' = J x the stage differences
+   are k2 - k1 = (h/2) J k1 and k3 - k2 = (h/2) J (k2 - k1), so |k3 - k2| / |k2 - k1| estimates
+   (h/2) |lambda| of the motion that dominates them, the fastest excited one (a power iteration). */
+static SbStatus rk4_stability(SbInstance *inst, double t, double hh)
+{
+    SbSolver *w = inst->solver;
+    double **k = w->k, num = 0.0, den = 0.0, f = 0.0;
+    for (int j = 0; j < w->nx; ++j) {
+        const double d21 = k[1][j] - k[0][j], d32 = k[2][j] - k[1][j];
+        num += d32 * d32;
+        den += d21 * d21;
+        f += k[0][j] * k[0][j];
+    }
+    /* differences at the level of rounding errors say nothing */
+    if (!(den > 1e-20 * f) || !(den > 0.0)) {
+        w->unstable = 0;
+        return SB_OK;
+    }
+    const double hl = 2.0 * sqrt(num / den); /* estimate of h |lambda| */
+    w->unstable = hl > SB_RK4_UNSTABLE ? w->unstable + 1 : 0;
+    if (hl > SB_RK4_DIVERGING || w->unstable >= 2) {
+        snprintf(inst->problem, sizeof inst->problem,
+                 "rk4 is unstable at t = %.17g: solver.step = %g is beyond its stability limit for the model's "
+                 "fastest motion (|lambda| ~ %.3g 1/s needs solver.step < %.3g); %s",
+                 t, hh, hl / hh, 2.78 / (hl / hh), RK4_ADVICE);
+        return SB_DISCARD;
+    }
+    return SB_OK;
+}
+
 static SbStatus rk4(SbInstance *inst, double t0, double tend)
 {
     SbSolver *w = inst->solver;
@@ -170,8 +212,15 @@ static SbStatus rk4(SbInstance *inst, double t0, double tend)
             s = sb_derivatives(inst, t + hh, w->ytmp, k[3]);
         }
         if (s != SB_OK) return s;
+        if ((s = rk4_stability(inst, t, hh)) != SB_OK) return s;
         for (int j = 0; j < nx; ++j) y[j] += hh / 6.0 * (k[0][j] + 2.0 * k[1][j] + 2.0 * k[2][j] + k[3][j]);
+        if (!sb_all_finite(nx, y)) {
+            snprintf(inst->problem, sizeof inst->problem,
+                     "the state is not finite after the rk4 step from t = %.17g (h = %g): %s", t, hh, RK4_ADVICE);
+            return SB_DISCARD;
+        }
         if (projecting(inst) && (s = sb_project(inst, t + hh, y)) != SB_OK) return s;
+        w->t_reached = t + hh;
     }
     return SB_OK;
 }
@@ -254,6 +303,7 @@ static SbStatus dopri5(SbInstance *inst, double t, double tend)
             h = hs * fac;
             if (last && hs < hprop) h = fmax(h, hprop); /* a step shortened to hit tend keeps the proposal */
             rejected = 0;
+            w->t_reached = t;
             sb_log(inst, SB_OK, SB_LOG_SOLVER, "dopri5: accepted step to t = %.17g (h = %g, error %g)", t, hs, errn);
         } else {
             h = hs * (isfinite(errn) ? fmax(0.2, 0.9 * pow(errn, -0.2)) : 0.25);
@@ -265,6 +315,7 @@ static SbStatus dopri5(SbInstance *inst, double t, double tend)
             char why[400];
             memcpy(why, inst->problem, sizeof why - 1); why[sizeof why - 1] = 0;
             snprintf(inst->problem, sizeof inst->problem, "dopri5 step size underflow at t = %.17g (%s)", t, why);
+            w->underflow = 1;
             return SB_DISCARD;
         }
     }
@@ -343,6 +394,7 @@ static SbStatus rosenbrock23(SbInstance *inst, double t, double tend)
             h = hs * fac;
             if (last && hs < hprop) h = fmax(h, hprop);
             rejected = 0;
+            w->t_reached = t;
             sb_log(inst, SB_OK, SB_LOG_SOLVER, "rosenbrock23: accepted step to t = %.17g (h = %g, error %g)", t, hs,
                    errn);
         } else {
@@ -356,6 +408,7 @@ static SbStatus rosenbrock23(SbInstance *inst, double t, double tend)
             char why[400];
             memcpy(why, inst->problem, sizeof why - 1); why[sizeof why - 1] = 0;
             snprintf(inst->problem, sizeof inst->problem, "rosenbrock23 step size underflow at t = %.17g (%s)", t, why);
+            w->underflow = 1;
             return SB_DISCARD;
         }
     }
@@ -365,6 +418,43 @@ static SbStatus rosenbrock23(SbInstance *inst, double t, double tend)
 
 /* ------------------------------------------------------------------------ */
 
+/* The state after a step: states, accelerations and outputs finite (a model can leave its domain
+   without any single evaluation failing, e.g. an output such as y / x at x = 0). */
+static SbStatus check_result(SbInstance *inst)
+{
+    const SbModel *m = inst->m;
+    if (!sb_all_finite(2 * m->nq, inst->x)) {
+        snprintf(inst->problem, sizeof inst->problem, "the state at the end of the step is not finite");
+        return SB_DISCARD;
+    }
+    SbStatus s = sb_update(inst);
+    if (s != SB_OK) return s;
+    for (int k = 0; k < m->nvars; ++k)
+        if (m->variables[k].kind == SB_VAR_Y && !isfinite(inst->y[m->variables[k].index])) {
+            snprintf(inst->problem, sizeof inst->problem, "output '%s' is not finite at the end of the step",
+                     m->variables[k].name);
+            return SB_DISCARD;
+        }
+    return SB_OK;
+}
+
+/* After a discarded step (state back at t0): can a host that retries with smaller steps get on?  Not
+   when the state at t0 itself is inadmissible, when an adaptive solver found no step size that leaves
+   t0 (step size underflow there), when no smaller step exists, or after SB_MAX_RETRIES discards in a
+   row at t0. */
+static int cannot_continue(SbInstance *inst, double t0, double H, int adaptive)
+{
+    SbSolver *w = inst->solver;
+    if (inst->discards >= SB_MAX_RETRIES) return 1;
+    if (H <= 4.0 * DBL_EPSILON * fmax(1.0, fabs(t0))) return 1;
+    if (adaptive && w->underflow && w->t_reached <= t0) return 1;
+    char why[sizeof inst->problem];
+    memcpy(why, inst->problem, sizeof why);
+    int stuck = sb_update(inst) != SB_OK; /* the state at t0 with the current inputs and parameters */
+    memcpy(inst->problem, why, sizeof why);
+    return stuck;
+}
+
 SbStatus sb_do_step(SbInstance *inst, double t0, double H)
 {
     SbSolver *w = inst->solver;
@@ -372,28 +462,55 @@ SbStatus sb_do_step(SbInstance *inst, double t0, double H)
     if (!isfinite(t0)) return sb_fail(inst, "DoStep", "currentCommunicationPoint %g is not finite", t0);
     if (!isfinite(H) || H < 0.0 || !isfinite(t0 + H))
         return sb_fail(inst, "DoStep", "communicationStepSize %g is invalid: it must be finite and >= 0", H);
-    if (fabs(t0 - t) > 1e-9 * fmax(1.0, fabs(t)))
-        return sb_fail(inst, "DoStep", "currentCommunicationPoint %.17g does not match the FMU time %.17g", t0, t);
+    /* the host's time and the FMU's may differ by rounding only: a few ulps of the times involved and a
+       small fraction of the step (never a fraction of |t|, which would accept seconds at t = 1e9) */
+    const double tol = 64.0 * DBL_EPSILON * fmax(fabs(t), fabs(H)) + 1e-9 * H;
+    if (!(fabs(t0 - t) <= tol))
+        return sb_fail(inst, "DoStep",
+                       "currentCommunicationPoint %.17g does not match the FMU time %.17g (difference %.3g s); "
+                       "a step must start where the last one ended",
+                       t0, t, t0 - t);
+    const double tend = t0 + H;
+    if (inst->stop_defined && tend > inst->stop_time + 64.0 * DBL_EPSILON * fmax(fabs(tend), fabs(H)) + 1e-9 * H)
+        return sb_fail(inst, "DoStep", "the step from t = %.17g to %.17g goes past the stop time %.17g set by the host",
+                       t0, tend, inst->stop_time);
     if (H == 0.0) return SB_OK;
     memcpy(w->backup, inst->S, (size_t)inst->nS * sizeof(double));
-    const double tend = t0 + H;
     SbStatus s;
+    const int method = (int)inst->set[SB_SET_METHOD];
     inst->problem[0] = '\0';
-    switch ((int)inst->set[SB_SET_METHOD]) {
+    w->t_reached = t0;
+    w->unstable = 0;
+    w->underflow = 0;
+    switch (method) {
     case SB_METHOD_RK4: s = rk4(inst, t0, tend); break;
     case SB_METHOD_ROSENBROCK23: s = rosenbrock23(inst, t0, tend); break;
     default: s = dopri5(inst, t0, tend); break;
     }
+    if (s == SB_OK) {
+        *inst->time = tend;
+        sb_changed(inst);
+        s = check_result(inst);
+    }
     if (s != SB_OK) {
         memcpy(inst->S, w->backup, (size_t)inst->nS * sizeof(double));
         sb_changed(inst);
-        if (s == SB_DISCARD)
+        if (s != SB_DISCARD) return SB_ERROR;
+        inst->discards = inst->discard_t == t0 ? inst->discards + 1 : 1;
+        inst->discard_t = t0;
+        sb_log(inst, SB_DISCARD, SB_LOG_DISCARD,
+               "DoStep: step from t = %.17g to %.17g discarded, state kept at t = %.17g: %s", t0, tend, t0,
+               inst->problem);
+        if (cannot_continue(inst, t0, H, method != SB_METHOD_RK4)) {
+            inst->flags |= SB_FLAG_TERMINATE;
             sb_log(inst, SB_DISCARD, SB_LOG_DISCARD,
-                   "DoStep: step from t = %.17g to %.17g discarded, state kept at t = %.17g: %s", t0, tend, t0,
-                   inst->problem);
-        return s == SB_DISCARD ? SB_DISCARD : SB_ERROR;
+                   "DoStep: no smaller step can continue from t = %.17g with these inputs and parameters: the FMU "
+                   "asks the host to terminate the simulation",
+                   t0);
+        }
+        return SB_DISCARD;
     }
-    *inst->time = tend;
-    sb_changed(inst);
+    inst->flags &= ~SB_FLAG_TERMINATE;
+    inst->discards = 0;
     return SB_OK;
 }

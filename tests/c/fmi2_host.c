@@ -18,6 +18,7 @@
 
 #include "fmi2Functions.h"
 #include "host_common.h"
+#include "sb_runtime.h"
 
 static const char *const HOST = "fmi2_host";
 
@@ -331,7 +332,7 @@ static void test_logging(fmi2Component c, HostLog *log)
 }
 
 /* FMU state: NULL pointers, short buffers, corrupted bytes. */
-static void test_fmu_state(fmi2Component c, HostLog *log)
+static void test_fmu_state(fmi2Component c, HostLog *log, const HostArgs *args)
 {
     fmi2FMUstate state = NULL, other = NULL;
     size_t size = 0;
@@ -356,13 +357,59 @@ static void test_fmu_state(fmi2Component c, HostLog *log)
     memcpy(corrupt, bytes, size);
     corrupt[0] ^= 0xFF; /* magic */
     EXPECT(log, fmi2Error, NULL, fmi2DeSerializeFMUstate(c, (fmi2Byte *)corrupt, size, &other));
-    memcpy(corrupt, bytes, size);
-    const double nan = NAN; /* a value of the state */
-    memcpy(corrupt + size - 2 * sizeof(double), &nan, sizeof nan);
-    EXPECT(log, fmi2Error, "non-finite", fmi2DeSerializeFMUstate(c, (fmi2Byte *)corrupt, size, &other));
     memset(corrupt, 0xFF, size);
     EXPECT(log, fmi2Error, NULL, fmi2DeSerializeFMUstate(c, (fmi2Byte *)corrupt, size, &other));
+    /* every single corrupted byte, anywhere (header, values, checksum), is refused */
+    int accepted = 0;
+    for (size_t k = 0; k < size; ++k)
+        for (int bit = 0; bit < 8; bit += 3) {
+            memcpy(corrupt, bytes, size);
+            corrupt[k] ^= (unsigned char)(1u << bit);
+            if (fmi2DeSerializeFMUstate(c, (fmi2Byte *)corrupt, size, &other) == fmi2OK) {
+                ++accepted;
+                fmi2FreeFMUstate(c, &other);
+            }
+        }
+    CHECK(accepted == 0, "%d corrupted serialized states accepted", accepted);
+    EXPECT(log, fmi2Error, "checksum", fmi2DeSerializeFMUstate(c, (fmi2Byte *)corrupt, size, &other));
+    /* states with a valid checksum: another model's identity, values that Set refuses */
+    memcpy(corrupt, bytes, size);
+    corrupt[8] ^= 1;
+    reseal(corrupt, size);
+    EXPECT(log, fmi2Error, "another model", fmi2DeSerializeFMUstate(c, (fmi2Byte *)corrupt, size, &other));
+    const double nan = NAN, neg = -1.0;
+    const unsigned q = (unsigned)first_of_kind(SB_VAR_Q);
+    memcpy(corrupt, bytes, size);
+    memcpy(corrupt + serialized_offset(q), &nan, sizeof nan);
+    reseal(corrupt, size);
+    EXPECT(log, fmi2Error, "not finite", fmi2DeSerializeFMUstate(c, (fmi2Byte *)corrupt, size, &other));
+    const unsigned method = vr_of("solver.method");
+    memcpy(corrupt, bytes, size);
+    memcpy(corrupt + serialized_offset(method), &neg, sizeof neg);
+    reseal(corrupt, size);
+    EXPECT(log, fmi2Error, "solver.method", fmi2DeSerializeFMUstate(c, (fmi2Byte *)corrupt, size, &other));
+    if (args->mass) {
+        memcpy(corrupt, bytes, size);
+        memcpy(corrupt + serialized_offset(vr_of(args->mass)), &neg, sizeof neg);
+        reseal(corrupt, size);
+        EXPECT(log, fmi2Error, "outside its range", fmi2DeSerializeFMUstate(c, (fmi2Byte *)corrupt, size, &other));
+        CHECK(strstr(log->text, args->mass) != NULL, "negative mass: log:\n%s", log->text);
+    }
+    CHECK(other == NULL, "a refused state was returned");
     free(corrupt);
+    /* in memory: a snapshot of another model (identity), or with a value Set refuses */
+    SbSnapshot *snap = (SbSnapshot *)state;
+    snap->identity ^= 1;
+    EXPECT(log, fmi2Error, "another model", fmi2SetFMUstate(c, state));
+    snap->identity ^= 1;
+    if (args->mass) {
+        double *slot = (double *)((unsigned char *)snap->S + serialized_offset(vr_of(args->mass)) - 32);
+        const double mass = *slot;
+        *slot = -1.0;
+        EXPECT(log, fmi2Error, args->mass, fmi2SetFMUstate(c, state));
+        *slot = mass;
+    }
+    EXPECT(log, fmi2OK, NULL, fmi2SetFMUstate(c, state));
     EXPECT(log, fmi2OK, NULL, fmi2DeSerializeFMUstate(c, (fmi2Byte *)bytes, size, &other));
     EXPECT(log, fmi2OK, NULL, fmi2SetFMUstate(c, other));
     EXPECT(log, fmi2OK, NULL, fmi2FreeFMUstate(c, &other));
@@ -393,11 +440,27 @@ static void test_directional_derivatives(fmi2Component c, HostLog *log)
 
 /* A parameter value that makes the step fail: Discard, the state stays at the start of the step,
    and the same step succeeds once the value is restored. */
+static fmi2Boolean terminated(fmi2Component c, HostLog *log)
+{
+    fmi2Boolean b = 7;
+    EXPECT(log, fmi2OK, NULL, fmi2GetBooleanStatus(c, fmi2Terminated, &b));
+    return b;
+}
+
+/* A parameter value that makes the step fail: Discard, the state stays at the start of the step,
+   and the same step succeeds once the value is restored.  fmi2Terminated tells the master whether
+   retrying can help: not when the state at the communication point is inadmissible (faults that
+   are not specific to Co-Simulation), nor after SB_MAX_RETRIES discards in a row. */
 static void test_discard(fmi2Component c, HostLog *log, const Fault *f, double h)
 {
-    const unsigned vr = vr_of(f->name);
+    const unsigned vr = vr_of(f->name), method = vr_of("solver.method"), step = vr_of("solver.step");
     double before[512], after[512], t = get_real(c, log, vr_of("time")), last = NAN;
     const double old = get_real(c, log, vr);
+    const fmi2Integer rk4 = 1, dopri5 = 2;
+    if (f->rk4) { /* one internal rk4 step */
+        EXPECT(log, fmi2OK, NULL, fmi2SetInteger(c, &method, 1, &rk4));
+        h = get_real(c, log, step);
+    }
     EXPECT(log, fmi2OK, NULL, fmi2SetReal(c, &vr, 1, &f->value));
     get_state(c, log, before);
     EXPECT(log, fmi2Discard, f->text, fmi2DoStep(c, t, h, fmi2False));
@@ -406,8 +469,19 @@ static void test_discard(fmi2Component c, HostLog *log, const Fault *f, double h
     CHECK(same_values(before, after), "the state changed in a discarded step (%s = %g)", f->name, f->value);
     EXPECT(log, fmi2OK, NULL, fmi2GetRealStatus(c, fmi2LastSuccessfulTime, &last));
     CHECK(last == t, "last successful time %g, expected %g", last, t);
+    CHECK(terminated(c, log) == !f->cs_only, "fmi2Terminated = %d after '%s' = %g", !f->cs_only, f->name, f->value);
+    if (f->cs_only) { /* a master that retries the same step forever is told to stop */
+        for (int k = 2; k <= 10; ++k) {
+            EXPECT(log, fmi2Discard, f->text, fmi2DoStep(c, t, h, fmi2False));
+            CHECK((strstr(log->text, "terminate the simulation") != NULL) == (k == 10),
+                  "request to terminate after %d discards: log:\n%s", k, log->text);
+            CHECK(terminated(c, log) == (k == 10), "fmi2Terminated after %d discards at t = %g", k, t);
+        }
+    }
     EXPECT(log, fmi2OK, NULL, fmi2SetReal(c, &vr, 1, &old));
     EXPECT(log, fmi2OK, NULL, fmi2DoStep(c, t, h, fmi2False));
+    CHECK(!terminated(c, log), "fmi2Terminated after a successful step");
+    if (f->rk4) EXPECT(log, fmi2OK, NULL, fmi2SetInteger(c, &method, 1, &dopri5));
 }
 
 static void test_co_simulation(const HostArgs *args)
@@ -464,7 +538,7 @@ static void test_co_simulation(const HostArgs *args)
         CHECK(isfinite(all[v]), "'%s' = %g after 5 steps", sb_model.variables[v].name, all[v]);
     double tnow;
     test_directional_derivatives(c, &log);
-    test_fmu_state(c, &log);
+    test_fmu_state(c, &log, args);
 
     /* numerical faults: Discard, state kept, the retry succeeds */
     for (int k = 0; k < args->n_faults; ++k) test_discard(c, &log, &args->faults[k], 0.05);
@@ -596,6 +670,127 @@ static void test_model_exchange(const HostArgs *args)
     EXPECT(&log, fmi2OK, NULL, fmi2GetDerivatives(c, dx, nx)); /* values can still be inspected */
     EXPECT(&log, fmi2Error, NULL, fmi2SetContinuousStates(c, x, nx));
     fmi2FreeInstance(c);
+}
+
+/* A defined stop time: a step past it is an error (FMI 2.0, 4.2.1), a step up to it is fine. */
+static void test_stop_time(void)
+{
+    HostLog log;
+    fmi2CallbackFunctions cb = callbacks(&log);
+    fmi2Component c = instantiate(fmi2CoSimulation, &log, &cb);
+    EXPECT(&log, fmi2Error, "stopTime", fmi2SetupExperiment(c, fmi2False, 0.0, 1.0, fmi2True, 0.5));
+    EXPECT(&log, fmi2Error, "stopTime", fmi2SetupExperiment(c, fmi2False, 0.0, 0.0, fmi2True, NAN));
+    EXPECT(&log, fmi2OK, NULL, fmi2SetupExperiment(c, fmi2False, 0.0, 0.0, fmi2True, 0.05));
+    EXPECT(&log, fmi2OK, NULL, fmi2EnterInitializationMode(c));
+    EXPECT(&log, fmi2OK, NULL, fmi2ExitInitializationMode(c));
+    EXPECT(&log, fmi2OK, NULL, fmi2DoStep(c, 0.0, 0.03, fmi2False));
+    double before[512], after[512];
+    get_state(c, &log, before);
+    EXPECT(&log, fmi2Error, "stop time", fmi2DoStep(c, 0.03, 0.03, fmi2False));
+    get_state(c, &log, after);
+    CHECK(same_values(before, after), "a step refused for the stop time changed the state");
+    EXPECT(&log, fmi2OK, NULL, fmi2DoStep(c, 0.03, 0.02, fmi2False)); /* to the stop time (rounded) */
+    const double end = get_real(c, &log, vr_of("time"));
+    EXPECT(&log, fmi2Error, "stop time", fmi2DoStep(c, end, 1e-3, fmi2False));
+    EXPECT(&log, fmi2OK, NULL, fmi2DoStep(c, end, 0.0, fmi2False));
+    fmi2FreeInstance(c);
+}
+
+/* The communication point must be the FMU's time up to rounding, however large the time (a tolerance
+   relative to |t| would accept seconds of mismatch at t = 1.7e9, a Unix time). */
+static void test_communication_point(void)
+{
+    HostLog log;
+    fmi2CallbackFunctions cb = callbacks(&log);
+    fmi2Component c = instantiate(fmi2CoSimulation, &log, &cb);
+    const double t0 = 1.7e9, h = 0.01;
+    EXPECT(&log, fmi2OK, NULL, fmi2SetupExperiment(c, fmi2False, 0.0, t0, fmi2False, 0.0));
+    EXPECT(&log, fmi2OK, NULL, fmi2EnterInitializationMode(c));
+    EXPECT(&log, fmi2OK, NULL, fmi2ExitInitializationMode(c));
+    EXPECT(&log, fmi2Error, "currentCommunicationPoint", fmi2DoStep(c, t0 + 1.5, h, fmi2False));
+    EXPECT(&log, fmi2Error, "currentCommunicationPoint", fmi2DoStep(c, t0 - 1.5, h, fmi2False));
+    EXPECT(&log, fmi2Error, "currentCommunicationPoint", fmi2DoStep(c, t0 + 1e-4, h, fmi2False));
+    for (int k = 0; k < 5; ++k) /* a master that computes t0 + k h */
+        EXPECT(&log, fmi2OK, NULL, fmi2DoStep(c, t0 + k * h, h, fmi2False));
+    double t = get_real(c, &log, vr_of("time"));
+    EXPECT(&log, fmi2Error, "currentCommunicationPoint", fmi2DoStep(c, t - h, h, fmi2False)); /* back in time */
+    EXPECT(&log, fmi2OK, NULL, fmi2DoStep(c, t, h, fmi2False));
+    t = get_real(c, &log, vr_of("time"));
+    EXPECT(&log, fmi2OK, NULL, fmi2DoStep(c, nextafter(t, 0.0), h, fmi2False)); /* rounding is fine */
+    fmi2FreeInstance(c);
+}
+
+/* Start velocities the host sets are kept by the assembly (the others follow from the constraints);
+   start velocities that contradict the constraints are an error naming one. */
+static void test_initial_velocities(const HostArgs *args)
+{
+    HostLog log;
+    fmi2CallbackFunctions cb = callbacks(&log);
+    const SbVarKind kinds[2] = {SB_VAR_Q, SB_VAR_DQ};
+    char name[256];
+    snprintf(name, sizeof name, "d%s", args->keep_velocity);
+    const unsigned vdq = vr_of(name);
+    const double v = 0.7;
+    fmi2Type types[2] = {fmi2CoSimulation, fmi2ModelExchange};
+    for (int k = 0; k < 2; ++k) {
+        if ((types[k] == fmi2CoSimulation && !sb_model.has_cs) || (types[k] == fmi2ModelExchange && !sb_model.has_me))
+            continue;
+        fmi2Component c = instantiate(types[k], &log, &cb);
+        EXPECT(&log, fmi2OK, NULL, fmi2SetupExperiment(c, fmi2False, 0.0, 0.0, fmi2False, 0.0));
+        EXPECT(&log, fmi2OK, NULL, fmi2EnterInitializationMode(c));
+        EXPECT(&log, fmi2OK, NULL, fmi2SetReal(c, &vdq, 1, &v));
+        EXPECT(&log, fmi2OK, NULL, fmi2ExitInitializationMode(c));
+        CHECK(get_real(c, &log, vdq) == v, "'%s' = %g after initialization, set to %g", name, get_real(c, &log, vdq), v);
+        /* the other velocities satisfy the velocity constraints D dq = beta */
+        double q[128], dq[128], D[4096], beta[128];
+        for (int i = 0; i < sb_model.nvars; ++i)
+            for (int j = 0; j < 2; ++j)
+                if (sb_model.variables[i].kind == kinds[j])
+                    (j ? dq : q)[sb_model.variables[i].index] = get_real(c, &log, (unsigned)i);
+        SbPoint pt = {0.0, q, dq, sb_model.u0, sb_model.p0, NULL, NULL};
+        sb_D_beta(&pt, D, beta);
+        for (int r = 0; r < sb_model.nc; ++r) {
+            double res = -beta[r];
+            for (int j = 0; j < sb_model.nq; ++j) res += D[r * sb_model.nq + j] * dq[j];
+            CHECK(fabs(res) < 1e-9, "velocity constraint '%s' violated by %g", sb_model.constraint_names[r], res);
+        }
+        fmi2FreeInstance(c);
+    }
+    /* every velocity set: more than the degrees of freedom, contradicting the constraints */
+    fmi2Component c = instantiate(fmi2CoSimulation, &log, &cb);
+    EXPECT(&log, fmi2OK, NULL, fmi2SetupExperiment(c, fmi2False, 0.0, 0.0, fmi2False, 0.0));
+    EXPECT(&log, fmi2OK, NULL, fmi2EnterInitializationMode(c));
+    for (int i = 0; i < sb_model.nvars; ++i)
+        if (sb_model.variables[i].kind == SB_VAR_DQ) {
+            const unsigned vr = (unsigned)i;
+            const double w = 1.0 + 0.1 * i;
+            EXPECT(&log, fmi2OK, NULL, fmi2SetReal(c, &vr, 1, &w));
+        }
+    EXPECT(&log, fmi2Error, "contradict constraint", fmi2ExitInitializationMode(c));
+    CHECK(strstr(log.text, name) != NULL, "the conflict does not name '%s':\n%s", name, log.text);
+    fmi2FreeInstance(c);
+}
+
+/* Where the model is not differentiable (a Jacobian entry is infinite), directional derivatives are
+   discarded with a message, not returned as inf. */
+static void test_nondifferentiable(const HostArgs *args)
+{
+    HostLog log;
+    fmi2CallbackFunctions cb = callbacks(&log);
+    const unsigned q = vr_of(args->nondiff), ddq = (unsigned)first_of_kind(SB_VAR_DDQ);
+    const double one = 1.0;
+    double d = 0.0;
+    fmi2Type types[2] = {fmi2CoSimulation, fmi2ModelExchange};
+    for (int k = 0; k < 2; ++k) {
+        fmi2Component c = instantiate(types[k], &log, &cb);
+        EXPECT(&log, fmi2OK, NULL, fmi2SetupExperiment(c, fmi2False, 0.0, 0.0, fmi2False, 0.0));
+        EXPECT(&log, fmi2OK, NULL, fmi2EnterInitializationMode(c));
+        EXPECT(&log, fmi2OK, NULL, fmi2SetReal(c, &q, 1, &args->nondiff_value));
+        EXPECT(&log, fmi2OK, NULL, fmi2ExitInitializationMode(c));
+        CHECK(isfinite(get_real(c, &log, ddq)), "the acceleration is finite there");
+        EXPECT(&log, fmi2Discard, "not finite", fmi2GetDirectionalDerivative(c, &ddq, 1, &q, 1, &one, &d));
+        fmi2FreeInstance(c);
+    }
 }
 
 /* instantiate, initialize, step, snapshot and free many times (LeakSanitizer / valgrind count the leaks) */
@@ -752,6 +947,12 @@ int main(int argc, char **argv)
     test_null_instance();
     if (sb_model.has_cs) test_co_simulation(&args);
     if (sb_model.has_me) test_model_exchange(&args);
+    if (sb_model.has_cs) {
+        test_stop_time();
+        test_communication_point();
+    }
+    if (args.keep_velocity) test_initial_velocities(&args);
+    if (args.nondiff) test_nondifferentiable(&args);
     test_cycles(1000);
     return finish(HOST, "abuse");
 }

@@ -17,6 +17,7 @@
 
 #include "fmi3Functions.h"
 #include "host_common.h"
+#include "sb_runtime.h"
 
 static const char *const HOST = "fmi3_host";
 
@@ -106,9 +107,17 @@ static void test_instantiate(void)
         CHECK(fmi3DoStep(c, 0.0, 0.1, fmi3False, NULL, NULL, NULL, NULL) == fmi3Error, "doStep on Model Exchange");
         fmi3FreeInstance(c);
     }
-    /* eventModeUsed and earlyReturnAllowed are ignored (no events, no early return) */
-    c = fmi3InstantiateCoSimulation("cs", sb_model.token, NULL, 0, 0, fmi3True, fmi3True, NULL, 0, &log, logger, NULL);
-    CHECK(c != NULL, "eventModeUsed");
+    /* eventModeUsed needs hasEventMode = true: refused (FMI 3.0, 4.3.1); earlyReturnAllowed is ignored */
+    log_clear(&log);
+    c = fmi3InstantiateCoSimulation("cs", sb_model.token, NULL, 0, 0, fmi3True, fmi3False, NULL, 0, &log, logger, NULL);
+    CHECK(c == NULL, "eventModeUsed = true accepted without event mode");
+    CHECK(strstr(log.text, "hasEventMode") != NULL, "eventModeUsed: log:\n%s", log.text);
+    if (c) fmi3FreeInstance(c);
+    CHECK(fmi3InstantiateCoSimulation("cs", sb_model.token, NULL, 0, 0, fmi3True, fmi3False, NULL, 0, NULL, NULL,
+                                      NULL) == NULL,
+          "eventModeUsed without a logger");
+    c = fmi3InstantiateCoSimulation("cs", sb_model.token, NULL, 0, 0, fmi3False, fmi3True, NULL, 0, &log, logger, NULL);
+    CHECK(c != NULL, "earlyReturnAllowed");
     if (c) {
         initialize(c, &log);
         fmi3Boolean event = 1, terminate = 1, early = 1;
@@ -358,7 +367,7 @@ static void test_logging(fmi3Instance c, HostLog *log)
     EXPECT(log, fmi3OK, NULL, fmi3SetDebugLogging(c, fmi3True, 0, NULL));
 }
 
-static void test_fmu_state(fmi3Instance c, HostLog *log)
+static void test_fmu_state(fmi3Instance c, HostLog *log, const HostArgs *args)
 {
     fmi3FMUState state = NULL, other = NULL;
     size_t size = 0;
@@ -379,20 +388,59 @@ static void test_fmu_state(fmi3Instance c, HostLog *log)
     EXPECT(log, fmi3Error, "NULL", fmi3DeserializeFMUState(c, bytes, size, NULL));
     CHECK(other == NULL, "a failed deserialization returned a state");
     unsigned char *corrupt = malloc(size);
-    const double inf = INFINITY;
-    memcpy(corrupt, bytes, size);
-    memcpy(corrupt + size - 3 * sizeof(double), &inf, sizeof inf);
-    EXPECT(log, fmi3Error, "non-finite", fmi3DeserializeFMUState(c, corrupt, size, &other));
-    for (size_t k = 0; k < 5 * sizeof(unsigned); ++k) { /* every header byte */
-        memcpy(corrupt, bytes, size);
-        corrupt[k] ^= 0x5A;
-        const int status = fmi3DeserializeFMUState(c, corrupt, size, &other);
-        if (status == fmi3OK) { /* only the flags may change harmlessly */
-            CHECK(k >= 4 * sizeof(unsigned), "corrupted header byte %zu accepted", k);
-            EXPECT(log, fmi3OK, NULL, fmi3FreeFMUState(c, &other));
+    const double inf = INFINITY, neg = -1.0;
+    /* every single corrupted byte, anywhere (header, values, checksum), is refused */
+    int accepted = 0;
+    for (size_t k = 0; k < size; ++k)
+        for (int bit = 1; bit < 8; bit += 3) {
+            memcpy(corrupt, bytes, size);
+            corrupt[k] ^= (unsigned char)(1u << bit);
+            if (fmi3DeserializeFMUState(c, corrupt, size, &other) == fmi3OK) {
+                ++accepted;
+                fmi3FreeFMUState(c, &other);
+            }
         }
+    CHECK(accepted == 0, "%d corrupted serialized states accepted", accepted);
+    memcpy(corrupt, bytes, size);
+    corrupt[size / 2] ^= 0x10;
+    EXPECT(log, fmi3Error, "checksum", fmi3DeserializeFMUState(c, corrupt, size, &other));
+    /* states with a valid checksum: another model's identity, values that Set refuses */
+    memcpy(corrupt, bytes, size);
+    corrupt[15] ^= 0x80;
+    reseal(corrupt, size);
+    EXPECT(log, fmi3Error, "another model", fmi3DeserializeFMUState(c, corrupt, size, &other));
+    const int u = first_of_kind(SB_VAR_U);
+    const unsigned finite_var = u >= 0 ? (unsigned)u : (unsigned)first_of_kind(SB_VAR_DQ);
+    memcpy(corrupt, bytes, size);
+    memcpy(corrupt + serialized_offset(finite_var), &inf, sizeof inf);
+    reseal(corrupt, size);
+    EXPECT(log, fmi3Error, "not finite", fmi3DeserializeFMUState(c, corrupt, size, &other));
+    memcpy(corrupt, bytes, size);
+    memcpy(corrupt + serialized_offset(vr_of("solver.step")), &neg, sizeof neg);
+    reseal(corrupt, size);
+    EXPECT(log, fmi3Error, "solver.step", fmi3DeserializeFMUState(c, corrupt, size, &other));
+    if (args->mass) {
+        memcpy(corrupt, bytes, size);
+        memcpy(corrupt + serialized_offset(vr_of(args->mass)), &neg, sizeof neg);
+        reseal(corrupt, size);
+        EXPECT(log, fmi3Error, "outside its range", fmi3DeserializeFMUState(c, corrupt, size, &other));
+        CHECK(strstr(log->text, args->mass) != NULL, "negative mass: log:\n%s", log->text);
     }
+    CHECK(other == NULL, "a refused state was returned");
     free(corrupt);
+    /* in memory: a snapshot of another model (identity), or with a value Set refuses */
+    SbSnapshot *snap = (SbSnapshot *)state;
+    snap->identity ^= 1ULL << 40;
+    EXPECT(log, fmi3Error, "another model", fmi3SetFMUState(c, state));
+    snap->identity ^= 1ULL << 40;
+    if (args->mass) {
+        double *slot = (double *)((unsigned char *)snap->S + serialized_offset(vr_of(args->mass)) - 32);
+        const double mass = *slot;
+        *slot = -1.0;
+        EXPECT(log, fmi3Error, args->mass, fmi3SetFMUState(c, state));
+        *slot = mass;
+    }
+    EXPECT(log, fmi3OK, NULL, fmi3SetFMUState(c, state));
     EXPECT(log, fmi3OK, NULL, fmi3DeserializeFMUState(c, bytes, size, &other));
     EXPECT(log, fmi3OK, NULL, fmi3SetFMUState(c, other));
     EXPECT(log, fmi3OK, NULL, fmi3FreeFMUState(c, &other));
@@ -421,22 +469,137 @@ static void test_directional_derivatives(fmi3Instance c, HostLog *log)
     EXPECT(log, fmi3OK, NULL, fmi3GetDirectionalDerivative(c, NULL, 0, NULL, 0, NULL, 0, NULL, 0));
 }
 
+/* A defined stop time: a step past it is an error (FMI 3.0, 3.2.3), a step up to it is fine. */
+static void test_stop_time(void)
+{
+    HostLog log;
+    fmi3Instance c = instantiate_cs(&log);
+    EXPECT(&log, fmi3Error, "stopTime", fmi3EnterInitializationMode(c, fmi3False, 0.0, 1.0, fmi3True, 0.5));
+    EXPECT(&log, fmi3OK, NULL, fmi3EnterInitializationMode(c, fmi3False, 0.0, 0.0, fmi3True, 0.05));
+    EXPECT(&log, fmi3OK, NULL, fmi3ExitInitializationMode(c));
+    EXPECT(&log, fmi3OK, NULL, fmi3DoStep(c, 0.0, 0.03, fmi3False, NULL, NULL, NULL, NULL));
+    double before[512], after[512], last = NAN;
+    get_state(c, &log, before);
+    EXPECT(&log, fmi3Error, "stop time", fmi3DoStep(c, 0.03, 0.03, fmi3False, NULL, NULL, NULL, &last));
+    get_state(c, &log, after);
+    CHECK(same_values(before, after) && last == 0.03, "a step refused for the stop time changed the state");
+    EXPECT(&log, fmi3OK, NULL, fmi3DoStep(c, 0.03, 0.02, fmi3False, NULL, NULL, NULL, NULL));
+    const double end = get_real(c, &log, vr_of("time"));
+    EXPECT(&log, fmi3Error, "stop time", fmi3DoStep(c, end, 1e-3, fmi3False, NULL, NULL, NULL, NULL));
+    fmi3FreeInstance(c);
+}
+
+/* The communication point must be the FMU's time up to rounding, however large the time. */
+static void test_communication_point(void)
+{
+    HostLog log;
+    fmi3Instance c = instantiate_cs(&log);
+    const double t0 = 1.7e9, h = 0.01;
+    EXPECT(&log, fmi3OK, NULL, fmi3EnterInitializationMode(c, fmi3False, 0.0, t0, fmi3False, 0.0));
+    EXPECT(&log, fmi3OK, NULL, fmi3ExitInitializationMode(c));
+    EXPECT(&log, fmi3Error, "currentCommunicationPoint", fmi3DoStep(c, t0 + 1.5, h, fmi3False, NULL, NULL, NULL, NULL));
+    EXPECT(&log, fmi3Error, "currentCommunicationPoint", fmi3DoStep(c, t0 - 1.5, h, fmi3False, NULL, NULL, NULL, NULL));
+    for (int k = 0; k < 5; ++k)
+        EXPECT(&log, fmi3OK, NULL, fmi3DoStep(c, t0 + k * h, h, fmi3False, NULL, NULL, NULL, NULL));
+    const double t = get_real(c, &log, vr_of("time"));
+    EXPECT(&log, fmi3Error, "currentCommunicationPoint", fmi3DoStep(c, t - h, h, fmi3False, NULL, NULL, NULL, NULL));
+    EXPECT(&log, fmi3OK, NULL, fmi3DoStep(c, nextafter(t, INFINITY), h, fmi3False, NULL, NULL, NULL, NULL));
+    fmi3FreeInstance(c);
+}
+
+/* Start velocities the host sets are kept by the assembly; contradicting ones are an error. */
+static void test_initial_velocities(const HostArgs *args)
+{
+    HostLog log;
+    char name[256];
+    snprintf(name, sizeof name, "d%s", args->keep_velocity);
+    const unsigned vdq = vr_of(name);
+    const double v = -0.4;
+    for (int me = 0; me < 2; ++me) {
+        fmi3Instance c = me ? instantiate_me(&log) : instantiate_cs(&log);
+        EXPECT(&log, fmi3OK, NULL, fmi3EnterInitializationMode(c, fmi3False, 0.0, 0.0, fmi3False, 0.0));
+        EXPECT(&log, fmi3OK, NULL, fmi3SetFloat64(c, &vdq, 1, &v, 1));
+        EXPECT(&log, fmi3OK, NULL, fmi3ExitInitializationMode(c));
+        CHECK(get_real(c, &log, vdq) == v, "'%s' = %g after initialization, set to %g", name, get_real(c, &log, vdq), v);
+        double q[128], dq[128], D[4096], beta[128];
+        for (int i = 0; i < sb_model.nvars; ++i) {
+            const SbVariable *var = &sb_model.variables[i];
+            if (var->kind == SB_VAR_Q) q[var->index] = get_real(c, &log, (unsigned)i);
+            if (var->kind == SB_VAR_DQ) dq[var->index] = get_real(c, &log, (unsigned)i);
+        }
+        SbPoint pt = {0.0, q, dq, sb_model.u0, sb_model.p0, NULL, NULL};
+        sb_D_beta(&pt, D, beta);
+        for (int r = 0; r < sb_model.nc; ++r) {
+            double res = -beta[r];
+            for (int j = 0; j < sb_model.nq; ++j) res += D[r * sb_model.nq + j] * dq[j];
+            CHECK(fabs(res) < 1e-9, "velocity constraint '%s' violated by %g", sb_model.constraint_names[r], res);
+        }
+        fmi3FreeInstance(c);
+    }
+    fmi3Instance c = instantiate_me(&log);
+    EXPECT(&log, fmi3OK, NULL, fmi3EnterInitializationMode(c, fmi3False, 0.0, 0.0, fmi3False, 0.0));
+    for (int i = 0; i < sb_model.nvars; ++i)
+        if (sb_model.variables[i].kind == SB_VAR_DQ) {
+            const unsigned vr = (unsigned)i;
+            const double w = 1.0 + 0.1 * i;
+            EXPECT(&log, fmi3OK, NULL, fmi3SetFloat64(c, &vr, 1, &w, 1));
+        }
+    EXPECT(&log, fmi3Error, "contradict constraint", fmi3ExitInitializationMode(c));
+    CHECK(strstr(log.text, name) != NULL, "the conflict does not name '%s':\n%s", name, log.text);
+    fmi3FreeInstance(c);
+}
+
+/* Where the model is not differentiable, directional derivatives are discarded, not returned as inf. */
+static void test_nondifferentiable(const HostArgs *args)
+{
+    HostLog log;
+    const unsigned q = vr_of(args->nondiff), ddq = (unsigned)first_of_kind(SB_VAR_DDQ);
+    const double one = 1.0;
+    double d = 0.0;
+    for (int me = 0; me < 2; ++me) {
+        fmi3Instance c = me ? instantiate_me(&log) : instantiate_cs(&log);
+        EXPECT(&log, fmi3OK, NULL, fmi3EnterInitializationMode(c, fmi3False, 0.0, 0.0, fmi3False, 0.0));
+        EXPECT(&log, fmi3OK, NULL, fmi3SetFloat64(c, &q, 1, &args->nondiff_value, 1));
+        EXPECT(&log, fmi3OK, NULL, fmi3ExitInitializationMode(c));
+        CHECK(isfinite(get_real(c, &log, ddq)), "the acceleration is finite there");
+        EXPECT(&log, fmi3Discard, "not finite", fmi3GetDirectionalDerivative(c, &ddq, 1, &q, 1, &one, 1, &d, 1));
+        fmi3FreeInstance(c);
+    }
+}
+
+/* A parameter value that makes the step fail: Discard, the state stays at the start of the step, and
+   the same step succeeds once the value is restored.  terminateSimulation tells the importer whether
+   retrying can help: not when the state at the communication point is inadmissible (faults that are
+   not specific to Co-Simulation), nor after SB_MAX_RETRIES discards in a row. */
 static void test_discard(fmi3Instance c, HostLog *log, const Fault *f, double h)
 {
-    const unsigned vr = vr_of(f->name);
+    const unsigned vr = vr_of(f->name), method = vr_of("solver.method"), step = vr_of("solver.step");
     double before[512], after[512], t = get_real(c, log, vr_of("time")), last = NAN;
     const double old = get_real(c, log, vr);
+    const fmi3Int64 rk4 = 1, dopri5 = 2;
     fmi3Boolean event = 1, terminate = 1, early = 1;
+    if (f->rk4) { /* one internal rk4 step */
+        EXPECT(log, fmi3OK, NULL, fmi3SetInt64(c, &method, 1, &rk4, 1));
+        h = get_real(c, log, step);
+    }
     EXPECT(log, fmi3OK, NULL, fmi3SetFloat64(c, &vr, 1, &f->value, 1));
     get_state(c, log, before);
     EXPECT(log, fmi3Discard, f->text, fmi3DoStep(c, t, h, fmi3False, &event, &terminate, &early, &last));
     CHECK(log->worst == fmi3Discard, "discarded step logged status %d", log->worst);
-    CHECK(last == t && !early && !terminate, "discarded step: lastSuccessfulTime %g (expected %g)", last, t);
+    CHECK(last == t && !early, "discarded step: lastSuccessfulTime %g (expected %g)", last, t);
+    CHECK(terminate == !f->cs_only, "terminateSimulation = %d after '%s' = %g", terminate, f->name, f->value);
     get_state(c, log, after);
     CHECK(same_values(before, after), "the state changed in a discarded step (%s = %g)", f->name, f->value);
+    if (f->cs_only) { /* an importer that retries the same step forever is told to stop */
+        for (int k = 2; k <= 10; ++k) {
+            EXPECT(log, fmi3Discard, f->text, fmi3DoStep(c, t, h, fmi3False, &event, &terminate, &early, &last));
+            CHECK(terminate == (k == 10), "terminateSimulation = %d after %d discards at t = %g", terminate, k, t);
+        }
+    }
     EXPECT(log, fmi3OK, NULL, fmi3SetFloat64(c, &vr, 1, &old, 1));
     EXPECT(log, fmi3OK, NULL, fmi3DoStep(c, t, h, fmi3False, &event, &terminate, &early, &last));
-    CHECK(last == t + h, "lastSuccessfulTime %g after a successful step to %g", last, t + h);
+    CHECK(last == t + h && !terminate, "lastSuccessfulTime %g after a successful step to %g", last, t + h);
+    if (f->rk4) EXPECT(log, fmi3OK, NULL, fmi3SetInt64(c, &method, 1, &dopri5, 1));
 }
 
 static void test_co_simulation(const HostArgs *args)
@@ -490,7 +653,7 @@ static void test_co_simulation(const HostArgs *args)
     EXPECT(&log, fmi3OK, NULL, fmi3GetNumberOfEventIndicators(c, &n));
     CHECK(n == 0, "%zu event indicators", n);
     test_directional_derivatives(c, &log);
-    test_fmu_state(c, &log);
+    test_fmu_state(c, &log, args);
 
     for (int k = 0; k < args->n_faults; ++k) test_discard(c, &log, &args->faults[k], 0.05);
     const unsigned method = vr_of("solver.method"), step = vr_of("solver.step");
@@ -762,6 +925,12 @@ int main(int argc, char **argv)
     test_null_instance();
     if (sb_model.has_cs) test_co_simulation(&args);
     if (sb_model.has_me) test_model_exchange(&args);
+    if (sb_model.has_cs) {
+        test_stop_time();
+        test_communication_point();
+    }
+    if (args.keep_velocity) test_initial_velocities(&args);
+    if (args.nondiff) test_nondifferentiable(&args);
     test_cycles(1000);
     return finish(HOST, "abuse");
 }

@@ -106,6 +106,36 @@ static int first_of_kind(SbVarKind kind)
     return -1;
 }
 
+/* ------------------------------------------------------- serialized states */
+
+/* The layout of sb_snapshot.c: a 32-byte header (magic, version, model identity at byte 8, nS, mode,
+   flags), nS doubles, then the FNV-1a checksum of everything before it. */
+unsigned long long sb_fnv1a(const void *data, size_t size, unsigned long long hash);
+
+/* Byte offset of the value of variable `vr` in a serialized state (time, x, u, p, settings, h_next). */
+static size_t serialized_offset(unsigned vr)
+{
+    const SbVariable *v = &sb_model.variables[vr];
+    const size_t nx = 2 * (size_t)sb_model.nq, nu = (size_t)sb_model.nu, np = (size_t)sb_model.np;
+    size_t slot = 0;
+    switch (v->kind) {
+    case SB_VAR_Q: slot = 1 + (size_t)v->index; break;
+    case SB_VAR_DQ: slot = 1 + (size_t)sb_model.nq + (size_t)v->index; break;
+    case SB_VAR_U: slot = 1 + nx + (size_t)v->index; break;
+    case SB_VAR_P: slot = 1 + nx + nu + (size_t)v->index; break;
+    case SB_VAR_SETTING: slot = 1 + nx + nu + np + (size_t)v->index; break;
+    default: break;
+    }
+    return 32 + slot * sizeof(double);
+}
+
+/* Write a valid checksum after modifying serialized bytes (a forged state). */
+static void reseal(unsigned char *bytes, size_t size)
+{
+    unsigned long long sum = sb_fnv1a(bytes, size - 8, 0xcbf29ce484222325ULL);
+    memcpy(bytes + size - 8, &sum, 8);
+}
+
 /* ----------------------------------------------------------- command line */
 
 /* A parameter value that must make a step fail with Discard (and TEXT in the message). */
@@ -114,6 +144,7 @@ typedef struct {
     double value;
     const char *text;
     int cs_only; /* a fault of the Co-Simulation solvers (projection): Model Exchange evaluates fine */
+    int rk4;     /* a fault of fixed-step rk4: the step is one internal step of solver.method = rk4 */
 } Fault;
 
 typedef struct {
@@ -123,9 +154,13 @@ typedef struct {
     double seconds;     /* simulated time of the long and threads modes (0: their default) */
     int n_faults;
     Fault faults[8];
+    const char *keep_velocity; /* a coordinate whose start velocity the host sets: kept by the assembly */
+    const char *nondiff;       /* a coordinate at whose value `nondiff_value` the model is not differentiable */
+    double nondiff_value;
 } HostArgs;
 
-/* host MODE [seconds=T] [mass=NAME] [length=NAME] [discard=NAME:VALUE:TEXT ...] [cs-discard=NAME:VALUE:TEXT ...] */
+/* host MODE [seconds=T] [mass=NAME] [length=NAME] [discard=NAME:VALUE:TEXT ...] [cs-discard=NAME:VALUE:TEXT ...]
+        [rk4-discard=NAME:VALUE:TEXT ...] [keep-velocity=COORDINATE] [nondiff=COORDINATE:VALUE] */
 static HostArgs parse_args(int argc, char **argv)
 {
     static char storage[4096]; /* the names and texts point here */
@@ -146,8 +181,16 @@ static HostArgs parse_args(int argc, char **argv)
             a.length = copy + 7;
         } else if (strncmp(copy, "seconds=", 8) == 0) {
             a.seconds = strtod(copy + 8, NULL);
-        } else if ((strncmp(copy, "discard=", 8) == 0 || strncmp(copy, "cs-discard=", 11) == 0) && a.n_faults < 8) {
-            const int cs_only = copy[0] == 'c';
+        } else if (strncmp(copy, "keep-velocity=", 14) == 0) {
+            a.keep_velocity = copy + 14;
+        } else if (strncmp(copy, "nondiff=", 8) == 0 && strchr(copy, ':')) {
+            a.nondiff = copy + 8;
+            *strchr(copy, ':') = '\0';
+            a.nondiff_value = strtod(copy + strlen(copy) + 1, NULL);
+        } else if ((strncmp(copy, "discard=", 8) == 0 || strncmp(copy, "cs-discard=", 11) == 0 ||
+                    strncmp(copy, "rk4-discard=", 12) == 0) &&
+                   a.n_faults < 8) {
+            const int cs_only = copy[0] == 'c' || copy[0] == 'r', rk4 = copy[0] == 'r';
             char *name = strchr(copy, '=') + 1, *value = strchr(name, ':'), *text = value ? strchr(value + 1, ':') : NULL;
             if (!value || !text) {
                 fprintf(stderr, "bad argument '%s': expected discard=NAME:VALUE:TEXT\n", arg);
@@ -160,6 +203,7 @@ static HostArgs parse_args(int argc, char **argv)
             f->value = strtod(value, NULL);
             f->text = text;
             f->cs_only = cs_only;
+            f->rk4 = rk4;
         } else {
             fprintf(stderr, "unknown argument '%s'\n", arg);
             exit(2);
