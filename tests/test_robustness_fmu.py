@@ -173,6 +173,7 @@ class Instance:
     def __init__(self, unit: Unit, kind: str = "cs"):
         self.unit, self.kind, self.fmi3 = unit, kind, unit.fmi3
         self.messages: list[tuple[int, str, str]] = []  # (status, category, message)
+        self.terminate_requested = False
         self.f = unit.functions
         self.prefix = "fmi3" if self.fmi3 else "fmi2"
         self.nx = len(unit.md.derivatives) if kind == "me" else 0
@@ -284,15 +285,25 @@ class Instance:
             assert self.enter_continuous() == OK, self.text()
 
     def do_step(self, t: float, h: float) -> tuple[int, float | None]:
-        """DoStep; returns the status and (FMI 3) lastSuccessfulTime, (FMI 2) GetRealStatus(fmi2LastSuccessfulTime)."""
+        """DoStep; returns the status and (FMI 3) lastSuccessfulTime, (FMI 2) GetRealStatus(fmi2LastSuccessfulTime).
+
+        ``self.terminate`` is the FMU's request to end the simulation: FMI 3 ``terminateSimulation``,
+        FMI 2 ``fmi2GetBooleanStatus(fmi2Terminated)``.
+        """
         last = c_double(math.nan)
         if self.fmi3:
             flags = [c_bool(True) for _ in range(3)]
             s = self.call("DoStep", t, h, False, *(byref(f) for f in flags), byref(last))
-            assert not any(f.value for f in flags)  # eventHandlingNeeded, terminateSimulation, earlyReturn
+            assert not flags[0].value and not flags[2].value  # eventHandlingNeeded, earlyReturn
+            self.terminate_requested = flags[1].value
         else:
             s = self.call("DoStep", t, h, 0)
             self.call("GetRealStatus", 2, byref(last))  # fmi2LastSuccessfulTime
+            flag = c_int(7)
+            if self.call("GetBooleanStatus", 4, byref(flag)) == OK:  # fmi2Terminated
+                self.terminate_requested = bool(flag.value)
+        if s == OK and h > 0:  # a step that succeeds withdraws the request (an empty step changes nothing)
+            assert not self.terminate_requested
         return s, last.value
 
     def step(self, h: float) -> int:

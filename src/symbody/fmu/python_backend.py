@@ -78,6 +78,9 @@ def blocks_module(spec: FmuSpec) -> str:
         "p0": [float(p.value) for p in eq.parameters],
         "settings0": [float(x) for x in SETTINGS_DEFAULTS],
         "init_fix": initial_fixes(eq),
+        "coordinate_names": [c.name for c in eq.coordinates],
+        "constraint_names": [r.name for r in eq.constraint_rows],
+        "output_names": [o.name for o in eq.outputs],
     }
     parts.append(f"INFO = {info!r}\n")
     return "".join(parts)
@@ -86,11 +89,12 @@ def blocks_module(spec: FmuSpec) -> str:
 _SLAVE = '''"""pythonfmu slave of the symbody model {name!r} (generated; do not edit)."""
 
 from pythonfmu import Boolean, Fmi2Causality, Fmi2Slave, Fmi2Variability, Integer, Real
+from pythonfmu.enums import Fmi2Status
 
 import {blocks} as blocks
 import symbody_python_runtime as runtime
 
-# (name, kind, index, type, causality, variability) in value-reference order
+# (name, kind, index, type, causality, variability, min, max) in value-reference order
 VARIABLES = {variables!r}
 
 
@@ -100,8 +104,10 @@ class {name}(Fmi2Slave):
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self.model = runtime.Model(blocks, blocks.INFO)
-        for name, kind, index, vtype, causality, variability in VARIABLES:
+        for name, kind, index, vtype, causality, variability, lo, hi in VARIABLES:
             getter, setter = self._accessors(kind, index, vtype)
+            if setter is not None:
+                setter = self._checked(name, kind, index, lo, hi, setter)
             cls = {{"Real": Real, "Enumeration": Integer, "Boolean": Boolean}}[vtype]
             kw = dict(getter=getter, setter=setter)
             if causality in ("input", "parameter", "output"):
@@ -118,17 +124,30 @@ class {name}(Fmi2Slave):
         if kind == "q":
             return (lambda: m.x[i]), self._setter(lambda v: m.x.__setitem__(i, v))
         if kind == "dq":
-            return (lambda: m.x[n + i]), self._setter(lambda v: m.x.__setitem__(n + i, v))
+            def set_velocity(v):
+                m.x[n + i] = v
+                m.dq_set[i] = True  # a velocity the host chose: kept by the assembly
+
+            return (lambda: m.x[n + i]), self._setter(set_velocity)
         if kind == "ddq":
-            return (lambda: m.values()[0][i]), None
+            return (lambda: self._calculated(0, i)), None
         if kind == "y":
-            return (lambda: m.values()[2][i]), None
+            return (lambda: self._calculated(2, i)), None
         if kind == "u":
             return (lambda: m.u[i]), self._setter(lambda v: m.u.__setitem__(i, v))
         if kind == "p":
             return (lambda: m.p[i]), self._setter(lambda v: m.p.__setitem__(i, v))
         conv = {{"Real": float, "Enumeration": int, "Boolean": bool}}[vtype]
         return (lambda: conv(m.settings[i])), self._setter(lambda v: m.settings.__setitem__(i, float(v)))
+
+    def _calculated(self, block, i):
+        """An acceleration or output; where it cannot be computed: NaN with an error message (an exception
+        would make pythonfmu return fmi2Fatal)."""
+        try:
+            return float(self.model.values()[block][i])
+        except runtime.NUMERICAL_ERRORS as e:
+            self.log(f"fmi2GetReal: cannot compute the value at t = {{self.model.t!r}}: {{e}}", Fmi2Status.error)
+            return runtime.math.nan
 
     def _setter(self, assign):
         def setter(value):
@@ -137,20 +156,63 @@ class {name}(Fmi2Slave):
 
         return setter
 
+    def _checked(self, name, kind, index, lo, hi, setter):
+        """Refuse what the C runtime refuses (non-finite, out of range, invalid settings), with a message.
+
+        pythonfmu answers any exception with fmi2Fatal: the value is not stored and the error logged.
+        """
+        def check(value):
+            problem = runtime.value_problem(kind, index, float(value), lo, hi)
+            if problem is not None:
+                return self._refuse(name, f"fmi2Set: value {{value!r}} of variable '{{name}}' {{problem}}")
+            self.model.refused.pop(name, None)
+            setter(value)
+
+        return check
+
+    def _refuse(self, what, message):
+        """Refuse a call without an exception (see symbody_python_runtime): the error is logged, and the
+        FMU discards every step until the host repairs it."""
+        self.log(message + " (refused: steps are discarded until a valid value is set)", Fmi2Status.error)
+        self.model.refused[what] = message
+
     def setup_experiment(self, start_time, stop_time=None, tolerance=None):
-        self.model.t = float(start_time)
+        start = float(start_time)
+        if not runtime.math.isfinite(start):
+            return self._refuse("experiment", f"fmi2SetupExperiment: startTime {{start!r}} is not finite")
+        if stop_time is not None and not float(stop_time) >= start:
+            return self._refuse("experiment", f"fmi2SetupExperiment: stopTime {{stop_time!r}} is before {{start!r}}")
+        self.model.t = start
+        self.model.stop_time = runtime.math.inf if stop_time is None else float(stop_time)
 
     def exit_initialization_mode(self):
-        self.model.initialize()
+        try:
+            self.model.initialize()
+        except runtime.HostError as e:
+            self._refuse("initialization", f"fmi2ExitInitializationMode: {{e}}")
+        except runtime.NUMERICAL_ERRORS as e:
+            self._refuse("initialization", f"fmi2ExitInitializationMode: the initial state is not admissible: {{e}}")
 
     def do_step(self, current_time, step_size):
-        return self.model.do_step(float(current_time), float(step_size))
+        t0, h = float(current_time), float(step_size)
+        try:
+            ok = self.model.do_step(t0, h)
+        except runtime.HostError as e:  # a step from the wrong time or past the stop time: nothing happens
+            self.log(str(e), Fmi2Status.error)
+            return False
+        if not ok:
+            self.log(
+                f"DoStep: step from t = {{t0!r}} to {{t0 + h!r}} discarded, state kept at t = {{t0!r}}: "
+                f"{{self.model.problem}}",
+                Fmi2Status.discard,
+            )
+        return ok
 '''
 
 
 def slave_script(spec: FmuSpec, blocks_name: str) -> str:
     """Source of the pythonfmu slave class (its name is the model identifier)."""
-    variables = [(v.name, v.kind, v.index, v.type, v.causality, v.variability) for v in spec.variables]
+    variables = [(v.name, v.kind, v.index, v.type, v.causality, v.variability, v.min, v.max) for v in spec.variables]
     return _SLAVE.format(name=spec.model_identifier, blocks=blocks_name, variables=variables)
 
 

@@ -5,8 +5,12 @@ module; it imports only numpy and math, never symbody.  It mirrors the C
 runtime: accelerations from ``[M D^T; D 0][ddq; lam] = [delta; gamma_B]``
 with Baumgarte terms, assembly at initialization, and the Co-Simulation
 solvers rk4, dopri5 and rosenbrock23 with projection after each step.  A
-failed step restores the state and reports failure (pythonfmu then returns
-``fmi2Error``).
+failed step restores the state, keeps the reason in ``Model.problem`` and
+returns False (pythonfmu then returns ``fmi2Discard``).  Host errors (a value
+that ``Set`` must refuse, a step that does not start at the FMU's time or
+goes past the stop time) raise :class:`HostError`: pythonfmu can only answer
+an exception with ``fmi2Fatal``, so the slave logs the reason as an error
+first.
 
 Example:
     >>> import numpy as np
@@ -32,8 +36,57 @@ RK4, DOPRI5, ROSENBROCK23 = 1, 2, 3
 MAX_STEPS = 1000000
 
 
+RK4_UNSTABLE, RK4_DIVERGING = 3.0, 5.0  # estimates of h |lambda| beyond rk4's stability limit (2.785)
+MAX_RETRIES = 10  # discarded steps in a row at one communication point before the FMU gives up
+RK4_ADVICE = "set a smaller solver.step, or solver.method = 2 (dopri5) or 3 (rosenbrock23, for stiff models)"
+
+
 class StepFailure(Exception):
     """A numerical problem during a step (the step is discarded)."""
+
+
+class HostError(Exception):
+    """A call the FMU must refuse (a bad value, a step from the wrong time or past the stop time)."""
+
+
+# pythonfmu 0.7 answers an exception with fmi2Fatal and later instantiations in the same process may crash:
+# the slave never lets one through.  A refused value is not stored, logged as an error, and every step is
+# discarded (with fmi2Terminated) until the host sets a valid value: nothing runs silently with it.
+
+
+# errors of Python arithmetic inside the generated blocks: math domain errors (ValueError), overflow
+# and division by zero (ArithmeticError); numpy's raise as FloatingPointError
+NUMERICAL_ERRORS = (StepFailure, np.linalg.LinAlgError, ArithmeticError, ValueError)
+
+
+def value_problem(kind: str, index: int, value: float, lo: float | None, hi: float | None) -> str | None:
+    """Why ``Set`` must refuse ``value`` for a variable, or None (the C runtime's rules).
+
+    Example:
+        >>> value_problem("p", 0, float("nan"), 0.0, None)
+        'is not finite'
+        >>> value_problem("p", 0, -1.0, 0.0, None)
+        'is outside its range [0, inf]'
+        >>> value_problem("setting", METHOD, 4.0, None, None)
+        'is invalid: it must be 1 (rk4), 2 (dopri5) or 3 (rosenbrock23)'
+    """
+    if not math.isfinite(value):
+        return "is not finite"
+    if kind == "setting":
+        if index == METHOD and value not in (RK4, DOPRI5, ROSENBROCK23):
+            return "is invalid: it must be 1 (rk4), 2 (dopri5) or 3 (rosenbrock23)"
+        if index in (STEP, RTOL, ATOL, PROJ_TOL) and not value > 0:
+            return "is invalid: it must be positive"
+        if index == PROJECTION and value not in (0.0, 1.0):
+            return "is invalid: it must be true or false"
+        if index in (MAX_STEP, ALPHA, BETA) and not value >= 0:
+            return "is invalid: it must be zero or positive"
+        return None
+    low = -math.inf if lo is None else float(lo)
+    high = math.inf if hi is None else float(hi)
+    if not low <= value <= high:
+        return f"is outside its range [{low:g}, {high:g}]"
+    return None
 
 
 def _min_norm(J: np.ndarray, r: np.ndarray) -> np.ndarray:
@@ -81,6 +134,12 @@ class Model:
         self.settings = [float(v) for v in info["settings0"]]
         self.h_next = 0.0
         self._cache = None
+        self.stop_time = math.inf
+        self.dq_set = np.zeros(self.n, dtype=bool)  # start velocities the host set (kept at initialization)
+        self.problem = ""  # why the last step was discarded
+        self.terminate = False  # no smaller step can continue: the FMU asks the host to stop
+        self._discards = (math.nan, 0)
+        self.refused: dict[str, str] = {}  # variable or call -> why the FMU refused it (steps are discarded)
 
     def changed(self) -> None:
         self._cache = None
@@ -193,15 +252,42 @@ class Model:
                 x[:n] -= step
                 if np.abs(step).max() <= 1e-15 * (1 + np.abs(x[:n]).max()):
                     break
-            D, beta = self.b.D_beta(self.t, x[:n], x[n:], self.u, self.p)
-            rows = [i for i in fix if i >= 0]
-            E = np.eye(n)[rows]
-            Jv = np.vstack([D, E])
-            rv = np.concatenate([beta, start[n:][rows]])
-            x[n:] += _min_norm(Jv, rv - Jv @ x[n:])
+            self._initial_velocities(x, start[n:], [i for i in fix if i >= 0])
             self.x = x
         self.changed()
         self.values()
+
+    def _constrained_velocities(self, x: np.ndarray, keep: np.ndarray) -> tuple[float, int]:
+        """D dq = beta with the velocities ``keep`` held, the others changed least; (violation, worst row)."""
+        n = self.n
+        D, beta = self.b.D_beta(self.t, x[:n], x[n:], self.u, self.p)
+        J = np.where(keep[None, :], 0.0, D)
+        x[n:] += _min_norm(J, beta - D @ x[n:])
+        r = D @ x[n:] - beta
+        scale = max(1.0, float(np.abs(D * x[n:]).max(initial=0.0)), float(np.abs(beta).max(initial=0.0)))
+        worst = int(np.argmax(np.abs(r))) if r.size else 0
+        return (float(np.abs(r).max(initial=0.0)) / scale, worst)
+
+    def _initial_velocities(self, x: np.ndarray, start: np.ndarray, held: list[int]) -> None:
+        """Start velocities as the C runtime sets them: those the host set are kept (they are the
+        independent velocities), those of held coordinates too when consistent, the others follow."""
+        n = self.n
+        keep = self.dq_set.copy()
+        keep[held] = True
+        err, worst = self._constrained_velocities(x, keep)
+        if not err <= 1e-9 and not np.array_equal(keep, self.dq_set):
+            x[n:] = start
+            keep = self.dq_set.copy()
+            err, worst = self._constrained_velocities(x, keep)
+        if not err <= 1e-9:
+            names = self.info.get("coordinate_names", [])
+            kept = ", ".join(f"'d{names[i]}'" if i < len(names) else str(i) for i in np.flatnonzero(keep)) or "none"
+            rows = self.info.get("constraint_names", [])
+            row = rows[worst] if worst < len(rows) else str(worst)
+            raise HostError(
+                f"the start velocities contradict constraint '{row}' (relative violation {err:.3g}): kept "
+                f"velocities: {kept}; set only independent velocities, the others are computed from the constraints"
+            )
 
     # -- Co-Simulation ------------------------------------------------------------------------
     def _error_norm(self, err, y0, y1) -> float:
@@ -236,8 +322,28 @@ class Model:
             k2 = self.derivatives(t + 0.5 * hh, y + 0.5 * hh * k1)
             k3 = self.derivatives(t + 0.5 * hh, y + 0.5 * hh * k2)
             k4 = self.derivatives(t + hh, y + hh * k3)
+            self._rk4_stability(t, hh, k1, k2, k3)
             y += hh / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4)
+            if not np.all(np.isfinite(y)):
+                raise StepFailure(
+                    f"the state is not finite after the rk4 step from t = {t!r} (h = {hh:g}): {RK4_ADVICE}"
+                )
             self.project(t + hh, y)
+
+    def _rk4_stability(self, t: float, hh: float, k1, k2, k3) -> None:
+        """h |lambda| of the fastest excited motion from the stage differences (as the C runtime)."""
+        den = float(np.sum((k2 - k1) ** 2))
+        if not (den > 1e-20 * float(np.sum(k1**2)) and den > 0.0):
+            self._unstable = 0
+            return
+        hl = 2.0 * math.sqrt(float(np.sum((k3 - k2) ** 2)) / den)
+        self._unstable = self._unstable + 1 if hl > RK4_UNSTABLE else 0
+        if hl > RK4_DIVERGING or self._unstable >= 2:
+            lam = hl / hh
+            raise StepFailure(
+                f"rk4 is unstable at t = {t!r}: solver.step = {hh:g} is beyond its stability limit for the "
+                f"model's fastest motion (|lambda| ~ {lam:.3g} 1/s needs solver.step < {2.78 / lam:.3g}); {RK4_ADVICE}"
+            )
 
     def _adaptive(self, t: float, tend: float, method: int) -> None:
         y = self.x
@@ -247,6 +353,7 @@ class Model:
         k1 = None
         rejected = False
         count = 0
+        why = "local error test failed"
         while tend - t > 1e-13 * max(1.0, abs(tend)):
             count += 1
             if count > MAX_STEPS:
@@ -262,8 +369,9 @@ class Model:
             try:
                 y1, err, k_last = (self._dopri_step if method == DOPRI5 else self._rosenbrock_step)(t, y, k1, hs)
                 errn = self._error_norm(err, y, y1)
-            except (StepFailure, np.linalg.LinAlgError, FloatingPointError):
+            except NUMERICAL_ERRORS as e:  # a failed evaluation rejects the step (a smaller one may succeed)
                 errn, k_last = math.inf, None
+                why = str(e) if isinstance(e, StepFailure) else f"{type(e).__name__}: {e}"
             if errn <= 1.0:
                 t = tend if last else t + hs
                 y[:] = y1
@@ -285,7 +393,8 @@ class Model:
                 h = hs * (max(0.2, 0.9 * errn**expo) if math.isfinite(errn) else 0.25)
                 rejected = True
             if h < 1e-14 * max(1.0, abs(t)):
-                raise StepFailure(f"step size underflow at t = {t}")
+                self._underflow_at = t
+                raise StepFailure(f"step size underflow at t = {t!r} ({why})")
         self.h_next = h
 
     def _dopri_step(self, t, y, k1, h):
@@ -310,26 +419,81 @@ class Model:
         k3 = np.linalg.solve(W, F2 - e32 * (k2 - F1) - 2.0 * (k1 - F0) + h * d * T)
         return y1, h / 6.0 * (k1 - 2.0 * k2 + k3), F2
 
+    def check_step(self, t0: float, H: float) -> None:
+        """Refuse a step that does not start at the FMU's time (up to rounding) or goes past the stop time."""
+        if not (math.isfinite(t0) and math.isfinite(H) and H >= 0):
+            raise HostError(
+                f"DoStep: currentCommunicationPoint {t0!r} and communicationStepSize {H!r} must be finite, H >= 0"
+            )
+        tol = 64.0 * np.finfo(float).eps * max(abs(self.t), abs(H)) + 1e-9 * H
+        if not abs(t0 - self.t) <= tol:
+            raise HostError(
+                f"DoStep: currentCommunicationPoint {t0!r} does not match the FMU time {self.t!r} "
+                f"(difference {t0 - self.t:.3g} s); a step must start where the last one ended"
+            )
+        if t0 + H > self.stop_time + 64.0 * np.finfo(float).eps * max(abs(t0 + H), abs(H)) + 1e-9 * H:
+            raise HostError(
+                f"DoStep: the step from t = {t0!r} to {t0 + H!r} goes past the stop time {self.stop_time!r}"
+            )
+
+    def _check_result(self) -> None:
+        """States, accelerations and outputs finite at the end of a step."""
+        if not np.all(np.isfinite(self.x)):
+            raise StepFailure("the state at the end of the step is not finite")
+        ddq, lam, y = self.values()
+        bad = np.flatnonzero(~np.isfinite(np.asarray(y, dtype=float)))
+        if bad.size:
+            names = self.info.get("output_names", [])
+            name = names[bad[0]] if bad[0] < len(names) else str(bad[0])
+            raise StepFailure(f"output '{name}' is not finite at the end of the step")
+
     def do_step(self, t0: float, H: float) -> bool:
-        """Advance from ``t0`` by ``H``; on failure the state is restored and False returned."""
-        if not (math.isfinite(H) and H >= 0):
+        """Advance from ``t0`` by ``H``; on failure the state is restored, ``problem`` says why, and
+        ``terminate`` whether a smaller step can continue; returns False.
+
+        Raises:
+            HostError: a step that does not start at the FMU's time or goes past the stop time.
+        """
+        if self.refused:
+            self.problem = "; ".join(self.refused.values())
+            self.terminate = True
             return False
+        self.check_step(t0, H)
         if H == 0:
             return True
         saved = (self.t, self.x.copy(), self.h_next)
+        self._unstable, self._underflow_at = 0, math.nan
+        method = int(self.settings[METHOD])
         try:
-            method = int(self.settings[METHOD])
             with np.errstate(divide="raise", over="raise", invalid="raise"):
                 if method == RK4:
                     self._rk4(t0, t0 + H)
                 else:
                     self._adaptive(t0, t0 + H, method)
-            if not np.all(np.isfinite(self.x)):
-                raise StepFailure("non-finite state")
-        except (StepFailure, np.linalg.LinAlgError, FloatingPointError):
+                self.t = t0 + H
+                self.changed()
+                self._check_result()
+        except NUMERICAL_ERRORS as e:
             self.t, self.x, self.h_next = saved[0], saved[1], saved[2]
             self.changed()
+            self.problem = str(e) if isinstance(e, StepFailure) else f"{type(e).__name__}: {e}"
+            self._after_discard(t0, H, method)
             return False
-        self.t = t0 + H
-        self.changed()
+        self.terminate = False
+        self._discards = (math.nan, 0)
         return True
+
+    def _after_discard(self, t0: float, H: float, method: int) -> None:
+        """Whether a host retrying with smaller steps can get on (the rules of the C runtime)."""
+        count = self._discards[1] + 1 if self._discards[0] == t0 else 1
+        self._discards = (t0, count)
+        stuck = count >= MAX_RETRIES or H <= 4 * np.finfo(float).eps * max(1.0, abs(t0))
+        stuck = stuck or (method != RK4 and self._underflow_at == t0)
+        if not stuck:
+            try:
+                with np.errstate(divide="raise", over="raise", invalid="raise"):
+                    self.values()
+            except NUMERICAL_ERRORS:
+                stuck = True
+            self.changed()
+        self.terminate = stuck
