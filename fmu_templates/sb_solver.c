@@ -252,6 +252,8 @@ static SbStatus too_many_steps(SbInstance *inst, const char *solver, double t)
 
 static SbStatus dopri5(SbInstance *inst, double t, double tend)
 {
+    /* what is left of the step when it is done: rounding of tend, but never the whole of a tiny step */
+    const double tiny = fmin(1e-13 * fmax(1.0, fabs(tend)), 1e-3 * (tend - t));
     SbSolver *w = inst->solver;
     const int nx = w->nx;
     double *y = inst->x, **k = w->k;
@@ -259,7 +261,7 @@ static SbStatus dopri5(SbInstance *inst, double t, double tend)
     int need_k1 = 1, rejected = 0;
     long count = 0;
     SbStatus s;
-    while (tend - t > 1e-13 * fmax(1.0, fabs(tend))) {
+    while (tend - t > tiny) {
         if (++count > SB_MAX_STEPS) return too_many_steps(inst, "dopri5", t);
         if (need_k1) {
             if ((s = sb_derivatives(inst, t, y, k[0])) != SB_OK) return s;
@@ -269,7 +271,7 @@ static SbStatus dopri5(SbInstance *inst, double t, double tend)
         const double hprop = fmin(h, max_step(inst));
         double hs = hprop;
         int last = 0;
-        if (t + hs >= tend - 1e-13 * fmax(1.0, fabs(tend))) {
+        if (t + hs >= tend - tiny) {
             hs = tend - t;
             last = 1;
         }
@@ -329,6 +331,8 @@ static SbStatus dopri5(SbInstance *inst, double t, double tend)
 
 static SbStatus rosenbrock23(SbInstance *inst, double t, double tend)
 {
+    /* what is left of the step when it is done: rounding of tend, but never the whole of a tiny step */
+    const double tiny = fmin(1e-13 * fmax(1.0, fabs(tend)), 1e-3 * (tend - t));
     SbSolver *w = inst->solver;
     const int nx = w->nx;
     const double d = 1.0 / (2.0 + sqrt(2.0)), e32 = 6.0 + sqrt(2.0);
@@ -337,7 +341,7 @@ static SbStatus rosenbrock23(SbInstance *inst, double t, double tend)
     int need_jac = 1, rejected = 0;
     long count = 0;
     SbStatus s;
-    while (tend - t > 1e-13 * fmax(1.0, fabs(tend))) {
+    while (tend - t > tiny) {
         if (++count > SB_MAX_STEPS) return too_many_steps(inst, "rosenbrock23", t);
         if (need_jac) {
             if ((s = sb_derivatives(inst, t, y, w->F0)) != SB_OK) return s;
@@ -348,7 +352,7 @@ static SbStatus rosenbrock23(SbInstance *inst, double t, double tend)
         const double hprop = fmin(h, max_step(inst));
         double hs = hprop;
         int last = 0;
-        if (t + hs >= tend - 1e-13 * fmax(1.0, fabs(tend))) {
+        if (t + hs >= tend - tiny) {
             hs = tend - t;
             last = 1;
         }

@@ -92,7 +92,17 @@ def cartesian_pendulum() -> sb.System:
     return s
 
 
-BUILDERS = {"radial_fall": radial_fall, "cartesian_pendulum": cartesian_pendulum}
+def root_spring() -> sb.System:
+    """``x'' = -k sqrt(x)``: finite at ``x = 0``, where its derivative ``-k / (2 sqrt(x))`` is infinite."""
+    s = sb.System("root_spring")
+    k = s.parameter("k", 1.0, min=0.0)
+    x = s.coordinate("x", 1.0)
+    s.particle("body", s.point("P", s.origin, (x, 0, 0)), 1.0)
+    s.generalized_force("spring", x, -k * sb.sqrt(x))
+    return s
+
+
+BUILDERS = {"radial_fall": radial_fall, "cartesian_pendulum": cartesian_pendulum, "root_spring": root_spring}
 
 
 @functools.cache
@@ -300,7 +310,7 @@ class Instance:
             s = self.call("DoStep", t, h, 0)
             self.call("GetRealStatus", 2, byref(last))  # fmi2LastSuccessfulTime
             flag = c_int(7)
-            if self.call("GetBooleanStatus", 4, byref(flag)) == OK:  # fmi2Terminated
+            if self.call("GetBooleanStatus", 3, byref(flag)) == OK:  # fmi2Terminated
                 self.terminate_requested = bool(flag.value)
         if s == OK and h > 0:  # a step that succeeds withdraws the request (an empty step changes nothing)
             assert not self.terminate_requested
@@ -609,6 +619,249 @@ def test_an_output_outside_its_domain_is_a_discard_naming_it(version):
         assert np.isfinite(inst.get("slope")[0])
     finally:
         inst.free()
+
+
+# ---------------------------------------------------------------------------
+# the FMI protocol: stop time, communication points, foreign FMU states, termination
+# ---------------------------------------------------------------------------
+
+
+def _start(inst: Instance, start: float = 0.0, stop: float | None = None) -> None:
+    """Initialize with a start time and (optionally) a defined stop time."""
+    defined, stop_time = stop is not None, 0.0 if stop is None else stop
+    if inst.fmi3:
+        assert inst.call("EnterInitializationMode", False, 0.0, start, defined, stop_time) == OK, inst.text()
+    else:
+        assert inst.call("SetupExperiment", 0, 0.0, start, int(defined), stop_time) == OK, inst.text()
+        assert inst.call("EnterInitializationMode") == OK
+    assert inst.exit_initialization() == OK, inst.text()
+
+
+@pytest.mark.parametrize("version", (2, 3))
+def test_a_step_past_the_defined_stop_time_is_an_error(version):
+    """FMI 2.0 and 3.0: computing past a defined stop time returns Error; the state stays, and steps up to the
+    stop time (computed the way masters do) succeed."""
+    inst = open_instance(PENDULUM, version)
+    try:
+        _start(inst, 0.0, stop=0.3)
+        for k in range(2):
+            assert inst.do_step(0.1 * k, 0.1)[0] == OK
+        before, n = snapshot(inst), len(inst.messages)
+        assert inst.do_step(0.2, 0.2)[0] == ERROR
+        assert "stop time" in inst.text(n) and np.array_equal(snapshot(inst), before)
+        assert inst.do_step(0.2, 0.1)[0] == OK  # 0.2 + 0.1 = 0.30000000000000004: rounding only
+    finally:
+        inst.free()
+
+
+@pytest.mark.parametrize("version", (2, 3))
+def test_the_communication_point_tolerance_does_not_grow_with_time(version):
+    """At t0 = 1.7e9 s (a Unix time) a step from 1.5 s off, or back in time, is an error; a master that
+    computes t0 + k h gets every step."""
+    inst = open_instance(PENDULUM, version)
+    try:
+        t0, h = 1.7e9, 0.01
+        _start(inst, t0)
+        for bad in (t0 + 1.5, t0 - 1.5, t0 + 1e-3):
+            n = len(inst.messages)
+            assert inst.do_step(bad, h)[0] == ERROR and "currentCommunicationPoint" in inst.text(n)
+        for k in range(10):
+            assert inst.do_step(t0 + k * h, h)[0] == OK, inst.text()
+        assert inst.do_step(t0 + 5 * h, h)[0] == ERROR  # back in time
+        # the motion does not depend on the time origin (the model is autonomous): as from t = 0
+        ref = open_instance(PENDULUM, version)
+        try:
+            _start(ref, 0.0)
+            for k in range(10):
+                assert ref.do_step(k * h, h)[0] == OK
+            np.testing.assert_allclose(inst.get("theta", "dtheta"), ref.get("theta", "dtheta"), rtol=1e-6)
+        finally:
+            ref.free()
+    finally:
+        inst.free()
+
+
+def _byte(inst: Instance):
+    return ctypes.c_uint8 if inst.fmi3 else ctypes.c_char  # fmi3Byte, fmi2Byte in fmpy's prototypes
+
+
+def _serialize(inst: Instance, state) -> bytes:
+    size = ctypes.c_size_t()
+    assert inst.call("SerializedFMUStateSize" if inst.fmi3 else "SerializedFMUstateSize", state, byref(size)) == OK
+    buf = (_byte(inst) * size.value)()
+    assert inst.call("SerializeFMUState" if inst.fmi3 else "SerializeFMUstate", state, buf, size.value) == OK
+    return bytes(buf)
+
+
+def _deserialize(inst: Instance, data: bytes) -> tuple[int, ctypes.c_void_p]:
+    state = ctypes.c_void_p()
+    buf = (_byte(inst) * len(data)).from_buffer_copy(data)
+    name = "DeserializeFMUState" if inst.fmi3 else "DeSerializeFMUstate"
+    return inst.call(name, buf, len(data), byref(state)), state
+
+
+@pytest.mark.parametrize("version", (2, 3))
+def test_the_state_of_another_model_of_the_same_size_is_refused(version):
+    """Two pendulum FMUs that differ only in a start value have states of the same size: each refuses the
+    other's state, in memory and serialized, with a message, and keeps its own."""
+    mine = Instance(Unit.open(cached_fmu(PENDULUM, version, "cs")))
+    other = Instance(Unit.open(cached_fmu(PENDULUM, version, "cs", options=(("theta0", 0.2),))))
+    try:
+        mine.initialize()
+        other.initialize()
+        assert other.step(0.1) == OK
+        theirs, before = other.get_fmu_state(), snapshot(mine)
+        n = len(mine.messages)
+        assert mine.set_fmu_state(theirs) == ERROR and "another model" in mine.text(n)
+        status, state = _deserialize(mine, _serialize(other, theirs))
+        assert status == ERROR and not state.value and "another model" in mine.text(n)
+        assert np.array_equal(snapshot(mine), before)
+        assert other.free_fmu_state(theirs) == OK
+        own = mine.get_fmu_state()
+        status, state = _deserialize(mine, _serialize(mine, own))
+        assert status == OK and mine.set_fmu_state(state) == OK
+        assert mine.free_fmu_state(own) == OK and mine.free_fmu_state(state) == OK
+    finally:
+        mine.free()
+        other.free()
+
+
+@pytest.mark.parametrize("version", (2, 3))
+def test_random_corruptions_of_a_serialized_state_are_refused(version):
+    """Serialized states carry a checksum: random corruptions (bytes, runs, truncation) are all refused."""
+    inst = open_instance(PENDULUM, version)
+    rng = np.random.default_rng(20261124)
+    try:
+        inst.initialize()
+        assert inst.step(0.1) == OK
+        state = inst.get_fmu_state()
+        good = _serialize(inst, state)
+        assert inst.free_fmu_state(state) == OK
+        accepted = 0
+        for k in range(300):
+            data = bytearray(good)
+            for _ in range(1 + k % 4):
+                i = int(rng.integers(len(data)))
+                data[i] = (data[i] + int(rng.integers(1, 256))) % 256
+            status, state = _deserialize(inst, bytes(data))
+            accepted += status == OK
+            if status == OK:
+                inst.free_fmu_state(state)
+        assert accepted == 0
+        assert _deserialize(inst, good[:-3])[0] == ERROR
+    finally:
+        inst.free()
+
+
+@pytest.mark.parametrize("version", (2, 3))
+def test_rk4_beyond_its_stability_limit_is_discarded_with_advice(version):
+    """A stiff hinge damper (lambda = -c / (m l^2) = -1e4 1/s) under rk4 with solver.step = 1e-3
+    (|h lambda| = 10, beyond rk4's 2.8): the first step is discarded, the message says what to change;
+    rosenbrock23 then follows the overdamped motion theta' = -(m g l / c) sin(theta) (creeping)."""
+    inst = open_instance(PENDULUM, version)
+    try:
+        inst.initialize(c=1e4, **{"solver.method": 1})
+        before, n = snapshot(inst), len(inst.messages)
+        assert inst.step(0.01) == DISCARD
+        text = inst.text(n)
+        assert "rk4 is unstable" in text and "solver.step" in text and "rosenbrock23" in text
+        assert np.array_equal(snapshot(inst), before)
+        assert inst.set("solver.method", 3) == OK
+        for _ in range(10):
+            assert inst.step(0.1) == OK, inst.text()
+        # creeping motion: tan(theta / 2) = tan(theta0 / 2) exp(-g t / (c l^2 / m l ...)) with rate g m l / c
+        rate = 9.81 * 1.0 * 1.0 / 1e4
+        expected = 2 * math.atan(math.tan(0.25) * math.exp(-rate * 1.0))
+        assert abs(inst.get("theta")[0] - expected) < 1e-6
+    finally:
+        inst.free()
+
+
+@pytest.mark.parametrize("version", (2, 3))
+def test_an_unrecoverable_discard_asks_the_master_to_terminate(version):
+    """A master that halves its step after each Discard (radial fall into the centre, no step crosses the
+    collision): the FMU asks it to terminate (fmi2Terminated / terminateSimulation) within a bounded number
+    of retries, close to the collision time, instead of letting it retry forever."""
+    inst = open_instance("radial_fall", version)
+    try:
+        inst.initialize(**{"solver.rtol": 1e-8, "solver.atol": 1e-10})
+        h, calls = 0.5, 0
+        while not inst.terminate_requested:
+            calls += 1
+            assert calls < 300, "the FMU never asked to terminate"
+            status = inst.step(h)
+            assert status in (OK, DISCARD)
+            if status == DISCARD:
+                h /= 2
+        assert 0 < COLLISION_TIME - inst.time() < 1e-3
+    finally:
+        inst.free()
+
+
+def test_event_mode_used_is_refused_without_event_mode():
+    """fmi3InstantiateCoSimulation(eventModeUsed = true) of an FMU with hasEventMode = false returns NULL."""
+    from fmpy.fmi3 import fmi3IntermediateUpdateCallback, fmi3LogMessageCallback
+
+    unit = Unit.open(model_fmu(PENDULUM, 3))
+    messages = []
+    log = fmi3LogMessageCallback(lambda env, status, category, message: messages.append(_text(message)))
+    args = (b"x", unit.md.guid.encode(), b"", False, False)
+    f = unit.functions["fmi3InstantiateCoSimulation"]
+    assert not f(*args, True, False, (c_uint32 * 0)(), 0, None, log, fmi3IntermediateUpdateCallback())
+    assert any("hasEventMode" in m for m in messages)
+    c = f(*args, False, False, (c_uint32 * 0)(), 0, None, log, fmi3IntermediateUpdateCallback())
+    assert c
+    unit.functions["fmi3FreeInstance"](c)
+
+
+@pytest.mark.parametrize("kind", ("cs", "me"))
+@pytest.mark.parametrize("version", (2, 3))
+def test_the_start_velocity_the_importer_sets_is_kept(version, kind):
+    """four_bar holds theta1 for assembly; the importer sets the rocker's start velocity dtheta3: it is kept,
+    and the other velocities are those of solve_velocities with theta3 independent.  Start velocities that
+    contradict the loop are an error naming it."""
+    from symbody.fmu.testing import cached_equations
+    from symbody.numeric import solve_velocities
+
+    inst = open_instance(FOUR_BAR, version, kind)
+    try:
+        inst.initialize(dtheta3=0.7)
+        q, dq = inst.get("theta1", "theta2", "theta3"), inst.get("dtheta1", "dtheta2", "dtheta3")
+        assert dq[2] == 0.7
+        ref = solve_velocities(cached_equations(FOUR_BAR), q, independent=["theta3"], values=[0.7])
+        np.testing.assert_allclose(dq, ref.values, atol=1e-9)
+        assert abs(dq[0]) > 0.1  # the crank moves: its start velocity (0) gave way to the importer's
+    finally:
+        inst.free()
+    inst = open_instance(FOUR_BAR, version, kind)
+    try:
+        assert inst.enter_initialization() == OK
+        for name in ("dtheta1", "dtheta2", "dtheta3"):
+            assert inst.set(name, 0.5) == OK
+        n = len(inst.messages)
+        assert inst.exit_initialization() == ERROR
+        assert "contradict constraint 'loop" in inst.text(n) and "'dtheta3' (set by the host)" in inst.text(n)
+    finally:
+        inst.free()
+
+
+@pytest.mark.parametrize("version", (2, 3))
+def test_an_infinite_directional_derivative_is_discarded(version):
+    """x'' = -k sqrt(x) at x = 0: the acceleration is finite, its derivative with respect to x is not."""
+    unit = Unit.open(model_fmu("root_spring", version))
+    for kind in ("cs", "me"):
+        inst = Instance(unit, kind)
+        try:
+            inst.initialize(x=0.0)
+            u, k = unit.vr("ddx"), unit.vr("x")
+            seed, out = (c_double * 1)(1.0), (c_double * 1)(0.0)
+            vrs = (c_uint32 if inst.fmi3 else c_uint) * 1
+            args = (vrs(u), 1, vrs(k), 1, seed) + ((1, out, 1) if inst.fmi3 else (out,))
+            n = len(inst.messages)
+            assert inst.call("GetDirectionalDerivative", *args) == DISCARD
+            assert "'ddx' is not finite" in inst.text(n)
+        finally:
+            inst.free()
 
 
 # ---------------------------------------------------------------------------

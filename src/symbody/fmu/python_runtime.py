@@ -354,7 +354,8 @@ class Model:
         rejected = False
         count = 0
         why = "local error test failed"
-        while tend - t > 1e-13 * max(1.0, abs(tend)):
+        tiny = min(1e-13 * max(1.0, abs(tend)), 1e-3 * (tend - t))  # rounding of tend, never a whole tiny step
+        while tend - t > tiny:
             count += 1
             if count > MAX_STEPS:
                 raise StepFailure("too many internal steps")
@@ -364,7 +365,7 @@ class Model:
                 h = self._initial_step(t, y, k1, order, tend - t)
             hprop = min(h, hmax)
             hs, last = hprop, False
-            if t + hs >= tend - 1e-13 * max(1.0, abs(tend)):
+            if t + hs >= tend - tiny:
                 hs, last = tend - t, True
             try:
                 y1, err, k_last = (self._dopri_step if method == DOPRI5 else self._rosenbrock_step)(t, y, k1, hs)
