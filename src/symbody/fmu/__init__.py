@@ -28,7 +28,8 @@ Design choices (see also ``fmu_templates/README.md``):
 * **Initialization** assembles constrained models: Newton on ``Phi_init``
   from the start values, keeping the coordinates the model fixes for
   assembly (``System.fix_initial``) at the start values the importer set,
-  then velocities.  Such states have ``initial="approx"``.
+  then velocities, keeping those the importer set (the independent ones).
+  Such states have ``initial="approx"``.
 * **Directional derivatives** are exact: symbolic Jacobians of the residual
   of ``[M D^T; D 0][ddq; lam] = [delta; gamma]`` solved numerically with the
   factorization of the dynamics (:mod:`symbody.fmu.jacobians`).
