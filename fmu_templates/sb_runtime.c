@@ -1141,8 +1141,10 @@ static void kept_names(const SbInstance *inst, const unsigned char *keep, char *
 
 /* Initial velocities: the start velocities the host set are kept exactly (they are the independent
    velocities, as `independent` of symbody.numeric.solve_velocities); so are those of the coordinates
-   held for assembly when that is consistent.  The others follow from the constraints.  Start
-   velocities that contradict the constraints are an error naming the row. */
+   held for assembly when that is consistent.  The others follow from the constraints.  When the
+   host's velocities over-determine the motion, those it set to the model's own start values (tools
+   that set every start value) give way first.  Start velocities that still contradict the
+   constraints are an error naming the row. */
 static SbStatus initial_velocities(SbInstance *inst, double t, double *x)
 {
     const SbModel *m = inst->m;
@@ -1161,6 +1163,16 @@ static SbStatus initial_velocities(SbInstance *inst, double t, double *x)
         sb_log(inst, SB_OK, SB_LOG_EVENTS,
                "initial velocities: the start velocities of coordinates held for assembly follow from the "
                "constraints and the velocities set by the host");
+    }
+    int defaults = 0; /* tools that set every start value also set the model's own: those give way last */
+    for (int j = 0; j < n; ++j) defaults |= inst->dq_set[j] && start[j] == m->dq0[j];
+    if (!(err <= 1e-9) && defaults) {
+        memcpy(x + n, start, (size_t)n * sizeof(double));
+        for (int j = 0; j < n; ++j) keep[j] = inst->dq_set[j] && start[j] != m->dq0[j];
+        err = constrained_velocities(inst, t, x, keep, &worst);
+        sb_log(inst, SB_OK, SB_LOG_EVENTS,
+               "initial velocities: velocities the host set to the model's start values follow from the "
+               "constraints and the velocities it changed");
     }
     if (!(err <= 1e-9)) {
         char names[400];

@@ -279,6 +279,11 @@ class Model:
             x[n:] = start
             keep = self.dq_set.copy()
             err, worst = self._constrained_velocities(x, keep)
+        changed = self.dq_set & (start != np.asarray(self.info["dq0"], dtype=float))
+        if not err <= 1e-9 and not np.array_equal(keep, changed):  # velocities set to the model's own give way
+            x[n:] = start
+            keep = changed
+            err, worst = self._constrained_velocities(x, keep)
         if not err <= 1e-9:
             names = self.info.get("coordinate_names", [])
             kept = ", ".join(f"'d{names[i]}'" if i < len(names) else str(i) for i in np.flatnonzero(keep)) or "none"
