@@ -143,6 +143,26 @@ class _Slave:
         self.fmu._functions["fmi2FreeInstance"](self.c)
 
 
+def _scenario_python_fmu_refuses_steps_from_the_wrong_time_or_past_the_stop_time():
+    """A step 1.5 s off the FMU's time at t0 = 1.7e9, or past the defined stop time, changes nothing and is
+    logged as an error (pythonfmu returns fmi2Discard: its DoStep has no fmi2Error)."""
+    slave = _Slave(_python_fmu(MODELS[0]))
+    try:
+        t0 = 1.7e9
+        assert slave.call("SetupExperiment", 0, 0.0, t0, 1, t0 + 0.05) == OK
+        assert slave.call("EnterInitializationMode") == OK and slave.call("ExitInitializationMode") == OK
+        theta = slave.get("theta3")
+        assert slave.call("DoStep", t0 + 1.5, 0.01, 0) == DISCARD
+        assert any(s == ERROR and "currentCommunicationPoint" in m for s, m in slave.messages), slave.text()
+        assert slave.get("time") == t0 and slave.get("theta3") == theta
+        assert slave.call("DoStep", t0, 0.03, 0) == OK, slave.text()
+        assert slave.call("DoStep", t0 + 0.03, 0.03, 0) == DISCARD
+        assert any(s == ERROR and "stop time" in m for s, m in slave.messages), slave.text()
+        assert slave.call("DoStep", t0 + 0.03, 0.02, 0) == OK, slave.text()
+    finally:
+        slave.free()
+
+
 def _isolated(scenario: str, doc: str | None) -> None:
     """Run a scenario of this module in a fresh Python process: pythonfmu keeps process-wide state (the
     slave modules, its embedded interpreter hooks) that breaks when one test process loads, frees and
@@ -252,4 +272,11 @@ def test_python_fmu_keeps_the_start_velocity_the_host_sets():
     _isolated(
         _scenario_python_fmu_keeps_the_start_velocity_the_host_sets.__name__,
         _scenario_python_fmu_keeps_the_start_velocity_the_host_sets.__doc__,
+    )
+
+
+def test_python_fmu_refuses_steps_from_the_wrong_time_or_past_the_stop_time():
+    _isolated(
+        _scenario_python_fmu_refuses_steps_from_the_wrong_time_or_past_the_stop_time.__name__,
+        _scenario_python_fmu_refuses_steps_from_the_wrong_time_or_past_the_stop_time.__doc__,
     )
