@@ -102,7 +102,24 @@ def root_spring() -> sb.System:
     return s
 
 
-BUILDERS = {"radial_fall": radial_fall, "cartesian_pendulum": cartesian_pendulum, "root_spring": root_spring}
+def coulomb_oscillator() -> sb.System:
+    """``x'' = -x - F sign(x')``: a unit oscillator with dry friction.  Each half period (pi) its amplitude
+    drops by ``2 F``: from 3 with ``F = 0.35`` to -2.3, 1.6, -0.9, 0.2, where it sticks (``|x| < F``).  The
+    friction force switches sign at each turning point, inside rk4 steps."""
+    s = sb.System("coulomb_oscillator")
+    F = s.parameter("F", 0.35, min=0.0)
+    x = s.coordinate("x", 3.0)
+    s.particle("body", s.point("P", s.origin, (x, 0, 0)), 1.0)
+    s.generalized_force("spring_and_friction", x, -x - F * sb.sign(s.coordinate_of(x).dq))
+    return s
+
+
+BUILDERS = {
+    "radial_fall": radial_fall,
+    "cartesian_pendulum": cartesian_pendulum,
+    "root_spring": root_spring,
+    "coulomb_oscillator": coulomb_oscillator,
+}
 
 
 @functools.cache
@@ -773,6 +790,26 @@ def test_rk4_beyond_its_stability_limit_is_discarded_with_advice(version):
         rate = 9.81 * 1.0 * 1.0 / 1e4
         expected = 2 * math.atan(math.tan(0.25) * math.exp(-rate * 1.0))
         assert abs(inst.get("theta")[0] - expected) < 1e-6
+    finally:
+        inst.free()
+
+
+@pytest.mark.parametrize("version", (2, 3))
+def test_rk4_across_a_switch_of_the_forces_is_not_taken_for_an_instability(version):
+    """Dry friction switches sign inside rk4 steps, and chatters once the mass sticks: the stability check
+    discards no step (a switch is not an instability), and the amplitude follows the closed form."""
+    inst = open_instance("coulomb_oscillator", version)
+    try:
+        inst.initialize(**{"solver.method": 1})
+        h = 0.01
+        for k in range(round(2 * math.pi / h)):
+            assert inst.do_step(k * h, h)[0] == OK, inst.text()
+        assert inst.do_step(inst.time(), 2 * math.pi - inst.time())[0] == OK
+        assert abs(inst.get("x")[0] - 1.6) < 5e-3  # 3 - 2 (2 F)
+        t = inst.time()
+        for k in range(800):  # past 4 pi: stuck at 0.2
+            assert inst.do_step(t + k * h, h)[0] == OK, inst.text()
+        assert abs(inst.get("x")[0] - 0.2) < 5e-3
     finally:
         inst.free()
 
