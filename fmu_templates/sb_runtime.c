@@ -234,7 +234,8 @@ void sb_free(SbInstance *inst)
                       inst->pcol,  inst->rhs,   inst->sol,  inst->R_q,   inst->R_dq,  inst->R_u,   inst->R_t,
                       inst->V_q,   inst->V_t,   inst->Y_q,  inst->Y_dq,  inst->Y_u,   inst->Y_t,   inst->Y_ddq,
                       inst->Y_lam, inst->sq,    inst->sdq,  inst->su,    inst->dsol,  inst->G,     inst->gprow,
-                      inst->gpcol, inst->Jrows, inst->rrows, inst->ytmp, inst->dx,    inst->xwork, inst->qfix, inst->dq_set};
+                      inst->gpcol, inst->Jrows, inst->rrows, inst->ytmp, inst->dx,    inst->xwork, inst->qfix,
+                      inst->dq_set};
     for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; ++i) free(blocks[i]);
     free(inst);
 }

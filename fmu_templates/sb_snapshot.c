@@ -88,7 +88,8 @@ static SbStatus check_frame(SbInstance *inst, const char *function, unsigned lon
 SbStatus sb_restore(SbInstance *inst, const SbSnapshot *s)
 {
     if (!s) return sb_fail(inst, "SetFMUState", "the FMU state is NULL");
-    if (s->magic != SB_SNAPSHOT_MAGIC) return sb_fail(inst, "SetFMUState", "the pointer is not an FMU state of symbody");
+    if (s->magic != SB_SNAPSHOT_MAGIC)
+        return sb_fail(inst, "SetFMUState", "the pointer is not an FMU state of symbody");
     if (check_frame(inst, "SetFMUState", s->identity, s->nS, s->mode, s->flags) != SB_OK) return SB_ERROR;
     if (sb_check_state_values(inst, "SetFMUState", s->S) != SB_OK) return SB_ERROR;
     memcpy(inst->S, s->S, (size_t)inst->nS * sizeof(double));

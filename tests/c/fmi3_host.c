@@ -520,7 +520,8 @@ static void test_initial_velocities(const HostArgs *args)
         EXPECT(&log, fmi3OK, NULL, fmi3EnterInitializationMode(c, fmi3False, 0.0, 0.0, fmi3False, 0.0));
         EXPECT(&log, fmi3OK, NULL, fmi3SetFloat64(c, &vdq, 1, &v, 1));
         EXPECT(&log, fmi3OK, NULL, fmi3ExitInitializationMode(c));
-        CHECK(get_real(c, &log, vdq) == v, "'%s' = %g after initialization, set to %g", name, get_real(c, &log, vdq), v);
+        const double kept = get_real(c, &log, vdq);
+        CHECK(kept == v, "'%s' = %g after initialization, set to %g", name, kept, v);
         double q[128], dq[128], D[4096], beta[128];
         for (int i = 0; i < sb_model.nvars; ++i) {
             const SbVariable *var = &sb_model.variables[i];
