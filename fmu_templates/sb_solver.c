@@ -427,8 +427,9 @@ static SbStatus rosenbrock23(SbInstance *inst, double t, double tend)
 
 /* ------------------------------------------------------------------------ */
 
-/* The state after a step: states, accelerations and outputs finite (a model can leave its domain
-   without any single evaluation failing, e.g. an output such as y / x at x = 0). */
+/* The state after a step: states and accelerations finite, else the step is discarded.  An output
+   outside its domain (such as y / x at x = 0) leaves the motion valid: the step stands with a
+   warning, and reading that output is discarded (sb_get_real), so no host sees it as a number. */
 static SbStatus check_result(SbInstance *inst)
 {
     const SbModel *m = inst->m;
@@ -440,9 +441,10 @@ static SbStatus check_result(SbInstance *inst)
     if (s != SB_OK) return s;
     for (int k = 0; k < m->nvars; ++k)
         if (m->variables[k].kind == SB_VAR_Y && !isfinite(inst->y[m->variables[k].index])) {
-            snprintf(inst->problem, sizeof inst->problem, "output '%s' is not finite at the end of the step",
-                     m->variables[k].name);
-            return SB_DISCARD;
+            sb_log(inst, SB_WARNING, SB_LOG_WARNING,
+                   "DoStep: output '%s' is not finite at t = %.17g (outside its domain); reading it is discarded",
+                   m->variables[k].name, *inst->time);
+            return SB_WARNING;
         }
     return SB_OK;
 }
@@ -500,7 +502,7 @@ SbStatus sb_do_step(SbInstance *inst, double t0, double H)
         sb_changed(inst);
         s = check_result(inst);
     }
-    if (s != SB_OK) {
+    if (s != SB_OK && s != SB_WARNING) {
         memcpy(inst->S, w->backup, (size_t)inst->nS * sizeof(double));
         sb_changed(inst);
         if (s != SB_DISCARD) return SB_ERROR;
@@ -520,5 +522,5 @@ SbStatus sb_do_step(SbInstance *inst, double t0, double H)
     }
     inst->flags &= ~SB_FLAG_TERMINATE;
     inst->discards = 0;
-    return SB_OK;
+    return s;
 }

@@ -200,6 +200,8 @@ class {name}(Fmi2Slave):
         except runtime.HostError as e:  # a step from the wrong time or past the stop time: nothing happens
             self.log(str(e), Fmi2Status.error)
             return False
+        if ok and self.model.warning:
+            self.log(self.model.warning, Fmi2Status.warning)
         if not ok:
             self.log(
                 f"DoStep: step from t = {{t0!r}} to {{t0 + h!r}} discarded, state kept at t = {{t0!r}}: "

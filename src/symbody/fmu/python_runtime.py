@@ -137,6 +137,7 @@ class Model:
         self.stop_time = math.inf
         self.dq_set = np.zeros(self.n, dtype=bool)  # start velocities the host set (kept at initialization)
         self.problem = ""  # why the last step was discarded
+        self.warning = ""  # what the last successful step could not vouch for (an output outside its domain)
         self.terminate = False  # no smaller step can continue: the FMU asks the host to stop
         self._discards = (math.nan, 0)
         self.refused: dict[str, str] = {}  # variable or call -> why the FMU refused it (steps are discarded)
@@ -450,15 +451,17 @@ class Model:
             )
 
     def _check_result(self) -> None:
-        """States, accelerations and outputs finite at the end of a step."""
+        """States and accelerations finite at the end of a step (else StepFailure); an output outside its
+        domain leaves the step valid and is named in ``warning``."""
         if not np.all(np.isfinite(self.x)):
             raise StepFailure("the state at the end of the step is not finite")
-        ddq, lam, y = self.values()
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            ddq, lam, y = self.values()
         bad = np.flatnonzero(~np.isfinite(np.asarray(y, dtype=float)))
         if bad.size:
             names = self.info.get("output_names", [])
             name = names[bad[0]] if bad[0] < len(names) else str(bad[0])
-            raise StepFailure(f"output '{name}' is not finite at the end of the step")
+            self.warning = f"DoStep: output '{name}' is not finite at t = {self.t!r} (outside its domain)"
 
     def do_step(self, t0: float, H: float) -> bool:
         """Advance from ``t0`` by ``H``; on failure the state is restored, ``problem`` says why, and
@@ -475,7 +478,7 @@ class Model:
         if H == 0:
             return True
         saved = (self.t, self.x.copy(), self.h_next)
-        self._underflow_at = math.nan
+        self._underflow_at, self.warning = math.nan, ""
         method = int(self.settings[METHOD])
         try:
             with np.errstate(divide="raise", over="raise", invalid="raise"):
