@@ -138,7 +138,7 @@ struct SbInstance {
     int stop_defined;    /* the host defined a stop time: steps past it are errors */
     double stop_time;
     unsigned char *dq_set; /* per coordinate: the host set its start velocity (it is kept at initialization) */
-    double discard_t;    /* communication point of the last discarded steps, and their number */
+    double discard_t, discard_h; /* the last discarded step, and how often in a row it was asked for */
     long discards;
 };
 

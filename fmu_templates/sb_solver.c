@@ -18,7 +18,7 @@
 #include "sb_solver.h"
 
 #define SB_MAX_STEPS 1000000L   /* internal steps per communication step */
-#define SB_MAX_RETRIES 10       /* discarded steps in a row from one communication point before the FMU gives up */
+#define SB_MAX_RETRIES 10       /* the same discarded step asked for in a row before the FMU gives up */
 /* Stability of classic RK4 (Hairer, Wanner, Solving ODEs II, IV.2): |h lambda| <= 2.785 on the negative
    real axis, 2.828 on the imaginary axis.  A step whose estimate of h |lambda| exceeds SB_RK4_UNSTABLE,
    confirmed by the Jacobian at the start of the step, is unstable: its errors grow at every step. */
@@ -451,8 +451,8 @@ static SbStatus check_result(SbInstance *inst)
 
 /* After a discarded step (state back at t0): can a host that retries with smaller steps get on?  Not
    when the state at t0 itself is inadmissible, when an adaptive solver found no step size that leaves
-   t0 (step size underflow there), when no smaller step exists, or after SB_MAX_RETRIES discards in a
-   row at t0. */
+   t0 (step size underflow there), when no smaller step exists, or when the host asked for the same
+   step SB_MAX_RETRIES times in a row (a master that retries without shrinking the step would spin). */
 static int cannot_continue(SbInstance *inst, double t0, double H, int adaptive)
 {
     SbSolver *w = inst->solver;
@@ -506,8 +506,9 @@ SbStatus sb_do_step(SbInstance *inst, double t0, double H)
         memcpy(inst->S, w->backup, (size_t)inst->nS * sizeof(double));
         sb_changed(inst);
         if (s != SB_DISCARD) return SB_ERROR;
-        inst->discards = inst->discard_t == t0 ? inst->discards + 1 : 1;
+        inst->discards = inst->discard_t == t0 && inst->discard_h == H ? inst->discards + 1 : 1;
         inst->discard_t = t0;
+        inst->discard_h = H;
         sb_log(inst, SB_DISCARD, SB_LOG_DISCARD,
                "DoStep: step from t = %.17g to %.17g discarded, state kept at t = %.17g: %s", t0, tend, t0,
                inst->problem);

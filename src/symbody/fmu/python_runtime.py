@@ -37,7 +37,7 @@ MAX_STEPS = 1000000
 
 
 RK4_UNSTABLE = 3.0  # estimate of h |lambda| beyond rk4's stability limit (2.785 on the real axis)
-MAX_RETRIES = 10  # discarded steps in a row at one communication point before the FMU gives up
+MAX_RETRIES = 10  # the same discarded step asked for in a row before the FMU gives up
 RK4_ADVICE = "set a smaller solver.step, or solver.method = 2 (dopri5) or 3 (rosenbrock23, for stiff models)"
 
 
@@ -139,7 +139,7 @@ class Model:
         self.problem = ""  # why the last step was discarded
         self.warning = ""  # what the last successful step could not vouch for (an output outside its domain)
         self.terminate = False  # no smaller step can continue: the FMU asks the host to stop
-        self._discards = (math.nan, 0)
+        self._discards = (math.nan, math.nan, 0)
         self.refused: dict[str, str] = {}  # variable or call -> why the FMU refused it (steps are discarded)
 
     def changed(self) -> None:
@@ -496,13 +496,13 @@ class Model:
             self._after_discard(t0, H, method)
             return False
         self.terminate = False
-        self._discards = (math.nan, 0)
+        self._discards = (math.nan, math.nan, 0)
         return True
 
     def _after_discard(self, t0: float, H: float, method: int) -> None:
         """Whether a host retrying with smaller steps can get on (the rules of the C runtime)."""
-        count = self._discards[1] + 1 if self._discards[0] == t0 else 1
-        self._discards = (t0, count)
+        count = self._discards[2] + 1 if self._discards[:2] == (t0, H) else 1  # the same step asked for again
+        self._discards = (t0, H, count)
         stuck = count >= MAX_RETRIES or H <= 4 * np.finfo(float).eps * max(1.0, abs(t0))
         stuck = stuck or (method != RK4 and self._underflow_at == t0)
         if not stuck:
