@@ -20,9 +20,9 @@
 #define SB_MAX_STEPS 1000000L   /* internal steps per communication step */
 #define SB_MAX_RETRIES 10       /* the same discarded step asked for in a row before the FMU gives up */
 /* Stability of classic RK4 (E. Hairer, G. Wanner, "Solving Ordinary Differential Equations II", 1996,
-   IV.2): |h lambda| <= 2.785 on the negative
-   real axis, 2.828 on the imaginary axis.  A step whose estimate of h |lambda| exceeds SB_RK4_UNSTABLE,
-   confirmed by the Jacobian at the start of the step, is unstable: its errors grow at every step. */
+   IV.2): |h lambda| <= 2.785 on the negative real axis, 2.828 on the imaginary axis.  A step whose
+   estimate of h |lambda| exceeds SB_RK4_UNSTABLE, confirmed by the Jacobian at the start of the step,
+   is unstable: its errors grow at every step. */
 #define SB_RK4_UNSTABLE 3.0
 
 typedef struct {
