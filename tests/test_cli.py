@@ -452,3 +452,25 @@ def test_lazy_public_names_are_the_objects_not_submodules():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[] True 3.141592653589793"
+
+
+TYPED_OPTIONS = """
+def build(theta0: float = 0.5, n: int = 2, label: str = "a"):
+    raise RuntimeError(f"got theta0={theta0!r} n={n!r} label={label!r}")
+"""
+
+
+def test_option_numbers_are_typed_by_the_build_signature(tmp_path, capsys):
+    """``--option theta0=true`` for ``theta0: float`` used to arrive as True (an angle of 1 rad)."""
+    model = tmp_path / "typed.py"
+    model.write_text(TYPED_OPTIONS)
+    code, _, err = run(capsys, "info", str(model), "--option", "theta0=2", "--option", "n=3", "--option", "label=x")
+    assert code == 1 and "got theta0=2.0 n=3 label='x'" in err
+    for option, message in (
+        ("theta0=true", "--option theta0: 'true' is not a number"),
+        ("theta0=abc", "--option theta0: 'abc' is not a number"),
+        ("n=2.5", "--option n: '2.5' is not an integer"),
+        ("n=yes", "--option n: 'yes' is not an integer"),
+    ):
+        code, _, err = run(capsys, "info", str(model), "--option", option)
+        assert code == 1 and message in err and "got theta0" not in err, (option, err)

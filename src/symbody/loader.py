@@ -60,26 +60,50 @@ def parse_bool(text: str, what: str = "value") -> bool:
     raise ArgumentError(f"{what} {text!r} is not a boolean: use true/false, yes/no, on/off or 1/0")
 
 
-def _is_bool_parameter(parameter: inspect.Parameter | None) -> bool:
+def _declared_type(parameter: inspect.Parameter | None) -> type | None:
+    """``bool`` (by annotation or default), ``int`` or ``float`` (by annotation) when ``build`` declares it."""
     if parameter is None:
-        return False
+        return None
+    by_name = {"bool": bool, "int": int, "float": float}
     annotation = parameter.annotation
-    return isinstance(parameter.default, bool) or annotation is bool or annotation == "bool"
+    if isinstance(parameter.default, bool) or annotation == "bool":
+        return bool
+    if annotation in (bool, int, float):
+        return annotation
+    return by_name.get(annotation) if isinstance(annotation, str) else None
+
+
+def _number(key: str, text: str, kind: type) -> int | float:
+    """``TEXT`` as the ``int`` or ``float`` a parameter of ``build`` declares; booleans and other text refused."""
+    try:
+        value = ast.literal_eval(text.strip())
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        value = None
+    if kind is int and type(value) is int:
+        return value
+    if kind is float and type(value) in (int, float):
+        return float(value)
+    wanted = "an integer" if kind is int else "a number"
+    raise ArgumentError(f"--option {key}: {text!r} is not {wanted} (build() declares {key}: {kind.__name__})")
 
 
 def parse_option_value(key: str, text: str, parameter: inspect.Parameter | None = None) -> Any:
     """The value of ``--option KEY=TEXT``.
 
     A parameter of ``build`` declared ``bool`` (by annotation or default) takes
-    only boolean words (:func:`parse_bool`).  Otherwise ``TEXT`` is a Python
-    literal; ``true``/``false`` in any case are booleans; anything else stays
-    a string.
+    only boolean words (:func:`parse_bool`); one annotated ``int`` takes only an
+    integer, one annotated ``float`` only a number (``theta0=true`` is refused,
+    not taken as 1).  Otherwise ``TEXT`` is a Python literal; ``true``/``false``
+    in any case are booleans; anything else stays a string.
 
     >>> parse_option_value("n", "[1, 2]"), parse_option_value("name", "crane"), parse_option_value("k", "FALSE")
     ([1, 2], 'crane', False)
     """
-    if _is_bool_parameter(parameter):
+    declared = _declared_type(parameter)
+    if declared is bool:
         return parse_bool(text, f"--option {key}:")
+    if declared in (int, float):
+        return _number(key, text, declared)
     stripped = text.strip()
     if stripped.lower() in ("true", "false"):
         return stripped.lower() == "true"
