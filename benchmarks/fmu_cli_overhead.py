@@ -7,8 +7,10 @@ them alike; each time is the best round.  Three rows:
 * ``symbody simulate --no-plot`` (CSV out) against ``fmpy simulate
   --output-file`` (CSV out): the same work; the target is an overhead under
   0.5 s (it took 2.5-4.5 s more when ``simulate`` imported SymPy);
-* ``symbody simulate`` with its default PNG plot against the same fmpy run:
-  the plot's own cost (matplotlib), reported, not targeted;
+* ``symbody simulate`` as a user types it (CSV and its default PNG plot)
+  against the same fmpy run (``fmpy simulate`` writes no plot file; its
+  ``--show-plot`` opens a window): the same target, plot included (drawn
+  without matplotlib since the figure machinery cost about a second);
 * ``import symbody.cli`` against ``import fmpy``.
 
 Usage: ``python benchmarks/fmu_cli_overhead.py [--quick|--smoke]``.
@@ -96,9 +98,9 @@ def run(quick: bool = False, smoke: bool = False) -> list[Row]:
             fmt_time(best["symbody_plot"]),
             f"fmpy simulate {fmt_time(best['fmpy'])} (no plot)",
             best["fmpy"] / best["symbody_plot"],
-            "reported",
-            None,
-            f"overhead {extra_plot:+.2f} s, of which the plot (matplotlib) {plot_cost:.2f} s",
+            f"overhead < {TARGET} s",
+            extra_plot < TARGET,
+            f"overhead {extra_plot:+.2f} s, of which the plot {plot_cost:.2f} s",
         ),
         Row(
             "cli overhead",

@@ -352,7 +352,7 @@ def test_choose_variables_puts_the_model_outputs_first():
 
 
 def test_the_plot_has_units_and_the_set_values(tmp_path):
-    from symbody.fmu.plot import figure
+    from symbody.fmu.plot import PNG_DPI, figure, render
     from symbody.fmu.run import read_description, simulate, variable_units
 
     fmu = cached_fmu(PENDULUM, 2, "cs")
@@ -360,6 +360,33 @@ def test_the_plot_has_units_and_the_set_values(tmp_path):
     fig = figure(res, ["x", "theta"], "simple_pendulum", variable_units(read_description(fmu)), {"l": "2"})
     assert [ax.get_ylabel() for ax in fig.axes] == ["x [m]", "theta [rad]"]
     assert fig._suptitle.get_text() == "simple_pendulum\nl = 2"
+    pixels, texts = render(res, ["x", "theta"], "simple_pendulum", variable_units(read_description(fmu)), {"l": "2"})
+    assert texts == {"title": "simple_pendulum\nl = 2", "ylabels": ["x [m]", "theta [rad]"], "xlabel": "time [s]"}
+    assert pixels.shape == (round(4.9 * PNG_DPI), 8 * PNG_DPI, 3)
+
+
+def test_the_png_draws_each_curve_where_its_values_are(tmp_path):
+    """The PNG's curves: a ramp rises from the lower left to the upper right corner of its panel, a constant
+    is a horizontal line in the middle of its panel (a constant gets a range around it)."""
+    from symbody.fmu.plot import plot
+
+    t = np.linspace(0.0, 2.0, 201)
+    res = np.zeros(len(t), dtype=[("time", float), ("ramp", float), ("flat", float)])
+    res["time"], res["ramp"], res["flat"] = t, 3.0 * t - 1.0, 7.0
+    path = plot(res, tmp_path / "r.png", title="ramp")
+    from PIL import Image
+
+    pixels = np.asarray(Image.open(path).convert("RGB")).astype(int)
+    blue = (abs(pixels[..., 0] - 31) < 8) & (abs(pixels[..., 1] - 119) < 8) & (abs(pixels[..., 2] - 180) < 8)
+    rows, cols = np.nonzero(blue)
+    half = pixels.shape[0] // 2  # two panels, one column: the ramp above, the constant below
+    top_rows, top_cols = rows[rows < half], cols[rows < half]
+    slope = np.polyfit(top_cols, top_rows, 1)[0]
+    assert slope < -0.1  # rises to the right (image rows grow downwards)
+    left, right = top_cols.min(), top_cols.max()
+    assert top_rows[top_cols == left].min() > top_rows[top_cols == right].max() + 100
+    flat_rows = rows[rows >= half]
+    assert flat_rows.max() - flat_rows.min() <= 2  # one horizontal line
 
 
 def test_simulate_says_which_variables_the_plot_left_out(tmp_path, capsys, monkeypatch):
@@ -374,13 +401,14 @@ def test_simulate_says_which_variables_the_plot_left_out(tmp_path, capsys, monke
 
 
 def test_simulating_an_fmu_imports_no_sympy(tmp_path):
-    """``symbody simulate OUT.fmu`` used to import SymPy (seconds) through ``import symbody``."""
+    """``symbody simulate OUT.fmu`` used to import SymPy (seconds) through ``import symbody``, and its default
+    plot matplotlib's figure machinery (a second): the PNG is drawn without importing matplotlib."""
     fmu = str(cached_fmu(PENDULUM, 2, "cs"))
     code = (
         "import sys\n"
         "from symbody.cli import main\n"
         f"status = main(['simulate', {fmu!r}, '--stop-time', '0.1', '-o', {str(tmp_path / 'r.csv')!r}])\n"
-        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('sympy', 'scipy') or m.startswith(\n"
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('sympy', 'scipy', 'matplotlib') or m.startswith(\n"
         "    ('symbody.symbolic', 'symbody.model', 'symbody.numeric', 'symbody.codegen', 'symbody.equations')))\n"
         "print(status, heavy)\n"
     )

@@ -22,6 +22,7 @@ import numpy as np
 
 from ..errors import SymbodyError
 from .files import write_atomically
+from .raster import GRID, Canvas, encode_png, nice_ticks, tick_label
 
 #: Most panels in one figure.
 MAX_PANELS = 12
@@ -80,14 +81,13 @@ def figure(
 ):
     """The matplotlib figure of :func:`plot` (one panel per variable, units on the axes).
 
-    A plain :class:`matplotlib.figure.Figure`: no pyplot, no GUI backend, nothing to close.
+    A plain :class:`matplotlib.figure.Figure`: no pyplot, no GUI backend, nothing to close.  For
+    inspection and further editing; :func:`plot` draws the same panels without matplotlib's figure.
     """
     from matplotlib.figure import Figure
 
     units = units or {}
-    names = [n for n in (names or result.dtype.names or ()) if n != "time"][:MAX_PANELS]
-    if not names:
-        raise SymbodyError("nothing to plot: the result has no variables")
+    names = _panel_names(result, names)
     ncols = 1 if len(names) <= 4 else 2
     nrows = math.ceil(len(names) / ncols)
     fig = Figure(figsize=(8 * ncols, 2.0 * nrows + 0.9))
@@ -95,7 +95,7 @@ def figure(
     t = result["time"]
     for ax, name in zip(axes.flat, names):
         ax.plot(t, result[name], lw=1.2)
-        ax.set_ylabel(f"{name} [{units[name]}]" if name in units else name)
+        ax.set_ylabel(_label(name, units))
         ax.grid(True, alpha=0.3)
     for ax in list(axes.flat)[len(names) :]:
         ax.set_visible(False)
@@ -127,6 +127,110 @@ def _fixed_margins(fig, nrows: int, ncols: int, title_lines: int) -> None:
     )
 
 
+def _label(name: str, units: dict[str, str]) -> str:
+    return f"{name} [{units[name]}]" if name in units else name
+
+
+def _panel_names(result: np.ndarray, names: Sequence[str] | None) -> list[str]:
+    names = [n for n in (names or result.dtype.names or ()) if n != "time"][:MAX_PANELS]
+    if not names:
+        raise SymbodyError("nothing to plot: the result has no variables")
+    return names
+
+
+def _value_range(values: np.ndarray) -> tuple[float, float]:
+    """The plotted range of a variable: its finite values with a 5 % margin (a constant gets +-1 or +-10 %)."""
+    finite = values[np.isfinite(values)]
+    if not len(finite):
+        return -1.0, 1.0
+    lo, hi = float(finite.min()), float(finite.max())
+    if hi - lo <= 1e-12 * max(abs(lo), abs(hi)):
+        pad = 0.1 * abs(lo) if lo else 1.0
+        return lo - pad, hi + pad
+    pad = 0.05 * (hi - lo)
+    return lo - pad, hi + pad
+
+
+def _draw_panel(
+    canvas,
+    box: tuple[int, int, int, int],
+    time_range: tuple[float, float],
+    t: np.ndarray,
+    values: np.ndarray,
+    label: str,
+    time_axis: bool,
+) -> None:
+    """One panel of :func:`render`: grid, tick labels, the curve, the frame, the variable's label."""
+    x0, y0, x1, y1 = box
+    t0, t1 = time_range
+    values = np.asarray(values, dtype=float)
+    lo, hi = _value_range(values)
+    xticks, yticks = nice_ticks(t0, t1, 6), nice_ticks(lo, hi, 4)
+    xstep = float(xticks[1] - xticks[0]) if len(xticks) > 1 else 1.0
+    ystep = float(yticks[1] - yticks[0]) if len(yticks) > 1 else 1.0
+
+    def sx(v):
+        return x0 + (v - t0) / (t1 - t0) * (x1 - x0)
+
+    def sy(v):
+        return y1 - (v - lo) / (hi - lo) * (y1 - y0)
+
+    for v in xticks:
+        canvas.line([sx(v)] * 2, [y0, y1], GRID, width=1)
+    for v in yticks:
+        canvas.line([x0, x1], [sy(v)] * 2, GRID, width=1)
+        canvas.text(tick_label(float(v), ystep), x0 - 5, sy(v), anchor="right")
+    canvas.line(sx(t), sy(values), (31, 119, 180), clip=(x0 + 1, y0 + 1, x1 - 1, y1 - 1))
+    canvas.rectangle(x0, y0, x1, y1)
+    canvas.text(label, x0 - 0.8 * canvas.dpi, (y0 + y1) / 2, anchor="center", vertical=True)
+    if time_axis:
+        for v in xticks:
+            canvas.text(tick_label(float(v), xstep), sx(v), y1 + 4, anchor="top")
+        canvas.text("time [s]", (x0 + x1) / 2, y1 + 0.28 * canvas.dpi, anchor="top")
+
+
+def render(
+    result: np.ndarray,
+    names: Sequence[str] | None = None,
+    title: str = "",
+    units: dict[str, str] | None = None,
+    settings: dict[str, object] | None = None,
+) -> tuple[np.ndarray, dict[str, object]]:
+    """The plot of :func:`plot` as RGB pixels, with the texts it shows.
+
+    The same panels as :func:`figure` (one per variable, units on the axes, the
+    settings under the title), drawn on a :class:`~symbody.fmu.raster.Canvas`.
+    Returns the pixels and ``{"title": ..., "ylabels": [...], "xlabel": ...}``.
+    """
+    units = units or {}
+    names = _panel_names(result, names)
+    ncols = 1 if len(names) <= 4 else 2
+    nrows = math.ceil(len(names) / ncols)
+    heading = _title(title, settings)
+    lines = heading.split("\n") if heading else []
+    dpi = PNG_DPI
+    width, height = round(8 * ncols * dpi), round((2.0 * nrows + 0.9) * dpi)
+    left, right, bottom, gap_x, gap_y = (round(v * dpi) for v in (1.0, 0.25, 0.55, 1.15, 0.3))
+    top = round((0.2 + 0.25 * len(lines)) * dpi)
+    panel_w = (width - left - right - gap_x * (ncols - 1)) // ncols
+    panel_h = (height - top - bottom - gap_y * (nrows - 1)) // nrows
+    canvas = Canvas(width, height, dpi)
+    for i, line in enumerate(lines):
+        canvas.text(line, width / 2, 0.1 * dpi + i * 0.25 * dpi, size=11, anchor="top")
+    t = np.asarray(result["time"], dtype=float)
+    t0, t1 = (float(t[0]), float(t[-1])) if len(t) else (0.0, 1.0)
+    if not t1 > t0:
+        t0, t1 = t0 - 0.5, t0 + 0.5
+    ylabels = []
+    for i, name in enumerate(names):
+        row, col = divmod(i, ncols)
+        x0, y0 = left + col * (panel_w + gap_x), top + row * (panel_h + gap_y)
+        ylabels.append(_label(name, units))
+        time_axis = i + ncols >= len(names)  # the time axis under the last panel of each column
+        _draw_panel(canvas, (x0, y0, x0 + panel_w, y0 + panel_h), (t0, t1), t, result[name], ylabels[-1], time_axis)
+    return canvas.pixels, {"title": heading, "ylabels": ylabels, "xlabel": "time [s]"}
+
+
 def plot(
     result: np.ndarray,
     path: str | Path,
@@ -135,7 +239,7 @@ def plot(
     units: dict[str, str] | None = None,
     settings: dict[str, object] | None = None,
 ) -> Path:
-    """Plot variables against time into a PNG, written atomically.
+    """Plot variables against time into a PNG, written atomically (drawn by :func:`render`).
 
     Args:
         result: structured array with ``time`` first (fmpy's result).
@@ -146,5 +250,6 @@ def plot(
         units: unit of each variable (``variable_units`` of the FMU).
         settings: values the run changed (``--set``), shown under the title.
     """
-    fig = figure(result, names, title, units, settings)
-    return write_atomically(Path(path), lambda tmp: fig.savefig(tmp, dpi=PNG_DPI, format="png"))
+    pixels, _ = render(result, names, title, units, settings)
+    data = encode_png(pixels)
+    return write_atomically(Path(path), lambda tmp: tmp.write_bytes(data))
