@@ -285,6 +285,27 @@ def test_an_input_file_drives_the_fmu_over_time(kind, tmp_path, capsys):
     np.testing.assert_array_equal(got["T"][got["time"] > 0.5], 2.0)
 
 
+def test_an_input_file_that_ends_early_is_said_so(tmp_path, capsys):
+    """An input file up to 0.5 s for a run to 1 s: fmpy keeps the last values; the run says so in one line
+    (it used to extend the file silently)."""
+    fmu = str(cached_fmu(PENDULUM, 2, "cs"))
+    signal = tmp_path / "short.csv"
+    signal.write_text("time,T\n0,0\n0.5,1\n")
+    argv = ["simulate", fmu, "--stop-time", "1", "--input-file", str(signal), "-o", str(tmp_path / "r.csv")]
+    code, _, err = run(capsys, *argv, "--no-plot")
+    assert code == 0, err
+    warning = [line for line in err.splitlines() if line.startswith("symbody: warning:")]
+    assert warning == [
+        "symbody: warning: --input-file short.csv covers t = 0 to 0.5 s, the run 0 to 1 s: "
+        "the inputs keep their last values after 0.5 s"
+    ]
+    data = np.genfromtxt(tmp_path / "r.csv", delimiter=",", names=True)
+    np.testing.assert_array_equal(data["T"][data["time"] > 0.5 + 1e-9], 1.0)
+    signal.write_text("time,T\n0,0\n1,1\n")
+    code, _, err = run(capsys, *argv, "--no-plot")
+    assert code == 0 and "warning" not in err
+
+
 def test_input_file_problems_are_one_line_and_write_nothing(tmp_path, capsys):
     fmu = str(cached_fmu(PENDULUM, 2, "cs"))
     csv = tmp_path / "r.csv"

@@ -48,6 +48,7 @@ from .fmu.arguments import (
     check_output_file,
     check_time_range,
     check_variable_names,
+    input_file_gap,
     parse_assignments,
     parse_start_values,
     read_input_file,
@@ -312,6 +313,10 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             inputs=inputs,
             timeout=args.timeout,
         )
+    if inputs is not None and len(res):
+        gap = input_file_gap(inputs, float(res["time"][0]), float(res["time"][-1]), Path(args.input_file).name)
+        if gap:
+            warnings.warn(gap, stacklevel=1)
     write_csv(res, csv)
     print(f"wrote {csv} ({len(res)} rows, {len(res.dtype.names or ()) - 1} variables)")
     if png is not None:

@@ -46,6 +46,7 @@ __all__ = [
     "check_time_range",
     "check_variable_names",
     "read_input_file",
+    "input_file_gap",
     "check_output_file",
 ]
 
@@ -199,6 +200,28 @@ def read_input_file(path: str | Path, inputs: Sequence[str] | None) -> np.ndarra
     if np.any(np.diff(data["time"]) < 0):
         raise ArgumentError(f"--input-file {path.name}: the times must not decrease")
     return data
+
+
+def input_file_gap(inputs: np.ndarray, start: float, stop: float, name: str) -> str | None:
+    """What the simulated span ``[start, stop]`` takes from outside an input file's times, or ``None``.
+
+    Outside its times the inputs keep the file's first and last values (fmpy's rule); a
+    file that ends early is said so rather than silently extended.
+
+    >>> data = np.array([(0.0, 0.0), (30.0, 1.0)], dtype=[("time", float), ("F", float)])
+    >>> input_file_gap(data, 0.0, 60.0, "f.csv")
+    '--input-file f.csv covers t = 0 to 30 s, the run 0 to 60 s: the inputs keep their last values after 30 s'
+    """
+    first, last = float(inputs["time"][0]), float(inputs["time"][-1])
+    slack = 1e-9 * max(1.0, abs(start), abs(stop))
+    before, after = start < first - slack, stop > last + slack
+    if not (before or after):
+        return None
+    held = [f"their first values before {first:g} s"] * before + [f"their last values after {last:g} s"] * after
+    return (
+        f"--input-file {name} covers t = {first:g} to {last:g} s, the run {start:g} to {stop:g} s: "
+        f"the inputs keep {' and '.join(held)}"
+    )
 
 
 def check_output_file(text: str | Path, suffixes: Sequence[str], flag: str) -> Path:
