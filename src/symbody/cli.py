@@ -8,7 +8,7 @@
                      [--method rk4|dopri5|rosenbrock23 | --solver CVode|Euler] [--rtol R] [--set NAME=VALUE ...]
                      [--input-file CSV] [--output NAME ...] [-o OUT.csv] [--plot OUT.png | --no-plot]
                      [--timeout SECONDS] [--fmi 2|3] [--option k=v ...]
-    symbody validate OUT.fmu [--stop-time T]
+    symbody validate OUT.fmu [--stop-time T] [--timeout SECONDS]
 
 Errors print one line on stderr (``symbody: error: ...``) and exit with status
 1; ``--debug`` (anywhere on the line) shows the traceback instead.  Warnings
@@ -136,6 +136,7 @@ def add_validate(sub: Any, common: argparse.ArgumentParser) -> None:
     )
     p.add_argument("fmu", help="FMU file")
     p.add_argument("--stop-time", type=float, default=1.0, help="end time of the smoke simulations (default 1)")
+    p.add_argument("--timeout", type=float, default=None, help="fail a smoke simulation after this many seconds")
     p.set_defaults(handler=cmd_validate)
 
 
@@ -247,9 +248,9 @@ def _check_simulate_arguments(args: argparse.Namespace) -> None:
         check_time_range(start, args.stop_time, args.interval)
     elif args.interval is not None and not args.interval > 0:
         raise ArgumentError(f"--interval {args.interval:g} must be positive")
-    for flag, value in (("--rtol", args.rtol), ("--timeout", args.timeout)):
-        if value is not None and not (0 < value < float("inf")):
-            raise ArgumentError(f"{flag} {value:g} must be a positive number")
+    if args.rtol is not None and not (0 < args.rtol < float("inf")):
+        raise ArgumentError(f"--rtol {args.rtol:g} must be a positive number")
+    _check_timeout(args.timeout)
     if args.option and _is_fmu(args.model):
         raise CliError("--option applies to model files, not to FMUs")
     settings = parse_assignments(args.set, "--set")  # the form NAME=VALUE; values are typed once the FMU is known
@@ -334,6 +335,11 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_timeout(timeout: float | None) -> None:
+    if timeout is not None and not (0 < timeout < float("inf")):
+        raise ArgumentError(f"--timeout {timeout:g} must be a positive number")
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
     from .fmu.run import validate
 
@@ -343,7 +349,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
             "`symbody info MODEL.py`, or export it with `symbody export MODEL.py -o OUT.fmu` and validate that"
         )
     check_time_range(0.0, args.stop_time)
-    report = validate(args.fmu, stop_time=args.stop_time)
+    _check_timeout(args.timeout)
+    report = validate(args.fmu, stop_time=args.stop_time, timeout=args.timeout)
     for line in report.lines():
         print(line)
     return 0 if report.ok else 1

@@ -341,8 +341,12 @@ class ValidationReport:
         return out
 
 
-def validate(fmu: str | Path, stop_time: float = 1.0, interval: float = 0.01) -> ValidationReport:
+def validate(
+    fmu: str | Path, stop_time: float = 1.0, interval: float = 0.01, timeout: float | None = None
+) -> ValidationReport:
     """fmpy's validation of ``fmu`` plus a short simulation with every interface and solver it offers.
+
+    ``timeout`` limits each simulation's wall-clock time in seconds (one that runs longer fails).
 
     Raises:
         SimulationError: ``fmu`` is not an FMU file (missing, a folder, a model file, not a zip archive).
@@ -367,7 +371,7 @@ def validate(fmu: str | Path, stop_time: float = 1.0, interval: float = 0.01) ->
     step = stop_time / math.ceil(stop_time / interval - 1e-9)  # at most interval, ends at stop_time
     for label, kw in runs:
         try:
-            res = simulate(path, stop_time=stop_time, interval=step, **kw)
+            res = simulate(path, stop_time=stop_time, interval=step, timeout=timeout, **kw)
             finite = all(np.all(np.isfinite(res[n])) for n in res.dtype.names or ())
             steps = len(res) - 1
             report.checks.append((label, finite, f"{steps} steps" + ("" if finite else ", non-finite values")))
