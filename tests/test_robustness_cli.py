@@ -513,3 +513,17 @@ def test_validate_has_a_timeout(capsys):
     assert time.monotonic() - started < 30
     code, _, err = run(capsys, "validate", fmu, "--timeout", "-1")
     assert code == 1 and "--timeout -1 must be a positive number" in one_error_line(err)
+
+
+def test_output_time_alone_is_refused_before_writing(tmp_path, capsys):
+    """``--output time`` wrote a CSV with only the time column, then failed with 'nothing to plot'."""
+    fmu = str(cached_fmu(PENDULUM, 2, "both"))
+    for extra in ([], ["--no-plot"]):
+        code, _, err = run(
+            capsys, "simulate", fmu, "--output", "time", "--stop-time", "0.1", "-o", str(tmp_path / "r.csv"), *extra
+        )
+        assert code == 1 and "--output 'time': the time is always the first column" in one_error_line(err)
+        assert folder_listing(tmp_path) == []
+    code, _, err = run(capsys, "simulate", fmu, "--output", "x", "--stop-time", "0.1", "-o", str(tmp_path / "r.csv"))
+    assert code == 0, err
+    assert (tmp_path / "r.csv").read_text().splitlines()[0] == "time,x"

@@ -46,8 +46,8 @@ from .errors import ArgumentError, SymbodyError
 from .fmu.arguments import (
     COSIMULATION_SOLVER,
     check_output_file,
+    check_recorded_names,
     check_time_range,
-    check_variable_names,
     input_file_gap,
     parse_assignments,
     parse_start_values,
@@ -292,7 +292,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         md = read_description(fmu)
         variables = md.modelVariables
         start = parse_start_values(args.set, variables, {"solver.method": METHOD_VALUES})
-        outputs = check_variable_names(args.output, [v.name for v in variables], "--output") if args.output else None
+        outputs = check_recorded_names(args.output, variables) if args.output else None
         inputs = None
         input_names = [v.name for v in variables if v.causality == "input"]
         if args.input_file:

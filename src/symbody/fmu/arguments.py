@@ -45,6 +45,7 @@ __all__ = [
     "parse_start_values",
     "check_time_range",
     "check_variable_names",
+    "check_recorded_names",
     "read_input_file",
     "input_file_gap",
     "check_output_file",
@@ -152,6 +153,22 @@ def check_variable_names(names: Iterable[str], available: Sequence[str], flag: s
             hint = f" (did you mean {', '.join(close)}?)" if close else ""
             raise ArgumentError(f"{flag} {name!r}: no such variable{hint}")
     return names
+
+
+def check_recorded_names(names: Iterable[str], variables: Sequence[Any]) -> list[str]:
+    """``--output`` names: variables of the FMU other than the time, which is always the first column.
+
+    >>> from types import SimpleNamespace as V
+    >>> check_recorded_names(["time"], [V(name="time", causality="independent"), V(name="x", causality="output")])
+    Traceback (most recent call last):
+    ...
+    symbody.errors.ArgumentError: --output 'time': the time is always the first column; name the variables to record
+    """
+    names = list(names)
+    for name in names:
+        if any(v.name == name and v.causality == "independent" for v in variables):
+            raise ArgumentError(f"--output {name!r}: the time is always the first column; name the variables to record")
+    return check_variable_names(names, [v.name for v in variables if v.causality != "independent"], "--output")
 
 
 def read_input_file(path: str | Path, inputs: Sequence[str] | None) -> np.ndarray:
