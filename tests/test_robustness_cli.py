@@ -527,3 +527,18 @@ def test_output_time_alone_is_refused_before_writing(tmp_path, capsys):
     code, _, err = run(capsys, "simulate", fmu, "--output", "x", "--stop-time", "0.1", "-o", str(tmp_path / "r.csv"))
     assert code == 0, err
     assert (tmp_path / "r.csv").read_text().splitlines()[0] == "time,x"
+
+
+def test_set_values_that_would_be_replaced_or_wrapped_are_refused(tmp_path, capsys):
+    """``--set solver.method=4294967297`` reached the FMU as 1 (rk4) through a 32-bit integer, and ``--set T=1``
+    was replaced by the input file's T without a word: both are refused before the run."""
+    fmu = str(cached_fmu(PENDULUM, 2, "both"))
+    csv = str(tmp_path / "r.csv")
+    code, _, err = run(capsys, "simulate", fmu, "--set", "solver.method=4294967297", "--stop-time", "0.1", "-o", csv)
+    assert code == 1 and "--set solver.method: 4294967297 is outside the range" in one_error_line(err)
+    signal = tmp_path / "u.csv"
+    signal.write_text("time,T\n0,0\n1,1\n")
+    argv = ["--set", "T=1", "--input-file", str(signal), "--stop-time", "0.1", "-o", csv]
+    code, _, err = run(capsys, "simulate", fmu, *argv)
+    assert code == 1 and "--set T: this input is driven by --input-file u.csv" in one_error_line(err)
+    assert folder_listing(tmp_path) == ["u.csv"]

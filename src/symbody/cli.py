@@ -297,6 +297,12 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         input_names = [v.name for v in variables if v.causality == "input"]
         if args.input_file:
             inputs = read_input_file(args.input_file, input_names)
+            driven_and_set = [n for n in inputs.dtype.names or () if n in start]
+            if driven_and_set:
+                raise ArgumentError(
+                    f"--set {driven_and_set[0]}: this input is driven by --input-file {Path(args.input_file).name}"
+                    " (the file's values would replace the one set)"
+                )
             if outputs is None:  # record the inputs the file drives with the outputs
                 driven = [n for n in inputs.dtype.names or () if n != "time"]
                 outputs = [v.name for v in variables if v.causality == "output"] + driven

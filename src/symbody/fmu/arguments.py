@@ -71,6 +71,17 @@ def _enumeration_items(variable: Any) -> dict[str, int]:
     return items
 
 
+def _in_range(variable: Any, value: int, what: str) -> int:
+    """``value`` if it fits the variable's integer type (fmpy's ctypes would wrap it around silently)."""
+    kind = variable.type
+    sized = re.fullmatch(r"U?Int(\d+)", kind)
+    bits = int(sized.group(1)) if sized else 32  # FMI 2 Integer and Enumeration: fmi2Integer (int)
+    lo, hi = (0, 2**bits - 1) if kind.startswith("UInt") else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
+    if not lo <= value <= hi:
+        raise ArgumentError(f"{what} {value} is outside the range of {kind} [{lo}, {hi}]")
+    return value
+
+
 def _typed_value(variable: Any, text: str, names: dict[str, int]) -> Any:
     what = f"--set {variable.name}:"
     kind = variable.type
@@ -80,7 +91,7 @@ def _typed_value(variable: Any, text: str, names: dict[str, int]) -> Any:
         return text
     if kind in ("Enumeration", "Integer") or kind.startswith(("Int", "UInt")):
         if re.fullmatch(r"[+-]?\d+", text):
-            return int(text)
+            return _in_range(variable, int(text), what)
         if text in names:
             return names[text]
         choices = ", ".join(f"{n} ({v})" for n, v in names.items())
