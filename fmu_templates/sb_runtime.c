@@ -1081,11 +1081,12 @@ SbStatus sb_setup_experiment(SbInstance *inst, const char *function, int toleran
     if (!isfinite(start_time)) return sb_fail(inst, function, "startTime %g is not finite", start_time);
     if (stop_defined && !(stop_time >= start_time)) /* NaN included */
         return sb_fail(inst, function, "stopTime %g is before startTime %g", stop_time, start_time);
+    if (tolerance_defined && !(tolerance > 0.0 && isfinite(tolerance))) /* NaN included */
+        return sb_fail(inst, function, "tolerance %g is invalid: it must be positive and finite", tolerance);
     *inst->time = start_time;
     inst->stop_defined = stop_defined != 0;
     inst->stop_time = stop_defined ? stop_time : INFINITY;
-    if (tolerance_defined && tolerance > 0.0 && isfinite(tolerance) && !(inst->flags & SB_FLAG_RTOL_SET))
-        inst->set[SB_SET_RTOL] = tolerance;
+    if (tolerance_defined && !(inst->flags & SB_FLAG_RTOL_SET)) inst->set[SB_SET_RTOL] = tolerance;
     sb_changed(inst);
     return SB_OK;
 }

@@ -280,3 +280,23 @@ def test_python_fmu_refuses_steps_from_the_wrong_time_or_past_the_stop_time():
         _scenario_python_fmu_refuses_steps_from_the_wrong_time_or_past_the_stop_time.__name__,
         _scenario_python_fmu_refuses_steps_from_the_wrong_time_or_past_the_stop_time.__doc__,
     )
+
+
+def _scenario_python_fmu_refuses_an_invalid_experiment_tolerance():
+    """A defined tolerance that is NaN or not positive was ignored; it is logged as an error and every step is
+    discarded with the reason, as for a startTime that is not finite."""
+    slave = _Slave(_python_fmu(MODELS[0]))
+    try:
+        assert slave.call("SetupExperiment", 1, math.nan, 0.0, 0, 0.0) == OK  # pythonfmu can return only OK
+        assert slave.call("EnterInitializationMode") == OK and slave.call("ExitInitializationMode") == OK
+        assert any(s == ERROR and "tolerance nan is invalid" in m for s, m in slave.messages), slave.text()
+        assert slave.call("DoStep", 0.0, 0.01, 0) == DISCARD
+    finally:
+        slave.free()
+
+
+def test_python_fmu_refuses_an_invalid_experiment_tolerance():
+    _isolated(
+        _scenario_python_fmu_refuses_an_invalid_experiment_tolerance.__name__,
+        _scenario_python_fmu_refuses_an_invalid_experiment_tolerance.__doc__,
+    )

@@ -671,6 +671,30 @@ def test_a_step_past_the_defined_stop_time_is_an_error(version):
         inst.free()
 
 
+@pytest.mark.parametrize("kind", ("cs", "me"))
+@pytest.mark.parametrize("version", (2, 3))
+def test_an_invalid_experiment_tolerance_is_an_error(version, kind):
+    """A defined tolerance that is NaN, zero or negative was ignored with OK (solver.rtol kept its value while
+    the host believed it had set one): it is an error like solver.rtol <= 0 at Set; a valid one sets rtol."""
+    inst = open_instance(PENDULUM, version, kind)
+    try:
+        for bad in (math.nan, 0.0, -1e-6, math.inf):
+            n = len(inst.messages)
+            if inst.fmi3:
+                status = inst.call("EnterInitializationMode", True, bad, 0.0, False, 0.0)
+            else:
+                status = inst.call("SetupExperiment", 1, bad, 0.0, 0, 0.0)
+            assert status == ERROR and "tolerance" in inst.text(n), bad
+        if inst.fmi3:
+            assert inst.call("EnterInitializationMode", True, 1e-9, 0.0, False, 0.0) == OK
+        else:
+            assert inst.call("SetupExperiment", 1, 1e-9, 0.0, 0, 0.0) == OK
+            assert inst.call("EnterInitializationMode") == OK
+        assert inst.get("solver.rtol")[0] == 1e-9
+    finally:
+        inst.free()
+
+
 @pytest.mark.parametrize("version", (2, 3))
 def test_the_communication_point_tolerance_does_not_grow_with_time(version):
     """At t0 = 1.7e9 s (a Unix time) a step from 1.5 s off, or back in time, is an error; a master that

@@ -182,6 +182,9 @@ class {name}(Fmi2Slave):
             return self._refuse("experiment", f"fmi2SetupExperiment: startTime {{start!r}} is not finite")
         if stop_time is not None and not float(stop_time) >= start:
             return self._refuse("experiment", f"fmi2SetupExperiment: stopTime {{stop_time!r}} is before {{start!r}}")
+        if tolerance is not None and not 0.0 < float(tolerance) < runtime.math.inf:
+            problem = f"tolerance {{tolerance!r}} is invalid: it must be positive and finite"
+            return self._refuse("experiment", f"fmi2SetupExperiment: {{problem}}")
         self.model.t = start
         self.model.stop_time = runtime.math.inf if stop_time is None else float(stop_time)
 
