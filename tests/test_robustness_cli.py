@@ -20,6 +20,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 from fmpy.validation import validate_fmu
 
@@ -542,3 +543,31 @@ def test_set_values_that_would_be_replaced_or_wrapped_are_refused(tmp_path, caps
     code, _, err = run(capsys, "simulate", fmu, *argv)
     assert code == 1 and "--set T: this input is driven by --input-file u.csv" in one_error_line(err)
     assert folder_listing(tmp_path) == ["u.csv"]
+
+
+def test_a_run_that_ends_early_at_a_large_time_is_an_error(tmp_path, capsys):
+    """At t0 = 1.7e9 s (a Unix time) fmpy's master ends a run 1.5 s before the stop time (it compares times
+    within 1e-9 relative); the check of the end time scaled with |t| too and let it pass as a success."""
+    fmu = str(cached_fmu(PENDULUM, 2, "both"))
+    t0 = 1.7e9
+    argv = ["--start-time", f"{t0:.17g}", "--stop-time", f"{t0 + 10:.17g}", "--interval", "0.5", "--no-plot"]
+    for kind in ("cs", "me"):
+        code, _, err = run(capsys, "simulate", fmu, *argv, "--kind", kind, "-o", str(tmp_path / "r.csv"))
+        line = one_error_line(err)
+        assert code == 1 and "before the stop time 1700000010 s" in line and "1e-9" in line, line
+        assert folder_listing(tmp_path) == []
+    code, _, err = run(
+        capsys,
+        "simulate",
+        fmu,
+        "--start-time",
+        "1e6",
+        "--stop-time",
+        "1000001",
+        "-o",
+        str(tmp_path / "r.csv"),
+        "--no-plot",
+    )
+    assert code == 0, err
+    data = np.loadtxt(tmp_path / "r.csv", delimiter=",", skiprows=1)
+    assert len(data) == 101 and data[-1, 0] == 1000001.0

@@ -284,10 +284,21 @@ def _run(fmpy, fmu: Path, kw: dict[str, Any], start: float, stop: float, step: f
         raise SimulationError(f"simulation of {fmu.name} failed: {guard.reason}{detail()}")
     result = _on_grid(result, start, step)
     end = float(result["time"][-1]) if len(result) else start
-    if end < stop - 1e-9 * max(1.0, abs(stop)) - 1e-6 * step:
-        early = f"the FMU stopped at t = {end:g} s, before the stop time {stop:g} s"
+    if end < stop - _rounding(stop, step):
+        early = f"the FMU stopped at t = {end:.12g} s, before the stop time {stop:.12g} s"
+        if math.isclose(end, stop):  # fmpy's master ends a run at a time math.isclose to the stop time
+            early = (
+                f"fmpy's master ended at t = {end:.12g} s, before the stop time {stop:.12g} s: it takes times "
+                f"within 1e-9 of each other (relative) for equal, {1e-9 * abs(stop):.3g} s at this time"
+            )
         raise SimulationError(f"simulation of {fmu.name} failed: {early}{detail()}")
     return result
+
+
+def _rounding(t, step: float):
+    """Rounding allowance of times near ``t`` on a grid of ``step``: a few ulps of ``t`` (it must not grow
+    into whole steps at large ``t``, such as a Unix time) and a millionth of the step."""
+    return 8.0 * np.spacing(np.maximum(1.0, np.abs(t))) + 1e-6 * step
 
 
 def _on_grid(result: np.ndarray, start: float, step: float) -> np.ndarray:
@@ -295,7 +306,7 @@ def _on_grid(result: np.ndarray, start: float, step: float) -> np.ndarray:
     the times where an input jumps, a Model Exchange one does not; the result keeps the same rows."""
     t = np.asarray(result["time"], dtype=float)
     k = np.round((t - start) / step)
-    rows = np.flatnonzero(np.abs(t - (start + k * step)) <= 1e-9 * np.maximum(1.0, np.abs(t)) + 1e-6 * step)
+    rows = np.flatnonzero(np.abs(t - (start + k * step)) <= _rounding(t, step))
     last = np.ones(len(rows), dtype=bool)
     last[:-1] = k[rows][:-1] != k[rows][1:]
     return result[rows[last]]
