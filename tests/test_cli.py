@@ -304,6 +304,12 @@ def test_an_input_file_that_ends_early_is_said_so(tmp_path, capsys):
     signal.write_text("time,T\n0,0\n1,1\n")
     code, _, err = run(capsys, *argv, "--no-plot")
     assert code == 0 and "warning" not in err
+    from symbody.fmu.arguments import input_file_gap
+
+    t0 = 1.7e9  # a Unix time: the allowance is rounding, not 1e-9 of |t| (1.7 s)
+    data = np.array([(t0, 0.0), (t0 + 9, 1.0)], dtype=[("time", float), ("T", float)])
+    assert "keep their last values after 1700000009 s" in input_file_gap(data, t0, t0 + 10, "f.csv")
+    assert input_file_gap(data, t0, t0 + 9, "f.csv") is None
 
 
 def test_input_file_problems_are_one_line_and_write_nothing(tmp_path, capsys):

@@ -241,13 +241,13 @@ def input_file_gap(inputs: np.ndarray, start: float, stop: float, name: str) -> 
     '--input-file f.csv covers t = 0 to 30 s, the run 0 to 60 s: the inputs keep their last values after 30 s'
     """
     first, last = float(inputs["time"][0]), float(inputs["time"][-1])
-    slack = 1e-9 * max(1.0, abs(start), abs(stop))
+    slack = 8.0 * math.ulp(max(1.0, abs(start), abs(stop)))  # rounding only, also at large times
     before, after = start < first - slack, stop > last + slack
     if not (before or after):
         return None
-    held = [f"their first values before {first:g} s"] * before + [f"their last values after {last:g} s"] * after
+    held = [f"their first values before {first:.12g} s"] * before + [f"their last values after {last:.12g} s"] * after
     return (
-        f"--input-file {name} covers t = {first:g} to {last:g} s, the run {start:g} to {stop:g} s: "
+        f"--input-file {name} covers t = {first:.12g} to {last:.12g} s, the run {start:.12g} to {stop:.12g} s: "
         f"the inputs keep {' and '.join(held)}"
     )
 
