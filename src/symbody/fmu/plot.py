@@ -152,7 +152,7 @@ def _value_range(values: np.ndarray) -> tuple[float, float]:
 
 
 def _draw_panel(
-    canvas,
+    canvas: Canvas,
     box: tuple[int, int, int, int],
     time_range: tuple[float, float],
     t: np.ndarray,
