@@ -252,4 +252,8 @@ def plot(
     """
     pixels, _ = render(result, names, title, units, settings)
     data = encode_png(pixels)
-    return write_atomically(Path(path), lambda tmp: tmp.write_bytes(data))
+
+    def fill(tmp: Path) -> None:
+        tmp.write_bytes(data)
+
+    return write_atomically(Path(path), fill)
