@@ -33,7 +33,8 @@ from .errors import ModelError
 from .symbolic.calculus import diff, jacobian, subs_many, time_derivative
 from .symbolic.dynamics import assemble
 from .symbolic.energy import kinetic_energy, potential_energy
-from .symbolic.expr import ZERO, Expr, neg
+from .symbolic.recursive import assemble_recursive, tree_of
+from .symbolic.expr import NEG, NUM, SYM, ZERO, Expr, neg, walk
 
 # ---------------------------------------------------------------------------
 # metadata records (copied from the model so that consumers never need it)
@@ -120,6 +121,8 @@ class Equations:
         nonpotential_forces: generalized forces of the loads, or parts of loads, without a
             potential (dampers, actuators, other forces); ``nonpotential_loads`` names them.
         derive_seconds: time taken by :meth:`symbody.System.derive`.
+        formulation: how ``M`` and ``delta`` were derived: ``"recursive"`` (composite-rigid-body
+            and Newton-Euler recursions over a tree of relative joints) or ``"virtual_power"``.
         n_atoms: number of atoms created by the derivation of the equations of motion
             (the energy expressions, later Jacobians and export plans add atoms to the
             same table; they are not counted here).
@@ -318,7 +321,7 @@ class Equations:
         """Sizes, atom and operation counts per block (see DESIGN.md for the definitions).
 
         Keys: ``name, coordinates, constraints, dof, parameters, inputs, outputs,
-        atoms, ops, temps, derive_seconds``; ``ops`` holds ``M, delta, M_delta,
+        atoms, ops, temps, derive_seconds, formulation``; ``ops`` holds ``M, delta, M_delta,
         Phi, Phi_q, gamma`` (and ``D, beta, outputs``); ``temps`` holds the number of
         temporaries emitted per block.
         """
@@ -355,6 +358,7 @@ class Equations:
             "ops": ops,
             "temps": temps,
             "derive_seconds": self.derive_seconds,
+            "formulation": self.formulation,
         }
         return self._stats
 
@@ -435,17 +439,74 @@ def _progress_bar(enabled: bool | Callable | None):
     return cb, close
 
 
-def derive_equations(system, progress: bool | Callable | None = None, check: bool = True) -> Equations:
-    """Build the :class:`Equations` of a system (used by :meth:`System.derive`)."""
+FORMULATIONS = ("auto", "recursive", "virtual_power")
+
+# Trees of at most this many solids are derived both ways and the shorter [M|delta] is kept
+# (on larger trees the recursion wins: 3-D chains, planar chains and the n-link pendulum
+# from 5 bodies on, see benchmarks/bench_recursive.py); the operation count is exact
+# (the export plan's) when both are small, the number of atoms otherwise.
+COMPARE_UP_TO = 4
+EXACT_COUNT_UP_TO = 400
+
+
+def _mass_and_forces(system, cb, formulation: str) -> tuple[list, list, str]:
+    """``M``, ``delta`` and the formulation used: the recursion on trees, the virtual-power loop otherwise."""
+    if formulation not in FORMULATIONS:
+        raise ModelError(f"unknown formulation {formulation!r}: use one of {', '.join(FORMULATIONS)}")
+    tree = tree_of(system) if formulation != "virtual_power" else None
+    if tree is None:
+        if formulation == "recursive":
+            raise ModelError(
+                f"model {system.name!r} is not a tree of relative joints (a coordinate moves more than one "
+                f"solid relative to its parent, or an input enters a joint): use formulation='virtual_power'"
+            )
+        return (*assemble(system, cb), "virtual_power")
+    rec = assemble_recursive(system, tree, cb)
+    if formulation == "recursive" or len(tree) - 1 > COMPARE_UP_TO:
+        return (*rec, "recursive")
+    vp = assemble(system, cb)
+    sizes = [_atom_count(*rec), _atom_count(*vp)]
+    if max(sizes) <= EXACT_COUNT_UP_TO:
+        sizes = [_op_count(*rec, system), _op_count(*vp, system)]
+    return (*vp, "virtual_power") if sizes[1] < sizes[0] else (*rec, "recursive")
+
+
+def _atom_count(M: list, delta: list) -> int:
+    """Operations of the atoms of ``M`` (upper triangle) and ``delta`` (negations are free in sums)."""
+    n = len(M)
+    roots = [M[i][j] for i in range(n) for j in range(i, n)] + list(delta)
+    return sum(1 for e in walk(roots) if e.op not in (SYM, NUM, NEG))
+
+
+def _op_count(M: list, delta: list, system) -> int:
+    """The export plan's operation count of ``[M|delta]``."""
+    probe = Equations()
+    probe.M, probe.delta, probe.ctx = M, delta, system.ctx
+    probe.q = [c.q for c in system.coordinates]
+    probe.Phi = probe.Phi_q = probe.D = probe.beta = probe.gamma = probe.Phi_init = probe.Phi_init_q = []
+    probe.outputs = []
+    return probe.op_count("M", "delta")
+
+
+def derive_equations(
+    system, progress: bool | Callable | None = None, check: bool = True, formulation: str = "auto"
+) -> Equations:
+    """Build the :class:`Equations` of a system (used by :meth:`System.derive`).
+
+    ``formulation``: ``"recursive"`` (composite-rigid-body and Newton-Euler recursions,
+    tree models only), ``"virtual_power"`` (the loop over solids, any model) or
+    ``"auto"``: the recursion on trees, the shorter ``[M|delta]`` of the two on small trees.
+    """
     t0 = time.perf_counter()
     if check:
         _check_system(system)
     cb, close = _progress_bar(progress)
     try:
-        M, delta = assemble(system, cb)
+        M, delta, used = _mass_and_forces(system, cb, formulation)
     finally:
         close()
     eq = Equations()
+    eq.formulation = used
     eq.name = system.name
     eq.description = system.description
     eq.ctx = system.ctx

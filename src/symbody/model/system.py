@@ -1206,17 +1206,25 @@ class System:
     # ------------------------------------------------------------------
     # derivation
     # ------------------------------------------------------------------
-    def derive(self, progress: bool | Callable[[int, int, str], None] | None = None, check: bool = True):
+    def derive(
+        self,
+        progress: bool | Callable[[int, int, str], None] | None = None,
+        check: bool = True,
+        formulation: str = "auto",
+    ):
         """Derive the equations of motion: returns an :class:`symbody.Equations`.
 
         Args:
             progress: ``True`` to show a progress bar for derivations that take more
                 than two seconds, or a callable ``(done, total, what)``.
             check: run the model checks (undeclared symbols, empty model, ...).
+            formulation: ``"auto"`` (default: the recursive formulation for trees of
+                relative joints, keeping the virtual-power one where it gives shorter
+                code), ``"recursive"`` or ``"virtual_power"``.
         """
         from ..equations import derive_equations
 
-        return derive_equations(self, progress=progress, check=check)
+        return derive_equations(self, progress=progress, check=check, formulation=formulation)
 
     # convenience for iterating symbols
     @property
