@@ -33,8 +33,8 @@ from .errors import ModelError
 from .symbolic.calculus import diff, jacobian, subs_many, time_derivative
 from .symbolic.dynamics import assemble
 from .symbolic.energy import kinetic_energy, potential_energy
-from .symbolic.recursive import assemble_recursive, tree_of
 from .symbolic.expr import NEG, NUM, SYM, ZERO, Expr, neg, walk
+from .symbolic.recursive import assemble_recursive, tree_of
 
 # ---------------------------------------------------------------------------
 # metadata records (copied from the model so that consumers never need it)

@@ -276,7 +276,9 @@ class _Recursion:
         kin, B, P = self.kin, body.base, body.point
         w = self.comps(kin.omega(B), B)
         v = self.comps(kin.velocity(P), B)
-        S = [(i, tuple(diff(x, self.dq[i]) for x in w), tuple(diff(x, self.dq[i]) for x in v)) for i in body.coordinates]
+        S = [
+            (i, tuple(diff(x, self.dq[i]) for x in w), tuple(diff(x, self.dq[i]) for x in v)) for i in body.coordinates
+        ]
         parent = body.parent
         g_parent = self.gravity if parent.solid is None else self.g_local[id(parent)]  # type: ignore[union-attr]
         g = self.g_local[id(body)] = kin.rotate(g_parent, parent.base, B)  # type: ignore[union-attr]
