@@ -49,11 +49,10 @@ from .expr import ZERO, Expr, add, mul, neg, sub
 from .kinematics import Comps, _cross3, _dot3
 
 if TYPE_CHECKING:
-    from ..model.base import Base
-    from ..model.point import Point
-    from ..model.solid import Solid
-    from ..model.system import System
     from .kinematics import Kinematics
+
+# the model's Base, Point, Solid and System (this layer sits below the model and does not import it)
+Base = Point = Solid = System = Any
 
 Sym3 = tuple[Comps, Comps, Comps]
 
@@ -247,6 +246,7 @@ class _Recursion:
         n = len(self.dq)
         self.M: list[list[Expr]] = [[ZERO] * n for _ in range(n)]
         self.tau: dict[int, Expr] = {}
+        self.total = len(order) - 1 + len(system.loads)  # progress: solids, then loads
         self.gravity: Comps = (ZERO, ZERO, ZERO)
         self.g_local: dict[int, Comps] = {}  # gravity in each body's base
         for load in system.loads:
@@ -305,11 +305,7 @@ class _Recursion:
 
     def run(self, progress: Callable[[int, int, str], None] | None = None) -> None:
         bodies = self.order[1:]
-        data = {}
-        for k, body in enumerate(bodies):
-            data[id(body)] = self.forward(body)
-            if progress:
-                progress(k + 1, 2 * len(bodies), body.solid.name)  # type: ignore[union-attr]
+        data = {id(body): self.forward(body) for body in bodies}
         offsets = {id(b): self.offset(b) for b in bodies}
         self._data_S = {key: d["S"] for key, d in data.items()}
         for k, body in enumerate(reversed(bodies)):
@@ -331,7 +327,7 @@ class _Recursion:
                 pd["h"] = _add3(pd["h"], _add3(hp, _scale3(d["m"], r)))
                 pd["I"] = _add_sym(pd["I"], Ip)
             if progress:
-                progress(len(bodies) + k + 1, 2 * len(bodies), body.solid.name)  # type: ignore[union-attr]
+                progress(k + 1, self.total, body.solid.name)  # type: ignore[union-attr]
 
     def mass_rows(self, body: TreeBody, d: dict, offsets: dict) -> None:
         """``M_ij`` for the coordinates ``i`` of the body's joint and ``j`` of its joint and ancestors'."""
@@ -370,9 +366,13 @@ def assemble_recursive(
     asm = Assembler(system)
     for i, tau in rec.tau.items():
         asm.add_delta(i, neg(tau))
+    done = len(order) - 1
     for load in system.loads:
-        if getattr(load, "kind", "") != "gravity":
+        if getattr(load, "kind", "") != "gravity":  # gravity is in the recursion
             load.apply(asm)
+        done += 1
+        if progress:
+            progress(done, rec.total, load.name)
     delta = [asm.finalize(acc) for acc in asm.delta]
     return rec.M, delta
 
