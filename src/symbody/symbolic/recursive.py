@@ -41,7 +41,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from .calculus import diff
 from .dynamics import Assembler
@@ -52,7 +52,10 @@ if TYPE_CHECKING:
     from .kinematics import Kinematics
 
 # the model's Base, Point, Solid and System (this layer sits below the model and does not import it)
-Base = Point = Solid = System = Any
+Base: TypeAlias = Any
+Point: TypeAlias = Any
+Solid: TypeAlias = Any
+System: TypeAlias = Any
 
 Sym3 = tuple[Comps, Comps, Comps]
 
