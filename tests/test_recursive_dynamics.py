@@ -25,6 +25,7 @@ from conftest import EXAMPLES, example
 from test_core_random_trees import CASES, SympyTree, build_symbody, random_states, random_tree
 
 import symbody as sb
+from symbody.cli import main
 from symbody.equations import _atom_count
 from symbody.errors import ModelError
 from symbody.loader import load_module
@@ -210,3 +211,10 @@ def test_operation_growth_on_the_3d_chain():
     assert np.log2(rec[8][1] / rec[4][1]) <= 1.35
     assert np.log2(vp[8][0] / vp[4][0]) > 2.5  # the loop over pairs of partial velocities
     assert sum(rec[8]) * 3 < sum(vp[8])
+
+
+def test_symbody_info_prints_the_formulation(capsys):
+    assert main(["info", str(EXAMPLES / "n_link_pendulum_on_cart.py"), "--option", "n=5"]) == 0
+    assert "dynamics     recursive formulation" in capsys.readouterr().out
+    assert main(["info", str(EXAMPLES / "n_link_pendulum_on_cart.py"), "--option", "n=2"]) == 0
+    assert "dynamics     virtual power formulation" in capsys.readouterr().out
