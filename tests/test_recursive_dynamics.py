@@ -190,11 +190,12 @@ def test_choice_keeps_four_bar_at_or_below_132_ops():
     assert st["ops"]["M_delta"] <= vp.op_count("M", "delta")
 
 
-def test_choice_takes_the_shorter_code_on_small_trees():
-    """The 2-link pendulum on a cart is shorter by virtual power; the auto choice keeps it."""
-    auto = example("n_link_pendulum_on_cart", n=2).derive()
-    rec = example("n_link_pendulum_on_cart", n=2).derive(formulation="recursive")
-    vp = example("n_link_pendulum_on_cart", n=2).derive(formulation="virtual_power")
+@pytest.mark.parametrize("n", [2, 4, 5])
+def test_choice_takes_the_shorter_code_on_small_trees(n):
+    """The n-link pendulum on a cart: shorter by virtual power up to n = 4, by the recursion from n = 5."""
+    auto = example("n_link_pendulum_on_cart", n=n).derive()
+    rec = example("n_link_pendulum_on_cart", n=n).derive(formulation="recursive")
+    vp = example("n_link_pendulum_on_cart", n=n).derive(formulation="virtual_power")
     best = min(rec.op_count("M", "delta"), vp.op_count("M", "delta"))
     assert auto.op_count("M", "delta") == best
 

@@ -441,11 +441,12 @@ def _progress_bar(enabled: bool | Callable | None):
 
 FORMULATIONS = ("auto", "recursive", "virtual_power")
 
-# Trees of at most this many solids are derived both ways and the shorter [M|delta] is kept
-# (on larger trees the recursion wins: 3-D chains, planar chains and the n-link pendulum
-# from 5 bodies on, see benchmarks/bench_recursive.py); the operation count is exact
-# (the export plan's) when both are small, the number of atoms otherwise.
-COMPARE_UP_TO = 4
+# Trees with at most this many coordinates are derived both ways and the shorter [M|delta] is
+# kept (the virtual-power loop is then fast and sometimes shorter: planar chains of two or three
+# bodies, the n-link pendulum on a cart up to n = 4); on larger trees the recursion wins (3-D and
+# planar chains, the n-link pendulum from n = 5, see benchmarks/bench_recursive.py).  The count is
+# the export plan's when both are small, the number of atoms otherwise.
+COMPARE_UP_TO = 8
 EXACT_COUNT_UP_TO = 400
 
 
@@ -462,7 +463,7 @@ def _mass_and_forces(system, cb, formulation: str) -> tuple[list, list, str]:
             )
         return (*assemble(system, cb), "virtual_power")
     rec = assemble_recursive(system, tree, cb)
-    if formulation == "recursive" or len(tree) - 1 > COMPARE_UP_TO:
+    if formulation == "recursive" or len(system.coordinates) > COMPARE_UP_TO:
         return (*rec, "recursive")
     vp = assemble(system)  # small tree: fast, no progress to report twice
     sizes = [_atom_count(*rec), _atom_count(*vp)]
