@@ -120,6 +120,16 @@ def __dir__() -> list[str]:
     return sorted({*globals(), *_LAZY, *_RENAMED})
 
 
+
+def __getattr__(name: str):
+    """Lazy attributes (PEP 562): ``symbody.sweep`` loads the study machinery on first use."""
+    if name == "sweep":
+        from .study import sweep
+
+        return sweep
+    raise AttributeError(f"module 'symbody' has no attribute {name!r}")
+
+
 __all__ = [
     "System",
     "Equations",
@@ -162,5 +172,6 @@ __all__ = [
     "NumericalError",
     "ExportError",
     "SymbodyError",
+    "sweep",
     "__version__",
 ]
