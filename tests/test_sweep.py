@@ -247,7 +247,10 @@ def test_controller_in_the_loop_equals_the_example_loop(crane_fmu):
 
     def controller(case):  # trolley to x = 2 m (PD), hoist holding the case's payload at its rope length
         m, g = case["m_payload"], 9.80665
-        law = lambda t, s: np.array([3000.0 * (2.0 - s[0]) - 4000.0 * s[3], m * g - 2e4 * (s[1] - 12.0) - 1e4 * s[4]])
+
+        def law(t, s):
+            return np.array([3000.0 * (2.0 - s[0]) - 4000.0 * s[3], m * g - 2e4 * (s[1] - 12.0) - 1e4 * s[4]])
+
         return FeedbackLaw(names, inputs, law, {"F_trolley": (-5e3, 5e3)})
 
     def residual_swing(traj) -> float:

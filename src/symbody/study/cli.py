@@ -147,7 +147,8 @@ def run(args: argparse.Namespace) -> int:
         f"{failed} failed)"
     )
     if failed:
-        print(f"symbody: warning: {failed} of {len(df)} runs failed (see the status and message columns)", file=sys.stderr)
+        note = f"{failed} of {len(df)} runs failed (see the status and message columns)"
+        print(f"symbody: warning: {note}", file=sys.stderr)
     return 0
 
 

@@ -9,8 +9,9 @@ analysis of output from a computer code", 1979; via ``scipy.stats.qmc``),
 that a resumed study recognizes the runs it has already done.
 
 Example:
-    >>> factorial({"m": [1.0, 2.0], "l": parse_values("5:15:3")})
-    [{'m': 1.0, 'l': 5.0}, {'m': 1.0, 'l': 10.0}, {'m': 1.0, 'l': 15.0}, {'m': 2.0, 'l': 5.0}, {'m': 2.0, 'l': 10.0}, {'m': 2.0, 'l': 15.0}]
+    >>> factorial({"m": [1.0, 2.0], "l": parse_values("5:15:3")})  # doctest: +NORMALIZE_WHITESPACE
+    [{'m': 1.0, 'l': 5.0}, {'m': 1.0, 'l': 10.0}, {'m': 1.0, 'l': 15.0},
+     {'m': 2.0, 'l': 5.0}, {'m': 2.0, 'l': 10.0}, {'m': 2.0, 'l': 15.0}]
     >>> cases = latin_hypercube({"m": (1.0, 2.0)}, 4, seed=1)
     >>> sorted(int(c["m"] * 4 - 4) for c in cases)  # one sample in each quarter of the range
     [0, 1, 2, 3]

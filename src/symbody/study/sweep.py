@@ -28,8 +28,8 @@ Example (a pendulum from three start angles, in this process):
 from __future__ import annotations
 
 import contextlib
-import io
 import hashlib
+import io
 import json
 import logging
 import os
@@ -138,7 +138,8 @@ def sweep(
         worker, made = row.pop("_worker", None), row.pop("_instantiations", 0)
         counts[worker] = max(counts.get(worker, 0), made)
         traj = row.pop("_trajectory", None)
-        row["trajectory"] = "" if traj is None or folder is None else str(write_trajectory(traj, folder / f"{rid}.parquet"))
+        kept = traj is not None and folder is not None
+        row["trajectory"] = str(write_trajectory(traj, folder / f"{rid}.parquet")) if kept else ""
         store.add({"run_id": rid, **case, **row})
         store.flush()
 
