@@ -1,0 +1,148 @@
+"""Parameter-study throughput: a 200-run sweep of the overhead crane on a 2-worker dask LocalCluster
+versus the same runs one after another in one process.
+
+Run ``python benchmarks/bench_sweep.py [--quick|--smoke]``.
+
+The study: the overhead crane's Co-Simulation FMU (dopri5, ``solver.rtol`` 1e-9), 35 s of a
+trolley drive with a constant 2 kN force, over 20 payloads (1-8 t) and 10 rope lengths
+(5-30 m), summaries of ``theta``, ``x`` and ``rope_tension`` per run.  Three timings, interleaved
+round by round so that load from other processes hits them alike (best of the rounds):
+
+* *bare*: the simulations alone: ``fmpy.simulate_fmu`` on one instance reset between runs, no
+  summaries, no results table;
+* *sequential*: :func:`symbody.sweep` with ``workers=0`` (the same runs one after another in
+  this process: runner, summaries, results table);
+* *cluster*: :func:`symbody.sweep` on a 2-worker ``LocalCluster`` started beforehand (its
+  start-up time is reported apart).
+
+Rows: the speed-up cluster vs sequential (target >= 1.7x on 2 cores) and the per-run overhead
+beyond the simulation itself, ``2 x cluster wall / runs - bare / runs`` (worker time per run
+not spent simulating: scheduling, shipping, summaries, the table; target < 20 ms).  The
+machine's load average is noted: on a shared machine the speed-up is bounded by the cores
+other processes leave free.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from common import Row, fmt_time, load_example  # noqa: E402
+
+STOP = 35.0
+OUTPUTS = ["theta", "x", "rope_tension"]
+FIXED = {"F_trolley": 2000.0, "solver.method": 2, "solver.rtol": 1e-9, "solver.atol": 1e-11}
+WORKERS = 2
+
+
+def study(n_payloads: int, n_lengths: int) -> dict[str, list[float]]:
+    return {"m_payload": list(np.linspace(1000, 8000, n_payloads)), "l": list(np.linspace(5, 30, n_lengths))}
+
+
+def bare_runs(fmu: Path, params: dict[str, list[float]]) -> float:
+    """Wall time of the simulations alone (one instance, reset between runs)."""
+    import fmpy
+    from fmpy.simulation import instantiate_fmu
+
+    tmp = tempfile.mkdtemp(prefix="bench_sweep_")
+    unzipdir = fmpy.extract(str(fmu), unzipdir=tmp)
+    md = fmpy.read_model_description(unzipdir)
+    inst = instantiate_fmu(unzipdir, md, "CoSimulation")
+    cases = [(m, length) for m in params["m_payload"] for length in params["l"]]
+    t0 = time.perf_counter()
+    for i, (m, length) in enumerate(cases):
+        if i:
+            inst.reset()
+        fmpy.simulate_fmu(unzipdir, model_description=md, fmu_instance=inst, stop_time=STOP, output=OUTPUTS,
+                          start_values={**FIXED, "m_payload": m, "l": length})
+    wall = time.perf_counter() - t0
+    inst.freeInstance()
+    return wall
+
+
+def swept(fmu: Path, params, **engine) -> tuple[float, object]:
+    from symbody.study import sweep
+
+    t0 = time.perf_counter()
+    df = sweep(fmu, params, start_values=FIXED, stop_time=STOP, outputs=OUTPUTS, progress=False, **engine)
+    wall = time.perf_counter() - t0
+    if not (df["status"] == "ok").all():
+        raise RuntimeError(f"failed runs in the benchmark: {df[df['status'] != 'ok']['message'].tolist()[:2]}")
+    return wall, df
+
+
+def run(quick: bool = False, smoke: bool = False) -> list[Row]:
+    import logging
+
+    from distributed import Client, LocalCluster
+
+    from symbody.fmu import export_fmu
+
+    shape = (2, 2) if smoke else (20, 10)
+    rounds = 1 if (smoke or quick) else 2
+    params = study(*shape)
+    n = shape[0] * shape[1]
+    load0 = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory(prefix="bench_sweep_") as tmp:
+        fmu = export_fmu(load_example("overhead_crane"), Path(tmp) / "overhead_crane.fmu", kind="cs")
+        t0 = time.perf_counter()
+        cluster = LocalCluster(n_workers=WORKERS, threads_per_worker=1, processes=True, host="127.0.0.1",
+                               dashboard_address=":0", silence_logs=logging.ERROR)
+        client = Client(cluster)
+        startup = time.perf_counter() - t0
+        try:
+            swept(fmu, study(1, WORKERS), client=client)  # warm-up: the workers import fmpy and extract the FMU
+            bare, seq, par = [], [], []
+            for _ in range(rounds):
+                bare.append(bare_runs(fmu, params))
+                wall, seq_df = swept(fmu, params, workers=0)
+                seq.append(wall)
+                wall, par_df = swept(fmu, params, client=client)
+                par.append(wall)
+            same = np.array_equal(seq_df["theta.max"].to_numpy(), par_df["theta.max"].to_numpy())
+        finally:
+            client.close()
+            cluster.close()
+    load1 = os.getloadavg()[0]
+    b, s, p = min(bare), min(seq), min(par)
+    speedup = s / p
+    overhead = WORKERS * p / n - b / n
+    load = f"load average {load0:.1f} -> {load1:.1f} on {os.cpu_count()} cores"
+    case = f"overhead crane, {n} runs of 35 s (dopri5, rtol 1e-9), {WORKERS}-worker LocalCluster"
+    return [
+        Row(
+            "parameter sweep",
+            case + " vs one process",
+            f"{fmt_time(p)} ({fmt_time(p / n)}/run)",
+            f"sequential {fmt_time(s)} ({fmt_time(s / n)}/run)",
+            speedup,
+            ">= 1.7x" if not smoke else "- (smoke)",
+            (speedup >= 1.7) if not smoke else None,
+            f"Best of {rounds} interleaved rounds; cluster start-up {fmt_time(startup)} not included; "
+            f"rows equal to the sequential ones: {'yes' if same else 'NO'}; {load}.",
+        ),
+        Row(
+            "parameter sweep",
+            case + ": per-run overhead beyond the simulation",
+            f"{fmt_time(overhead)}/run",
+            f"simulation alone {fmt_time(b / n)}/run",
+            None,
+            "< 20 ms" if not smoke else "- (smoke)",
+            (overhead < 0.020) if not smoke else None,
+            f"{WORKERS} x cluster wall / runs - bare simulation wall / runs; {load}.",
+        ),
+    ]
+
+
+if __name__ == "__main__":
+    quick, smoke = "--quick" in sys.argv, "--smoke" in sys.argv
+    for row in run(quick=quick, smoke=smoke):
+        print(row)
