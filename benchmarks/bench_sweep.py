@@ -5,8 +5,9 @@ Run ``python benchmarks/bench_sweep.py [--quick|--smoke]``.
 
 The study: the overhead crane's Co-Simulation FMU (dopri5, ``solver.rtol`` 1e-9), 35 s of a
 trolley drive with a constant 2 kN force (the hoist holding the 4 t payload), over 20 trolley
-masses (1-3 t) and 10 rope lengths (5-30 m), summaries of ``theta``, ``x`` and ``rope_tension`` per run.  Three timings, interleaved
-round by round so that load from other processes hits them alike (best of the rounds):
+masses (1-3 t) and 10 rope lengths (5-30 m), summaries of ``theta``, ``x`` and ``rope_tension``
+per run.  Three timings, interleaved round by round so that load from other processes hits them
+alike (best of the rounds):
 
 * *bare*: the simulations alone: ``fmpy.simulate_fmu`` on one instance reset between runs, no
   summaries, no results table;
@@ -87,7 +88,7 @@ def run(quick: bool = False, smoke: bool = False) -> list[Row]:
     from symbody.fmu import export_fmu
 
     shape = (2, 2) if smoke else (20, 10)
-    rounds = 1 if (smoke or quick) else 2
+    rounds = 1 if (smoke or quick) else 3
     params = study(*shape)
     n = shape[0] * shape[1]
     load0 = os.getloadavg()[0]

@@ -31,10 +31,14 @@ STOP, INTERVAL = 3.0, 0.05
 pytestmark = pytest.mark.slow
 
 
-def _start(args: list[str], log: Path) -> subprocess.Popen:
+def _start(args: list[str], log: Path, **env: str) -> subprocess.Popen:
     with open(log, "wb") as out:
         return subprocess.Popen(
-            [sys.executable, "-m", "dask", *args], stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+            [sys.executable, "-m", "dask", *args],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            env={**os.environ, **env},
         )
 
 
@@ -58,7 +62,9 @@ def scheduler_file(tmp_path_factory):
     f = d / "scheduler.json"
     procs = [
         _start(["scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard", "--scheduler-file", str(f)],
-               d / "scheduler.log")
+               d / "scheduler.log",
+               # a task whose worker dies is retried once elsewhere, then reported (the crash test below)
+               DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES="1")
     ]
     try:
         deadline = time.monotonic() + 60
@@ -173,3 +179,21 @@ def test_cli_sweep_on_the_cluster(scheduler_file, crane_fmu, tmp_path):
             assert r[column] == pytest.approx(value, rel=1e-12, abs=1e-12), column
     proc = subprocess.run(cmd[:-3] + ["--workers", "2"] + cmd[-3:], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1 and proc.stderr.startswith("symbody: error: --workers")
+
+
+def test_cluster_a_run_that_kills_its_worker_is_recorded(scheduler_file, crane_fmu, tmp_path):
+    """A run that takes its worker process down (as a crashing FMU would) fails alone; the study goes on."""
+
+    def crash(traj) -> float:
+        if abs(traj["theta"][0] - 0.07) < 1e-12:
+            os._exit(3)
+        return 0.0
+
+    thetas = [0.01 * k for k in range(1, 21)]  # 20 runs: batches of 2 on 2 workers, the crashing one split
+    df = sweep(crane_fmu, {"theta": thetas}, start_values=FIXED, stop_time=1.0, outputs=["theta"],
+               metrics={"crash": crash}, scheduler=scheduler_file, output=tmp_path / "r.csv", progress=False)
+    failed = df[df["status"] != "ok"]
+    assert failed["theta"].tolist() == [0.07] and failed["status"].tolist() == ["error"]
+    assert "worker failed" in failed["message"].iloc[0]
+    ok = df[df["status"] == "ok"]
+    assert ok["theta.max"].tolist() == pytest.approx([t for t in thetas if t != 0.07], abs=1e-9)

@@ -20,10 +20,10 @@ The study is :func:`symbody.sweep`: a full factorial of the two parameters, each
 closed loop run on a dask worker (the FMU is shipped to the workers as bytes, instantiated
 once per worker and reset between runs), with user metrics computed on the workers from the
 trajectory: settling time, maximum and residual swing (:func:`crane_motion.transfer_metrics`)
-and the peak rope tension.  The same study from the command line, without the controller
-(open loop, the FMU's own inputs), is::
+and the peak rope tension.  A study without a controller (a constant trolley force, the hoist
+holding the nominal payload, over trolley mass and rope length) runs from the command line::
 
-    symbody sweep out/overhead_crane.fmu --param m_payload=1000:8000:8 --param l=5:30:6 \\
+    symbody sweep out/overhead_crane.fmu --param m_trolley=1000:3000:5 --param l=5:30:6 \\
         --set F_trolley=2000 --stop-time 35 --output theta --output rope_tension -o out/open_loop.csv
 """
 

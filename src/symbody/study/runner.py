@@ -394,12 +394,20 @@ def cached_runner(data: bytes, key: str) -> FmuRunner:
         return runner
 
 
-def run_case(data: bytes, key: str, settings: RunSettings, case: Mapping[str, float]) -> dict[str, Any]:
-    """One run on a worker (the task a sweep submits); the row also counts the worker's runs."""
+def run_cases(
+    data: bytes, key: str, settings: RunSettings, cases: Sequence[tuple[str, Mapping[str, float]]]
+) -> list[tuple[str, dict[str, Any]]]:
+    """A batch of runs on a worker (the task a sweep submits): ``(run id, row)`` per case.
+
+    Each row also tells the worker and how many instances its runner has created.
+    """
     runner = cached_runner(data, key)
-    row = runner.run(case, settings)
-    row["_instantiations"], row["_worker"] = runner.instantiations, (os.getpid(), threading.get_ident())
-    return row
+    out = []
+    for rid, case in cases:
+        row = runner.run(case, settings)
+        row["_instantiations"], row["_worker"] = runner.instantiations, (os.getpid(), threading.get_ident())
+        out.append((rid, row))
+    return out
 
 
 @atexit.register

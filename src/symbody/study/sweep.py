@@ -32,6 +32,7 @@ import hashlib
 import io
 import json
 import logging
+import math
 import os
 import re
 import tempfile
@@ -45,7 +46,7 @@ import numpy as np
 
 from .design import Case, StudyError, check_unique, cross, factorial, latin_hypercube, run_id
 from .results import ResultsFile, write_trajectory
-from .runner import ERROR, FmuRunner, RunSettings, fmu_hash, run_case
+from .runner import ERROR, FmuRunner, RunSettings, fmu_hash, run_cases
 
 
 def sweep(
@@ -106,6 +107,8 @@ def sweep(
         ``df.attrs`` holds ``runs`` (made now), ``skipped`` (found in ``output``) and
         ``instantiations`` (FMU instances created by the workers).
     """
+    parquet = str(output or "").lower().endswith(".parquet") or trajectories is not None
+    _require("pandas", *(["pyarrow"] if parquet else []))
     data = fmu if isinstance(fmu, bytes) else _read_fmu(fmu)
     table = design_cases(params, samples, n_samples, seed, cases)
     settings = RunSettings(
@@ -138,8 +141,8 @@ def sweep(
         worker, made = row.pop("_worker", None), row.pop("_instantiations", 0)
         counts[worker] = max(counts.get(worker, 0), made)
         traj = row.pop("_trajectory", None)
-        kept = traj is not None and folder is not None
-        row["trajectory"] = str(write_trajectory(traj, folder / f"{rid}.parquet")) if kept else ""
+        if folder is not None:
+            row["trajectory"] = "" if traj is None else str(write_trajectory(traj, folder / f"{rid}.parquet"))
         store.add({"run_id": rid, **case, **row})
         store.flush()
 
@@ -212,6 +215,8 @@ def check_names(data: bytes, table: Sequence[Case], settings: RunSettings) -> No
         raise StudyError(f"the FMU {md.modelName!r} has no {settings.kind!r} interface")
     if ctrl is not None and (settings.sample_period is None or not settings.sample_period > 0):
         raise StudyError("a controller in the loop needs a positive sample_period")
+    if ctrl is not None and settings.kind != "cs":
+        raise StudyError("a controller in the loop drives the Co-Simulation interface: use kind='cs'")
     if not settings.stop_time > 0:
         raise StudyError(f"stop time must be positive, not {settings.stop_time:g}")
 
@@ -253,6 +258,15 @@ def study_key(fmu_key: str, settings: RunSettings) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def _require(*modules: str) -> None:
+    """The optional packages of studies, or a StudyError telling how to install them."""
+    import importlib.util
+
+    missing = [m for m in dict.fromkeys(modules) if importlib.util.find_spec(m) is None]
+    if missing:
+        raise StudyError(f"parameter studies need {', '.join(missing)}: pip install 'symbody[sweep]'")
+
+
 def _read_fmu(path: str | Path) -> bytes:
     p = Path(path)
     if not p.is_file():
@@ -281,30 +295,57 @@ def _run_here(data, key, settings, pending, record_row, client, scheduler, worke
 
 
 def _run_on_dask(data, key, settings, pending, record_row, client, scheduler, workers, progress) -> None:
-    """Every case as a task on a dask cluster; rows are recorded as they finish."""
+    """The cases as tasks on a dask cluster, in batches; rows are recorded as they finish.
+
+    A batch whose worker died (an FMU that crashed its process) is split into single runs,
+    so that only the crashing case is recorded as failed.
+    """
+    _require("distributed")
     from distributed import as_completed
 
     with _client(client, scheduler, workers) as c:
-        data_f = c.scatter(data, broadcast=True, hash=False)
-        settings_f = c.scatter(settings, broadcast=True, hash=False)
         token = uuid.uuid4().hex[:8]
-        futures = {
-            c.submit(run_case, data_f, key, settings_f, case, pure=False, key=f"symbody-run-{rid}-{token}"): (rid, case)
-            for rid, case in pending
-        }
+        batches: dict[Any, list] = {}
+
+        def submit(batch: list) -> Any:
+            name = f"symbody-runs-{batch[0][0]}-{len(batch)}-{token}"
+            # the FMU's bytes travel with every batch (no shared file system, nothing lost with a worker);
+            # each worker unpacks them once (runner cache keyed by their hash)
+            future = c.submit(run_cases, data, key, settings, batch, pure=False, key=name)
+            batches[future] = batch
+            return future
+
+        size = batch_size(len(pending), max(1, len(c.scheduler_info().get("workers", {}))))
+        queue = as_completed([submit(pending[i : i + size]) for i in range(0, len(pending), size)])
         try:
-            with _progress(len(futures), progress) as bar:
-                for future in as_completed(futures):
-                    rid, case = futures[future]
+            with _progress(len(pending), progress) as bar:
+                for future in queue:
+                    batch = batches.pop(future)
                     try:
-                        row = future.result()
+                        results = future.result()
                     except Exception as e:  # noqa: BLE001 - a lost worker (crashed FMU) is a failed run
-                        row = {"status": ERROR, "message": f"the run's worker failed: {type(e).__name__}: {e}"}
-                    row.setdefault("_worker", future.key)
-                    record_row(rid, case, row)
-                    bar.update()
+                        if len(batch) > 1:
+                            for one in batch:
+                                queue.add(submit([one]))
+                            continue
+                        message = f"the run's worker failed: {type(e).__name__}: {e}"
+                        results = [(batch[0][0], {"status": ERROR, "message": message, "_worker": future.key})]
+                    cases = dict(batch)
+                    for rid, row in results:
+                        record_row(rid, cases[rid], row)
+                    bar.update(len(results))
         finally:
-            c.cancel(list(futures))
+            c.cancel(list(batches))
+
+
+def batch_size(runs: int, workers: int) -> int:
+    """Runs per task: about eight tasks per worker (scheduling cost amortized, the load still balanced), at most 50.
+
+    Example:
+        >>> batch_size(200, 2), batch_size(10, 4), batch_size(100000, 64)
+        (13, 1, 50)
+    """
+    return max(1, min(50, math.ceil(runs / (8 * workers))))
 
 
 @contextlib.contextmanager
