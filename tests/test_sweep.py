@@ -320,3 +320,70 @@ def test_cli_sweep_errors_are_one_line(crane_fmu, tmp_path, capsys, extra, messa
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("symbody: error:") and message in err[0]
     assert not out.exists()
+
+
+# ---------------------------------------------------------------------------
+# input signals, Model Exchange, FMI 3
+# ---------------------------------------------------------------------------
+
+
+def test_input_file_drives_every_run(crane_fmu, tmp_path):
+    csv = tmp_path / "u.csv"
+    csv.write_text("time,F_trolley\n0,0\n1,3000\n2.5,-1500\n4,0\n")
+    argv = ["sweep", str(crane_fmu), "--param", "l=8,16", "--input-file", str(csv), "--stop-time", str(STOP),
+            "--interval", str(INTERVAL), "--output", "x", "--output", "F_trolley", "-o", str(tmp_path / "r.csv"),
+            "--workers", "0", "--no-progress"]
+    assert main(argv) == 0
+    df = pd.read_csv(tmp_path / "r.csv")
+    signal = np.array([(0, 0), (1, 3000), (2.5, -1500), (4, 0)], dtype=[("time", float), ("F_trolley", float)])
+    for r in df.to_dict("records"):
+        ref = fmpy.simulate_fmu(str(crane_fmu), stop_time=STOP, output_interval=INTERVAL, start_values={"l": r["l"]},
+                                input=signal, output=["x", "F_trolley"])
+        assert r["x.final"] == pytest.approx(ref["x"][-1], rel=1e-12)
+        assert r["F_trolley.max"] == pytest.approx(3000.0) and r["F_trolley.min"] == pytest.approx(-1500.0)
+    assert df["x.max"].min() > 0.1  # the input moved the trolley
+
+
+@pytest.mark.parametrize("fmi_version", [2, 3])
+def test_model_exchange_and_fmi3_runs_equal_single_runs(tmp_path, fmi_version):
+    from symbody.fmu import export_fmu
+    from symbody.models import pendulum
+
+    fmu = export_fmu(pendulum().derive(), tmp_path / "p.fmu", kind="both", fmi_version=fmi_version)
+    thetas = [0.2, 0.5, 1.0]
+    for kind, fmi_type in (("cs", "CoSimulation"), ("me", "ModelExchange")):
+        df = sweep(fmu, {"theta": thetas}, stop_time=2.0, interval=0.01, kind=kind, outputs=["theta", "dtheta"],
+                   workers=0, progress=False)
+        assert (df["status"] == "ok").all(), df["message"].tolist()
+        for theta, row in zip(thetas, df.to_dict("records")):
+            ref = fmpy.simulate_fmu(str(fmu), fmi_type=fmi_type, stop_time=2.0, output_interval=0.01,
+                                    start_values={"theta": theta}, output=["theta", "dtheta"])
+            assert row["theta.final"] == pytest.approx(ref["theta"][-1], rel=1e-12, abs=1e-12)
+            assert row["dtheta.min"] == pytest.approx(ref["dtheta"].min(), rel=1e-12, abs=1e-12)
+            # a pendulum released at rest swings between -theta0 and theta0 (energy conservation)
+            assert row["theta.min"] == pytest.approx(-theta, rel=2e-3)
+
+
+def test_controller_in_the_loop_fmi3(tmp_path):
+    sys.path.insert(0, str(ROOT / "examples" / "crane_control"))
+    try:
+        from crane_loop import FeedbackLaw, FmuPlant, run_closed_loop
+    finally:
+        sys.path.pop(0)
+    from symbody.fmu import export_fmu
+    from symbody.models import pendulum
+
+    fmu = export_fmu(pendulum().derive(), tmp_path / "p3.fmu", kind="cs", fmi_version=3)
+
+    def pd_law(t, y):
+        return np.array([-20.0 * y[0] - 5.0 * y[1]])
+
+    law = FeedbackLaw(["theta", "dtheta"], ["T"], pd_law)
+    df = sweep(fmu, {"theta": [0.3, -0.6]}, stop_time=2.0, controller=law, sample_period=0.01, outputs=["theta", "T"],
+               workers=0, progress=False)
+    for theta, row in zip([0.3, -0.6], df.to_dict("records")):
+        ref = run_closed_loop(FmuPlant(fmu, {"theta": theta}), law, 2.0, 0.01)
+        assert row["status"] == "ok"
+        assert row["theta.final"] == pytest.approx(ref["theta"][-1], rel=1e-12, abs=1e-15)
+        assert row["T.max"] == pytest.approx(ref["T"].max(), rel=1e-12)
+        assert abs(row["theta.final"]) < 0.01 * abs(theta)  # the PD loop holds the pendulum down

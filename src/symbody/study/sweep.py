@@ -203,7 +203,7 @@ def check_names(data: bytes, table: Sequence[Case], settings: RunSettings) -> No
     used.update({n: "output" for n in settings.outputs})
     used.update({n: "recorded" for n in settings.record})
     if settings.inputs is not None:
-        used.update({n: "input-file" for n in settings.inputs.dtype.names if n != "time"})
+        used.update({n: "input-file" for n in settings.inputs.dtype.names or () if n != "time"})
     ctrl = settings.controller
     if ctrl is not None and hasattr(ctrl, "measured"):
         used.update({n: "controller" for n in [*ctrl.measured, *ctrl.inputs]})
