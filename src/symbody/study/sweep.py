@@ -109,6 +109,8 @@ def sweep(
     """
     parquet = str(output or "").lower().endswith(".parquet") or trajectories is not None
     _require("pandas", *(["pyarrow"] if parquet else []))
+    if workers is not None and (client is not None or scheduler is not None):
+        raise StudyError("workers sizes a new local cluster; an existing cluster (client, scheduler) has its own")
     data = fmu if isinstance(fmu, bytes) else _read_fmu(fmu)
     table = design_cases(params, samples, n_samples, seed, cases)
     settings = RunSettings(
@@ -215,6 +217,8 @@ def check_names(data: bytes, table: Sequence[Case], settings: RunSettings) -> No
         raise StudyError(f"the FMU {md.modelName!r} has no {settings.kind!r} interface")
     if ctrl is not None and (settings.sample_period is None or not settings.sample_period > 0):
         raise StudyError("a controller in the loop needs a positive sample_period")
+    if ctrl is not None and settings.inputs is not None:
+        raise StudyError("a controller in the loop sets the inputs: an input signal cannot drive them too")
     if ctrl is not None and settings.kind != "cs":
         raise StudyError("a controller in the loop drives the Co-Simulation interface: use kind='cs'")
     if not settings.stop_time > 0:
