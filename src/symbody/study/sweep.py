@@ -15,6 +15,13 @@ worker) is a row with its ``status`` and ``message``, never the end of the
 study.  With ``output=`` the table is written as the runs finish and a study
 started again on the same file skips the runs it already holds.
 
+Controllers and metrics travel to the workers pickled (cloudpickle): functions
+defined in a script or in a notebook go by value; those of modules the
+workers cannot import need ``cloudpickle.register_pickle_by_value(module)``
+(see ``examples/crane_control/sweep_lqr.py``).  A script that starts the
+default ``LocalCluster`` keeps its work under ``if __name__ == "__main__":``
+(the worker processes import the script).
+
 Example (a pendulum from three start angles, in this process):
     >>> import tempfile, pathlib
     >>> from symbody.models import pendulum
