@@ -205,6 +205,8 @@ def test_results_of_another_study_are_refused(crane_fmu, tmp_path):
     before = out.read_bytes()
     with pytest.raises(StudyError, match="another study"):
         sweep(crane_fmu, {"m_payload": [1000.0]}, start_values={"F_trolley": 2.0}, **kw)
+    with pytest.raises(StudyError, match="another study"):  # other swept names: not a continuation
+        sweep(crane_fmu, {"l": [10.0]}, start_values={"F_trolley": 1.0}, **kw)
     assert out.read_bytes() == before
 
 

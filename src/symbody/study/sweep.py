@@ -137,7 +137,7 @@ def sweep(
     check_names(data, table, settings)
     key = fmu_hash(data)
     ids = [run_id(c) for c in table]
-    store = ResultsFile(output, study_key(content_key(data), settings), list(table[0]), flush_interval)
+    store = ResultsFile(output, study_key(content_key(data), settings, list(table[0])), list(table[0]), flush_interval)
     store.order = ids
     done = store.finished(include_failed=not retry_failed)
     pending = [(rid, case) for rid, case in zip(ids, table) if rid not in done]
@@ -247,13 +247,14 @@ def content_key(data: bytes) -> str:
     return digest.hexdigest()
 
 
-def study_key(fmu_key: str, settings: RunSettings) -> str:
-    """A hash of what the runs of a study share (resuming another study's file is refused)."""
+def study_key(fmu_key: str, settings: RunSettings, swept: Sequence[str] = ()) -> str:
+    """A hash of what the runs of a study share, and of the names it varies (another study's file is refused)."""
     inputs = None if settings.inputs is None else hashlib.sha256(settings.inputs.tobytes()).hexdigest()
     ctrl = settings.controller
     text = json.dumps(
         {
             "fmu": fmu_key,
+            "swept": sorted(swept),
             "fixed": sorted((k, float(v).hex()) for k, v in settings.fixed.items()),
             "stop_time": float(settings.stop_time).hex(),
             "interval": None if settings.interval is None else float(settings.interval).hex(),
