@@ -243,6 +243,8 @@ class FmuRunner:
         fmu = self._fresh_instance("cs")
         self._initialize(fmu, start)
         n = int(round(settings.stop_time / h))
+        if abs(n * h - settings.stop_time) > 1e-9 * max(1.0, settings.stop_time):
+            raise ValueError(f"the stop time {settings.stop_time:g} s is not a multiple of the sample period {h:g} s")
         ys = np.zeros((n + 1, len(names)))
         us = np.zeros((n + 1, len(inputs)))
         watch = _Watch(settings.timeout)
