@@ -224,6 +224,10 @@ def check_names(data: bytes, table: Sequence[Case], settings: RunSettings) -> No
         raise StudyError(f"the FMU {md.modelName!r} has no {settings.kind!r} interface")
     if ctrl is not None and (settings.sample_period is None or not settings.sample_period > 0):
         raise StudyError("a controller in the loop needs a positive sample_period")
+    if ctrl is not None:
+        h, n = settings.sample_period, round(settings.stop_time / (settings.sample_period or 1.0))
+        if h and abs(n * h - settings.stop_time) > 1e-9 * max(1.0, settings.stop_time):
+            raise StudyError(f"the stop time {settings.stop_time:g} s is not a multiple of the sample period {h:g} s")
     if ctrl is not None and settings.inputs is not None:
         raise StudyError("a controller in the loop sets the inputs: an input signal cannot drive them too")
     if ctrl is not None and settings.kind != "cs":
