@@ -3,11 +3,12 @@ versus the same runs one after another in one process.
 
 Run ``python benchmarks/bench_sweep.py [--quick|--smoke]``.
 
-The study: the overhead crane's Co-Simulation FMU (dopri5, ``solver.rtol`` 1e-9), 35 s of a
-trolley drive with a constant 2 kN force (the hoist holding the 4 t payload), over 20 trolley
-masses (1-3 t) and 10 rope lengths (5-30 m), summaries of ``theta``, ``x`` and ``rope_tension``
-per run.  Three timings, interleaved round by round so that load from other processes hits them
-alike (best of the rounds):
+The study: the overhead crane's Co-Simulation FMU (dopri5, ``solver.rtol`` 1e-9, 10 ms
+communication steps as in ``examples/crane_control``), 35 s of a trolley drive with a constant
+2 kN force (the hoist holding the 4 t payload), over 20 trolley masses (1-3 t) and 10 rope
+lengths (5-30 m), summaries of ``theta``, ``x`` and ``rope_tension`` per run.  Three timings,
+interleaved round by round so that load from other processes hits them alike (best of the
+rounds):
 
 * *bare*: the simulations alone: ``fmpy.simulate_fmu`` on one instance reset between runs, no
   summaries, no results table;
@@ -22,7 +23,8 @@ beyond the simulation itself (scheduling, shipping, summaries, the results table
 the bare simulations, per run: what the study costs beyond simulating, whatever else runs on
 the machine) and as wall time (``2 x cluster wall / runs - bare / runs``, which also counts the
 time other processes take from the cores).  The machine's load average is noted: on a shared
-machine the speed-up is bounded by the cores other processes leave free.
+machine the speed-up is bounded by the cores other processes leave free; the first row's note
+adds an estimate for two free cores from the CPU times (sequential CPU over half the cluster's).
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ sys.path.insert(0, str(HERE))
 from common import Row, fmt_time, load_example  # noqa: E402
 
 STOP = 35.0
+INTERVAL = 0.01  # s, the communication step of the crane-control examples
 OUTPUTS = ["theta", "x", "rope_tension"]
 FIXED = {"F_trolley": 2000.0, "solver.method": 2, "solver.rtol": 1e-9, "solver.atol": 1e-11}
 WORKERS = 2
@@ -65,7 +68,7 @@ def bare_runs(fmu: Path, params: dict[str, list[float]]) -> tuple[float, float]:
         if i:
             inst.reset()
         fmpy.simulate_fmu(unzipdir, model_description=md, fmu_instance=inst, stop_time=STOP, output=OUTPUTS,
-                          start_values={**FIXED, "m_trolley": m, "l": length})
+                          output_interval=INTERVAL, start_values={**FIXED, "m_trolley": m, "l": length})
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     inst.freeInstance()
     return wall, cpu
@@ -81,8 +84,8 @@ def swept(fmu: Path, params, client=None, **engine) -> tuple[float, float, objec
     from symbody.study import sweep
 
     t0, c0 = time.perf_counter(), cpu_seconds(client)
-    df = sweep(fmu, params, start_values=FIXED, stop_time=STOP, outputs=OUTPUTS, progress=False, client=client,
-               **engine)
+    df = sweep(fmu, params, start_values=FIXED, stop_time=STOP, interval=INTERVAL, outputs=OUTPUTS, progress=False,
+               client=client, **engine)
     wall, cpu = time.perf_counter() - t0, cpu_seconds(client) - c0
     if not (df["status"] == "ok").all():
         raise RuntimeError(f"failed runs in the benchmark: {df[df['status'] != 'ok']['message'].tolist()[:2]}")
@@ -135,7 +138,7 @@ def run(quick: bool = False, smoke: bool = False) -> list[Row]:
     cpu_overhead = (min(par_cpu) - min(bare_cpu)) / n
     projected = min(seq_cpu) / (min(par_cpu) / WORKERS)  # if each worker had a core of its own
     load = f"load average {load0:.1f} -> {load1:.1f} on {os.cpu_count()} cores"
-    case = f"overhead crane, {n} runs of 35 s (dopri5, rtol 1e-9), {WORKERS}-worker LocalCluster"
+    case = f"overhead crane, {n} runs of 35 s (dopri5, rtol 1e-9, 10 ms steps), {WORKERS}-worker LocalCluster"
     return [
         Row(
             "parameter sweep",
