@@ -197,3 +197,24 @@ def test_cluster_a_run_that_kills_its_worker_is_recorded(scheduler_file, crane_f
     assert "worker failed" in failed["message"].iloc[0]
     ok = df[df["status"] == "ok"]
     assert ok["theta.max"].tolist() == pytest.approx([t for t in thetas if t != 0.07], abs=1e-9)
+
+
+def test_default_local_cluster_gives_the_rows_of_one_process(crane_fmu, tmp_path):
+    """``workers=2`` starts (and closes) a LocalCluster of two processes on the loopback."""
+    import psutil
+
+    params = {"m_payload": [2000.0, 5000.0], "l": [8.0, 20.0]}
+    kw = dict(start_values=FIXED, stop_time=STOP, interval=INTERVAL, outputs=OUTPUTS, progress=False)
+    before = {p.pid for p in psutil.Process().children(recursive=True)}
+    df = sweep(crane_fmu, params, workers=2, **kw)
+    here = sweep(crane_fmu, params, workers=0, **kw)
+    assert (df["status"] == "ok").all()
+    cols = [f"{n}.{s}" for n in OUTPUTS for s in ("final", "min", "max")]
+    assert df[cols].to_numpy().tolist() == here[cols].to_numpy().tolist()
+    time.sleep(1.0)
+    left = {
+        p.pid
+        for p in psutil.Process().children(recursive=True)
+        if p.is_running() and "resource_tracker" not in " ".join(p.cmdline())  # multiprocessing's, lives on
+    } - before
+    assert not left, "the local cluster's worker processes outlived the sweep"
