@@ -406,3 +406,21 @@ def test_cli_sweep_of_a_model_file_resumes_after_a_new_export(tmp_path, capsys):
     for r in df.to_dict("records"):
         expected = 0.2 * np.cos(np.sqrt(9.81 / r["l"]) * 1.0)
         assert abs(r["theta.final"] - expected) < 0.02, r
+
+
+def test_worker_cache_reuses_runners_and_keeps_the_most_recent(crane_fmu, tmp_path):
+    from symbody.fmu import export_fmu
+    from symbody.models import pendulum
+    from symbody.study import runner as rn
+
+    data = crane_fmu.read_bytes()
+    first = rn.cached_runner(data, rn.fmu_hash(data))
+    assert rn.cached_runner(data, rn.fmu_hash(data)) is first
+    others = []
+    for k in range(rn.RUNNERS_PER_THREAD):  # as many other FMUs as the cache holds
+        fmu = export_fmu(pendulum(0.1 * (k + 1)).derive(), tmp_path / f"p{k}.fmu", kind="cs")
+        others.append(rn.cached_runner(fmu.read_bytes(), rn.fmu_hash(fmu.read_bytes())))
+    assert first._closed and not any(r._closed for r in others)  # the least recently used was closed
+    with pytest.raises(ValueError, match="do not match"):
+        rn.cached_runner(data, "0" * 64)
+    rn._close_runners()

@@ -382,17 +382,26 @@ def evaluate_metrics(traj: np.ndarray, metrics: Mapping[str, Callable[[np.ndarra
 
 _RUNNERS: dict[tuple[str, int], FmuRunner] = {}
 _LOCK = threading.Lock()
+RUNNERS_PER_THREAD = 4  # FMUs a worker thread keeps loaded; the least recently used beyond are closed
 
 
 def cached_runner(data: bytes, key: str) -> FmuRunner:
-    """The runner of the FMU ``data`` (hash ``key``) for the calling thread, created on first use."""
-    slot = (key, threading.get_ident())
+    """The runner of the FMU ``data`` (hash ``key``) for the calling thread, created on first use.
+
+    A long-lived worker serving study after study keeps the last ``RUNNERS_PER_THREAD`` FMUs.
+    """
+    thread = threading.get_ident()
+    slot = (key, thread)
     with _LOCK:
-        runner = _RUNNERS.get(slot)
+        runner = _RUNNERS.pop(slot, None)
         if runner is None:
             if fmu_hash(data) != key:
                 raise ValueError("the FMU bytes do not match their hash")
-            runner = _RUNNERS[slot] = FmuRunner(data)
+            runner = FmuRunner(data)
+            mine = [s for s in _RUNNERS if s[1] == thread]  # oldest first (dicts keep insertion order)
+            for old in mine[: max(0, len(mine) - RUNNERS_PER_THREAD + 1)]:
+                _RUNNERS.pop(old).close()
+        _RUNNERS[slot] = runner  # most recently used last
         return runner
 
 
