@@ -219,6 +219,7 @@ def check_names(data: bytes, table: Sequence[Case], settings: RunSettings) -> No
     for name, role in used.items():
         if name not in names:
             raise StudyError(f"the FMU {md.modelName!r} has no variable {name!r} ({role})")
+    _check_integral(md, table, settings.fixed)
     available = {"cs": md.coSimulation, "me": md.modelExchange}
     if settings.kind not in available or available[settings.kind] is None:
         raise StudyError(f"the FMU {md.modelName!r} has no {settings.kind!r} interface")
@@ -234,6 +235,20 @@ def check_names(data: bytes, table: Sequence[Case], settings: RunSettings) -> No
         raise StudyError("a controller in the loop drives the Co-Simulation interface: use kind='cs'")
     if not settings.stop_time > 0:
         raise StudyError(f"stop time must be positive, not {settings.stop_time:g}")
+
+
+def _check_integral(md, table: Sequence[Case], fixed: Mapping[str, float]) -> None:
+    """Integer, enumeration and Boolean variables take whole values (0 or 1 for a Boolean), never rounded."""
+    kinds = {v.name: v.type for v in md.modelVariables}
+    for values in (*table, fixed):
+        for name, value in values.items():
+            kind = kinds.get(name, "")
+            whole = float(value) == int(float(value))
+            if (kind.startswith(("Int", "UInt", "Enumeration")) and not whole) or (
+                kind == "Boolean" and float(value) not in (0.0, 1.0)
+            ):
+                allowed = "0 or 1" if kind == "Boolean" else "whole numbers"
+                raise StudyError(f"{name!r} ({kind} variable of the FMU) takes {allowed}, not {value!r}")
 
 
 def content_key(data: bytes) -> str:
