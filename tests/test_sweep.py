@@ -149,6 +149,8 @@ def test_unknown_names_are_refused_before_any_run(crane_fmu, tmp_path):
         sweep(crane_fmu, {"m_load": [1.0]}, stop_time=1.0, outputs=["theta"], workers=0, output=out)
     with pytest.raises(StudyError, match="'solver.method' .* takes whole numbers, not 1.5"):  # never rounded to 1
         sweep(crane_fmu, {"solver.method": [1.0, 1.5]}, stop_time=1.0, outputs=["theta"], workers=0, output=out)
+    with pytest.raises(StudyError, match="'x_payload' cannot be set"):
+        sweep(crane_fmu, {"x_payload": [1.0]}, stop_time=1.0, outputs=["theta"], workers=0, output=out)
     with pytest.raises(StudyError, match="no variable 'phi'"):
         sweep(crane_fmu, {"m_payload": [1.0]}, stop_time=1.0, outputs=["phi"], workers=0, output=out)
     assert not out.exists()

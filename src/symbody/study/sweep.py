@@ -219,6 +219,11 @@ def check_names(data: bytes, table: Sequence[Case], settings: RunSettings) -> No
     for name, role in used.items():
         if name not in names:
             raise StudyError(f"the FMU {md.modelName!r} has no variable {name!r} ({role})")
+    variables = {v.name: v for v in md.modelVariables}
+    for name in [*table[0], *settings.fixed]:
+        v = variables[name]
+        if v.causality == "independent" or (v.causality not in ("parameter", "input") and v.initial == "calculated"):
+            raise StudyError(f"{name!r} cannot be set: the FMU calculates it ({v.causality})")
     _check_integral(md, table, settings.fixed)
     available = {"cs": md.coSimulation, "me": md.modelExchange}
     if settings.kind not in available or available[settings.kind] is None:
