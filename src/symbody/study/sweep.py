@@ -47,9 +47,12 @@ import uuid
 import zipfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 from .design import Case, StudyError, check_unique, cross, factorial, latin_hypercube, run_id
 from .results import ResultsFile, write_trajectory
@@ -83,7 +86,7 @@ def sweep(
     workers: int | None = None,
     progress: bool = True,
     flush_interval: float = 2.0,
-):
+) -> pd.DataFrame:
     """Run an FMU over a table of cases and return one row per run as a pandas DataFrame.
 
     Args:
@@ -107,10 +110,12 @@ def sweep(
             scheduler file; or the number of processes of a new ``LocalCluster`` (default: the
             cores; 0: run here, one case after another).
         progress: show a progress bar.
+        flush_interval: least number of seconds between two rewrites of ``output``.
 
     Returns:
         DataFrame with ``run_id``, the case values, the summaries and metrics, ``status``,
-        ``message``, ``elapsed`` (s), ``trajectory`` and ``study``, in the order of the cases;
+        ``message``, ``elapsed`` (s), ``trajectory`` (with ``trajectories``) and ``study``, in the
+        order of the cases;
         ``df.attrs`` holds ``runs`` (made now), ``skipped`` (found in ``output``) and
         ``instantiations`` (FMU instances created by the workers).
     """
