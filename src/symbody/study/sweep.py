@@ -37,6 +37,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import io
+import itertools
 import json
 import logging
 import math
@@ -338,8 +339,11 @@ def _run_here(data, key, settings, pending, record_row, client, scheduler, worke
 def _run_on_dask(data, key, settings, pending, record_row, client, scheduler, workers, progress) -> None:
     """The cases as tasks on a dask cluster, in batches; rows are recorded as they finish.
 
-    A batch whose worker died (an FMU that crashed its process) is split into single runs,
-    so that only the crashing case is recorded as failed.
+    When a worker dies (an FMU that crashed its process), the scheduler retries its tasks
+    elsewhere and gives up on those it saw on dying workers too often; such a task may be
+    innocent, a neighbour of the crashing run.  Its batch is split into single runs, and a
+    single run that still fails is run again alone on the cluster at the end: only a run that
+    fails alone is recorded as failed.
     """
     _require("distributed")
     from distributed import as_completed
@@ -347,34 +351,46 @@ def _run_on_dask(data, key, settings, pending, record_row, client, scheduler, wo
     with _client(client, scheduler, workers) as c:
         token = uuid.uuid4().hex[:8]
         batches: dict[Any, list] = {}
+        count = itertools.count()
 
         def submit(batch: list) -> Any:
-            name = f"symbody-runs-{batch[0][0]}-{len(batch)}-{token}"
+            name = f"symbody-runs-{batch[0][0]}-{len(batch)}-{token}-{next(count)}"
             # the FMU's bytes travel with every batch (no shared file system, nothing lost with a worker);
             # each worker unpacks them once (runner cache keyed by their hash)
             future = c.submit(run_cases, data, key, settings, batch, pure=False, key=name)
             batches[future] = batch
             return future
 
+        def record(batch: list, results: list) -> None:
+            cases = dict(batch)
+            for rid, row in results:
+                record_row(rid, cases[rid], row)
+            bar.update(len(results))
+
         size = batch_size(len(pending), max(1, len(c.scheduler_info().get("workers", {}))))
         queue = as_completed([submit(pending[i : i + size]) for i in range(0, len(pending), size)])
+        suspects: list = []
         try:
             with _progress(len(pending), progress) as bar:
                 for future in queue:
                     batch = batches.pop(future)
                     try:
-                        results = future.result()
-                    except Exception as e:  # noqa: BLE001 - a lost worker (crashed FMU) is a failed run
+                        record(batch, future.result())
+                    except Exception:  # noqa: BLE001 - a lost worker: split the batch, or suspect the run
                         if len(batch) > 1:
                             for one in batch:
                                 queue.add(submit([one]))
-                            continue
+                        else:
+                            suspects.extend(batch)
+                for one in suspects:  # alone on the cluster: nothing else can take its worker down
+                    future = submit([one])
+                    try:
+                        results = future.result()
+                    except Exception as e:  # noqa: BLE001 - it crashed its worker by itself
                         message = f"the run's worker failed: {type(e).__name__}: {e}"
-                        results = [(batch[0][0], {"status": ERROR, "message": message, "_worker": future.key})]
-                    cases = dict(batch)
-                    for rid, row in results:
-                        record_row(rid, cases[rid], row)
-                    bar.update(len(results))
+                        results = [(one[0], {"status": ERROR, "message": message, "_worker": future.key})]
+                    batches.pop(future, None)
+                    record([one], results)
         finally:
             c.cancel(list(batches))
 
