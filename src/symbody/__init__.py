@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # the same names for type checkers and IDEs, which do not run
     from .model.solid import Solid, inertia
     from .model.system import System
     from .model.vector import Tensor, Vector, cross, dot
+    from .study import sweep
     from .symbolic.expr import PI as pi
     from .symbolic.expr import (
         Abs,
@@ -98,6 +99,7 @@ _LAZY = {
         "symbolic.expr",
     ),
 }
+_LAZY["sweep"] = "study"  # parameter studies on dask (pandas and dask load only when a study runs)
 _RENAMED = {"pi": ("symbolic.expr", "PI")}
 
 
@@ -118,16 +120,6 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted({*globals(), *_LAZY, *_RENAMED})
-
-
-
-def __getattr__(name: str):
-    """Lazy attributes (PEP 562): ``symbody.sweep`` loads the study machinery on first use."""
-    if name == "sweep":
-        from .study import sweep
-
-        return sweep
-    raise AttributeError(f"module 'symbody' has no attribute {name!r}")
 
 
 __all__ = [

@@ -9,6 +9,8 @@
                      [--input-file CSV] [--output NAME ...] [-o OUT.csv] [--plot OUT.png | --no-plot]
                      [--timeout SECONDS] [--fmi 2|3] [--option k=v ...]
     symbody validate OUT.fmu [--stop-time T] [--timeout SECONDS]
+    symbody sweep FMU|MODEL.py --param NAME=VALUES ... --stop-time T --output NAME ... -o results.csv
+                  (see symbody.study.cli)
 
 Errors print one line on stderr (``symbody: error: ...``) and exit with status
 1; ``--debug`` (anywhere on the line) shows the traceback instead.  Warnings
@@ -53,6 +55,7 @@ from .fmu.arguments import (
     parse_start_values,
     read_input_file,
 )
+from .study.cli import add_sweep
 
 
 class CliError(SymbodyError):
@@ -142,6 +145,7 @@ def add_validate(sub: Any, common: argparse.ArgumentParser) -> None:
 
 #: The commands, in the order ``symbody --help`` lists them: ``add_<command>(subparsers, common)``.
 COMMANDS: list[Callable[[Any, argparse.ArgumentParser], None]] = [add_export, add_info, add_simulate, add_validate]
+COMMANDS.append(add_sweep)
 
 
 def build_parser() -> argparse.ArgumentParser:

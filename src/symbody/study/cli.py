@@ -27,9 +27,11 @@ import tempfile
 from pathlib import Path
 
 
-def add_parser(subparsers) -> argparse.ArgumentParser:
-    """Add ``sweep`` to the subcommands of ``symbody``."""
-    p = subparsers.add_parser("sweep", help="parameter sweep / Monte Carlo study of an FMU on dask (CSV or Parquet)")
+def add_sweep(sub, common: argparse.ArgumentParser) -> None:
+    """Add ``sweep`` to the subcommands of ``symbody`` (``common`` gives it ``--debug``)."""
+    p = sub.add_parser(
+        "sweep", parents=[common], help="parameter sweep / Monte Carlo study of an FMU on dask (CSV or Parquet)"
+    )
     p.add_argument("model", help="FMU (.fmu) or model file (.py, exported on the fly)")
     p.add_argument(
         "--param",
@@ -44,7 +46,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--samples", type=int, default=None, metavar="N", help="number of Latin-hypercube samples")
     p.add_argument("--seed", type=int, default=0, help="seed of the sample (default 0)")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="start value of every run")
-    p.add_argument("--input-file", default=None, metavar="CSV", help="input signals: columns time, then input names")
+    p.add_argument("--input-file", default=None, metavar="CSV", help="inputs over time: time, then input columns")
     p.add_argument("--stop-time", type=float, required=True, help="end time of every run")
     p.add_argument("--interval", type=float, default=None, help="output interval / communication step")
     p.add_argument("--kind", choices=("cs", "me"), default="cs", help="Co-Simulation (default) or Model Exchange")
@@ -67,60 +69,53 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument(
         "--option", action="append", default=[], metavar="KEY=VALUE", help="option of the model's build(**options)"
     )
-    return p
+    p.set_defaults(handler=run)
 
 
-def parse_assignments(items: list[str], flag: str) -> dict[str, str]:
-    """``NAME=TEXT`` items as a dict (a repeated name is an error).
+def _check_arguments(args: argparse.Namespace) -> None:
+    """What can be checked before loading or exporting anything."""
+    from ..errors import ArgumentError
+    from ..fmu.arguments import check_time_range, parse_assignments, read_input_file
 
-    Example:
-        >>> parse_assignments(["m=1,2", "l=5:30:6"], "--param")
-        {'m': '1,2', 'l': '5:30:6'}
-    """
-    from .design import StudyError
-
-    out: dict[str, str] = {}
-    for item in items:
-        name, sep, text = item.partition("=")
-        name = name.strip()
-        if not sep or not name or not text.strip():
-            raise StudyError(f"{flag} {item!r} is not of the form NAME=VALUE")
-        if name in out:
-            raise StudyError(f"{flag} {name!r} is given twice")
-        out[name] = text
-    return out
-
-
-def _number(name: str, text: str) -> float:
-    from .design import StudyError
-
-    if text.strip().lower() in ("true", "false"):
-        return float(text.strip().lower() == "true")
-    try:
-        return float(text)
-    except ValueError:
-        raise StudyError(f"--set {name}={text!r}: not a number") from None
+    if args.scheduler is not None and args.workers is not None:
+        raise ArgumentError("--workers sizes the local cluster; with --scheduler the cluster has its own workers")
+    if args.workers is not None and args.workers < 0:
+        raise ArgumentError(f"--workers must not be negative, not {args.workers}")
+    check_time_range(0.0, args.stop_time, args.interval)
+    if args.timeout is not None and not (0 < args.timeout < float("inf")):
+        raise ArgumentError(f"--timeout {args.timeout:g} must be a positive number")
+    if args.option and Path(args.model).suffix.lower() == ".fmu":
+        raise ArgumentError("--option applies to model files, not to FMUs")
+    parse_assignments(args.set, "--set")  # the form now; the values are typed once the FMU is known
+    if args.input_file:
+        read_input_file(args.input_file, None)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run ``symbody sweep``; returns the exit status."""
-    from .design import StudyError, parse_range, parse_values
-    from .results import check_path
-    from .runner import read_input_csv
-    from .sweep import sweep
+    from ..fmu.arguments import (
+        check_output_file,
+        check_variable_names,
+        parse_assignments,
+        parse_start_values,
+        read_input_file,
+    )
+    from ..fmu.run import METHOD_VALUES, read_description
+    from .design import parse_range, parse_values
+    from .orchestration import sweep
 
-    results = check_path(args.results)
-    params = {k: parse_values(v) for k, v in parse_assignments(args.param, "--param").items()}
-    samples = {k: parse_range(v) for k, v in parse_assignments(args.sample, "--sample").items()}
-    fixed = {k: _number(k, v) for k, v in parse_assignments(args.set, "--set").items()}
-    if args.scheduler is not None and args.workers is not None:
-        raise StudyError("--workers sizes the local cluster; with --scheduler the cluster has its own workers")
-    if args.workers is not None and args.workers < 0:
-        raise StudyError(f"--workers must not be negative, not {args.workers}")
-    inputs = read_input_csv(args.input_file) if args.input_file else None
-    src = Path(args.model)
+    results = check_output_file(args.results, (".csv", ".parquet"), "-o")
+    params = {k: parse_values(v) for k, v in parse_assignments(args.param, "--param", "NAME=VALUES").items()}
+    samples = {k: parse_range(v) for k, v in parse_assignments(args.sample, "--sample", "NAME=LOW:HIGH").items()}
+    _check_arguments(args)
     with tempfile.TemporaryDirectory(prefix="symbody_sweep_") as tmp:
-        fmu = _fmu(src, args, Path(tmp))
+        fmu = _fmu(Path(args.model), args, Path(tmp))
+        variables = read_description(fmu).modelVariables
+        fixed = parse_start_values(args.set, variables, {"solver.method": METHOD_VALUES})
+        outputs = check_variable_names(args.output, [v.name for v in variables], "--output")
+        inputs = None
+        if args.input_file:
+            inputs = read_input_file(args.input_file, [v.name for v in variables if v.causality == "input"])
         df = sweep(
             fmu,
             params,
@@ -129,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
             seed=args.seed,
             start_values=fixed,
             stop_time=args.stop_time,
-            outputs=args.output,
+            outputs=outputs,
             interval=args.interval,
             kind=args.kind,
             inputs=inputs,
@@ -154,17 +149,12 @@ def run(args: argparse.Namespace) -> int:
 
 def _fmu(src: Path, args: argparse.Namespace, tmp: Path) -> Path:
     """The FMU to sweep: the given one, or the model file exported into ``tmp``."""
-    from .design import StudyError
-
     if src.suffix.lower() == ".fmu":
-        if not src.is_file():
-            raise StudyError(f"FMU {str(src)!r} not found")
-        if args.option:
-            raise StudyError("--option applies to model files, not to FMUs")
-        return src
-    from ..fmu import export_fmu
-    from ..loader import load_model, parse_options
+        from ..fmu.run import check_fmu_file
 
-    system = load_model(src, **parse_options(args.option))
-    kind = "cs" if args.kind == "cs" else "me"
-    return export_fmu(system, tmp / f"{system.name}.fmu", fmi_version=args.fmi, kind=kind, progress=True)
+        return check_fmu_file(src)
+    from ..fmu import export_fmu
+    from ..loader import load_model_file
+
+    system = load_model_file(src, args.option)
+    return export_fmu(system, tmp / f"{system.name}.fmu", fmi_version=args.fmi, kind=args.kind, progress=True)

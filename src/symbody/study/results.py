@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..fmu.build import write_atomically
+from ..fmu.files import write_atomically
 from .design import StudyError
 
 SUFFIXES = (".csv", ".parquet")
