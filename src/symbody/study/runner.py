@@ -63,7 +63,8 @@ class RunSettings:
         fixed: start values set in every run (``--set``); a case's own values win.
         interval: output interval, and communication step of plain runs (default: fmpy's choice).
         kind: ``"cs"`` (Co-Simulation) or ``"me"`` (Model Exchange, fmpy's CVode).
-        inputs: fmpy input signal (structured array: ``time`` then input names), or None.
+        inputs: fmpy input signal (structured array: ``time`` then input names, as
+            :func:`symbody.fmu.arguments.read_input_file` reads it from a CSV file), or None.
         controller: a sampled controller in the loop (attributes ``measured``, ``inputs``, call
             ``controller(t, y) -> u``), or a factory ``controller(case) -> controller``; None for plain runs.
         sample_period: the controller's sampling period = communication step (s).
@@ -426,38 +427,3 @@ def _close_runners() -> None:
     for runner in _RUNNERS.values():
         runner.close()
     _RUNNERS.clear()
-
-
-# ---------------------------------------------------------------------------
-# input signals
-# ---------------------------------------------------------------------------
-
-
-def read_input_csv(path: str | Path) -> np.ndarray:
-    """An input signal from a CSV file: a header ``time,NAME,...`` then rows of numbers.
-
-    Example:
-        >>> import tempfile, pathlib
-        >>> p = pathlib.Path(tempfile.mkdtemp()) / "u.csv"
-        >>> _ = p.write_text("time,F\\n0,0\\n1,10\\n")
-        >>> read_input_csv(p)["F"].tolist()
-        [0.0, 10.0]
-    """
-    p = Path(path)
-    if not p.is_file():
-        raise FileNotFoundError(f"input file {str(p)!r} not found")
-    lines = [ln for ln in p.read_text().splitlines() if ln.strip()]
-    if not lines:
-        raise ValueError(f"input file {str(p)!r} is empty")
-    names = [h.strip() for h in lines[0].split(",")]
-    if names[0] != "time" or len(names) < 2:
-        raise ValueError(f"input file {str(p)!r}: the header must be time,NAME,... (got {lines[0]!r})")
-    try:
-        data = np.array([[float(x) for x in ln.split(",")] for ln in lines[1:]], dtype=float)
-    except ValueError as e:
-        raise ValueError(f"input file {str(p)!r}: {e}") from None
-    if data.ndim != 2 or data.shape[1] != len(names) or len(data) == 0:
-        raise ValueError(f"input file {str(p)!r}: every row needs {len(names)} numbers")
-    if np.any(np.diff(data[:, 0]) < 0) or not np.all(np.isfinite(data)):
-        raise ValueError(f"input file {str(p)!r}: times must not decrease and values must be finite")
-    return _structured([(n, data[:, j]) for j, n in enumerate(names)])
