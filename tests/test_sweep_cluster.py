@@ -149,9 +149,9 @@ def test_cluster_resumed_study_does_not_rerun_finished_cases(scheduler_file, cra
     out, counter = tmp_path / "results.csv", tmp_path / "runs.txt"
     kw = dict(start_values=FIXED, stop_time=STOP, interval=INTERVAL, outputs=OUTPUTS, scheduler=scheduler_file,
               output=out, progress=False, metrics={"runs": run_counter(counter)})
-    first = sweep(crane_fmu, {"m_payload": [1000.0, 2000.0], "l": [8.0, 12.0, 16.0]}, **kw)
+    first = sweep(crane_fmu, {"m_payload": [1000.0, 3000.0], "l": [8.0, 12.0, 16.0]}, **kw)
     assert count(counter) == 6 and (first["status"] == "ok").all()
-    again = sweep(crane_fmu, {"m_payload": [1000.0, 2000.0, 4000.0], "l": [8.0, 12.0, 16.0]}, **kw)
+    again = sweep(crane_fmu, {"m_payload": [1000.0, 3000.0, 4000.0], "l": [8.0, 12.0, 16.0]}, **kw)
     assert count(counter) == 9  # only the three new cases ran
     assert again.attrs == {"runs": 3, "skipped": 6, "instantiations": again.attrs["instantiations"]}
     merged = again.set_index("run_id")
@@ -164,7 +164,7 @@ def test_cluster_resumed_study_does_not_rerun_finished_cases(scheduler_file, cra
 
 def test_cli_sweep_on_the_cluster(scheduler_file, crane_fmu, tmp_path):
     out = tmp_path / "r.csv"
-    cmd = [sys.executable, "-m", "symbody", "sweep", str(crane_fmu), "--param", "m_payload=1000:4000:4",
+    cmd = [sys.executable, "-m", "symbody", "sweep", str(crane_fmu), "--param", "m_payload=3000:6000:4",
            "--set", "F_trolley=2000", "--set", "solver.method=1", "--stop-time", str(STOP), "--interval",
            str(INTERVAL), "--output", "theta", "--output", "x", "--output", "rope_tension", "-o", str(out),
            "--scheduler", scheduler_file, "--no-progress"]
@@ -172,7 +172,7 @@ def test_cli_sweep_on_the_cluster(scheduler_file, crane_fmu, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "4 run now" in proc.stdout
     df = pd.read_csv(out)
-    assert df["m_payload"].tolist() == [1000.0, 2000.0, 3000.0, 4000.0]
+    assert df["m_payload"].tolist() == [3000.0, 4000.0, 5000.0, 6000.0]
     for r in df.to_dict("records"):
         ref = single_run(crane_fmu, {"m_payload": r["m_payload"]})
         for column, value in ref.items():
@@ -203,7 +203,7 @@ def test_default_local_cluster_gives_the_rows_of_one_process(crane_fmu, tmp_path
     """``workers=2`` starts (and closes) a LocalCluster of two processes on the loopback."""
     import psutil
 
-    params = {"m_payload": [2000.0, 5000.0], "l": [8.0, 20.0]}
+    params = {"m_payload": [3000.0, 5000.0], "l": [8.0, 20.0]}
     kw = dict(start_values=FIXED, stop_time=STOP, interval=INTERVAL, outputs=OUTPUTS, progress=False)
     # the LocalCluster's worker processes are children of this process (the module's cluster has grandchildren)
     before = {p.pid for p in psutil.Process().children()}
