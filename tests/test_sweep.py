@@ -428,3 +428,14 @@ def test_worker_cache_reuses_runners_and_keeps_the_most_recent(crane_fmu, tmp_pa
     with pytest.raises(ValueError, match="do not match"):
         rn.cached_runner(data, "0" * 64)
     rn._close_runners()
+
+
+def test_factorial_and_sample_are_crossed(crane_fmu):
+    df = sweep(crane_fmu, {"l": [8.0, 12.0]}, samples={"m_payload": (3000.0, 5000.0)}, n_samples=3, seed=5,
+               stop_time=0.5, outputs=["theta"], workers=0, progress=False)
+    assert len(df) == 6 and (df["status"] == "ok").all()
+    assert df.groupby("l")["m_payload"].apply(sorted).tolist()[0] == df.groupby("l")["m_payload"].apply(sorted).tolist()[1]
+    assert df["m_payload"].between(3000.0, 5000.0).all() and df["m_payload"].nunique() == 3
+    with pytest.raises(StudyError, match="both swept and sampled"):
+        sweep(crane_fmu, {"l": [8.0]}, samples={"l": (5.0, 9.0)}, n_samples=2, stop_time=0.5, outputs=["theta"],
+              workers=0, progress=False)
