@@ -439,3 +439,22 @@ def test_factorial_and_sample_are_crossed(crane_fmu):
     with pytest.raises(StudyError, match="both swept and sampled"):
         sweep(crane_fmu, {"l": [8.0]}, samples={"l": (5.0, 9.0)}, n_samples=2, stop_time=0.5, outputs=["theta"],
               workers=0, progress=False)
+
+
+def test_runners_in_one_process_keep_their_own_messages(crane_fmu):
+    """Two runners alive in one worker process (two threads): each FMU instance logs to its own runner.
+
+    fmpy's FMI 2 logger proxy holds one logger per process: the first runner's messages went to the
+    second runner, and once the second freed its instance the first called a freed callback.
+    """
+    failing = {"solver.method": 1, "solver.step": FAILING_STEP}
+    settings = RunSettings(stop_time=1.0, outputs=("theta",), interval=INTERVAL)
+    a, b = FmuRunner(crane_fmu.read_bytes()), FmuRunner(crane_fmu.read_bytes())
+    assert a.run({"m_payload": 3000.0}, settings)["status"] == "ok"
+    row_b = b.run({"m_payload": 3000.0, **failing}, settings)  # b's instance is freed after its discard
+    row_a = a.run({"m_payload": 3000.0, **failing}, settings)
+    for row in (row_a, row_b):
+        assert row["status"] == "discard" and "internal steps" in row["message"], row["message"]
+    assert b.messages == [] or all("internal steps" in m for m in b.messages)
+    a.close()
+    b.close()

@@ -133,6 +133,7 @@ class FmuRunner:
         self.variables = {v.name: v for v in self.md.modelVariables}
         self.messages: list[str] = []
         self._instance: Any = None
+        self._callbacks: Any = None
         self._kind: str | None = None
         self.runs = 0  # runs made by this runner (instantiations are fewer: reset between runs)
         self.instantiations = 0
@@ -140,7 +141,7 @@ class FmuRunner:
     # -- instance life cycle ------------------------------------------------
 
     def _log(self, *args) -> None:
-        # FMI 2: (env, instanceName, status, category, message); FMI 3: (env, status, category, message)
+        # FMI 3: (env, status, category, message)
         status, message = args[-3], args[-1]
         if status >= 1:
             text = message.decode(errors="replace") if isinstance(message, bytes) else str(message)
@@ -148,17 +149,53 @@ class FmuRunner:
 
     def _fresh_instance(self, kind: str):
         """The cached instance, reset, or a new one."""
-        from fmpy.simulation import instantiate_fmu
-
         if self._instance is not None and self._kind == kind:
             self._instance.reset()
             return self._instance
         self._free()
-        fmi_type = "CoSimulation" if kind == "cs" else "ModelExchange"
-        self._instance = instantiate_fmu(self.unzipdir, self.md, fmi_type, logger=self._log)
+        self._instance = self._instantiate_fmi3(kind) if self.fmi3 else self._instantiate_fmi2(kind)
         self._kind = kind
         self.instantiations += 1
         return self._instance
+
+    def _instantiate_fmi2(self, kind: str):
+        """An FMI 2 instance whose logger is this runner's own callback.
+
+        fmpy's ``instantiate_fmu(logger=...)`` routes FMI 2 messages through a native proxy that
+        keeps one logger for the whole process: two instances alive in one worker (threads) would
+        swap messages, and freeing one leaves the other calling a freed callback.  The callback
+        here gets the message as the FMU passes it, a printf format ('%%' for a percent sign).
+        """
+        from fmpy import calloc, free
+        from fmpy.fmi2 import (
+            FMU2Model,
+            FMU2Slave,
+            fmi2CallbackAllocateMemoryTYPE,
+            fmi2CallbackFreeMemoryTYPE,
+            fmi2CallbackFunctions,
+            fmi2CallbackLoggerTYPE,
+        )
+
+        callbacks = fmi2CallbackFunctions()
+        callbacks.logger = fmi2CallbackLoggerTYPE(self._log_fmi2)
+        callbacks.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
+        callbacks.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
+        interface = self.md.coSimulation if kind == "cs" else self.md.modelExchange
+        cls = FMU2Slave if kind == "cs" else FMU2Model
+        fmu = cls(guid=self.md.guid, unzipDirectory=self.unzipdir, modelIdentifier=interface.modelIdentifier)
+        fmu.instantiate(callbacks=callbacks)
+        self._callbacks = callbacks  # alive as long as the instance
+        return fmu
+
+    def _instantiate_fmi3(self, kind: str):
+        from fmpy.simulation import instantiate_fmu
+
+        fmi_type = "CoSimulation" if kind == "cs" else "ModelExchange"
+        return instantiate_fmu(self.unzipdir, self.md, fmi_type, logger=self._log)
+
+    def _log_fmi2(self, env, instance_name, status, category, message) -> None:
+        if status >= 1 and message:
+            self.messages.append(message.decode(errors="replace").replace("%%", "%"))
 
     def _free(self) -> None:
         if self._instance is not None:
