@@ -317,6 +317,7 @@ def test_cli_sweep_latin_hypercube_is_seeded(crane_fmu, tmp_path):
         (["--param", "m_payload=1,2", "--workers", "-1"], "--workers"),
         (["--param", "m_payload=1,2", "--set", "F_trolley=abc"], "not a number"),
         (["--sample", "m_payload=1:2"], "number of samples"),
+        (["--param", "m_payload=1,2", "--kind", "me", "--set", "solver.method=rk4"], "with --kind me"),
     ],
 )
 def test_cli_sweep_errors_are_one_line(crane_fmu, tmp_path, capsys, extra, message):

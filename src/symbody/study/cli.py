@@ -86,7 +86,10 @@ def _check_arguments(args: argparse.Namespace) -> None:
         raise ArgumentError(f"--timeout {args.timeout:g} must be a positive number")
     if args.option and Path(args.model).suffix.lower() == ".fmu":
         raise ArgumentError("--option applies to model files, not to FMUs")
-    parse_assignments(args.set, "--set")  # the form now; the values are typed once the FMU is known
+    settings = parse_assignments(args.set, "--set")  # the form now; the values are typed once the FMU is known
+    solver = [n for n in [*settings, *(a.partition("=")[0].strip() for a in args.param)] if n.startswith("solver.")]
+    if args.kind == "me" and solver:
+        raise ArgumentError(f"{solver[0]} sets the Co-Simulation FMU's solver; with --kind me fmpy integrates")
     if args.input_file:
         read_input_file(args.input_file, None)
 
