@@ -1,8 +1,8 @@
 """Crank, rod and a disc rolling without slipping on a parabola.
 
-3D_MEC_MATLAB example 3 (seed 000, section 5.5, parameters of annex B.2); the
+3D_MEC_MATLAB example 3 (Gil Soto, 2005, section 5.5, parameters of annex B.2); the
 same mechanism, on an inclined plane, is lib_3D_MEC-GiNaC's appendix A.3
-(seed 001), which adds a torque on the crank and viscous friction in the
+(Plaza Puértolas, 2015), which adds a torque on the crank and viscous friction in the
 crank-ground hinge (both present here, zero by default).
 
 A crank ``O-b`` (length ``l1``, absolute angle ``a1``) and a rod ``b-c``
@@ -18,7 +18,7 @@ two more coordinates, so ``q = (a1, a2, a3, xpg, ypg)``, with
   (their 2-D cross product vanishes);
 * rolling, non-holonomic: the velocity of the disc's material point at ``Pg``
   vanishes.  Only its tangential component ``Cv1`` is independent of the
-  holonomic rows (as in seed 001: 3 geometric + 1 velocity equations, 1 degree of
+  holonomic rows (as in Plaza Puértolas, 2015: 3 geometric + 1 velocity equations, 1 degree of
   freedom); ``rolling="both"`` keeps both components ``Cv1, Cv2`` as in the
   3D_MEC_MATLAB listing, which makes the constraint set redundant (5 velocity
   rows of rank 4).
@@ -27,11 +27,11 @@ Bodies (annex B.2): crank ``m1 = 3``, ``Izz1 = 6`` at its midpoint; rod
 ``m2 = 2``, ``Izz2 = 2`` at its midpoint; disc ``m3 = 3``, ``Izz3 = 3`` at ``c``;
 ``g = 9.81`` along -y.  The mechanism falls under gravity from rest.
 
-Initial configuration: seed 000 starts from ``xpg0 = 12, ypg0 = 10``, which is
+Initial configuration: Gil Soto (2005) starts from ``xpg0 = 12, ypg0 = 10``, which is
 not on the parabola (its apex is at ``(12, 0)``); here the contact point starts
 at the abscissa ``xpg0`` (option, default 12) on the parabola, the disc centre
 ``rd`` away along the normal, and the crank-rod pair closes the chain with the
-rod's end above the crank's (elbow-up branch, crank near seed 000's initial
+rod's end above the crank's (elbow-up branch, crank near Gil Soto's (2005) initial
 guess ``a1 = pi/3``).  These values satisfy every constraint; the assembly
 rows are ``xpg - xpg0 = 0`` and ``a3 - a3_0 = 0`` (the disc angle appears in no
 holonomic row).

@@ -1,4 +1,4 @@
-"""Double pendulum of a square and a disc (seed 002, section 2.4, fig. 6; simulated in its section 4.4).
+"""Double pendulum of a square and a disc (Problemas dinámicos, section 2.4, fig. 6; simulated in its section 4.4).
 
 Body 1 is a square plate of side ``2r`` and mass ``m`` hinged at one corner
 (point 0, the origin); the adjacent corner is point 1.  Body 2 is a disc of
@@ -17,21 +17,21 @@ Two descriptions of the same system (option ``coordinates``):
     square and the disc are rigid bodies; outputs ``x1, y1, x2, y2``.
 
 ``"natural"``
-    the natural coordinates of seed 002: the Cartesian coordinates ``x1, y1,
+    the natural coordinates of Problemas dinámicos: the Cartesian coordinates ``x1, y1,
     x2, y2`` of the basic points, tied by the two distance constraints
     ``x1^2 + y1^2 - (2r)^2 = 0`` and ``(x2-x1)^2 + (y2-y1)^2 - (2r)^2 = 0``.  As in
-    seed 002, a point of a body with local coordinates ``(u, v)`` (frame at the
+    Problemas dinámicos, a point of a body with local coordinates ``(u, v)`` (frame at the
     first basic point, x axis through the second, length ``L = 2r``) is at
     ``r_a + A (u, v)`` with ``A = [[dx, -dy], [dy, dx]] / L`` linear in the
     coordinates.  Each body is represented by four point masses ``m/4`` placed
     at ``G +- (a, 0)`` and ``G +- (0, a)`` with ``a^2 = I_G / m`` (``2r^2/3`` for the
     square, ``r^2/2`` for the disc): the same mass, centre of mass and
     second moments as the body, hence the same kinetic energy.  The mass matrix
-    is then constant and equals seed 002's eq. (68),
+    is then constant and equals the dynamics chapter's eq. (68),
     ``M = m [[25/24, 0, 1/8, 0], [0, 25/24, 0, 1/8], [1/8, 0, 3/8, 0], [0, 1/8, 0, 3/8]]``,
     and the gravity forces its eq. (73), ``Q = -m g / 2 (1, 2, 0, 1)``.  The
     coordinates are the outputs: a coordinate ``x1`` is exported as the
-    variable ``x1`` (see DESIGN.md).
+    variable ``x1`` (see docs/guide/modelling.md).
 
 Run ``symbody info examples/double_pendulum_square_disc.py --option coordinates=natural``.
 """
@@ -48,7 +48,7 @@ def build(coordinates: str = "relative") -> sb.System:
         )
     s = sb.System(
         "double_pendulum_square_disc" if coordinates == "relative" else "double_pendulum_square_disc_natural",
-        description=f"square and disc double pendulum (seed 002), {coordinates} coordinates",
+        description=f"square and disc double pendulum, {coordinates} coordinates",
     )
     m = s.parameter("m", 1.0, "kg", "mass of the square and of the disc", min=0.0)
     r = s.parameter("r", 1.0, "m", "half side of the square, radius of the disc", min=0.0)

@@ -1,4 +1,4 @@
-"""Four-bar linkage of lib_3D_MEC-GiNaC (seed 001, appendix A.2).
+"""Four-bar linkage of lib_3D_MEC-GiNaC (Plaza Puértolas, 2015, appendix A.2).
 
 Three bars in the x-z plane, joined by revolute joints about y and described
 by three relative angles ``theta1..3`` (each bar's base is rotated about y from
@@ -10,7 +10,7 @@ an external force (``Fx``, ``Fz``, in the bar's base) and moment (``My``) at A
 and B; a spring of stiffness ``K`` joins K1 (on bar 2) and K2 (on bar 3).
 
 ``spring=False`` drops the spring: this is the model whose ``[M | delta]`` code
-seed 001 compares with Robotran (its listing B.6).
+Plaza Puértolas (2015) compares with Robotran (its listing B.6).
 """
 
 import math

@@ -1,4 +1,4 @@
-"""Slider-crank mechanism of 3D_MEC_MATLAB, example 1 (seed 000, section 5.3, parameters of annex B.1).
+"""Slider-crank mechanism of 3D_MEC_MATLAB, example 1 (Gil Soto, 2005, section 5.3, parameters of annex B.1).
 
 A crank ``O-b`` (length ``l1``) turns about the fixed origin; a connecting rod
 ``b-c`` (length ``l2``) drives a slider (point mass ``m3`` at ``c``) along the

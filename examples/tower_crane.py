@@ -1,4 +1,4 @@
-"""Tower crane slewing a slender payload: the model seed 004 takes from Ye & Huang (2021), corrected.
+"""Tower crane slewing a slender payload: the model Coselev Condrea (2024) takes from Ye & Huang (2021), corrected.
 
 Coordinates (ground base ``xyz``, z up, slew axis along z):
 
@@ -22,7 +22,7 @@ rope holds it through the hook like a rigid link with a ball joint at the
 trolley, as in Ye & Huang.  Its full inertia tensor ``I_xx .. I_xz`` is given
 at the centre of mass in the payload base, so it turns with the body, and the
 gyroscopic term ``w x (I w)`` enters the equations (symbody's solids do both).
-The points seed 004's notes flag are fixed here: the slew torque acts about
+The points Coselev Condrea's (2024) notes flag are fixed here: the slew torque acts about
 the vertical axis, and the inertia tensor is body-fixed, not constant in the
 inertial base.
 

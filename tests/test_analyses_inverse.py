@@ -179,7 +179,7 @@ def test_reactions_use_the_sign_recorded_by_the_joint():
 
 def test_distance_joint_tension_is_the_force_along_the_bar():
     # the tension factor 2 L is a parameter expression, evaluated with the model's parameters
-    # seed 002 in natural coordinates, hanging at rest: point 2 carries half the disc's weight,
+    # Problemas dinámicos in natural coordinates, hanging at rest: point 2 carries half the disc's weight,
     # so the lower bar (L = 2 r = 2) holds it with tension m g / 2
     from symbody.numeric import static_equilibrium
 

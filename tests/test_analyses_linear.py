@@ -77,7 +77,7 @@ def test_equilibrium_with_constraints_in_both_coordinate_sets():
     np.testing.assert_allclose(nat.q, [x1, y1, x2, y2], atol=1e-10)
     # the square's centre of mass is below the hinge, the disc hangs vertically
     assert abs(x2 - x1) < 1e-10 and y2 < y1
-    # point 2 carries half the disc's weight (seed 002, eq. 72): the lower bar holds it with tension m g / 2
+    # point 2 carries half the disc's weight (Problemas dinámicos, eq. 72): the lower bar holds it with tension m g / 2
     rows = [r.name for r in nat_eq.constraint_rows]
     t_low = 2 * 2.0 * nat.lam[rows.index("bar12")]  # row |r12|^2 - L^2: tension = 2 L lambda, L = 2
     assert t_low == pytest.approx(G / 2, rel=1e-10)

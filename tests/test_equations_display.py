@@ -51,7 +51,7 @@ def test_stats_keys_follow_the_cli_contract():
         assert key in st
     assert set(st["ops"]) >= {"M", "delta", "M_delta", "Phi", "Phi_q", "gamma"}
     assert st["coordinates"] == 3 and st["constraints"] == 2 and st["dof"] == 1
-    assert st["ops"]["M_delta"] <= 132  # lib_3D_MEC-GiNaC's listing B.6 (seed 001)
+    assert st["ops"]["M_delta"] <= 132  # lib_3D_MEC-GiNaC's listing B.6 (Plaza Puértolas, 2015)
 
 
 def test_index_finds_every_kind_of_name():

@@ -8,7 +8,7 @@
   ``D ddq - gamma`` the second time derivative of the constraint expressions,
   differentiated exactly by SymPy (holonomic rows: ``Phi(q(t), t)``;
   velocity rows: the constraint written independently in the test);
-* the natural-coordinate double pendulum reproduces seed 002's eqs. (130)-(132).
+* the natural-coordinate double pendulum reproduces the dynamics chapter's eqs. (130)-(132).
 """
 
 from __future__ import annotations
@@ -136,7 +136,7 @@ def test_four_bar_constraints():
 
 
 # ---------------------------------------------------------------------------
-# double pendulum, natural coordinates (seed 002 eqs. 130-132)
+# double pendulum, natural coordinates (Problemas dinámicos eqs. 130-132)
 # ---------------------------------------------------------------------------
 def test_double_pendulum_natural_constraints_match_seed_002():
     eq = example("double_pendulum_square_disc", coordinates="natural").derive()

@@ -4,7 +4,7 @@ The examples' trees (before their constraints are imposed) are rebuilt with
 ``sympy.physics.mechanics`` and Kane's equations with ``u = dq/dt`` give the
 mass matrix and the forcing vector, which must equal symbody's ``M`` and
 ``delta`` to 1e-9 relative; the simple pendulum is checked against its hand
-formula and the natural-coordinate double pendulum against seed 002's
+formula and the natural-coordinate double pendulum against the dynamics chapter's
 eqs. (68) and (73).  (``n_link_pendulum_on_cart`` has its own test.)
 """
 

@@ -18,11 +18,11 @@ from symbody.numeric import HeldCoordinateWarning, Sampled, assemble, simulate
 
 G = 9.81
 
-# some models here are redundant on purpose (seed 000's two rolling rows, seed 002's sine/cosine rows)
+# some models here are redundant on purpose (Gil Soto's (2005) two rolling rows, the dynamics chapter's sine/cosine rows)
 pytestmark = pytest.mark.filterwarnings("ignore:.*redundant at the initial configuration")
 
 # ---------------------------------------------------------------------------
-# seed 002: square-and-disc double pendulum, relative vs natural coordinates
+# Problemas dinámicos: square-and-disc double pendulum, relative vs natural coordinates
 # ---------------------------------------------------------------------------
 
 
@@ -33,7 +33,7 @@ def double_pendulum_reference():
 
 
 def hand_energy_natural(res, m=1.0, r=1.0):
-    """T = 0.5 dq^T M dq with seed 002's constant M (eq. 68); V = m g (y_G1 + y_G2), G from the basic points."""
+    """T = 0.5 dq^T M dq with the dynamics chapter's constant M (eq. 68); V = m g (y_G1 + y_G2), G from the basic points."""
     x1, y1, x2, y2 = res.q.T
     M = m * np.array([[25 / 24, 0, 1 / 8, 0], [0, 25 / 24, 0, 1 / 8], [1 / 8, 0, 3 / 8, 0], [0, 1 / 8, 0, 3 / 8]])
     T = 0.5 * np.einsum("ki,ij,kj->k", res.dq, M, res.dq)
@@ -52,7 +52,7 @@ def test_double_pendulum_natural_coordinates_match_relative(double_pendulum_refe
     # same motion: points 1 and 2 (natural coordinates vs outputs of the relative model)
     for name in ("x1", "y1", "x2", "y2"):
         np.testing.assert_allclose(res[name], ref[name], atol=2e-6)
-    # energy constant: our helper and a hand computation from seed 002's M and the gravity definition
+    # energy constant: our helper and a hand computation from the dynamics chapter's M and the gravity definition
     assert res.energy.relative_drift < 1e-6
     E, swing = hand_energy_natural(res)
     assert swing > 30.0  # the pendulum falls through most of its 39.24 J range
@@ -191,7 +191,7 @@ def test_input_errors_are_clear():
 
 
 # ---------------------------------------------------------------------------
-# seed 000 example 1: slider-crank, multiplier = slider normal force
+# Gil Soto, 2005 example 1: slider-crank, multiplier = slider normal force
 # ---------------------------------------------------------------------------
 
 
@@ -247,7 +247,7 @@ def test_slider_crank_assembles_simulates_and_its_multiplier_is_the_normal_force
 
 
 # ---------------------------------------------------------------------------
-# seed 000 example 3: crank-rod-disc rolling on a parabola (non-holonomic)
+# Gil Soto, 2005 example 3: crank-rod-disc rolling on a parabola (non-holonomic)
 # ---------------------------------------------------------------------------
 
 

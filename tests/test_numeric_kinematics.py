@@ -20,7 +20,7 @@ from symbody.numeric import (
 
 FOUR_BAR = "four_bar"
 
-# some models here are redundant on purpose (seed 002's sine/cosine rows, conflicting drivers)
+# some models here are redundant on purpose (the dynamics chapter's sine/cosine rows, conflicting drivers)
 pytestmark = pytest.mark.filterwarnings("ignore:.*redundant at the initial configuration")
 
 
@@ -79,7 +79,7 @@ def test_slider_crank_assembles_from_a10():
 
 
 def redundant_pendulum():
-    """A pendulum in (x, y, phi) with seed 002's redundant pair: distance and sine/cosine rows (rank 2, 3 rows)."""
+    """A pendulum in (x, y, phi) with the dynamics chapter's redundant pair: distance and sine/cosine rows (rank 2, 3 rows)."""
     s = sb.System("redundant_pendulum")
     L = s.parameter("L", 2.0)
     x, y, phi = s.coordinate("x", 2.0), s.coordinate("y", 0.0), s.coordinate("phi", math.pi / 2)

@@ -318,7 +318,7 @@ class Equations:
         return self.export_plan(*names, trig=trig).op_count()
 
     def stats(self) -> dict:
-        """Sizes, atom and operation counts per block (see DESIGN.md for the definitions).
+        """Sizes, atom and operation counts per block (definitions in docs/guide/architecture.md).
 
         Keys: ``name, coordinates, constraints, dof, parameters, inputs, outputs,
         atoms, ops, temps, derive_seconds, formulation``; ``ops`` holds ``M, delta, M_delta,

@@ -4,7 +4,7 @@ The inertia tensor may be given at the centre of mass, at the solid's
 reference point or at any point fixed to the solid, and in any base fixed to
 the solid; it is moved to the reference point and the solid's base with
 Steiner's theorem, which is the form the virtual-power assembly uses
-(seed 001, eq. 4.68).
+(Plaza Puértolas, 2015, eq. 4.68).
 
 Example:
     >>> import symbody as sb

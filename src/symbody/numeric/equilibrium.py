@@ -1,4 +1,4 @@
-"""Static equilibrium (seed 000, annex A.3, ``solve_equilibrium_position``).
+"""Static equilibrium (Gil Soto, 2005, annex A.3, ``solve_equilibrium_position``).
 
 At rest (``dq = ddq = 0``) with the inputs held, the equations of motion reduce to::
 
@@ -9,7 +9,7 @@ At rest (``dq = ddq = 0``) with the inputs held, the equations of motion reduce 
 solved by Newton-Raphson in ``(q, lam, mu)`` with the exact Jacobian
 ``[[d delta/dq - d(Phi_q^T lam)/dq, -Phi_q^T, -E^T], [Phi_q, 0, 0], [E, 0, 0]]``
 built from symbolic derivatives.  Non-holonomic rows play no role at rest
-(as in seed 000).  ``mu`` are the generalized forces the holds take; the
+(as in Gil Soto, 2005).  ``mu`` are the generalized forces the holds take; the
 result reports ``holding`` = the effort that must be applied along each
 held coordinate (``-mu``), e.g. the actuator torque that keeps an arm still.
 

@@ -1,6 +1,6 @@
 """Inverse dynamics and joint reactions.
 
-Inverse dynamics (seed 002, "problema dinámico inverso"): given a motion
+Inverse dynamics (Problemas dinámicos, "problema dinámico inverso"): given a motion
 ``q(t), dq(t), ddq(t)`` (for example from :func:`symbody.numeric.kinematic_simulation`),
 find the actuator efforts ``u`` and the multipliers ``lam`` that produce it::
 

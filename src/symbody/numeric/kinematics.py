@@ -2,7 +2,7 @@
 
 These are the numeric templates ``solve_initial_position``,
 ``solve_initial_velocity`` and ``kinematic_simulation_num`` of 3D_MEC_MATLAB
-(seed 000) and the position/velocity/acceleration problems of seed 003:
+(Gil Soto, 2005) and the position/velocity/acceleration problems of the kinematics slides:
 
 - :func:`~symbody.numeric.assemble` (module :mod:`symbody.numeric.assembly`):
   Newton-Raphson on ``Phi(q, t) = 0`` and the initial-position conditions.
@@ -358,7 +358,7 @@ def kinematic_simulation(
     atol: float = 1e-12,
     p: Any = None,
 ) -> KinematicResult:
-    """Kinematic simulation (seed 000 ``kinematic_simulation_num``).
+    """Kinematic simulation (Gil Soto, 2005: ``kinematic_simulation_num``).
 
     The independent coordinates follow prescribed functions of time (the
     ``drivers``; rheonomic constraints of the model such as ``s.prescribe`` act

@@ -5,13 +5,13 @@ trajectory) the equations ``M ddq + D^T lam = delta``, ``D ddq = gamma`` are
 differentiated exactly, with symbolic Jacobians (:mod:`symbody.numeric.blocks`),
 never by finite differences:
 
-* full coordinates (seed 000, eq. 4.83)::
+* full coordinates (Gil Soto, 2005, eq. 4.83)::
 
       K = d(M ddq)/dq + d(D^T lam)/dq - d delta/dq      C = -d delta/d dq      B = d delta/du
 
 * independent coordinates ``z`` (chosen by QR with column pivoting, or given):
   on the constraint manifold ``dq = S dz`` with ``D S = 0``, ``S[z] = I``
-  (seed 002's matrix R).  Perturbing positions, velocities and inputs and
+  (the dynamics chapter's matrix R).  Perturbing positions, velocities and inputs and
   solving the linearized ``[M D^T; D 0][d ddq; d lam] = ...`` gives the exact
   linearization of the reduced ODE ``z'' = f(z, z', u)``::
 
@@ -20,7 +20,7 @@ never by finite differences:
   and its second-order form ``Mr dz'' + Cr dz' + Kr dz = Br du`` with
   ``Mr = S^T M S`` (``lin.second_order``; the full-coordinate matrices are
   ``lin.full``).  At an equilibrium ``Kr = S^T K S``, ``Cr = S^T C S`` and
-  ``Br = S^T B`` (the seed's ``K_i, C_i, B_i``); elsewhere the velocity
+  ``Br = S^T B`` (the chapter's ``K_i, C_i, B_i``); elsewhere the velocity
   dependence of the constraint manifold is included too.
 
 With non-holonomic constraints the state holds the position-independent
@@ -123,9 +123,9 @@ class LinearModel:
             independent velocities ``d<name>``).
         second_order: ``Mr dz'' + Cr dz' + Kr dz = Br du`` in the independent coordinates.
         full: ``M ddq + C dq + K q = B du`` in all coordinates (before the constraints are
-            eliminated; seed 000's eq. 4.83), with ``constraint_jacobian`` the ``D`` at the point.
+            eliminated; Gil Soto's (2005) eq. 4.83), with ``constraint_jacobian`` the ``D`` at the point.
         constraint_jacobian: ``D`` at the operating point.
-        S: ``nq x nz`` velocity transformation ``dq = S dz`` (seed 002's matrix R).
+        S: ``nq x nz`` velocity transformation ``dq = S dz`` (the dynamics chapter's matrix R).
         Sp: position transformation ``d q = Sp d zp`` (``S`` itself for holonomic systems).
         independent: names of the independent coordinates (velocity level).
         independent_positions: names of the position-independent coordinates.

@@ -1,4 +1,4 @@
-"""Modal analysis about a static equilibrium (seed 000, ``natural_modes``, eq. 4.91).
+"""Modal analysis about a static equilibrium (Gil Soto, 2005, ``natural_modes``, eq. 4.91).
 
 The linearization in independent coordinates gives ``Mr dz'' + Cr dz' + Kr dz = 0``;
 the undamped modes solve ``Kr psi = omega^2 Mr psi`` (symmetric-definite

@@ -1,6 +1,6 @@
 """Differentiation, time derivatives and substitution on atomized expressions.
 
-These are the recursive algorithms of seed 001 (figs. 3.6-3.8): they walk the
+These are the recursive algorithms of Plaza Puértolas, 2015 (figs. 3.6-3.8): they walk the
 atom DAG without expanding it, reuse every atom whose result is unchanged and
 return re-atomized results.  Each node is visited at most once per operation
 (results are memoized per context), and the dependency bit mask of a node lets

@@ -1,6 +1,6 @@
 """Mass matrix and generalized forces by the virtual power principle.
 
-One loop over solids (seed 001, fig. 4.10, eqs. 4.54-4.69).  For a solid with
+One loop over solids (Plaza Puértolas, 2015, fig. 4.10, eqs. 4.54-4.69).  For a solid with
 reference point ``O``, base ``B``, mass ``m``, first moment ``m r`` (centre of
 mass from ``O``) and inertia ``I_O`` at ``O``, with partial velocities
 ``Jv_i = dv_O/d(dq_i)`` and ``Jw_i = d(omega)/d(dq_i)``::

@@ -6,7 +6,7 @@ constructor functions of this module (:func:`add`, :func:`mul`, :func:`neg`,
 simplifications and then look the node up in the hash table of its
 :class:`Context`.  A structurally identical expression therefore exists only
 once: every non-trivial node is an *atom* in the sense of lib_3D_MEC-GiNaC
-(seed 001, ch. 3), built on the fly, one operator at a time.
+(Plaza Puértolas, 2015, ch. 3), built on the fly, one operator at a time.
 
 Canonical forms that make the table catch more repetitions:
 

@@ -1,6 +1,6 @@
-"""Kinematic operators on the base and point trees (seed 001, ch. 4 and 5).
+"""Kinematic operators on the base and point trees (Plaza Puértolas, 2015, ch. 4 and 5).
 
-Vectors are *extended vectors* (seed 001, §5.2): a sum of parts, each part
+Vectors are *extended vectors* (Plaza Puértolas, 2015, §5.2): a sum of parts, each part
 holding the components that are naturally expressed in one base.  Sums never
 change basis; a change of basis happens only inside a scalar or cross product
 of two parts, and then only the cheaper operand is rotated, using a rotation
@@ -300,7 +300,7 @@ class Kinematics:
         return r
 
     def triple(self, w: Vector, r: Vector) -> Vector:
-        """``w x (w x r)`` by Lagrange's formula ``w (w.r) - r (w.w)`` (seed 001, eq. 5.14).
+        """``w x (w x r)`` by Lagrange's formula ``w (w.r) - r (w.w)`` (Plaza Puértolas, 2015, eq. 5.14).
 
         ``w.w`` is one shared atom (e.g. ``(dth1 + dth2)**2``) and ``w.r`` often vanishes.
         """
