@@ -48,6 +48,10 @@ void sb_lu_solve(int n, const double *LU, const int *prow, const int *pcol, int 
    (0 <= k < n - rank): that unknown is 1, the other free ones 0. */
 void sb_lu_null_vector(int n, const double *LU, const int *pcol, int rank, int k, double *z);
 
+/* Eigen-decomposition of a symmetric matrix A = V diag(w) V^T by cyclic Jacobi rotations
+   (A is overwritten; V receives the eigenvectors as columns, row-major n x n). */
+void sb_sym_eigen(int n, double *A, double *V, double *w);
+
 /* y = A x (A is m x n); with `accumulate` nonzero, y += A x. */
 void sb_matvec(int m, int n, const double *A, const double *x, double *y, int accumulate);
 

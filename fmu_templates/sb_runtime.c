@@ -17,6 +17,9 @@
 #include "sb_solver.h"
 
 #define SB_RANK_RTOL 1e-13     /* relative pivot threshold of the augmented matrix */
+#define SB_FILTER_SWITCH 1e-4  /* D M^-1 D^T with a pivot below this (relative): filtered multipliers */
+#define SB_VANISHING_ROW 1e-4  /* ... also when a row's squared norm falls below this part of its largest */
+#define SB_CORR_REG 1e-6       /* regularization of position and velocity corrections, relative to |D| */
 #define SB_ASSEMBLY_MAXIT 50   /* Newton iterations of the assembly */
 
 const char *const sb_log_category_names[7] = {"logEvents",      "logStatusWarning", "logStatusDiscard", "logStatusError",
@@ -178,6 +181,8 @@ SbInstance *sb_instantiate(const SbModel *m, SbInterface interface, const char *
     inst->X = zalloc((size_t)nc * n, sizeof(double), &ok);
     inst->Sf = zalloc((size_t)nc * nc, sizeof(double), &ok);
     inst->stmp = zalloc(na, sizeof(double), &ok);
+    inst->sw = zalloc(nc, sizeof(double), &ok);
+    inst->row_ref = zalloc(nc, sizeof(double), &ok);
     inst->prow = zalloc(na, sizeof(int), &ok);
     inst->pcol = zalloc(na, sizeof(int), &ok);
     inst->rhs = zalloc(na, sizeof(double), &ok);
@@ -230,7 +235,7 @@ void sb_free(SbInstance *inst)
     if (!inst) return;
     sb_solver_free(inst);
     void *blocks[] = {inst->name,  inst->S,     inst->ddq,  inst->lam,   inst->y,     inst->M,     inst->delta,
-                      inst->D,     inst->beta,  inst->gamma, inst->Phi,  inst->Phi_q, inst->A,     inst->Mf,    inst->X,     inst->Sf,    inst->stmp,  inst->prow,
+                      inst->D,     inst->beta,  inst->gamma, inst->Phi,  inst->Phi_q, inst->A,     inst->Mf,    inst->X,     inst->Sf,    inst->stmp,  inst->sw,  inst->row_ref,  inst->prow,
                       inst->pcol,  inst->rhs,   inst->sol,  inst->R_q,   inst->R_dq,  inst->R_u,   inst->R_t,
                       inst->V_q,   inst->V_t,   inst->Y_q,  inst->Y_dq,  inst->Y_u,   inst->Y_t,   inst->Y_ddq,
                       inst->Y_lam, inst->sq,    inst->sdq,  inst->su,    inst->dsol,  inst->G,     inst->gprow,
@@ -564,7 +569,10 @@ static SbStatus nonfinite_blocks(SbInstance *inst)
        when M is singular (coordinates without inertia, e.g. contact parameters) the same with
        M + rho D^T D in place of M and b1 + rho D^T b2 in place of b1 (augmented Lagrangian):
        positive definite whenever the motions the constraints allow all have inertia;
-   SB_FACT_LU: complete-pivoting LU of [M D^T; D 0] (singular M or redundant constraints). */
+   SB_FACT_LU: complete-pivoting LU of [M D^T; D 0] (singular M or redundant constraints);
+   SB_FACT_FILTER: as SB_FACT_SCHUR with S = V diag(s) V^T and S^-1 replaced by V diag(s / (s^2 + tau^2)) V^T,
+       tau = 1e-6 max(s) (sb_singular.c): the exact multipliers where s >> tau, bounded ones where rows of D
+       become dependent (a singular position) instead of growing like 1 / s (Tikhonov's regularization). */
 static void solve_factored(SbInstance *inst, const double *b, double *z)
 {
     const int n = inst->m->nq, nc = inst->m->nc, na = inst->na;
@@ -573,7 +581,8 @@ static void solve_factored(SbInstance *inst, const double *b, double *z)
         if (z != b) memcpy(z, b, (size_t)na * sizeof(double));
         sb_ldlt_solve(n, inst->Mf, z);
         break;
-    case SB_FACT_SCHUR: {
+    case SB_FACT_SCHUR:
+    case SB_FACT_FILTER: {
         double *y = inst->stmp, *lam = inst->stmp + n;
         memcpy(y, b, (size_t)n * sizeof(double));
         if (inst->rho != 0.0) /* [M + rho D^T D, D^T; D, 0] z = [b1 + rho D^T b2; b2]: the same solution */
@@ -585,7 +594,8 @@ static void solve_factored(SbInstance *inst, const double *b, double *z)
             for (int j = 0; j < n; ++j) v += inst->D[r * n + j] * y[j];
             lam[r] = v;
         }
-        sb_ldlt_solve(nc, inst->Sf, lam);
+        if (inst->fact == SB_FACT_SCHUR) sb_ldlt_solve(nc, inst->Sf, lam);
+        else sb_filter_multipliers(inst, lam);
         for (int i = 0; i < n; ++i) {
             double v = y[i];
             for (int r = 0; r < nc; ++r) v -= inst->X[r * n + i] * lam[r];
@@ -600,28 +610,36 @@ static void solve_factored(SbInstance *inst, const double *b, double *z)
 
 /* Range-space factorization of [M D^T; D 0].  Returns 1 on success, 0 if M is
    not positive definite and -1 if D M^-1 D^T is not (redundant constraints). */
+/* Mf = M + rho D^T D with rho = weight max|M_ii| / max_j |D[:, j]|^2 (both terms weigh alike
+   for weight 1).  Returns rho, or 0 when D vanishes. */
+static double augment_mass(SbInstance *inst, double weight)
+{
+    const int n = inst->m->nq, nc = inst->m->nc;
+    double mmax = 0.0, dmax2 = 0.0;
+    memcpy(inst->Mf, inst->M, (size_t)n * n * sizeof(double));
+    for (int i = 0; i < n; ++i) mmax = fmax(mmax, fabs(inst->M[i * n + i]));
+    for (int j = 0; j < n; ++j) {
+        double s2 = 0.0;
+        for (int r = 0; r < nc; ++r) s2 += inst->D[r * n + j] * inst->D[r * n + j];
+        dmax2 = fmax(dmax2, s2);
+    }
+    if (!(dmax2 > 0.0)) return 0.0;
+    const double rho = weight * (mmax > 0.0 ? mmax : 1.0) / dmax2;
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) {
+            double s2 = 0.0;
+            for (int r = 0; r < nc; ++r) s2 += inst->D[r * n + i] * inst->D[r * n + j];
+            inst->Mf[i * n + j] += rho * s2;
+        }
+    return rho;
+}
+
 static int factor_schur(SbInstance *inst, int augmented)
 {
     const int n = inst->m->nq, nc = inst->m->nc;
     memcpy(inst->Mf, inst->M, (size_t)n * n * sizeof(double));
     inst->rho = 0.0;
-    if (augmented) { /* M + rho D^T D, rho scaled so that both terms weigh alike */
-        double mmax = 0.0, dmax2 = 0.0;
-        for (int i = 0; i < n; ++i) mmax = fmax(mmax, fabs(inst->M[i * n + i]));
-        for (int j = 0; j < n; ++j) {
-            double s2 = 0.0;
-            for (int r = 0; r < nc; ++r) s2 += inst->D[r * n + j] * inst->D[r * n + j];
-            dmax2 = fmax(dmax2, s2);
-        }
-        if (!(dmax2 > 0.0)) return 0;
-        inst->rho = (mmax > 0.0 ? mmax : 1.0) / dmax2;
-        for (int i = 0; i < n; ++i)
-            for (int j = 0; j < n; ++j) {
-                double s2 = 0.0;
-                for (int r = 0; r < nc; ++r) s2 += inst->D[r * n + i] * inst->D[r * n + j];
-                inst->Mf[i * n + j] += inst->rho * s2;
-            }
-    }
+    if (augmented && !((inst->rho = augment_mass(inst, 1.0)) > 0.0)) return 0;
     if (sb_ldlt(n, inst->Mf)) {
         inst->rho = 0.0;
         return 0;
@@ -641,7 +659,7 @@ static int factor_schur(SbInstance *inst, int augmented)
     for (int r = 0; r < nc; ++r) dmax = fmax(dmax, fabs(inst->Sf[r * nc + r]));
     if (sb_ldlt(nc, inst->Sf)) return -1;
     for (int r = 0; r < nc; ++r)
-        if (!(1.0 / inst->Sf[r * nc + r] > 1e-12 * dmax)) return -1;
+        if (!(1.0 / inst->Sf[r * nc + r] > SB_FILTER_SWITCH * dmax)) return -1;
     return 1;
 }
 
@@ -680,7 +698,7 @@ SbStatus sb_accelerations(SbInstance *inst, double t, const double *x, double *d
     const int n = m->nq, nc = m->nc, nh = m->nh, na = inst->na;
     const double *dq = x + n;
     SbPoint pt = point(inst, t, x, NULL, NULL);
-    int bad;
+    int bad, schur = 0; /* schur < 0: Mf and X hold a factorization for filtered multipliers */
 
     /* Non-finite block entries are not scanned here (that costs as much as a small model's
        evaluation): they propagate into the factorization or the solution, and every failure path
@@ -732,7 +750,15 @@ SbStatus sb_accelerations(SbInstance *inst, double t, const double *x, double *d
             if (s != SB_OK) return s;
             inst->psd_checked = 1;
         }
-        int schur = factor_schur(inst, massless);
+        schur = factor_schur(inst, massless);
+        /* a row whose norm falls far below the largest it has had vanishes: a singular position */
+        int vanishing = 0;
+        for (int r = 0; r < nc; ++r) {
+            double v = 0.0;
+            for (int j = 0; j < n; ++j) v += inst->D[r * n + j] * inst->D[r * n + j];
+            if (v > inst->row_ref[r]) inst->row_ref[r] = v;
+            if (v < SB_VANISHING_ROW * inst->row_ref[r]) vanishing = 1;
+        }
         if (schur == 0 && !massless) { /* M is singular here, indefinite or not finite */
             SbStatus s = nonfinite_blocks(inst);
             if (s != SB_OK) return s;
@@ -743,13 +769,18 @@ SbStatus sb_accelerations(SbInstance *inst, double t, const double *x, double *d
             }
             schur = factor_schur(inst, 1);
         }
+        if (vanishing && schur != 0) schur = -2; /* straight to the filtered multipliers */
         if (schur > 0) {
             inst->fact = SB_FACT_SCHUR;
             inst->rank = na;
+        } else if (schur == -2) {
+            sb_factor_filter(inst, t);
         } else {
             SbStatus s = nonfinite_blocks(inst);
             if (s != SB_OK) return s;
             factor_lu(inst); /* redundant constraints, or motions without inertia (rank-revealing) */
+            /* D M^-1 D^T nearly singular with no row exactly dependent: a singular position */
+            if (inst->rank == na && schur < 0) sb_factor_filter(inst, t);
         }
     }
     solve_factored(inst, inst->rhs, inst->sol);
@@ -769,7 +800,12 @@ SbStatus sb_accelerations(SbInstance *inst, double t, const double *x, double *d
             for (int j = 0; j < n; ++j) r += inst->D[c * n + j] * inst->sol[j];
             if (fabs(r) > res) res = fabs(r);
         }
-        if (!(res <= 1e-8 * scale))
+        /* rows dependent only at this instant (a singular position) with a drift the dropped rows
+           cannot follow: the augmented Lagrangian continues through it */
+        if (!(res <= 1e-8 * scale) && schur < 0) {
+            sb_factor_filter(inst, t);
+            solve_factored(inst, inst->rhs, inst->sol);
+        } else if (!(res <= 1e-8 * scale))
             return problem(inst, SB_DISCARD,
                            "singular augmented matrix [M D^T; D 0] (rank %d of %d): the constraints are "
                            "inconsistent or the mass matrix is singular",
@@ -962,11 +998,17 @@ SbStatus sb_directional_derivative(SbInstance *inst, const char *function, const
 /* projections and assembly                                                 */
 /* ------------------------------------------------------------------------ */
 
-/* Minimum-norm correction: dx = J^T (J J^T)^+ r for J (m x n).  Returns the rank. */
-static int min_norm_step(SbInstance *inst, int m_rows, int n, const double *J, const double *r, double *dx)
+/* Correction dx = J^T (J J^T + mu^2 I)^+ r for J (m x n), mu = reg |J|: the minimum-norm step
+   along the well-conditioned directions of J; along a direction whose singular value s is small
+   (rows becoming dependent at a singular position) the step is s r / (s^2 + mu^2) <= r / (2 mu)
+   instead of r / s, so that a projection never leaps to another assembly branch.  Returns the rank. */
+static int min_norm_step(SbInstance *inst, int m_rows, int n, const double *J, const double *r, double *dx,
+                         double reg)
 {
-    double *y = inst->ytmp;
+    double *y = inst->ytmp, gmax = 0.0;
     sb_gram(m_rows, n, J, inst->G);
+    for (int k = 0; k < m_rows; ++k) gmax = fmax(gmax, inst->G[k * m_rows + k]);
+    for (int k = 0; k < m_rows; ++k) inst->G[k * m_rows + k] += reg * reg * gmax;
     int rank = sb_lu_factor(m_rows, inst->G, inst->gprow, inst->gpcol, 1e-12);
     sb_lu_solve(m_rows, inst->G, inst->gprow, inst->gpcol, rank, r, y);
     sb_matvec_t(m_rows, n, J, y, dx, 0);
@@ -1006,7 +1048,7 @@ static SbStatus newton_positions(SbInstance *inst, double t, double *x, int rows
         if (bad >= 0) return problem(inst, SB_DISCARD, "constraint '%s' is not finite", row_names[bad]);
         err = sb_norm_inf(rows, r);
         if (err <= tol || it == maxit) break;
-        min_norm_step(inst, rows, n, J, r, dx);
+        min_norm_step(inst, rows, n, J, r, dx, SB_CORR_REG);
         double step = sb_norm_inf(n, dx);
         for (int i = 0; i < n; ++i) x[i] -= dx[i];
         if (step <= 1e-15 * (1.0 + sb_norm_inf(n, x))) {
@@ -1050,7 +1092,7 @@ static void project_velocities(SbInstance *inst, double t, double *x, int with_f
         for (int j = 0; j < n; ++j) v -= J[k * n + j] * x[n + j];
         r[k] = v;
     }
-    min_norm_step(inst, rows, n, J, r, dx);
+    min_norm_step(inst, rows, n, J, r, dx, with_fixed ? 0.0 : SB_CORR_REG); /* initial velocities: exact */
     for (int j = 0; j < n; ++j) x[n + j] += dx[j];
 }
 
@@ -1058,6 +1100,13 @@ SbStatus sb_project(SbInstance *inst, double t, double *x)
 {
     const SbModel *m = inst->m;
     if (m->nc == 0 || inst->set[SB_SET_PROJECTION] == 0.0) return SB_OK;
+    /* next to a singular position the constraint values barely see the errors along the directions
+       that lose their rows, and the velocity rows turn with those errors: the projection is left to
+       the steps on either side (Baumgarte's terms hold the drift meanwhile) */
+    if (sb_near_singular(inst, t, x)) {
+        sb_log(inst, SB_OK, SB_LOG_SOLVER, "t = %.17g: no projection next to a singular position", t);
+        return SB_OK;
+    }
     int it = 0;
     double res = 0.0;
     if (m->nh > 0) {
@@ -1106,7 +1155,7 @@ static double constrained_velocities(SbInstance *inst, double t, double *x, cons
         for (int j = 0; j < n; ++j)
             if (keep[j]) J[k * n + j] = 0.0; /* a kept velocity is not a correction variable */
     }
-    min_norm_step(inst, nc, n, J, r, dx);
+    min_norm_step(inst, nc, n, J, r, dx, 0.0); /* initial velocities: exact */
     for (int j = 0; j < n; ++j) x[n + j] += dx[j];
     sb_D_beta(&pt, J, r); /* the violation left: rows the free velocities cannot satisfy */
     double err = 0.0, scale = 1.0;

@@ -39,7 +39,8 @@ typedef enum { SB_ME = 1, SB_CS = 2 } SbInterface;
 typedef enum {
     SB_FACT_LDLT = 1,  /* no constraints: L D L^T of M */
     SB_FACT_SCHUR,     /* range space: L D L^T of M and of D M^-1 D^T (the usual case) */
-    SB_FACT_LU         /* complete-pivoting LU of the augmented matrix (singular M, redundant constraints) */
+    SB_FACT_LU,        /* complete-pivoting LU of the augmented matrix (singular M, redundant constraints) */
+    SB_FACT_FILTER     /* range space with filtered multipliers: eigenvectors of D M^-1 D^T (singular positions) */
 } SbFactorization;
 
 /* log categories (bit masks); names as in modelDescription.xml */
@@ -111,11 +112,15 @@ struct SbInstance {
     int na;              /* nq + nc */
     double *M, *delta, *D, *beta, *gamma, *Phi, *Phi_q;
     int fact;            /* SbFactorization of the last dynamics evaluation */
-    double rho;          /* SB_FACT_SCHUR with a singular M: the factored block is M + rho D^T D */
+    double rho;          /* SB_FACT_SCHUR/FILTER with a singular M: the factored block is M + rho D^T D */
     int psd_checked;     /* M found positive semi-definite since the parameters last changed */
     double *Mf;          /* L D L^T factors of M */
     double *X, *Sf;      /* M^-1 D^T (nc rows of nq) and the L D L^T factors of D M^-1 D^T */
     double *stmp;        /* (nq + nc) */
+    double *sw;          /* SB_FACT_FILTER: eigenvalues of E D M^-1 D^T E (nc); Sf holds the eigenvectors */
+    double *row_ref;     /* largest squared norm each constraint row has had (nc): E = diag(row_ref)^-1/2 */
+    int rank_ref;        /* largest number of clearly independent constraint rows met (projection) */
+    double filter_tau;   /* SB_FACT_FILTER: the filter level tau */
     double *A;           /* augmented matrix [M D^T; D 0], LU factors (fallback) */
     int *prow, *pcol;
     int rank;
@@ -214,6 +219,13 @@ SbStatus sb_state_jacobian(SbInstance *inst, double t, const double *x, double *
 /* Directional derivative: sensitivity = d(unknowns)/d(knowns) * seed at the current state. */
 SbStatus sb_directional_derivative(SbInstance *inst, const char *function, const unsigned *unknowns, size_t n_unknowns,
                                    const unsigned *knowns, size_t n_knowns, const double *seed, double *sensitivity);
+
+/* Singular positions (sb_singular.c): filtered multipliers from the factorization left by the
+   range-space method (Mf, X), applied to lam in place; and whether fewer constraint rows are clearly
+   independent at x than usual (no projection there). */
+void sb_factor_filter(SbInstance *inst, double t);
+void sb_filter_multipliers(SbInstance *inst, double *lam);
+int sb_near_singular(SbInstance *inst, double t, const double *x);
 
 /* ---- constraint projection ---- */
 /* Newton on Phi(q, t) = 0 with minimum-norm steps (positions) and D dq = beta (velocities). */

@@ -89,12 +89,53 @@ def value_problem(kind: str, index: int, value: float, lo: float | None, hi: flo
     return None
 
 
-def _min_norm(J: np.ndarray, r: np.ndarray) -> np.ndarray:
-    """J^T (J J^T)^+ r."""
+#: as the C runtime's SB_FILTER_SWITCH, SB_VANISHING_ROW, SB_FILTER_LEVEL, SB_CORR_REG, SB_SINGULAR_GAP
+FILTER_SWITCH, VANISHING_ROW, FILTER_LEVEL, CORR_REG, SINGULAR_GAP = 1e-4, 1e-4, 1e-6, 1e-6, 1e-2
+
+
+def _min_norm(J: np.ndarray, r: np.ndarray, ref: float = 0.0, reg: float = CORR_REG) -> np.ndarray:
+    """J^T (J J^T + mu^2 I)^+ r, mu = reg max(|J|, sqrt(ref)): a step that never leaps to another branch."""
     if J.shape[0] == 0:
         return np.zeros(J.shape[1])
-    y = np.linalg.lstsq(J @ J.T, r, rcond=1e-12)[0]
+    G = J @ J.T
+    G[np.diag_indices_from(G)] += reg**2 * max(float(np.max(np.diag(G))), ref, 0.0)
+    y = np.linalg.lstsq(G, r, rcond=1e-12)[0]
     return J.T @ y
+
+
+def _schur(M: np.ndarray, D: np.ndarray, f: np.ndarray, g: np.ndarray, row_ref: np.ndarray):
+    """Range-space solution of [M D^T; D 0][x; lam] = [f; g]; None when M is not positive definite.
+
+    Where D M^-1 D^T is nearly singular or a row has fallen far below the largest norm it has had
+    (``row_ref``; a singular position), the multipliers are filtered: with the rows scaled by
+    E = diag(row_ref)^-1/2 and E D M^-1 D^T E = V diag(s) V^T, each mode is r s / (s^2 + tau^2)
+    instead of r / s, tau = FILTER_LEVEL max(s, 1 / min M_ii): exact where s >> tau, bounded."""
+    try:
+        L = np.linalg.cholesky(M)
+    except np.linalg.LinAlgError:
+        return None
+    X = np.linalg.solve(L.T, np.linalg.solve(L, np.column_stack([D.T, f])))
+    y, X = X[:, -1], X[:, :-1]
+    S = D @ X
+    r = D @ y - g
+    norms = np.sum(D * D, axis=1)
+    regular = not np.any(norms < VANISHING_ROW * row_ref)
+    if regular:
+        try:
+            Ls = np.linalg.cholesky(S)
+            regular = np.min(np.diag(Ls)) ** 2 > FILTER_SWITCH * np.max(np.diag(S))
+        except np.linalg.LinAlgError:
+            regular = False
+    if regular:
+        lam = np.linalg.solve(Ls.T, np.linalg.solve(Ls, r))
+    else:
+        ref = np.maximum(row_ref, norms)
+        e = np.where(ref > 0, 1.0 / np.sqrt(np.where(ref > 0, ref, 1.0)), 1.0)
+        s, V = np.linalg.eigh(0.5 * (e[:, None] * S * e[None, :] + (e[:, None] * S * e[None, :]).T))
+        tau = FILTER_LEVEL * max(float(s.max()), 1.0 / float(np.min(np.diag(M))))
+        c = V.T @ (e * r)
+        lam = e * (V @ np.where(s > 0, c * s / (s * s + tau * tau), 0.0))
+    return y - X @ lam, lam
 
 
 class Model:
@@ -131,6 +172,8 @@ class Model:
         self.x = np.concatenate([np.asarray(info["q0"], float), np.asarray(info["dq0"], float)])
         self.u = np.array(info["u0"], dtype=float)
         self.p = np.array(info["p0"], dtype=float)
+        self.row_ref = np.zeros(self.nc)  # largest squared norm each constraint row has had
+        self.rank_ref = 0  # largest number of clearly independent constraint rows met
         self.settings = [float(v) for v in info["settings0"]]
         self.h_next = 0.0
         self._cache = None
@@ -165,13 +208,17 @@ class Model:
             A[:n, n:] = D.T
             A[n:, :n] = D
             rhs = np.concatenate([delta, g])
-            try:
-                sol = np.linalg.solve(A, rhs)
-            except np.linalg.LinAlgError:
-                sol = np.linalg.lstsq(A, rhs, rcond=1e-13)[0]
-                if np.abs(A @ sol - rhs).max() > 1e-8 * (1.0 + np.abs(rhs).max()):
-                    raise StepFailure("singular augmented matrix [M D^T; D 0]") from None
-            ddq, lam = sol[:n], sol[n:]
+            self.row_ref = np.maximum(self.row_ref, np.sum(D * D, axis=1))
+            sol = _schur(M, D, delta, g, self.row_ref)
+            if sol is None:  # M singular (coordinates without inertia)
+                try:
+                    sol = np.split(np.linalg.solve(A, rhs), [n])
+                except np.linalg.LinAlgError:
+                    x = np.linalg.lstsq(A, rhs, rcond=1e-13)[0]
+                    if np.abs(A @ x - rhs).max() > 1e-8 * (1.0 + np.abs(rhs).max()):
+                        raise StepFailure("singular augmented matrix [M D^T; D 0]") from None
+                    sol = np.split(x, [n])
+            ddq, lam = sol
         if not (np.all(np.isfinite(ddq)) and np.all(np.isfinite(lam))):
             raise StepFailure("non-finite accelerations")
         return ddq, lam
@@ -219,8 +266,16 @@ class Model:
         return self._cache
 
     # -- constraints -----------------------------------------------------------------------
+    def near_singular(self, t: float, x: np.ndarray) -> bool:
+        """Fewer constraint rows clearly independent than usual (a singular position): no projection."""
+        D, _ = self.b.D_beta(t, x[: self.n], x[self.n :], self.u, self.p)
+        ref = max(float(np.max(self.row_ref)), float(np.max(np.sum(D * D, axis=1))))
+        rank = int(np.sum(np.linalg.svd(D, compute_uv=False) > SINGULAR_GAP * math.sqrt(ref)))
+        self.rank_ref = max(self.rank_ref, rank)
+        return rank < self.rank_ref
+
     def project(self, t: float, x: np.ndarray) -> None:
-        if self.nc == 0 or not self.settings[PROJECTION]:
+        if self.nc == 0 or not self.settings[PROJECTION] or self.near_singular(t, x):
             return
         n = self.n
         tol = self.settings[PROJ_TOL]
@@ -229,11 +284,11 @@ class Model:
                 Phi_q, Phi = self.b.Phi_Phi_q(t, x[:n], x[n:], self.u, self.p)
                 if np.abs(Phi).max() <= tol:
                     break
-                x[:n] -= _min_norm(Phi_q, Phi)
+                x[:n] -= _min_norm(Phi_q, Phi, float(np.max(self.row_ref)))
             else:
                 raise StepFailure(f"position projection did not converge (|Phi| = {np.abs(Phi).max():.3g})")
         D, beta = self.b.D_beta(t, x[:n], x[n:], self.u, self.p)
-        x[n:] += _min_norm(D, beta - D @ x[n:])
+        x[n:] += _min_norm(D, beta - D @ x[n:], float(np.max(self.row_ref)))
 
     def initialize(self) -> None:
         """Assemble the initial configuration (constrained models) as the C runtime does."""
@@ -263,7 +318,7 @@ class Model:
         n = self.n
         D, beta = self.b.D_beta(self.t, x[:n], x[n:], self.u, self.p)
         J = np.where(keep[None, :], 0.0, D)
-        x[n:] += _min_norm(J, beta - D @ x[n:])
+        x[n:] += _min_norm(J, beta - D @ x[n:], reg=0.0)  # initial velocities: exact
         r = D @ x[n:] - beta
         scale = max(1.0, float(np.abs(D * x[n:]).max(initial=0.0)), float(np.abs(beta).max(initial=0.0)))
         worst = int(np.argmax(np.abs(r))) if r.size else 0

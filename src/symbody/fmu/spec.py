@@ -25,7 +25,7 @@ from .jacobians import ResidualJacobians
 from .structure import Dependencies, Known
 from .variables import KINDS, FmuVariable, fmu_variables
 
-GENERIC_SOURCES = ("sb_runtime.c", "sb_snapshot.c", "sb_solver.c", "sb_linalg.c")
+GENERIC_SOURCES = ("sb_runtime.c", "sb_snapshot.c", "sb_solver.c", "sb_linalg.c", "sb_singular.c")
 GENERIC_HEADERS = ("symbody_model.h", "sb_runtime.h", "sb_solver.h", "sb_linalg.h")
 
 

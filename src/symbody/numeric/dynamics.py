@@ -59,11 +59,23 @@ from .energy import EnergyResult, energy
 from .inputs import InputFunction, input_function
 from .integrators import METHODS, integrate
 from .kinematics import coordinate_indices, dependent_preference, split_coordinates
-from .linalg import dependent_condition, null_space_basis, partition, solve_dependent, solve_saddle
+from .linalg import (
+    dependent_condition,
+    null_space_basis,
+    partition,
+    regularized_correction,
+    solve_dependent,
+    solve_saddle,
+)
 from .model import NumericModel, as_numeric
 from .results import TimeHistory
 
 FORMULATIONS = ("baumgarte", "projection", "independent")
+#: a constraint row counts as independent for the projections while its singular value exceeds
+#: this fraction of the largest row norm met (closer to dependence: a singular position)
+SINGULAR_GAP = 1e-2
+#: relative rank tolerance of the independent formulation's check for a start at a singular position
+SINGULAR_RANK_TOL = 1e-8
 
 
 def _converged(err: float, step: float, tol: float, q: np.ndarray) -> bool:
@@ -99,6 +111,9 @@ class _Dependent:
         self._fpos = nm._fn("Phi", "Phi_q") if eq.nh else None
         self._fvel = nm._fn("D", "beta") if eq.nc else None
         self.last_failure: str | None = None
+        self.row_ref = np.zeros(nm.eq.nc)  # largest squared norm of each constraint row met
+        self.row_scale = 0.0  # ... of any row
+        self.rank_ref = 0  # largest number of clearly independent constraint rows met
 
     def state0(self, q: np.ndarray, dq: np.ndarray) -> np.ndarray:
         return np.concatenate([q, dq])
@@ -113,8 +128,11 @@ class _Dependent:
             g = g - self.a * (D @ dq - beta)
             if Phi.size:
                 g[: Phi.size] -= self.b * Phi
+        # the largest constraint row met so far tells a row that vanishes (a singular position)
+        self.row_ref = np.maximum(self.row_ref, np.sum(D * D, axis=1))
+        self.row_scale = max(self.row_scale, float(np.max(self.row_ref)))
         try:
-            return solve_saddle(M, D, d, g)
+            return solve_saddle(M, D, d, g, row_scale=self.row_ref)
         except NumericalError as e:
             raise NumericalError(f"{e} at t = {t:.6g}, q = {q}") from None
 
@@ -131,18 +149,36 @@ class _Dependent:
             return np.full(y.shape, np.nan)
         return np.concatenate([dq, ddq])
 
+    def near_singular(self, t: float, q: np.ndarray) -> bool:
+        """Whether fewer constraint rows are clearly independent at ``q`` than usual (a singular position).
+
+        Rows count when their singular value exceeds ``SINGULAR_GAP`` times the largest row norm
+        met; the usual count is the largest seen along the simulation (redundant rows never count).
+        """
+        D = self._fvel(t, q, np.zeros(self.n), self.eq.u0, self.nm.p)[0]
+        self.row_scale = max(self.row_scale, float(np.max(np.sum(D * D, axis=1))))
+        sv = np.linalg.svd(D, compute_uv=False)
+        rank = int(np.sum(sv > SINGULAR_GAP * np.sqrt(self.row_scale)))
+        self.rank_ref = max(self.rank_ref, rank)
+        return rank < self.rank_ref
+
     def _project(self, t: float, y: np.ndarray) -> np.ndarray:
         n = self.n
         q, dq = y[:n].copy(), y[n:].copy()
         p, u0 = self.nm.p, self.eq.u0
         z = np.zeros(n)
+        if self.near_singular(t, q):
+            # near a singular position the constraint values barely see the errors along the
+            # directions that lose their rows, and the velocity rows turn with those errors: the
+            # projection is left to the steps on either side (Baumgarte's terms hold the drift)
+            return y
         if self._fpos is not None:
             step = np.inf
             for _ in range(20):
                 Phi, Phi_q = self._fpos(t, q, z, u0, p)
                 if _converged(float(np.max(np.abs(Phi))), step, self.tol, q):
                     break
-                dx = np.linalg.lstsq(Phi_q, Phi, rcond=1e-10)[0]
+                dx = regularized_correction(Phi_q, Phi, row_scale=self.row_scale)
                 q -= dx
                 step = float(np.max(np.abs(dx)))
             else:
@@ -151,7 +187,7 @@ class _Dependent:
                 )
         if self._fvel is not None:
             D, beta = self._fvel(t, q, z, u0, p)
-            dq -= np.linalg.lstsq(D, D @ dq - beta, rcond=1e-10)[0]
+            dq -= regularized_correction(D, D @ dq - beta, row_scale=self.row_scale)
         return np.concatenate([q, dq])
 
     def after_step(self, t: float, y: np.ndarray) -> tuple[np.ndarray, str | None]:
@@ -201,11 +237,18 @@ class _Independent:
         self.history: list[tuple[float, list[str]]] = []
         self.q_last: np.ndarray | None = None
         self.last_failure: str | None = None
+        self._t_step: float | None = None  # time of the last accepted step
 
     # -- partitions ---------------------------------------------------------------
-    def choose(self, t: float, q: np.ndarray) -> None:
-        """Choose the independent velocities (partition of D) and positions (partition of Phi_q)."""
-        split = split_coordinates(self.nm, q, t, self.fixed_choice)
+    def choose(self, t: float, q: np.ndarray, ahead: tuple[float, np.ndarray] | None = None) -> None:
+        """Choose the independent velocities (partition of D) and positions (partition of Phi_q).
+
+        The choice is the best conditioned one at ``q``, or at the state ``ahead`` the next
+        step is predicted to reach.
+        """
+        ta, qa = ahead if ahead is not None else (t, q)
+        self._refuse_singular(t, q)
+        split = split_coordinates(self.nm, qa, ta, self.fixed_choice)
         self.pv = split.velocity
         self.dep_h = split.position.dependent
         self.rows_h = split.position.rows
@@ -214,6 +257,29 @@ class _Independent:
         self.q_last = q.copy()
         self._predictor = None  # d q_dep / d z at q_last
         self.history.append((t, [self.eq.coordinates[i].name for i in self.iv]))
+
+    def _refuse_singular(self, t: float, q: np.ndarray) -> None:
+        """Raise if the constraint rows are dependent at ``q`` but not next to it (a singular position).
+
+        There the number of degrees of freedom changes for an instant and no choice of independent
+        coordinates determines the others on both sides; redundant rows, dependent everywhere, pass.
+        """
+        zero = np.zeros(self.n)
+        D = self._fD(t, q, zero, self.eq.u0, self.nm.p)[0]
+        if not D.size:
+            return
+        step = 1e-4 * (1.0 + np.abs(q)) * np.cos(np.arange(1, self.n + 1))  # a fixed, generic direction
+        sv_here = np.linalg.svd(D, compute_uv=False)
+        sv_near = np.linalg.svd(self._fD(t, q + step, zero, self.eq.u0, self.nm.p)[0], compute_uv=False)
+        ref = SINGULAR_RANK_TOL * max(float(sv_near.max()), float(sv_here.max()))
+        rank_here, rank_near = int(np.sum(sv_here > ref)), int(np.sum(sv_near > ref))
+        if rank_here < rank_near:
+            names = [r.name for r in self.eq.constraint_rows]
+            raise NumericalError(
+                f"singular position at t = {t:.6g}: the constraint rows ({', '.join(names)}) have rank {rank_here} "
+                f"here and {rank_near} next to it, so no choice of independent coordinates determines the others "
+                f"on both sides; use formulation='baumgarte' or 'projection', which pass singular positions"
+            )
 
     def state0(self, q: np.ndarray, dq: np.ndarray) -> np.ndarray:
         return np.concatenate([q[self.ip], dq[self.iv]])
@@ -306,9 +372,15 @@ class _Independent:
                     f"t = {t:.6g} (condition {cond:.3g}); let symbody choose them (independent=None)"
                 )
             return y, None
-        best = partition(D, None, dependent_preference(self.eq))
+        # look one step ahead: a partition that degrades within the next step is left now,
+        # before the integrator's stages run into its ill-conditioned region
+        h, self._t_step = (t - self._t_step if self._t_step is not None else 0.0), t
+        ahead = (t + h, q + h * dq)
+        D_ahead = self._fD(ahead[0], ahead[1], np.zeros(self.n), self.eq.u0, self.nm.p)[0] if h > 0 else D
+        cond = max(cond, dependent_condition(D_ahead, cur.rows, cur.dependent))
+        best = partition(D_ahead, None, dependent_preference(self.eq))
         if cond > self.switch_ratio * best.condition and best.dependent != cur.dependent:
-            self.choose(t, q)
+            self.choose(t, q, ahead)
             return self.state0(q, dq), "restart"
         return y, None
 
@@ -437,7 +509,7 @@ def simulate(
     projection_tol: float = 1e-10,
     position_tol: float = 1e-12,
     independent: Sequence[str] | None = None,
-    switch_ratio: float = 3.0,
+    switch_ratio: float = 1.2,
     consistency_tol: float = 1e-8,
     p: Any = None,
 ) -> SimulationResult:
@@ -463,8 +535,10 @@ def simulate(
             (at most 1000 times), the Newton iterations stop once their steps stall.
         independent: independent coordinates of the ``"independent"`` formulation
             (default: chosen, and re-chosen when they become ill-conditioned).
-        switch_ratio: the choice changes when its condition number exceeds this
-            factor times the best one.
+        switch_ratio: the choice changes when its condition number, now or at the state
+            predicted one step ahead, exceeds this factor times the best one there (a low
+            ratio keeps fixed-step integration accurate: each switch costs an adaptive
+            method a restart, a poorly conditioned choice costs every method accuracy).
         p: parameter values (when ``model`` is an ``Equations``).
 
     Returns:

@@ -267,20 +267,64 @@ def solve_dependent(
     return x, err
 
 
+#: relative regularization of :func:`regularized_correction`
+CORRECTION_REGULARIZATION = 1e-6
+
+
+def regularized_correction(
+    J: np.ndarray, r: np.ndarray, relative: float = CORRECTION_REGULARIZATION, row_scale: float = 0.0
+) -> np.ndarray:
+    """Correction ``dx`` with ``J dx ~ r``: least squares regularized by ``mu^2 |dx|^2``.
+
+    ``mu = relative * max(|J|, sqrt(row_scale))``, ``row_scale`` the largest squared row
+    norm the caller has met (so that a row that vanishes is regularized too).
+
+    Along the well-conditioned directions of ``J`` this is the minimum-norm solution
+    (a Gauss-Newton step); along a direction whose singular value ``s`` is small
+    compared with ``mu`` (rows becoming dependent at a singular position) the step is
+    ``s r / (s^2 + mu^2) <= r / (2 mu)`` instead of ``r / s``: a projection never leaps
+    across to another assembly branch (Tikhonov regularization).
+
+    Example:
+        >>> J = np.array([[1.0, 0.0], [0.0, 1e-12]])
+        >>> np.round(regularized_correction(J, np.array([1.0, 1e-9])), 6).tolist()
+        [1.0, 0.0]
+    """
+    J = np.atleast_2d(np.asarray(J, dtype=float))
+    m, n = J.shape
+    if m == 0 or _scale(J) == 0.0:
+        return np.zeros(n)
+    mu = relative * max(float(np.linalg.norm(J, 2)), float(np.sqrt(max(row_scale, 0.0))))
+    A = np.vstack([J, mu * np.eye(n)])
+    b = np.concatenate([np.asarray(r, dtype=float), np.zeros(n)])
+    return np.linalg.lstsq(A, b, rcond=None)[0]
+
+
 #: relative tolerance for dropping nearly redundant rows in :func:`solve_saddle`: states off the
 #: constraint manifold by a small drift make exactly redundant rows only nearly dependent
 SADDLE_ROW_TOL = 1e-7
 
 
 def solve_saddle(
-    M: np.ndarray, D: np.ndarray, f: np.ndarray, g: np.ndarray, rows: Sequence[int] | None = None
+    M: np.ndarray,
+    D: np.ndarray,
+    f: np.ndarray,
+    g: np.ndarray,
+    rows: Sequence[int] | None = None,
+    row_scale: float | np.ndarray = 0.0,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Solve ``M x + D^T lam = f``, ``D x = g`` with possibly redundant rows in ``D``.
 
     ``f`` and ``g`` may be vectors or matrices (one right-hand side per column).
     Only a maximal independent set of rows (``rows``, computed when ``None``)
     enters the system; the multipliers of the other rows are zero (one valid
-    choice among the infinitely many when constraints are redundant).
+    choice among the infinitely many when constraints are redundant).  When
+    the rows are nearly dependent, as at a singular position of a mechanism,
+    the system is solved by :func:`solve_filtered` (or, for a singular ``M``,
+    :func:`solve_augmented_lagrangian`): bounded multipliers, continuous
+    accelerations.  ``row_scale``, the largest squared norm of each row of ``D``
+    the caller has met (e.g. along a simulation), tells a row that vanishes
+    (a slider-crank at its dead point) from a row that is small by its units.
 
     Raises:
         NumericalError: the augmented matrix is singular (``M`` is not positive
@@ -294,23 +338,166 @@ def solve_saddle(
             raise NumericalError("singular mass matrix") from None
     if not (np.all(np.isfinite(M)) and np.all(np.isfinite(D))):
         raise NumericalError("non-finite mass matrix or constraint Jacobian")
-    if rows is None:
+    if rows is not None:
+        sol = _saddle_lu(M, D, f, g, list(rows), 1e-13)
+        if sol is None:
+            raise _singular_saddle()
+        return sol
+    norms = np.sum(D * D, axis=1)
+    ref = np.maximum(np.broadcast_to(np.asarray(row_scale, dtype=float), norms.shape), norms)
+    vanishing = bool(np.any(norms < VANISHING_ROW * ref))
+    if not vanishing:
         # fast path: every row, accepted when the factorization is clearly regular
         sol = _saddle_lu(M, D, f, g, list(range(c)), FAST_PIVOT_RATIO)
         if sol is not None:
             return sol
-        rows = independent_rows(D, SADDLE_ROW_TOL)
-    sol = _saddle_lu(M, D, f, g, list(rows), 1e-13)
-    if sol is None:
-        raise NumericalError(
-            "singular augmented matrix [M D^T; D 0]: the mass matrix is not positive definite on the motions "
-            "the constraints allow"
-        )
-    return sol
+        # redundant rows: a maximal independent set, accepted when it is clearly regular
+        sol = _saddle_lu(M, D, f, g, independent_rows(D, SADDLE_ROW_TOL), FAST_PIVOT_RATIO)
+        if sol is not None:
+            return sol
+    # rows nearly dependent (a singular position of the mechanism): the exact solution of the
+    # ill-conditioned system has multipliers that grow without bound where the data are not
+    # exactly consistent; a filtered range-space solve keeps them bounded.  Where this path
+    # starts the filter departs from the exact solution by about (FILTER_LEVEL / VANISHING_ROW)^2:
+    # the accelerations stay continuous (an adaptive integrator does not home in on the switch)
+    sol = solve_filtered(M, D, f, g, row_scale=ref)
+    if sol is not None:
+        return sol
+    return solve_augmented_lagrangian(M, D, f, g)
+
+
+def _singular_saddle() -> NumericalError:
+    return NumericalError(
+        "singular augmented matrix [M D^T; D 0]: the mass matrix is not positive definite on the motions "
+        "the constraints allow"
+    )
+
+
+#: a row of ``D`` whose squared norm falls below this fraction of the largest met (``row_scale``
+#: of :func:`solve_saddle`) is vanishing: a singular position
+VANISHING_ROW = 1e-4
+
+
+#: relative filter level of :func:`solve_filtered` (on the eigenvalues of ``D M^-1 D^T``)
+FILTER_LEVEL = 1e-6
+
+
+def solve_filtered(
+    M: np.ndarray,
+    D: np.ndarray,
+    f: np.ndarray,
+    g: np.ndarray,
+    level: float = FILTER_LEVEL,
+    row_scale: float | np.ndarray = 0.0,
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """``M x + D^T lam = f``, ``D x = g`` by the range-space method with filtered multipliers.
+
+    The rows are scaled by ``E = diag(1 / sqrt(row_scale))`` (the largest squared norm each row
+    has had; its present one by default), so that a row small by its units is not mistaken for
+    a vanishing one.  With ``E D M^-1 D^T E = V diag(s) V^T`` and ``r = E (D M^-1 f - g)``, each
+    mode of the scaled multipliers is ``r_i s_i / (s_i^2 + tau^2)``, ``tau = level * max(s, 1 / min M_ii)``:
+    the exact ``r_i / s_i`` wherever ``s_i >> tau``, at most ``r_i / (2 tau)`` where rows become
+    dependent or vanish (a singular position) instead of growing like ``1 / s_i``; the
+    accelerations are ``M^-1 (f - D^T lam)``.  This is Tikhonov's regularization of the Schur
+    complement system.  Returns ``None`` when ``M`` is not positive definite (massless
+    coordinates: see :func:`solve_augmented_lagrangian`).
+
+    Example:
+        >>> M = np.eye(2); D = np.array([[1.0, 0.0], [1.0, 1e-12]])
+        >>> x, lam = solve_filtered(M, D, np.array([0.0, 1.0]), np.zeros(2))
+        >>> (np.round(x, 6) + 0.0).tolist(), bool(np.abs(lam).max() < 1e3)
+        ([0.0, 1.0], True)
+    """
+    try:
+        F = sla.cho_factor(M)
+    except (np.linalg.LinAlgError, ValueError):
+        return None
+    norms = np.sum(D * D, axis=1)
+    ref = np.maximum(np.broadcast_to(np.asarray(row_scale, dtype=float), norms.shape), norms)
+    e = np.where(ref > 0, 1.0 / np.sqrt(np.where(ref > 0, ref, 1.0)), 1.0)
+    X = sla.cho_solve(F, D.T)
+    y = sla.cho_solve(F, f)
+    S = (e[:, None] * (D @ X)) * e[None, :]
+    s, V = np.linalg.eigh(0.5 * (S + S.T))
+    # the scale of a regular mode: its largest eigenvalue, or that of M^-1 (at least 1 / min M_ii)
+    # when every row vanishes at once (a single row at a dead point)
+    tau = level * max(float(s.max()), 1.0 / float(np.min(np.diag(M))))
+    r = V.T @ (e.reshape((-1,) + (1,) * (np.ndim(g) - 1)) * (D @ y - g))
+    weights = np.where(s > 0, s / (s * s + tau * tau), 0.0) if tau > 0 else np.zeros_like(s)
+    lam = e.reshape((-1,) + (1,) * (np.ndim(g) - 1)) * (V @ (weights.reshape((-1,) + (1,) * (r.ndim - 1)) * r))
+    x = y - X @ lam
+    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(lam))):
+        return None
+    return x, lam
+
+
+#: penalty of :func:`solve_augmented_lagrangian`, relative to ``max |M_ii| / max_j |D[:, j]|^2``
+AL_PENALTY = 1e7
+
+
+def _penalty(M: np.ndarray, D: np.ndarray, relative: float) -> float:
+    mmax = float(np.max(np.abs(np.diag(M)))) if M.size else 0.0
+    dmax2 = float(np.max(np.sum(D * D, axis=0))) if D.size else 0.0
+    return relative * (mmax if mmax > 0 else 1.0) / (dmax2 if dmax2 > 0 else 1.0)
+
+
+def solve_augmented_lagrangian(
+    M: np.ndarray,
+    D: np.ndarray,
+    f: np.ndarray,
+    g: np.ndarray,
+    penalty: float = AL_PENALTY,
+    tol: float = 1e-13,
+    maxit: int = 30,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``M x + D^T lam = f``, ``D x = g`` by the augmented Lagrangian iteration.
+
+    ``(M + a D^T D) x_k = f - D^T lam_k + a D^T g``, ``lam_(k+1) = lam_k + a (D x_k - g)``
+    (Bayo, García de Jalón and Serna, "A modified Lagrangian formulation for the dynamic
+    analysis of constrained mechanical systems", Computer Methods in Applied Mechanics and
+    Engineering 71, 1988).  ``M + a D^T D`` stays positive definite where rows of ``D``
+    become dependent (singular positions, redundant constraints), so ``x`` is well defined
+    and continuous there; a multiplier moves by ``a`` times its row's residual per
+    iteration, so multipliers that the configuration barely determines stay bounded
+    (starting from zero) instead of growing like ``1 / sigma^2``.
+    The iteration stops when ``x`` no longer changes, or after ``maxit`` iterations: the
+    multipliers of rows whose singular value ``s`` is small (``a s^2 << 1``) would take
+    ``1 / (a s^2)`` iterations to reach values that grow like ``1 / s^2``; stopping
+    leaves them bounded by ``maxit a |residual|`` and changes ``x`` only by ``s`` times that.
+
+    Example:
+        >>> M = np.eye(2); D = np.array([[1.0, 1e-12]]); f = np.array([0.0, 1.0])
+        >>> x, lam = solve_augmented_lagrangian(M, D, f, np.zeros(1))
+        >>> np.round(x, 9).tolist(), bool(abs(lam[0]) < 1.0)
+        ([0.0, 1.0], True)
+
+    Raises:
+        NumericalError: ``M + a D^T D`` is not positive definite (motions allowed by the
+            constraints without inertia).
+    """
+    a = _penalty(M, D, penalty)
+    A = M + a * (D.T @ D)
+    try:
+        F = sla.cho_factor(A)
+    except (np.linalg.LinAlgError, ValueError):
+        raise _singular_saddle() from None
+    lam = np.zeros((D.shape[0],) + np.shape(f)[1:])
+    b0 = f + a * (D.T @ g)
+    x = sla.cho_solve(F, b0 - D.T @ lam)
+    for _ in range(maxit):
+        lam = lam + a * (D @ x - g)
+        x_new = sla.cho_solve(F, b0 - D.T @ lam)
+        change = float(np.max(np.abs(x_new - x)))
+        x = x_new
+        if change <= tol * max(1.0, float(np.max(np.abs(x)))):
+            break
+    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(lam))):
+        raise _singular_saddle()
+    return x, lam
 
 
 #: smallest ratio of LU pivots accepted without looking for redundant rows first
-FAST_PIVOT_RATIO = 1e-6
+FAST_PIVOT_RATIO = 1e-3
 
 
 def _saddle_lu(M, D, f, g, rows: list[int], ratio: float):
@@ -327,6 +514,8 @@ def _saddle_lu(M, D, f, g, rows: list[int], ratio: float):
         return None
     b = np.concatenate([f, g[rows]])
     x, info = _getrs(lu, piv, b)
+    if not np.all(np.isfinite(x)):
+        return None
     lam = np.zeros((c,) + x.shape[1:])
     lam[rows] = x[n:]
     return x[:n], lam
@@ -343,4 +532,7 @@ __all__ = [
     "dependent_condition",
     "solve_dependent",
     "solve_saddle",
+    "solve_augmented_lagrangian",
+    "solve_filtered",
+    "regularized_correction",
 ]

@@ -1,0 +1,39 @@
+"""Slider-crank whose rod is as long as its crank: it passes through a singular position.
+
+Crank ``O-b`` and rod ``b-c`` both of length ``L``, absolute angles ``a1`` and
+``a2`` about z; the slider (point mass at ``c``) is held on the x axis by one
+holonomic row, ``y_c = L sin a1 + L sin a2 = 0``.  The mechanism lies in a
+horizontal plane (no gravity, no friction) and is launched with a crank speed,
+so it turns for ever (``a10`` is the start angle of the crank).  When the crank
+is perpendicular to the guide
+(``a1 = pi/2``) the slider reaches the pivot ``O``: the constraint's Jacobian
+row ``L (cos a1, cos a2)`` vanishes there and the branch ``a2 = -a1`` (slider
+moving, ``x_c = 2 L cos a1``) crosses the branch ``a2 = a1 + pi`` (slider at
+rest at ``O``).  The motion that keeps its velocity stays on ``a2 = -a1``.
+"""
+
+import symbody as sb
+
+
+def build(omega: float = 3.0, a10: float = 0.0) -> sb.System:
+    s = sb.System("equal_slider_crank", description="slider-crank with rod length = crank length")
+    P = s.parameter
+    L = P("L", 1.0, "m", "crank and rod length")
+    m1 = P("m1", 1.0, "kg", "crank mass (at its midpoint)", min=0.0)
+    J1 = P("J1", 0.1, "kg*m2", "crank moment of inertia about its midpoint", min=0.0)
+    m2 = P("m2", 0.5, "kg", "rod mass (at its midpoint)", min=0.0)
+    J2 = P("J2", 0.03, "kg*m2", "rod moment of inertia about its midpoint", min=0.0)
+    m3 = P("m3", 2.0, "kg", "slider mass", min=0.0)
+    a1 = s.coordinate("a1", a10, omega, unit="rad", description="absolute crank angle")
+    a2 = s.coordinate("a2", -a10, -omega, unit="rad", description="absolute rod angle")
+    B1 = s.base("B1", s.ground_base, sb.Rz(a1))
+    B2 = s.base("B2", s.ground_base, sb.Rz(a2))
+    b = s.point("b", s.origin, sb.Vector(B1, L, 0, 0))
+    c = s.point("c", b, sb.Vector(B2, L, 0, 0))
+    s.solid("crank", s.origin, B1, mass=m1, com=(L / 2, 0, 0), inertia=(0, 0, J1))
+    s.solid("rod", b, B2, mass=m2, com=(L / 2, 0, 0), inertia=(0, 0, J2))
+    s.particle("slider", c, m3)
+    s.constraint("guide", s.position(c).components(s.ground_base)[1])
+    s.output("x_c", s.position(c).components(s.ground_base)[0], unit="m", description="slider position")
+    s.output("N", -s.multiplier("guide"), unit="N", description="normal force of the guide on the slider (+y)")
+    return s
