@@ -75,7 +75,7 @@ FORMULATIONS = ("baumgarte", "projection", "independent")
 #: this fraction of the largest row norm met (closer to dependence: a singular position)
 SINGULAR_GAP = 1e-2
 #: relative rank tolerance of the independent formulation's check for a start at a singular position
-SINGULAR_RANK_TOL = 1e-8
+SINGULAR_RANK_TOL = 1e-7
 
 
 def _converged(err: float, step: float, tol: float, q: np.ndarray) -> bool:
@@ -268,8 +268,11 @@ class _Independent:
         D = self._fD(t, q, zero, self.eq.u0, self.nm.p)[0]
         if not D.size:
             return
-        step = 1e-4 * (1.0 + np.abs(q)) * np.cos(np.arange(1, self.n + 1))  # a fixed, generic direction
-        sv_here = np.linalg.svd(D, compute_uv=False)
+        # a small step in a fixed, generic direction along the motions the rows allow (rows redundant
+        # on the constraint manifold, such as two rolling rows, stay redundant along it)
+        _, sv_here, Vt = np.linalg.svd(D)
+        tangent = Vt[int(np.sum(sv_here > SINGULAR_RANK_TOL * max(float(sv_here.max()), 1e-300))) :].T
+        step = 1e-5 * tangent @ np.cos(np.arange(1, tangent.shape[1] + 1)) * (1.0 + float(np.abs(q).max()))
         sv_near = np.linalg.svd(self._fD(t, q + step, zero, self.eq.u0, self.nm.p)[0], compute_uv=False)
         ref = SINGULAR_RANK_TOL * max(float(sv_near.max()), float(sv_here.max()))
         rank_here, rank_near = int(np.sum(sv_here > ref)), int(np.sum(sv_near > ref))
