@@ -68,12 +68,12 @@ void sb_factor_filter(SbInstance *inst, double t)
             S[r * nc + c] = S[c * nc + r] = e[r] * v * e[c];
         }
     sb_sym_eigen(nc, S, inst->Sf, inst->sw);
-    /* the scale of a regular mode: the largest eigenvalue, or 1 / min M_ii when every row
-       vanishes at once (a single row at a dead point) */
-    double smax = 0.0, mmin = HUGE_VAL;
+    /* the scale of a regular mode: the largest eigenvalue, or about the smallest of M^-1 (1 / max M_ii)
+       when every row vanishes at once (a single row at a dead point) */
+    double smax = 0.0, mmax = 0.0;
     for (int k = 0; k < nc; ++k) smax = fmax(smax, inst->sw[k]);
-    for (int i = 0; i < n; ++i) mmin = fmin(mmin, inst->M[i * n + i]);
-    if (inst->rho == 0.0 && mmin > 0.0) smax = fmax(smax, 1.0 / mmin);
+    for (int i = 0; i < n; ++i) mmax = fmax(mmax, inst->M[i * n + i]);
+    if (inst->rho == 0.0 && mmax > 0.0) smax = fmax(smax, 1.0 / mmax);
     inst->filter_tau = SB_FILTER_LEVEL * smax;
     inst->fact = SB_FACT_FILTER;
     inst->rank = inst->na;

@@ -109,7 +109,7 @@ def _schur(M: np.ndarray, D: np.ndarray, f: np.ndarray, g: np.ndarray, row_ref: 
     Where D M^-1 D^T is nearly singular or a row has fallen far below the largest norm it has had
     (``row_ref``; a singular position), the multipliers are filtered: with the rows scaled by
     E = diag(row_ref)^-1/2 and E D M^-1 D^T E = V diag(s) V^T, each mode is r s / (s^2 + tau^2)
-    instead of r / s, tau = FILTER_LEVEL max(s, 1 / min M_ii): exact where s >> tau, bounded."""
+    instead of r / s, tau = FILTER_LEVEL max(s, 1 / max M_ii): exact where s >> tau, bounded."""
     try:
         L = np.linalg.cholesky(M)
     except np.linalg.LinAlgError:
@@ -132,7 +132,7 @@ def _schur(M: np.ndarray, D: np.ndarray, f: np.ndarray, g: np.ndarray, row_ref: 
         ref = np.maximum(row_ref, norms)
         e = np.where(ref > 0, 1.0 / np.sqrt(np.where(ref > 0, ref, 1.0)), 1.0)
         s, V = np.linalg.eigh(0.5 * (e[:, None] * S * e[None, :] + (e[:, None] * S * e[None, :]).T))
-        tau = FILTER_LEVEL * max(float(s.max()), 1.0 / float(np.min(np.diag(M))))
+        tau = FILTER_LEVEL * max(float(s.max()), 1.0 / float(np.max(np.diag(M))))
         c = V.T @ (e * r)
         lam = e * (V @ np.where(s > 0, c * s / (s * s + tau * tau), 0.0))
     return y - X @ lam, lam

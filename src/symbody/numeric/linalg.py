@@ -395,7 +395,7 @@ def solve_filtered(
     The rows are scaled by ``E = diag(1 / sqrt(row_scale))`` (the largest squared norm each row
     has had; its present one by default), so that a row small by its units is not mistaken for
     a vanishing one.  With ``E D M^-1 D^T E = V diag(s) V^T`` and ``r = E (D M^-1 f - g)``, each
-    mode of the scaled multipliers is ``r_i s_i / (s_i^2 + tau^2)``, ``tau = level * max(s, 1 / min M_ii)``:
+    mode of the scaled multipliers is ``r_i s_i / (s_i^2 + tau^2)``, ``tau = level * max(s, 1 / max M_ii)``:
     the exact ``r_i / s_i`` wherever ``s_i >> tau``, at most ``r_i / (2 tau)`` where rows become
     dependent or vanish (a singular position) instead of growing like ``1 / s_i``; the
     accelerations are ``M^-1 (f - D^T lam)``.  This is Tikhonov's regularization of the Schur
@@ -419,9 +419,9 @@ def solve_filtered(
     y = sla.cho_solve(F, f)
     S = (e[:, None] * (D @ X)) * e[None, :]
     s, V = np.linalg.eigh(0.5 * (S + S.T))
-    # the scale of a regular mode: its largest eigenvalue, or that of M^-1 (at least 1 / min M_ii)
+    # the scale of a regular mode: its largest eigenvalue, or the smallest of M^-1 (about 1 / max M_ii)
     # when every row vanishes at once (a single row at a dead point)
-    tau = level * max(float(s.max()), 1.0 / float(np.min(np.diag(M))))
+    tau = level * max(float(s.max()), 1.0 / float(np.max(np.diag(M))))
     r = V.T @ (e.reshape((-1,) + (1,) * (np.ndim(g) - 1)) * (D @ y - g))
     weights = np.where(s > 0, s / (s * s + tau * tau), 0.0) if tau > 0 else np.zeros_like(s)
     lam = e.reshape((-1,) + (1,) * (np.ndim(g) - 1)) * (V @ (weights.reshape((-1,) + (1,) * (r.ndim - 1)) * r))
