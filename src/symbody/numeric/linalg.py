@@ -468,7 +468,7 @@ def solve_augmented_lagrangian(
     Example:
         >>> M = np.eye(2); D = np.array([[1.0, 1e-12]]); f = np.array([0.0, 1.0])
         >>> x, lam = solve_augmented_lagrangian(M, D, f, np.zeros(1))
-        >>> np.round(x, 9).tolist(), bool(abs(lam[0]) < 1.0)
+        >>> (np.round(x, 9) + 0.0).tolist(), bool(abs(lam[0]) < 1.0)
         ([0.0, 1.0], True)
 
     Raises:
