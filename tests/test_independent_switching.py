@@ -1,8 +1,8 @@
-"""Independent coordinates that change often stay accurate (fixed-step RK4, seed 002's double pendulum).
+"""Independent coordinates that change often stay accurate (fixed-step RK4, a double pendulum).
 
-García de Jalón's chapter integrates the square-and-disc double pendulum in natural
-coordinates for 10 s with Δt = 1e-2; its velocity-transformation (matrix R) method with
-RK2 keeps the energy within 4e-2 of its start (Table 1).  symbody's independent-coordinates
+The chapter *Problemas dinámicos* (docs/references.md) integrates the square-and-disc double
+pendulum in natural coordinates for 10 s with Δt = 1e-2; its velocity-transformation (matrix R)
+method with RK2 keeps the energy within 4e-2 of its start (Table 1).  symbody's independent-coordinates
 formulation with RK4 at the same step must do better although the pendulum's swings force
 many changes of the independent coordinates: the choice looks one step ahead and changes
 before the stages of a step run into an ill-conditioned region.
@@ -16,7 +16,7 @@ from symbody.numeric import simulate
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*redundant at the initial configuration")
 
-R_MATRIX_RK2_ENERGY_ERROR = 4e-2  # seed 002, Table 1, Δt = 1e-2
+R_MATRIX_RK2_ENERGY_ERROR = 4e-2  # Problemas dinámicos, Table 1, Δt = 1e-2
 
 
 def test_independent_coordinates_with_rk4_beat_the_r_matrix_with_rk2():
