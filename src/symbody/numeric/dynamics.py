@@ -6,7 +6,7 @@ The equations are ``M ddq + D^T lam = delta``, ``Phi(q, t) = 0`` and
 ``"baumgarte"``
     Index-1: the constraints differentiated to acceleration level and solved
     with the dynamics, ``[M D^T; D 0][ddq; lam] = [delta; gamma - 2 xi w dPhi - w^2 Phi]``
-    (seed 002, eq. 91; ``dPhi = D dq - beta``).  The state is ``(q, dq)``;
+    (Problemas dinámicos, eq. 91; ``dPhi = D dq - beta``).  The state is ``(q, dq)``;
     Baumgarte's terms keep the drift bounded.  ``baumgarte=None`` drops them
     (plain index-1, the drift grows).
 ``"projection"``
@@ -15,7 +15,7 @@ The equations are ``M ddq + D^T lam = delta``, ``Phi(q, t) = 0`` and
     ``max |Phi| <= projection_tol``, then velocities onto ``D dq = beta``
     (3D_MEC_MATLAB's "integrador ... con corrección de posición y velocidad").
 ``"independent"``
-    Velocity transformation (seed 002's matrix R): the state holds only the
+    Velocity transformation (the dynamics chapter's matrix R): the state holds only the
     independent coordinates ``z`` and velocities ``dz``; at every evaluation
     the position problem gives the dependent coordinates, ``dq = R dz + ...``,
     and ``R^T M R ddz = R^T (delta - M (dR dz))``.  The constraints hold to the
@@ -531,7 +531,7 @@ def simulate(
         rtol, atol, max_step, first_step: tolerances and step limits of the variable-step methods.
         step: fixed step of ``"RK4"``.
         baumgarte: ``(xi, omega)`` of Baumgarte's stabilization ``Phi'' + 2 xi omega Phi' + omega^2 Phi = 0``
-            (seed 002 uses ``(1, 10)``); ``None`` disables it.
+            (Problemas dinámicos uses ``(1, 10)``); ``None`` disables it.
         projection_tol: ``max |Phi|`` after each projection (``"projection"``).
         position_tol: ``max |Phi|`` of the position problems (``"independent"``).  Both are
             absolute; when round-off of large coordinates keeps ``|Phi|`` just above them

@@ -1,10 +1,10 @@
 """Rank-revealing linear algebra used by the analyses.
 
 Constraint Jacobians of multibody models are often rank deficient (redundant
-constraints, as in seed 002's double pendulum with both sine and cosine
+constraints, as in the dynamics chapter's double pendulum with both sine and cosine
 closure equations) and their columns mix units (metres, radians).  The
 helpers here choose well-conditioned sets with QR with column pivoting
-(seed 000, ``qr_n_m``) instead of inverting blindly:
+(Gil Soto, 2005, ``qr_n_m``) instead of inverting blindly:
 
 - :func:`numerical_rank` and :func:`independent_rows`: a maximal set of
   linearly independent constraint rows.
@@ -216,7 +216,7 @@ def null_space_basis(D: np.ndarray, part: Partition) -> np.ndarray:
     """Matrix ``S`` (``n x len(independent)``) with ``D S = 0`` and ``S[independent] = I``.
 
     Column ``k`` is the velocity field for a unit velocity of independent coordinate
-    ``k`` and zero velocity of the others (seed 002's matrix R).
+    ``k`` and zero velocity of the others (the dynamics chapter's matrix R).
     """
     D = np.atleast_2d(np.asarray(D, dtype=float))
     n = D.shape[1]
