@@ -55,6 +55,19 @@ def test_python_backend_options_are_checked(tmp_path):
     assert not (tmp_path / "x.fmu").exists()
 
 
+def test_a_module_of_the_host_named_like_the_model_does_not_stand_in_for_its_script(tmp_path, monkeypatch):
+    """pythonfmu imports the FMU's script by its bare name: a module of that name already imported in
+    the host (a test helper, a user's package) made the export fail with "No child class of Fmi2Slave"."""
+    import types
+
+    eq = cached_equations(MODELS[0])
+    impostor = types.ModuleType(eq.name)
+    monkeypatch.setitem(sys.modules, eq.name, impostor)
+    fmu = export_fmu(eq, tmp_path / "x.fmu", backend="python")
+    assert validate_fmu(str(fmu)) == []
+    assert sys.modules[eq.name] is impostor  # the host's module is given back
+
+
 # ---------------------------------------------------------------------------
 # refusals and discards of the Python backend (what the C runtime does, within pythonfmu's statuses)
 # ---------------------------------------------------------------------------

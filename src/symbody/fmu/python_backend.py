@@ -18,6 +18,7 @@ Example:
 from __future__ import annotations
 
 import shutil
+import sys
 import tempfile
 import zipfile
 from collections.abc import Callable
@@ -249,6 +250,11 @@ def build_python_fmu(spec: FmuSpec, path: str | Path, progress: Callable[[str], 
         step("packaging")
         out = work / "out"
         out.mkdir()
+        # pythonfmu imports the script by its bare name: a module of the host process with the
+        # model's name (a test's helper, a user's package) must not stand in for it
+        shadowed = {
+            mod: sys.modules.pop(mod) for mod in (name, blocks_name, "symbody_python_runtime") if mod in sys.modules
+        }
         try:
             built = Path(
                 FmuBuilder.build_FMU(
@@ -260,10 +266,9 @@ def build_python_fmu(spec: FmuSpec, path: str | Path, progress: Callable[[str], 
         except Exception as e:  # noqa: BLE001 - report any pythonfmu failure as an export error
             raise ExportError(f"pythonfmu failed to build the FMU: {type(e).__name__}: {e}") from e
         finally:
-            import sys
-
             for mod in (name, blocks_name, "symbody_python_runtime"):
                 sys.modules.pop(mod, None)
+            sys.modules.update(shadowed)
 
         def fill(tmpfile: Path) -> None:
             with zipfile.ZipFile(built) as zin, zipfile.ZipFile(tmpfile, "w", zipfile.ZIP_DEFLATED) as zout:
