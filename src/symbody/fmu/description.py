@@ -230,12 +230,29 @@ def _fmi3(spec) -> bytes:
     return _pretty(root)
 
 
+#: Platforms whose build links the C math library explicitly (``-lm``); elsewhere (Windows with MSVC or
+#: MinGW, macOS) the math functions are part of the C runtime and there is no ``m`` library to link.
+LIBM_PLATFORMS = ("x86_64-linux", "aarch64-linux")
+
+
 def build_description(spec) -> bytes:
-    """``sources/buildDescription.xml`` (FMI 3): the C99 sources and the math library."""
+    """``sources/buildDescription.xml`` (FMI 3): the C99 sources, and libm where the platform needs it.
+
+    One BuildConfiguration per Linux platform names the external library ``m``;
+    a last one without ``platform`` serves every other platform (Windows, macOS),
+    whose C runtime contains the math functions (MSVC has no ``m.lib``).
+    """
     root = ET.Element("fmiBuildDescription", fmiVersion="3.0")
-    bc = ET.SubElement(root, "BuildConfiguration", modelIdentifier=spec.model_identifier)
-    fs = ET.SubElement(bc, "SourceFileSet", language="C99")
-    for name in spec.source_files:
-        ET.SubElement(fs, "SourceFile", name=name)
-    ET.SubElement(bc, "Library", name="m", external="true", description="C math library (libm)")
+    for platform in (*LIBM_PLATFORMS, None):
+        attrs = {"modelIdentifier": spec.model_identifier}
+        if platform:
+            attrs["platform"] = platform
+        else:
+            attrs["description"] = "other platforms: the math functions are part of the C runtime"
+        bc = ET.SubElement(root, "BuildConfiguration", attrs)
+        fs = ET.SubElement(bc, "SourceFileSet", language="C99")
+        for name in spec.source_files:
+            ET.SubElement(fs, "SourceFile", name=name)
+        if platform:
+            ET.SubElement(bc, "Library", name="m", external="true", description="C math library (libm)")
     return _pretty(root)
