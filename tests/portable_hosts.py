@@ -115,14 +115,12 @@ def run_fmpy(case: Case) -> np.ndarray:
             while inst.updateDiscreteStates()[0]:
                 pass
         inst.enterContinuousTimeMode()
-    get_x = inst.getContinuousStates
-    get_dx = inst.getDerivatives if case.fmi == 2 else inst.getContinuousStateDerivatives
 
     def f(t: float, state: np.ndarray) -> np.ndarray:
         inst.setTime(t)
         x[:] = state
         inst.setContinuousStates(px, n)
-        get_dx(pdx, n)
+        (inst.getDerivatives if case.fmi == 2 else inst.getContinuousStateDerivatives)(pdx, n)
         return dx.copy()
 
     rows = [[0.0, *get_y(case.outputs)]]
@@ -132,7 +130,7 @@ def run_fmpy(case: Case) -> np.ndarray:
         if case.kind == "cs":
             inst.doStep(t, h)
         else:
-            get_x(px, n)
+            inst.getContinuousStates(px, n)
             x0 = x.copy()
             k1 = f(t, x0)
             k2 = f(t + 0.5 * h, x0 + 0.5 * h * k1)
