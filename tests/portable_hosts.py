@@ -178,9 +178,7 @@ def run_host(command: list[str], lines: list[str], env: dict[str, str] | None = 
         cases = Path(tmp) / "cases.txt"
         cases.write_text("\n".join(lines) + "\n")
         arg = windows_path(cases) if command[0] == "wine" else str(cases)
-        proc = subprocess.run(
-            [*command, arg], capture_output=True, text=True, env=env, timeout=900, check=False
-        )
+        proc = subprocess.run([*command, arg], capture_output=True, text=True, env=env, timeout=900, check=False)
     assert proc.returncode == 0, f"{command} failed ({proc.returncode}):\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"
     return parse_host_output(proc.stdout, len(lines))
 

@@ -15,17 +15,9 @@ import fmpy
 import numpy as np
 import pytest
 from conftest import EXAMPLES, example
-from fmpy.fmi2 import FMU2Slave
 from fmpy.validation import validate_fmu
 from portable_hosts import (
-    Case,
-    assert_same,
-    build_host,
-    run_fmpy,
-    run_host,
     tools_missing,
-    windows_path,
-    wine_env,
 )
 
 from symbody.cli import main

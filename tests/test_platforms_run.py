@@ -149,7 +149,10 @@ def test_cli_sets_solver_method_by_name(cranes, tmp_path):
     for value in ("rk4", "1", "dopri5"):
         csv = tmp_path / f"{value}.csv"
         args = ["simulate", str(fmu), "--stop-time", "2", "--interval", "0.1", "--no-plot", "-o", str(csv)]
-        assert main([*args, "--set", f"solver.method={value}", "--set", "solver.step=0.05", "--set", "F_trolley=3000"]) == 0
+        assert (
+            main([*args, "--set", f"solver.method={value}", "--set", "solver.step=0.05", "--set", "F_trolley=3000"])
+            == 0
+        )
         out[value] = np.genfromtxt(csv, delimiter=",", names=True)["x_payload"]
     assert np.array_equal(out["rk4"], out["1"])
     assert np.abs(out["rk4"] - out["dopri5"]).max() > 1e-9
@@ -205,4 +208,3 @@ def test_ignore_external_tolerance_in_fmi3(cranes):
     )["x_payload"]
     assert np.abs(loose - own).max() > 1e-5
     assert np.array_equal(pinned, own)
-

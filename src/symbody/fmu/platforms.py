@@ -85,9 +85,7 @@ PLATFORMS: dict[str, Platform] = {
     "x86_64-windows": Platform(
         "x86_64-windows", "win64", "x86_64-w64-mingw32-gcc", "gcc-mingw-w64-x86-64", ".dll", "windows"
     ),
-    "aarch64-linux": Platform(
-        "aarch64-linux", None, "aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu", ".so", "linux"
-    ),
+    "aarch64-linux": Platform("aarch64-linux", None, "aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu", ".so", "linux"),
 }
 
 #: FMI 2 folder names accepted by ``--platforms`` as aliases of the FMI 3 tuples.
