@@ -198,3 +198,29 @@ def test_fmpy_compile_with_warnings_as_errors_rebuilds_every_example(tmp_path, f
         after = fmpy.simulate_fmu(str(source_only), stop_time=0.2, output_interval=0.05)
         for name in before.dtype.names:
             assert np.allclose(after[name], before[name], rtol=1e-9, atol=1e-12), (path.stem, name)
+
+
+def test_a_failing_cross_compiler_fails_the_export_and_leaves_nothing(tmp_path, monkeypatch):
+    """One platform's compiler fails: the export fails naming that platform, the others are stopped,
+    no FMU and no temporary file is written."""
+    import dataclasses
+    import stat
+
+    fake = tmp_path / "fake-mingw-gcc"
+    fake.write_text(
+        "#!/bin/sh\ncase \"$*\" in *--version*) echo fake 1.0; exit 0;; esac\necho 'fatal: disk on fire' >&2\nexit 1\n"
+    )
+    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setitem(
+        plat.PLATFORMS,
+        "x86_64-windows",
+        dataclasses.replace(plat.PLATFORMS["x86_64-windows"], cross_compiler=str(fake)),
+    )
+    monkeypatch.setenv("SYMBODY_CACHE", str(tmp_path / "cache"))
+    out = tmp_path / "out" / "p.fmu"
+    out.parent.mkdir()
+    with pytest.raises(ExportError, match=r"for x86_64-windows failed:\n.*disk on fire"):
+        export_fmu(pendulum().derive(), out, fmi_version=3)
+    assert list(out.parent.iterdir()) == []
+    leftovers = [p for p in (tmp_path / "cache").rglob("*") if p.suffix != ".o" and p.is_file()]
+    assert leftovers == []

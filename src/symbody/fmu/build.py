@@ -34,6 +34,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import threading
 import zipfile
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -105,13 +106,36 @@ def _cannot_run(cc: str, error: OSError) -> ExportError:
     return ExportError(f"cannot run the C compiler {cc!r}{origin}: {error.strerror or error}")
 
 
-def _run(cmd: list[str], what: str) -> None:
+class _Cancelled(Exception):
+    """A compilation stopped because another platform's compilation of the same export failed."""
+
+
+def _wait(proc: subprocess.Popen, stop: threading.Event | None) -> tuple[str, str]:
+    """Wait for a compiler process; kill it when ``stop`` is set (another compilation failed)."""
+    while True:
+        try:
+            return proc.communicate(timeout=0.05)
+        except subprocess.TimeoutExpired:
+            if stop is not None and stop.is_set():
+                proc.kill()
+                proc.communicate()
+                raise _Cancelled() from None
+
+
+def _run(cmd: list[str], what: str, stop: threading.Event | None = None) -> None:
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     except OSError as e:
         raise _cannot_run(cmd[0], e) from None
+    try:
+        out, err = _wait(proc, stop)
+    except BaseException:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        raise
     if proc.returncode != 0:
-        msg = (proc.stderr or proc.stdout).strip()
+        msg = (err or out).strip()
         raise ExportError(f"compiling {what} failed:\n{msg[:4000]}")
 
 
@@ -154,8 +178,15 @@ def link_flags(platform: Platform | None = None) -> tuple[str, ...]:
     return ("-lm",)
 
 
-def _compile_objects(cc: str, flags: tuple[str, ...], jobs: list[tuple[Path, Path]], include: list[Path]) -> None:
-    """Compile ``(source, object)`` pairs in parallel; on any failure the others are stopped."""
+def _compile_objects(
+    cc: str,
+    flags: tuple[str, ...],
+    jobs: list[tuple[Path, Path]],
+    include: list[Path],
+    stop: threading.Event | None = None,
+    what: str = "",
+) -> None:
+    """Compile ``(source, object)`` pairs in parallel; on any failure (or ``stop``) the others are stopped."""
     procs = []
     try:
         for src, obj in jobs:
@@ -166,9 +197,9 @@ def _compile_objects(cc: str, flags: tuple[str, ...], jobs: list[tuple[Path, Pat
                 raise _cannot_run(cc, e) from None
             procs.append((src.name, p))
         for name, p in procs:
-            _out, err = p.communicate()
+            _out, err = _wait(p, stop)
             if p.returncode != 0:
-                raise ExportError(f"compiling the FMU runtime ({name}) failed:\n{err.strip()[:4000]}")
+                raise ExportError(f"compiling the FMU runtime ({name}){what} failed:\n{err.strip()[:4000]}")
     finally:
         for _name, p in procs:
             if p.poll() is None:
@@ -176,7 +207,12 @@ def _compile_objects(cc: str, flags: tuple[str, ...], jobs: list[tuple[Path, Pat
                 p.wait()
 
 
-def runtime_objects(cc: str | None = None, flags: tuple[str, ...] | None = None) -> dict[str, Path]:
+def runtime_objects(
+    cc: str | None = None,
+    flags: tuple[str, ...] | None = None,
+    stop: threading.Event | None = None,
+    what: str = "",
+) -> dict[str, Path]:
     """Object files of the generic runtime and both FMI wrappers, compiled once and cached.
 
     The cache key hashes the template sources, the FMI headers, the compiler
@@ -205,7 +241,7 @@ def runtime_objects(cc: str | None = None, flags: tuple[str, ...] | None = None)
         except OSError:
             continue
         try:
-            _compile_objects(cc, flags, [(tdir / n, work / o) for n, o in objects.items()], [tdir, hdir])
+            _compile_objects(cc, flags, [(tdir / n, work / o) for n, o in objects.items()], [tdir, hdir], stop, what)
             try:
                 os.rename(work, final)
             except OSError:  # another process was faster
@@ -219,18 +255,27 @@ def runtime_objects(cc: str | None = None, flags: tuple[str, ...] | None = None)
     raise ExportError("cannot compile the FMU runtime: no writable cache or temporary folder")
 
 
-def compile_binary(spec: FmuSpec, sources: Path, output: Path, platform: Platform | None = None) -> None:
-    """Compile ``sources/model.c`` for ``platform`` (default: the host) and link it with the cached runtime."""
+def compile_binary(
+    spec: FmuSpec,
+    sources: Path,
+    output: Path,
+    platform: Platform | None = None,
+    stop: threading.Event | None = None,
+) -> None:
+    """Compile ``sources/model.c`` for ``platform`` (default: the host) and link it with the cached runtime.
+
+    ``stop`` (set by a failing parallel compilation) kills the compiler and raises an internal cancellation.
+    """
     p = platform or host_platform()
     cc = p.compiler or c_compiler()
     flags = compile_flags(p)
-    objs = runtime_objects(cc, flags)
     what = f" for {p.name}" if not p.is_host else ""
+    objs = runtime_objects(cc, flags, stop, what)
     model_o = output.with_suffix(".model.o")
-    _run([cc, *flags, "-c", str(sources / "model.c"), f"-I{sources}", "-o", str(model_o)], f"model.c{what}")
+    _run([cc, *flags, "-c", str(sources / "model.c"), f"-I{sources}", "-o", str(model_o)], f"model.c{what}", stop)
     link = [cc, "-shared", "-o", str(output), str(model_o)]
     link += [str(objs[n]) for n in GENERIC_SOURCES] + [str(objs[spec.wrapper_source]), *link_flags(p)]
-    _run(link, f"the FMU library {output.name}{what}")
+    _run(link, f"the FMU library {output.name}{what}", stop)
     model_o.unlink(missing_ok=True)
 
 
@@ -245,13 +290,36 @@ def compile_binaries(spec: FmuSpec, sources: Path, binaries: Path, platforms: li
         folder = binaries / p.folder(spec.fmi_version)
         folder.mkdir(parents=True, exist_ok=True)
         jobs.append((p, folder / (spec.model_identifier + p.suffix)))
+    for p, _ in jobs:  # every compiler starts, before anything is compiled or cached
+        _compiler_id(p.compiler or c_compiler())
     if len(jobs) == 1:
         compile_binary(spec, sources, jobs[0][1], jobs[0][0])
-    else:
-        with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
-            futures = [pool.submit(compile_binary, spec, sources, out, p) for p, out in jobs]
+        return [jobs[0][1]]
+    stop = threading.Event()
+
+    def build(p: Platform, out: Path) -> None:
+        try:
+            compile_binary(spec, sources, out, p, stop)
+        except BaseException:
+            stop.set()  # the other platforms' compilers are killed: a failed export leaves nothing behind
+            raise
+
+    errors: list[BaseException] = []
+    with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
+        try:
+            futures = [pool.submit(build, p, out) for p, out in jobs]
             for f in futures:
-                f.result()
+                try:
+                    f.result()
+                except _Cancelled:
+                    pass
+                except Exception as e:  # noqa: BLE001 - the first failure is raised below
+                    errors.append(e)
+        except BaseException:  # interrupted while waiting
+            stop.set()
+            raise
+    if errors:
+        raise errors[0]
     return [out for _, out in jobs]
 
 
