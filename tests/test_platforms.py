@@ -224,3 +224,9 @@ def test_a_failing_cross_compiler_fails_the_export_and_leaves_nothing(tmp_path, 
     assert list(out.parent.iterdir()) == []
     leftovers = [p for p in (tmp_path / "cache").rglob("*") if p.suffix != ".o" and p.is_file()]
     assert leftovers == []
+
+
+def test_platforms_apply_to_the_native_backend_only(tmp_path):
+    with pytest.raises(ExportError, match="--platforms applies to the native C backend only"):
+        export_fmu(pendulum().derive(), tmp_path / "p.fmu", backend="python", platforms=["win64"])
+    assert not (tmp_path / "p.fmu").exists()
