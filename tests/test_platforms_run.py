@@ -43,7 +43,9 @@ def cranes(tmp_path_factory) -> dict[tuple[str, int], Path]:
 
 
 def _cases(cranes, fmis) -> list[Case]:
-    return [Case.of(m, fmi, kind, cranes[(m, fmi)]) for m in CRANES for fmi in fmis for kind in ("cs", "me")]
+    """Both cranes, CS and ME, and the tower crane's CS with rk4 chosen (fmi2SetInteger / fmi3SetInt64)."""
+    cases = [Case.of(m, fmi, kind, cranes[(m, fmi)]) for m in CRANES for fmi in fmis for kind in ("cs", "me")]
+    return cases + [Case.of("tower_crane", fmi, "cs", cranes[("tower_crane", fmi)], method=1) for fmi in fmis]
 
 
 def _check_moves(ref: np.ndarray, case: Case) -> None:
@@ -60,11 +62,11 @@ def test_win64_dlls_under_wine_match_linux(cranes, tmp_path):
     lines = [c.line(windows_path(c.library(platform[c.fmi]))) for c in cases]
     prefix = tmp_path / "wineprefix"
     prefix.mkdir()
-    results = run_host(["wine", str(exe)], lines, env=wine_env(prefix))  # one wine start for all 8 cases
+    results = run_host(["wine", str(exe)], lines, env=wine_env(prefix))  # one wine start for all cases
     for case, got in zip(cases, results):
         ref = run_fmpy(case)
         _check_moves(ref, case)
-        assert_same(got, ref, f"{case.model} FMI {case.fmi} {case.kind} under wine")
+        assert_same(got, ref, f"{case.model} FMI {case.fmi} {case.kind} method {case.method} under wine")
 
 
 @pytest.mark.slow
@@ -77,7 +79,7 @@ def test_aarch64_libraries_under_qemu_match_linux(cranes, tmp_path):
     for case, got in zip(cases, results):
         ref = run_fmpy(case)
         _check_moves(ref, case)
-        assert_same(got, ref, f"{case.model} FMI 3 {case.kind} under qemu-aarch64")
+        assert_same(got, ref, f"{case.model} FMI 3 {case.kind} method {case.method} under qemu-aarch64")
 
 
 def test_native_host_matches_fmpy(cranes, tmp_path):
