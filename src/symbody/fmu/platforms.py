@@ -162,6 +162,6 @@ def fmu_platforms(path: str | Path) -> list[str]:
     found = set()
     for n in names:
         parts = n.split("/")
-        if len(parts) == 3 and parts[0] == "binaries" and parts[2]:
+        if len(parts) >= 3 and parts[0] == "binaries" and parts[-1]:  # a platform folder holding a file
             found.add(parts[1])
     return sorted(found)
