@@ -309,7 +309,7 @@ fmi2Status fmi2SetContinuousStates(fmi2Component c, const fmi2Real x[], size_t n
     ENTER(fmi2SetContinuousStates, SB_IN(SB_MODE_EVENT) | SB_IN(SB_MODE_CONTINUOUS))
     NEED(SB_ME, fmi2SetContinuousStates)
     const size_t n = 2 * (size_t)inst->m->nq;
-    if (nx != n || !x) return st(sb_fail(inst, "fmi2SetContinuousStates", "expected %zu states, got %zu", n, nx));
+    if (nx != n || !x) return st(sb_fail(inst, "fmi2SetContinuousStates", "expected %lu states, got %lu", (unsigned long)n, (unsigned long)nx));
     for (size_t i = 0; i < n; ++i)
         if (!isfinite(x[i]))
             return st(sb_fail(inst, "fmi2SetContinuousStates", "state '%s%s' is not finite",
@@ -325,7 +325,8 @@ fmi2Status fmi2GetDerivatives(fmi2Component c, fmi2Real derivatives[], size_t nx
     NEED(SB_ME, fmi2GetDerivatives)
     const size_t n = (size_t)inst->m->nq;
     if (nx != 2 * n || !derivatives)
-        return st(sb_fail(inst, "fmi2GetDerivatives", "expected %zu derivatives, got %zu", 2 * n, nx));
+        return st(sb_fail(inst, "fmi2GetDerivatives", "expected %lu derivatives, got %lu", (unsigned long)(2 * n),
+                              (unsigned long)nx));
     SbStatus s = sb_update(inst);
     if (s != SB_OK) {
         sb_log(inst, s, SB_LOG_DISCARD, "fmi2GetDerivatives: at t = %g: %s", *inst->time, inst->problem);
@@ -341,7 +342,8 @@ fmi2Status fmi2GetEventIndicators(fmi2Component c, fmi2Real eventIndicators[], s
     ENTER(fmi2GetEventIndicators, LIVE)
     NEED(SB_ME, fmi2GetEventIndicators)
     (void)eventIndicators;
-    if (ni != 0) return st(sb_fail(inst, "fmi2GetEventIndicators", "this FMU has no event indicators (asked %zu)", ni));
+    if (ni != 0) return st(sb_fail(inst, "fmi2GetEventIndicators", "this FMU has no event indicators (asked %lu)",
+                                 (unsigned long)ni));
     return fmi2OK;
 }
 
@@ -350,7 +352,7 @@ fmi2Status fmi2GetContinuousStates(fmi2Component c, fmi2Real x[], size_t nx)
     ENTER(fmi2GetContinuousStates, LIVE)
     NEED(SB_ME, fmi2GetContinuousStates)
     const size_t n = 2 * (size_t)inst->m->nq;
-    if (nx != n || !x) return st(sb_fail(inst, "fmi2GetContinuousStates", "expected %zu states, got %zu", n, nx));
+    if (nx != n || !x) return st(sb_fail(inst, "fmi2GetContinuousStates", "expected %lu states, got %lu", (unsigned long)n, (unsigned long)nx));
     memcpy(x, inst->x, n * sizeof(double));
     return fmi2OK;
 }
@@ -361,7 +363,7 @@ fmi2Status fmi2GetNominalsOfContinuousStates(fmi2Component c, fmi2Real x_nominal
     NEED(SB_ME, fmi2GetNominalsOfContinuousStates)
     const size_t n = 2 * (size_t)inst->m->nq;
     if (nx != n || !x_nominal)
-        return st(sb_fail(inst, "fmi2GetNominalsOfContinuousStates", "expected %zu states, got %zu", n, nx));
+        return st(sb_fail(inst, "fmi2GetNominalsOfContinuousStates", "expected %lu states, got %lu", (unsigned long)n, (unsigned long)nx));
     for (size_t i = 0; i < n; ++i) x_nominal[i] = 1.0;
     return fmi2OK;
 }

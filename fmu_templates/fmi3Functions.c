@@ -173,8 +173,8 @@ fmi3Status fmi3Reset(fmi3Instance instance)
 static int scalar_count(SbInstance *inst, const char *fn, size_t nvr, size_t nValues)
 {
     if (nvr != nValues) {
-        sb_fail(inst, fn, "nValues = %zu differs from nValueReferences = %zu (all variables are scalars)", nValues,
-                nvr);
+        sb_fail(inst, fn, "nValues = %lu differs from nValueReferences = %lu (all variables are scalars)",
+                (unsigned long)nValues, (unsigned long)nvr);
         return 0;
     }
     return 1;
@@ -402,8 +402,9 @@ fmi3Status fmi3GetDirectionalDerivative(fmi3Instance instance, const fmi3ValueRe
     ENTER(fmi3GetDirectionalDerivative, LIVE & ~SB_IN(SB_MODE_INSTANTIATED))
     if (nSeed != nKnowns || nSensitivity != nUnknowns)
         return st(sb_fail(inst, "fmi3GetDirectionalDerivative",
-                          "nSeed (%zu) and nSensitivity (%zu) must equal nKnowns (%zu) and nUnknowns (%zu)", nSeed,
-                          nSensitivity, nKnowns, nUnknowns));
+                          "nSeed (%lu) and nSensitivity (%lu) must equal nKnowns (%lu) and nUnknowns (%lu)",
+                          (unsigned long)nSeed, (unsigned long)nSensitivity, (unsigned long)nKnowns,
+                          (unsigned long)nUnknowns));
     return st(sb_directional_derivative(inst, "fmi3GetDirectionalDerivative", unknowns, nUnknowns, knowns, nKnowns,
                                         seed, sensitivity));
 }
@@ -431,22 +432,33 @@ fmi3Status fmi3EnterConfigurationMode(fmi3Instance instance)
 fmi3Status fmi3ExitConfigurationMode(fmi3Instance instance)
     UNSUPPORTED(fmi3ExitConfigurationMode, "this FMU has no structural parameters")
 
-#define NO_CLOCKS(fn, ...)                                                                                           \
-    fmi3Status fn(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr, __VA_ARGS__)                    \
+/* Clock functions: this FMU has no clocks, so any value reference is an error.  The value arrays are
+   named in `unused` only to mark them as deliberately unused (-Wextra). */
+#define NO_CLOCKS(fn, params, unused)                                                                                \
+    fmi3Status fn(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr, params)                          \
     {                                                                                                                \
         ENTER(fn, ALL_MODES)                                                                                         \
+        unused;                                                                                                      \
         if (nvr == 0) return fmi3OK;                                                                                 \
         return st(sb_fail(inst, #fn, "this FMU has no clocks (value reference %u)", vr ? vr[0] : 0));              \
     }
+#define ARGS2(a, b) a, b
+#define ARGS3(a, b, c) a, b, c
 
-NO_CLOCKS(fmi3GetIntervalDecimal, fmi3Float64 intervals[], fmi3IntervalQualifier qualifiers[])
-NO_CLOCKS(fmi3GetIntervalFraction, fmi3UInt64 counters[], fmi3UInt64 resolutions[], fmi3IntervalQualifier qualifiers[])
-NO_CLOCKS(fmi3GetShiftDecimal, fmi3Float64 shifts[])
-NO_CLOCKS(fmi3GetShiftFraction, fmi3UInt64 counters[], fmi3UInt64 resolutions[])
-NO_CLOCKS(fmi3SetIntervalDecimal, const fmi3Float64 intervals[])
-NO_CLOCKS(fmi3SetIntervalFraction, const fmi3UInt64 counters[], const fmi3UInt64 resolutions[])
-NO_CLOCKS(fmi3SetShiftDecimal, const fmi3Float64 shifts[])
-NO_CLOCKS(fmi3SetShiftFraction, const fmi3UInt64 counters[], const fmi3UInt64 resolutions[])
+NO_CLOCKS(fmi3GetIntervalDecimal, ARGS2(fmi3Float64 intervals[], fmi3IntervalQualifier qualifiers[]),
+          (void)intervals; (void)qualifiers)
+NO_CLOCKS(fmi3GetIntervalFraction,
+          ARGS3(fmi3UInt64 counters[], fmi3UInt64 resolutions[], fmi3IntervalQualifier qualifiers[]),
+          (void)counters; (void)resolutions; (void)qualifiers)
+NO_CLOCKS(fmi3GetShiftDecimal, fmi3Float64 shifts[], (void)shifts)
+NO_CLOCKS(fmi3GetShiftFraction, ARGS2(fmi3UInt64 counters[], fmi3UInt64 resolutions[]),
+          (void)counters; (void)resolutions)
+NO_CLOCKS(fmi3SetIntervalDecimal, const fmi3Float64 intervals[], (void)intervals)
+NO_CLOCKS(fmi3SetIntervalFraction, ARGS2(const fmi3UInt64 counters[], const fmi3UInt64 resolutions[]),
+          (void)counters; (void)resolutions)
+NO_CLOCKS(fmi3SetShiftDecimal, const fmi3Float64 shifts[], (void)shifts)
+NO_CLOCKS(fmi3SetShiftFraction, ARGS2(const fmi3UInt64 counters[], const fmi3UInt64 resolutions[]),
+          (void)counters; (void)resolutions)
 
 fmi3Status fmi3EvaluateDiscreteStates(fmi3Instance instance)
 {
@@ -509,7 +521,8 @@ fmi3Status fmi3SetContinuousStates(fmi3Instance instance, const fmi3Float64 cont
     NEED(SB_ME, fmi3SetContinuousStates)
     const size_t n = 2 * (size_t)inst->m->nq;
     if (nContinuousStates != n || !continuousStates)
-        return st(sb_fail(inst, "fmi3SetContinuousStates", "expected %zu states, got %zu", n, nContinuousStates));
+        return st(sb_fail(inst, "fmi3SetContinuousStates", "expected %lu states, got %lu", (unsigned long)n,
+                              (unsigned long)nContinuousStates));
     for (size_t i = 0; i < n; ++i)
         if (!isfinite(continuousStates[i]))
             return st(sb_fail(inst, "fmi3SetContinuousStates", "state '%s%s' is not finite", i < n / 2 ? "" : "d",
@@ -526,8 +539,8 @@ fmi3Status fmi3GetContinuousStateDerivatives(fmi3Instance instance, fmi3Float64 
     NEED(SB_ME, fmi3GetContinuousStateDerivatives)
     const size_t n = (size_t)inst->m->nq;
     if (nContinuousStates != 2 * n || !derivatives)
-        return st(sb_fail(inst, "fmi3GetContinuousStateDerivatives", "expected %zu derivatives, got %zu", 2 * n,
-                          nContinuousStates));
+        return st(sb_fail(inst, "fmi3GetContinuousStateDerivatives", "expected %lu derivatives, got %lu",
+                          (unsigned long)(2 * n), (unsigned long)nContinuousStates));
     SbStatus s = sb_update(inst);
     if (s != SB_OK) {
         sb_log(inst, s, SB_LOG_DISCARD, "fmi3GetContinuousStateDerivatives: at t = %g: %s", *inst->time,
@@ -545,8 +558,8 @@ fmi3Status fmi3GetEventIndicators(fmi3Instance instance, fmi3Float64 eventIndica
     NEED(SB_ME, fmi3GetEventIndicators)
     (void)eventIndicators;
     if (nEventIndicators != 0)
-        return st(sb_fail(inst, "fmi3GetEventIndicators", "this FMU has no event indicators (asked %zu)",
-                          nEventIndicators));
+        return st(sb_fail(inst, "fmi3GetEventIndicators", "this FMU has no event indicators (asked %lu)",
+                          (unsigned long)nEventIndicators));
     return fmi3OK;
 }
 
@@ -556,7 +569,8 @@ fmi3Status fmi3GetContinuousStates(fmi3Instance instance, fmi3Float64 continuous
     NEED(SB_ME, fmi3GetContinuousStates)
     const size_t n = 2 * (size_t)inst->m->nq;
     if (nContinuousStates != n || !continuousStates)
-        return st(sb_fail(inst, "fmi3GetContinuousStates", "expected %zu states, got %zu", n, nContinuousStates));
+        return st(sb_fail(inst, "fmi3GetContinuousStates", "expected %lu states, got %lu", (unsigned long)n,
+                              (unsigned long)nContinuousStates));
     memcpy(continuousStates, inst->x, n * sizeof(double));
     return fmi3OK;
 }
@@ -567,8 +581,8 @@ fmi3Status fmi3GetNominalsOfContinuousStates(fmi3Instance instance, fmi3Float64 
     NEED(SB_ME, fmi3GetNominalsOfContinuousStates)
     const size_t n = 2 * (size_t)inst->m->nq;
     if (nContinuousStates != n || !nominals)
-        return st(sb_fail(inst, "fmi3GetNominalsOfContinuousStates", "expected %zu states, got %zu", n,
-                          nContinuousStates));
+        return st(sb_fail(inst, "fmi3GetNominalsOfContinuousStates", "expected %lu states, got %lu", (unsigned long)n,
+                          (unsigned long)nContinuousStates));
     for (size_t i = 0; i < n; ++i) nominals[i] = 1.0;
     return fmi3OK;
 }

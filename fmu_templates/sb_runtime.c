@@ -83,7 +83,8 @@ SbStatus sb_set_debug_logging(SbInstance *inst, int on, size_t n, const char *co
         inst->log_mask = on ? SB_LOG_ALL : 0u;
         return SB_OK;
     }
-    if (!categories) return sb_fail(inst, "SetDebugLogging", "categories is NULL but nCategories = %zu", n);
+    if (!categories) return sb_fail(inst, "SetDebugLogging", "categories is NULL but nCategories = %lu",
+                                      (unsigned long)n);
     for (size_t k = 0; k < n; ++k) {
         int found = -1;
         for (int i = 0; i < 7; ++i)
@@ -282,7 +283,7 @@ const SbVariable *sb_variable(SbInstance *inst, const char *function, unsigned v
 
 static const char *type_name(SbVarType t)
 {
-    return t == SB_TYPE_REAL ? "Real/Float64" : (t == SB_TYPE_ENUM ? "Enumeration" : "Boolean");
+    return t == SB_TYPE_REAL ? "Real/Float64" : (t == SB_TYPE_ENUM ? "Integer/Int64" : "Boolean");
 }
 
 static const SbVariable *typed_variable(SbInstance *inst, const char *function, unsigned vr, SbVarType type)
@@ -346,7 +347,8 @@ static int setting_ok(SbSetting s, double value)
     case SB_SET_RTOL:
     case SB_SET_ATOL:
     case SB_SET_PROJ_TOL: return value > 0.0;
-    case SB_SET_PROJECTION: return value == 0.0 || value == 1.0;
+    case SB_SET_PROJECTION:
+    case SB_SET_IGNORE_TOL: return value == 0.0 || value == 1.0;
     default: return value >= 0.0;
     }
 }
@@ -359,7 +361,8 @@ static const char *setting_rule(SbSetting s)
     case SB_SET_RTOL:
     case SB_SET_ATOL:
     case SB_SET_PROJ_TOL: return "positive";
-    case SB_SET_PROJECTION: return "true or false";
+    case SB_SET_PROJECTION:
+    case SB_SET_IGNORE_TOL: return "true or false";
     default: return "zero or positive";
     }
 }
@@ -425,8 +428,12 @@ static void store_value(SbInstance *inst, const SbVariable *v, double value)
         break;
     case SB_VAR_SETTING:
         if (v->index == SB_SET_METHOD && inst->set[v->index] != value) *inst->h_next = 0.0;
-        if (v->index == SB_SET_RTOL) inst->flags |= SB_FLAG_RTOL_SET;
+        if (v->index == SB_SET_RTOL) inst->flags = (inst->flags | SB_FLAG_RTOL_SET) & ~SB_FLAG_RTOL_EXPERIMENT;
         inst->set[v->index] = value;
+        if (v->index == SB_SET_IGNORE_TOL && value != 0.0 && (inst->flags & SB_FLAG_RTOL_EXPERIMENT)) {
+            inst->set[SB_SET_RTOL] = inst->m->settings0[SB_SET_RTOL]; /* undo an earlier fmi2SetupExperiment */
+            inst->flags &= ~SB_FLAG_RTOL_EXPERIMENT;
+        }
         break;
     default: break;
     }
@@ -1138,7 +1145,10 @@ SbStatus sb_setup_experiment(SbInstance *inst, const char *function, int toleran
     *inst->time = start_time;
     inst->stop_defined = stop_defined != 0;
     inst->stop_time = stop_defined ? stop_time : INFINITY;
-    if (tolerance_defined && !(inst->flags & SB_FLAG_RTOL_SET)) inst->set[SB_SET_RTOL] = tolerance;
+    if (tolerance_defined && !(inst->flags & SB_FLAG_RTOL_SET) && inst->set[SB_SET_IGNORE_TOL] == 0.0) {
+        inst->set[SB_SET_RTOL] = tolerance; /* checked above: positive and finite */
+        inst->flags |= SB_FLAG_RTOL_EXPERIMENT;
+    }
     sb_changed(inst);
     return SB_OK;
 }

@@ -80,7 +80,8 @@ enum {
     SB_FLAG_INITIALIZED = 2,  /* initialization completed */
     SB_FLAG_TERMINATE = 4,    /* the last step failed where no smaller step can succeed: the FMU asks the
                                  host to end the simulation (fmi2Terminated, terminateSimulation) */
-    SB_FLAGS_ALL = 7
+    SB_FLAG_RTOL_EXPERIMENT = 8, /* solver.rtol holds the importer's experiment tolerance */
+    SB_FLAGS_ALL = 15
 };
 
 struct SbInstance {

@@ -113,7 +113,8 @@ SbStatus sb_serialize(SbInstance *inst, const SbSnapshot *s, unsigned char *byte
     if (check_frame(inst, "SerializeFMUState", s->identity, s->nS, s->mode, s->flags) != SB_OK) return SB_ERROR;
     const size_t need = sb_snapshot_size(inst);
     if (!bytes || size < need)
-        return sb_fail(inst, "SerializeFMUState", "buffer of %zu bytes is too small (%zu needed)", size, need);
+        return sb_fail(inst, "SerializeFMUState", "buffer of %lu bytes is too small (%lu needed)",
+                       (unsigned long)size, (unsigned long)need);
     const uint32_t head[4] = {SB_SNAPSHOT_MAGIC, SB_SERIAL_VERSION, 0u, 0u};
     const uint64_t identity = s->identity;
     const uint32_t tail[4] = {(uint32_t)s->nS, (uint32_t)s->mode, (uint32_t)s->flags, 0u};
@@ -131,7 +132,8 @@ SbSnapshot *sb_deserialize(SbInstance *inst, const unsigned char *bytes, size_t 
     const char *fn = "DeserializeFMUState";
     const size_t need = sb_snapshot_size(inst);
     if (!bytes || size < SB_HEADER_BYTES + SB_CHECKSUM_BYTES) {
-        sb_fail(inst, fn, "%zu bytes are not a serialized FMU state (expected %zu)", bytes ? size : 0, need);
+        sb_fail(inst, fn, "%lu bytes are not a serialized FMU state (expected %lu)",
+                (unsigned long)(bytes ? size : 0), (unsigned long)need);
         return NULL;
     }
     uint32_t head[2], tail[4];
@@ -150,7 +152,8 @@ SbSnapshot *sb_deserialize(SbInstance *inst, const unsigned char *bytes, size_t 
     }
     if (check_frame(inst, fn, identity, (long)tail[0], (long)tail[1], (long)tail[2]) != SB_OK) return NULL;
     if (size != need) {
-        sb_fail(inst, fn, "serialized state has %zu bytes, expected %zu", size, need);
+        sb_fail(inst, fn, "serialized state has %lu bytes, expected %lu", (unsigned long)size,
+                (unsigned long)need);
         return NULL;
     }
     memcpy(&sum, bytes + need - SB_CHECKSUM_BYTES, SB_CHECKSUM_BYTES);

@@ -63,12 +63,13 @@ typedef enum {
     SB_SET_PROJ_TOL,     /* solver.projection_tol: Newton tolerance of the position projection */
     SB_SET_ALPHA,        /* baumgarte.alpha: damping of the constraint violation [1/s] */
     SB_SET_BETA,         /* baumgarte.beta: stiffness (natural frequency) of the violation [1/s] */
+    SB_SET_IGNORE_TOL,   /* solver.ignore_external_tolerance: keep solver.rtol when the importer passes one */
     SB_N_SETTINGS
 } SbSetting;
 
 enum { SB_METHOD_RK4 = 1, SB_METHOD_DOPRI5 = 2, SB_METHOD_ROSENBROCK23 = 3 };
 
-/* FMI types of variables. */
+/* FMI types of variables (SB_TYPE_ENUM: an integer code, FMI 2 Integer / FMI 3 Int64). */
 typedef enum { SB_TYPE_REAL = 0, SB_TYPE_ENUM, SB_TYPE_BOOLEAN } SbVarType;
 
 /* One FMU variable; its value reference is its index in sb_model.variables. */

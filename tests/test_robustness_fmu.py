@@ -281,7 +281,7 @@ class Instance:
         var = self.unit.variables[name]
         if var.type == "Boolean":
             return self.set_bool(var.valueReference, bool(value))
-        if var.type == "Enumeration":
+        if var.type in ("Integer", "Int64"):
             return self.set_int(var.valueReference, int(value))
         return self.set_real(var.valueReference, float(value))
 
@@ -1190,7 +1190,7 @@ class Oracle:
         kind = self.kind_of(var)
         if kind is None or self.mode not in SETTABLE[kind] or not math.isfinite(value):
             return False
-        if var.type == "Enumeration":
+        if var.type in ("Integer", "Int64"):
             return value in (1, 2, 3)
         if var.type == "Boolean":
             return True
@@ -1222,9 +1222,9 @@ class Oracle:
             before = inst.get_real(a) if real else None
             if var.type == "Boolean":
                 status, value = inst.set_bool(a, b != 0), 1.0
-            elif var.type == "Enumeration" and math.isfinite(b) and abs(b) < 1e9:
+            elif var.type in ("Integer", "Int64") and math.isfinite(b) and abs(b) < 1e9:
                 status, value = inst.set_int(a, round(b)), round(b)
-            elif var.type == "Enumeration":  # a Real value for an enumeration: wrong type
+            elif var.type in ("Integer", "Int64"):  # a Real value for an enumeration: wrong type
                 assert inst.set_real(a, b) == ERROR
                 return self.check_message(n, ERROR, f"'{var.name}'")
             else:

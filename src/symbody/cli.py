@@ -2,7 +2,8 @@
 
 ::
 
-    symbody export MODEL.py -o OUT.fmu [--fmi 2|3] [--kind cs|me|both] [--backend c|python] [--option k=v ...]
+    symbody export MODEL.py -o OUT.fmu [--fmi 2|3] [--kind cs|me|both] [--backend c|python] [--platforms P1,P2]
+                   [--option k=v ...]
     symbody info MODEL.py|OUT.fmu [--option k=v ...] [--json]
     symbody simulate MODEL.py|OUT.fmu [--start-time T0] [--stop-time T] [--interval H] [--kind cs|me]
                      [--method rk4|dopri5|rosenbrock23 | --solver CVode|Euler] [--rtol R] [--set NAME=VALUE ...]
@@ -93,6 +94,13 @@ def add_export(sub: Any, common: argparse.ArgumentParser) -> None:
         "--kind", choices=("cs", "me", "both"), default=None, help="interfaces (default: both for c, cs for python)"
     )
     p.add_argument("--backend", choices=("c", "python"), default="c", help="native C (default) or pythonfmu")
+    p.add_argument(
+        "--platforms",
+        default=None,
+        metavar="P1,P2",
+        help="binaries to build: x86_64-linux (linux64), x86_64-windows (win64), aarch64-linux "
+        "(default: every platform whose compiler is installed)",
+    )
     _model_options(p)
     p.set_defaults(handler=cmd_export)
 
@@ -183,7 +191,10 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     out = check_output_file(args.output, (".fmu",), "-o")
     system = _load(args.model, args.option)
-    path = export_fmu(system, out, fmi_version=args.fmi, kind=args.kind, backend=args.backend, progress=True)
+    platforms = [s for s in args.platforms.split(",") if s.strip()] if args.platforms else None
+    path = export_fmu(
+        system, out, fmi_version=args.fmi, kind=args.kind, backend=args.backend, progress=True, platforms=platforms
+    )
     print(f"wrote {path}")
     return 0
 

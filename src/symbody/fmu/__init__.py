@@ -98,6 +98,7 @@ def export_fmu(
     kind: str | None = None,
     backend: str = "c",
     progress: bool | Callable[[str], None] = False,
+    platforms: list[str] | None = None,
 ) -> Path:
     """Export a model as an FMU.
 
@@ -108,6 +109,9 @@ def export_fmu(
         kind: ``"cs"``, ``"me"`` or ``"both"`` (default: ``both`` for C, ``cs`` for Python).
         backend: ``"c"`` (native, default) or ``"python"`` (pythonfmu).
         progress: show a progress bar for long exports, or a callable ``f(stage)``.
+        platforms: platforms to build binaries for (``x86_64-linux``, ``x86_64-windows``, ``aarch64-linux``,
+            or the FMI 2 names ``linux64``, ``win64``); default: the host and every platform whose cross
+            compiler is installed (:mod:`symbody.fmu.platforms`).
 
     Returns:
         The path of the FMU.
@@ -134,6 +138,8 @@ def export_fmu(
                 raise ExportError("the Python backend builds Co-Simulation FMUs only (--kind cs)")
             if fmi_version != 2:
                 raise ExportError("the Python backend (pythonfmu) builds FMI 2.0 FMUs only (--fmi 2)")
+            if platforms:
+                raise ExportError("--platforms applies to the native C backend only")
             return build_python_fmu(FmuSpec(eq, 2, "cs"), path, step)
         if backend != "c":
             raise ExportError(f"unknown backend {backend!r}: use 'c' or 'python'")
@@ -143,6 +149,6 @@ def export_fmu(
         spec = FmuSpec(eq, fmi_version, kind or "both")
         step("Jacobians")
         _ = spec.source
-        return build_fmu(spec, path, step)
+        return build_fmu(spec, path, step, platforms)
     finally:
         close()

@@ -1,12 +1,20 @@
 """Building native FMUs: sources, compilation with the system C compiler, packaging.
 
 An FMU is a ZIP file with ``modelDescription.xml``, ``binaries/<platform>/
-<modelIdentifier>.so`` and ``sources/`` (the generated ``model.c``, the generic
-runtime of ``fmu_templates/`` and the FMI headers shipped with fmpy; FMI 3 adds
+<modelIdentifier>.{so,dll}`` for every platform built (:mod:`symbody.fmu.platforms`:
+the host, Windows x64 with mingw-w64, aarch64 Linux) and ``sources/`` (the
+generated ``model.c``, the generic runtime of ``fmu_templates/`` and the FMI
+headers vendored in ``symbody/fmu/fmi_headers``; FMI 3 adds
 ``sources/buildDescription.xml``), so that importers on other platforms can
 rebuild it.  The generic runtime does not depend on the model, so its object
-files are compiled once per compiler and cached (``$SYMBODY_CACHE`` or
-``~/.cache/symbody``); only ``model.c`` is compiled per model.
+files are compiled once per compiler and flags and cached (``$SYMBODY_CACHE`` or
+``~/.cache/symbody``); only ``model.c`` is compiled per model and platform, the
+platforms in parallel.
+
+Linux binaries are compiled with ``sb_glibc_floor.h`` forced in, so they need
+no symbol version newer than GLIBC_2.17.  Windows DLLs link libgcc statically
+and export only the FMI functions (``__declspec(dllexport)`` of the FMI
+headers), so they depend on the Windows system DLLs only.
 
 The FMU is written atomically: it is assembled in a temporary file next to
 the destination and moved into place only when complete, so a failure never
@@ -26,18 +34,24 @@ import os
 import shutil
 import subprocess
 import tempfile
+import threading
 import zipfile
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from ..codegen.c_eval import c_compiler
 from ..errors import ExportError
 from .description import build_description, model_description
 from .files import write_atomically
+from .platforms import Platform, host_platform, select_platforms
 from .spec import GENERIC_HEADERS, GENERIC_SOURCES, FmuSpec
 
+#: Flags of the host build (position-independent code for a shared library).
 CFLAGS = ("-std=c99", "-O2", "-fPIC")
 WRAPPERS = ("fmi2Functions.c", "fmi3Functions.c")
+#: Forced-include header of the Linux builds (glibc symbol versions), not shipped in sources/.
+GLIBC_FLOOR_HEADER = "sb_glibc_floor.h"
 
 
 def template_dir() -> Path:
@@ -60,14 +74,10 @@ def template_dir() -> Path:
 
 
 def fmi_headers_dir() -> Path:
-    """The FMI 2 / FMI 3 headers shipped with fmpy (``fmpy/c-code``)."""
-    try:
-        import fmpy
-    except ImportError:  # pragma: no cover - fmpy is a dependency
-        raise ExportError("fmpy is not installed: it provides the FMI headers") from None
-    d = Path(fmpy.__file__).resolve().parent / "c-code"
+    """The FMI 2 / FMI 3 headers vendored in the package (``symbody/fmu/fmi_headers``, BSD licensed)."""
+    d = Path(__file__).resolve().parent / "fmi_headers"
     if not (d / "fmi2Functions.h").is_file() or not (d / "fmi3Functions.h").is_file():
-        raise ExportError(f"the FMI headers were not found in {d}")
+        raise ExportError(f"the FMI headers were not found in {d}: the symbody installation is incomplete")
     return d
 
 
@@ -96,13 +106,36 @@ def _cannot_run(cc: str, error: OSError) -> ExportError:
     return ExportError(f"cannot run the C compiler {cc!r}{origin}: {error.strerror or error}")
 
 
-def _run(cmd: list[str], what: str) -> None:
+class _Cancelled(Exception):
+    """A compilation stopped because another platform's compilation of the same export failed."""
+
+
+def _wait(proc: subprocess.Popen, stop: threading.Event | None) -> tuple[str, str]:
+    """Wait for a compiler process; kill it when ``stop`` is set (another compilation failed)."""
+    while True:
+        try:
+            return proc.communicate(timeout=0.05)
+        except subprocess.TimeoutExpired:
+            if stop is not None and stop.is_set():
+                proc.kill()
+                proc.communicate()
+                raise _Cancelled() from None
+
+
+def _run(cmd: list[str], what: str, stop: threading.Event | None = None) -> None:
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     except OSError as e:
         raise _cannot_run(cmd[0], e) from None
+    try:
+        out, err = _wait(proc, stop)
+    except BaseException:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        raise
     if proc.returncode != 0:
-        msg = (proc.stderr or proc.stdout).strip()
+        msg = (err or out).strip()
         raise ExportError(f"compiling {what} failed:\n{msg[:4000]}")
 
 
@@ -122,21 +155,51 @@ def _cache_root() -> Path:
     return Path(base) / "symbody"
 
 
-def _compile_objects(cc: str, jobs: list[tuple[Path, Path]], include: list[Path]) -> None:
-    """Compile ``(source, object)`` pairs in parallel; on any failure the others are stopped."""
+def compile_flags(platform: Platform | None = None) -> tuple[str, ...]:
+    """C compiler flags of one platform (default: the host)."""
+    p = platform or host_platform()
+    flags = ["-std=c99", "-O2"]
+    if p.system != "windows":
+        flags.append("-fPIC")
+    if p.system == "linux":
+        flags += ["-include", str(template_dir() / GLIBC_FLOOR_HEADER)]
+    if p.name.startswith("aarch64"):
+        # GCC schedules instructions before register allocation at -O2 on aarch64 (not on x86-64); on the
+        # long straight-line blocks of model.c that pass doubles the compile time of the cross build
+        flags.append("-fno-schedule-insns")
+    return tuple(flags)
+
+
+def link_flags(platform: Platform | None = None) -> tuple[str, ...]:
+    """Linker flags of one platform after the objects (libgcc static on Windows, libm elsewhere)."""
+    p = platform or host_platform()
+    if p.system == "windows":
+        return ("-static-libgcc",)
+    return ("-lm",)
+
+
+def _compile_objects(
+    cc: str,
+    flags: tuple[str, ...],
+    jobs: list[tuple[Path, Path]],
+    include: list[Path],
+    stop: threading.Event | None = None,
+    what: str = "",
+) -> None:
+    """Compile ``(source, object)`` pairs in parallel; on any failure (or ``stop``) the others are stopped."""
     procs = []
     try:
         for src, obj in jobs:
-            cmd = [cc, *CFLAGS, "-c", str(src), *(f"-I{d}" for d in include), "-o", str(obj)]
+            cmd = [cc, *flags, "-c", str(src), *(f"-I{d}" for d in include), "-o", str(obj)]
             try:
                 p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             except OSError as e:
                 raise _cannot_run(cc, e) from None
             procs.append((src.name, p))
         for name, p in procs:
-            _out, err = p.communicate()
+            _out, err = _wait(p, stop)
             if p.returncode != 0:
-                raise ExportError(f"compiling the FMU runtime ({name}) failed:\n{err.strip()[:4000]}")
+                raise ExportError(f"compiling the FMU runtime ({name}){what} failed:\n{err.strip()[:4000]}")
     finally:
         for _name, p in procs:
             if p.poll() is None:
@@ -144,18 +207,25 @@ def _compile_objects(cc: str, jobs: list[tuple[Path, Path]], include: list[Path]
                 p.wait()
 
 
-def runtime_objects(cc: str | None = None) -> dict[str, Path]:
+def runtime_objects(
+    cc: str | None = None,
+    flags: tuple[str, ...] | None = None,
+    stop: threading.Event | None = None,
+    what: str = "",
+) -> dict[str, Path]:
     """Object files of the generic runtime and both FMI wrappers, compiled once and cached.
 
     The cache key hashes the template sources, the FMI headers, the compiler
-    and its flags.  When the cache is not writable, a temporary folder is used.
+    and its flags (default: the host's).  When the cache is not writable, a
+    temporary folder is used.
     """
     cc = cc or c_compiler()
+    flags = compile_flags() if flags is None else flags
     tdir, hdir = template_dir(), fmi_headers_dir()
     names = (*GENERIC_SOURCES, *WRAPPERS)
     h = hashlib.sha256()
     h.update(_compiler_id(cc).encode())
-    h.update(" ".join(CFLAGS).encode())
+    h.update(" ".join(flags).encode())
     for f in sorted([*tdir.glob("*.c"), *tdir.glob("*.h"), *hdir.glob("fmi*.h")]):
         h.update(f.name.encode())
         h.update(f.read_bytes())
@@ -171,7 +241,7 @@ def runtime_objects(cc: str | None = None) -> dict[str, Path]:
         except OSError:
             continue
         try:
-            _compile_objects(cc, [(tdir / n, work / o) for n, o in objects.items()], [tdir, hdir])
+            _compile_objects(cc, flags, [(tdir / n, work / o) for n, o in objects.items()], [tdir, hdir], stop, what)
             try:
                 os.rename(work, final)
             except OSError:  # another process was faster
@@ -185,16 +255,72 @@ def runtime_objects(cc: str | None = None) -> dict[str, Path]:
     raise ExportError("cannot compile the FMU runtime: no writable cache or temporary folder")
 
 
-def compile_binary(spec: FmuSpec, sources: Path, output: Path) -> None:
-    """Compile ``sources/model.c`` and link it with the cached runtime into ``output``."""
-    cc = c_compiler()
-    objs = runtime_objects(cc)
+def compile_binary(
+    spec: FmuSpec,
+    sources: Path,
+    output: Path,
+    platform: Platform | None = None,
+    stop: threading.Event | None = None,
+) -> None:
+    """Compile ``sources/model.c`` for ``platform`` (default: the host) and link it with the cached runtime.
+
+    ``stop`` (set by a failing parallel compilation) kills the compiler and raises an internal cancellation.
+    """
+    p = platform or host_platform()
+    cc = p.compiler or c_compiler()
+    flags = compile_flags(p)
+    what = f" for {p.name}" if not p.is_host else ""
+    objs = runtime_objects(cc, flags, stop, what)
     model_o = output.with_suffix(".model.o")
-    _run([cc, *CFLAGS, "-c", str(sources / "model.c"), f"-I{sources}", "-o", str(model_o)], "model.c")
+    _run([cc, *flags, "-c", str(sources / "model.c"), f"-I{sources}", "-o", str(model_o)], f"model.c{what}", stop)
     link = [cc, "-shared", "-o", str(output), str(model_o)]
-    link += [str(objs[n]) for n in GENERIC_SOURCES] + [str(objs[spec.wrapper_source]), "-lm"]
-    _run(link, f"the FMU library {output.name}")
+    link += [str(objs[n]) for n in GENERIC_SOURCES] + [str(objs[spec.wrapper_source]), *link_flags(p)]
+    _run(link, f"the FMU library {output.name}{what}", stop)
     model_o.unlink(missing_ok=True)
+
+
+def compile_binaries(spec: FmuSpec, sources: Path, binaries: Path, platforms: list[Platform]) -> list[Path]:
+    """Compile the FMU's library for every platform, in parallel; returns the library files.
+
+    Raises:
+        ExportError: a compilation failed (the first failure, in platform order).
+    """
+    jobs = []
+    for p in platforms:
+        folder = binaries / p.folder(spec.fmi_version)
+        folder.mkdir(parents=True, exist_ok=True)
+        jobs.append((p, folder / (spec.model_identifier + p.suffix)))
+    for p, _ in jobs:  # every compiler starts, before anything is compiled or cached
+        _compiler_id(p.compiler or c_compiler())
+    if len(jobs) == 1:
+        compile_binary(spec, sources, jobs[0][1], jobs[0][0])
+        return [jobs[0][1]]
+    stop = threading.Event()
+
+    def build(p: Platform, out: Path) -> None:
+        try:
+            compile_binary(spec, sources, out, p, stop)
+        except BaseException:
+            stop.set()  # the other platforms' compilers are killed: a failed export leaves nothing behind
+            raise
+
+    errors: list[BaseException] = []
+    with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
+        try:
+            futures = [pool.submit(build, p, out) for p, out in jobs]
+            for f in futures:
+                try:
+                    f.result()
+                except _Cancelled:
+                    pass
+                except Exception as e:  # noqa: BLE001 - the first failure is raised below
+                    errors.append(e)
+        except BaseException:  # interrupted while waiting
+            stop.set()
+            raise
+    if errors:
+        raise errors[0]
+    return [out for _, out in jobs]
 
 
 def _zip_dir(zf: zipfile.ZipFile, folder: Path, prefix: str) -> None:
@@ -203,23 +329,32 @@ def _zip_dir(zf: zipfile.ZipFile, folder: Path, prefix: str) -> None:
             zf.write(f, f"{prefix}/{f.relative_to(folder).as_posix()}")
 
 
-def build_fmu(spec: FmuSpec, path: str | Path, progress: Callable[[str], None] | None = None) -> Path:
+def build_fmu(
+    spec: FmuSpec,
+    path: str | Path,
+    progress: Callable[[str], None] | None = None,
+    platforms: list[str] | None = None,
+) -> Path:
     """Generate, compile and package the native FMU of ``spec`` into ``path``.
 
+    ``platforms`` are FMI 3 platform tuples or FMI 2 folder names (default: the
+    host and every platform whose cross compiler is installed, see
+    :func:`symbody.fmu.platforms.select_platforms`).
+
     Raises:
-        ExportError: code generation, compilation or packaging failed (nothing is written).
+        ExportError: an unavailable platform, code generation, compilation or packaging failed
+            (nothing is written).
     """
     step = progress or (lambda stage: None)
     path = Path(path)
+    targets = select_platforms(platforms, spec.fmi_version)
     with tempfile.TemporaryDirectory(prefix="symbody_fmu_") as tmp:
         work = Path(tmp)
         step("generating C")
         src = write_sources(spec, work / "sources")
         xml = model_description(spec)
         step("compiling")
-        bindir = work / "binaries" / spec.platform
-        bindir.mkdir(parents=True)
-        compile_binary(spec, work / "sources", bindir / (spec.model_identifier + spec.library_suffix))
+        compile_binaries(spec, work / "sources", work / "binaries", targets)
         del src
         step("packaging")
 

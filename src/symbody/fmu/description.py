@@ -21,7 +21,7 @@ import xml.etree.ElementTree as ET
 
 from .. import __version__
 from .units import base_units
-from .variables import SOLVER_METHODS, FmuVariable
+from .variables import FmuVariable
 
 LOG_CATEGORIES = (
     ("logEvents", "initialization, assembly of the initial configuration, mode changes"),
@@ -43,7 +43,7 @@ def _num(x: float) -> str:
 def _start_text(v: FmuVariable) -> str:
     if v.type == "Boolean":
         return "true" if v.start else "false"
-    if v.type == "Enumeration":
+    if v.type == "Integer":
         return str(int(v.start))
     return _num(v.start)
 
@@ -94,7 +94,7 @@ def _type_attrs(v: FmuVariable, fmi: int) -> dict[str, str]:
         a["declaredType"] = v.declared_type
     if v.type == "Real" and v.unit:
         a["unit"] = v.unit
-    if v.type in ("Real", "Enumeration"):
+    if v.type in ("Real", "Integer"):
         if v.min is not None:
             a["min"] = _num(v.min) if v.type == "Real" else str(int(v.min))
         if v.max is not None:
@@ -163,12 +163,6 @@ def _fmi2(spec, native: bool = True) -> bytes:
     units = _units(spec)
     if units is not None:
         root.append(units)
-    if any(v.declared_type == "SolverMethod" for v in spec.variables):
-        types = ET.SubElement(root, "TypeDefinitions")
-        st = ET.SubElement(types, "SimpleType", name="SolverMethod", description="Co-Simulation solver")
-        en = ET.SubElement(st, "Enumeration")
-        for value, (name, desc) in SOLVER_METHODS.items():
-            ET.SubElement(en, "Item", name=name, value=str(value), description=desc)
     root.append(_log_categories())
     ET.SubElement(root, "DefaultExperiment", DEFAULT_EXPERIMENT)
     mv = ET.SubElement(root, "ModelVariables")
@@ -211,15 +205,10 @@ def _fmi3(spec) -> bytes:
     units = _units(spec)
     if units is not None:
         root.append(units)
-    if any(v.declared_type == "SolverMethod" for v in spec.variables):
-        types = ET.SubElement(root, "TypeDefinitions")
-        et = ET.SubElement(types, "EnumerationType", name="SolverMethod", description="Co-Simulation solver")
-        for value, (name, desc) in SOLVER_METHODS.items():
-            ET.SubElement(et, "Item", name=name, value=str(value), description=desc)
     root.append(_log_categories())
     ET.SubElement(root, "DefaultExperiment", DEFAULT_EXPERIMENT)
     mv = ET.SubElement(root, "ModelVariables")
-    tag = {"Real": "Float64", "Enumeration": "Enumeration", "Boolean": "Boolean"}
+    tag = {"Real": "Float64", "Integer": "Int64", "Boolean": "Boolean"}
     for v in spec.variables:
         attrs = _common_attrs(v)
         attrs.update(_type_attrs(v, 3))
@@ -241,12 +230,29 @@ def _fmi3(spec) -> bytes:
     return _pretty(root)
 
 
+#: Platforms whose build links the C math library explicitly (``-lm``); elsewhere (Windows with MSVC or
+#: MinGW, macOS) the math functions are part of the C runtime and there is no ``m`` library to link.
+LIBM_PLATFORMS = ("x86_64-linux", "aarch64-linux")
+
+
 def build_description(spec) -> bytes:
-    """``sources/buildDescription.xml`` (FMI 3): the C99 sources and the math library."""
+    """``sources/buildDescription.xml`` (FMI 3): the C99 sources, and libm where the platform needs it.
+
+    One BuildConfiguration per Linux platform names the external library ``m``;
+    a last one without ``platform`` serves every other platform (Windows, macOS),
+    whose C runtime contains the math functions (MSVC has no ``m.lib``).
+    """
     root = ET.Element("fmiBuildDescription", fmiVersion="3.0")
-    bc = ET.SubElement(root, "BuildConfiguration", modelIdentifier=spec.model_identifier)
-    fs = ET.SubElement(bc, "SourceFileSet", language="C99")
-    for name in spec.source_files:
-        ET.SubElement(fs, "SourceFile", name=name)
-    ET.SubElement(bc, "Library", name="m", external="true", description="C math library (libm)")
+    for platform in (*LIBM_PLATFORMS, None):
+        attrs = {"modelIdentifier": spec.model_identifier}
+        if platform:
+            attrs["platform"] = platform
+        else:
+            attrs["description"] = "other platforms: the math functions are part of the C runtime"
+        bc = ET.SubElement(root, "BuildConfiguration", attrs)
+        fs = ET.SubElement(bc, "SourceFileSet", language="C99")
+        for name in spec.source_files:
+            ET.SubElement(fs, "SourceFile", name=name)
+        if platform:
+            ET.SubElement(bc, "Library", name="m", external="true", description="C math library (libm)")
     return _pretty(root)

@@ -109,7 +109,7 @@ class {name}(Fmi2Slave):
             getter, setter = self._accessors(kind, index, vtype)
             if setter is not None:
                 setter = self._checked(name, kind, index, lo, hi, setter)
-            cls = {{"Real": Real, "Enumeration": Integer, "Boolean": Boolean}}[vtype]
+            cls = {{"Real": Real, "Integer": Integer, "Boolean": Boolean}}[vtype]
             kw = dict(getter=getter, setter=setter)
             if causality in ("input", "parameter", "output"):
                 kw["causality"] = getattr(Fmi2Causality, causality)
@@ -138,7 +138,7 @@ class {name}(Fmi2Slave):
             return (lambda: m.u[i]), self._setter(lambda v: m.u.__setitem__(i, v))
         if kind == "p":
             return (lambda: m.p[i]), self._setter(lambda v: m.p.__setitem__(i, v))
-        conv = {{"Real": float, "Enumeration": int, "Boolean": bool}}[vtype]
+        conv = {{"Real": float, "Integer": int, "Boolean": bool}}[vtype]
         return (lambda: conv(m.settings[i])), self._setter(lambda v: m.settings.__setitem__(i, float(v)))
 
     def _calculated(self, block, i):

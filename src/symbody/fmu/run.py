@@ -28,7 +28,7 @@ import numpy as np
 from ..errors import SymbodyError
 from .arguments import COSIMULATION_SOLVER, check_variable_names
 from .files import write_atomically
-from .variables import SOLVER_METHODS
+from .variables import SOLVER_METHODS, method_code
 
 METHOD_VALUES = {name: value for value, (name, _) in SOLVER_METHODS.items()}
 #: Most points in a default output grid (as fmpy: the interval doubles until the grid fits).
@@ -202,6 +202,11 @@ def simulate(
     variables = {v.name: v for v in md.modelVariables}
     sv = dict(start_values or {})
     check_variable_names(list(sv), list(variables), "start value")
+    if isinstance(sv.get("solver.method"), str):  # a method name: its integer code
+        try:
+            sv["solver.method"] = method_code(sv["solver.method"])
+        except SymbodyError as e:
+            raise SimulationError(str(e)) from None
     if outputs:
         check_variable_names(list(outputs), list(variables), "output")
     if inputs is not None:

@@ -44,7 +44,7 @@ _KIND = {
     "y": "SB_VAR_Y",
     "setting": "SB_VAR_SETTING",
 }
-_TYPE = {"Real": "SB_TYPE_REAL", "Enumeration": "SB_TYPE_ENUM", "Boolean": "SB_TYPE_BOOLEAN"}
+_TYPE = {"Real": "SB_TYPE_REAL", "Integer": "SB_TYPE_ENUM", "Boolean": "SB_TYPE_BOOLEAN"}
 
 
 def _num(x: float) -> str:

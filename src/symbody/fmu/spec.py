@@ -22,6 +22,7 @@ from functools import cached_property
 
 from ..errors import ExportError
 from .jacobians import ResidualJacobians
+from .platforms import host_platform
 from .structure import Dependencies, Known
 from .variables import KINDS, FmuVariable, fmu_variables
 
@@ -71,23 +72,12 @@ class FmuSpec:
 
     @property
     def platform(self) -> str:
-        """Binary folder of this platform (``linux64`` for FMI 2, ``x86_64-linux`` for FMI 3)."""
-        import platform as _platform
-        import sys
-
-        machine = _platform.machine().lower()
-        arch = {"amd64": "x86_64", "x86_64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64"}.get(machine, machine)
-        system = {"linux": "linux", "darwin": "darwin", "win32": "windows"}.get(sys.platform, sys.platform)
-        if self.fmi_version == 3:
-            return f"{arch}-{system}"
-        bits = "64" if arch in ("x86_64", "aarch64") else "32"
-        return {"linux": f"linux{bits}", "darwin": f"darwin{bits}", "windows": f"win{bits}"}[system]
+        """Binary folder of the host platform (``linux64`` for FMI 2, ``x86_64-linux`` for FMI 3)."""
+        return host_platform().folder(self.fmi_version)
 
     @property
     def library_suffix(self) -> str:
-        import sys
-
-        return {"darwin": ".dylib", "win32": ".dll"}.get(sys.platform, ".so")
+        return host_platform().suffix
 
     @property
     def wrapper_source(self) -> str:

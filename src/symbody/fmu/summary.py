@@ -12,22 +12,14 @@ Example:
 
 from __future__ import annotations
 
-import zipfile
 from pathlib import Path
 from typing import Any
 
+from .platforms import fmu_platforms
 from .run import read_description
 
 #: Causalities in the order they are listed.
 CAUSALITIES = ("input", "output", "parameter", "calculatedParameter", "local", "independent")
-
-
-def fmu_platforms(path: str | Path) -> list[str]:
-    """Platforms an FMU carries binaries for: the folders under ``binaries/`` that hold a file."""
-    with zipfile.ZipFile(path) as zf:
-        names = zf.namelist()
-    found = {n.split("/")[1] for n in names if n.startswith("binaries/") and n.count("/") >= 2 and not n.endswith("/")}
-    return sorted(found)
 
 
 def _variable(v: Any) -> dict[str, Any]:

@@ -16,8 +16,9 @@ Example:
     >>> [(v.name, v.vr, v.causality) for v in fmu_variables(eq, "me")]  # doctest: +NORMALIZE_WHITESPACE
     [('time', 0, 'independent'), ('theta', 1, 'output'), ('dtheta', 2, 'output'),
      ('ddtheta', 3, 'output'), ('T', 4, 'input')]
-    >>> [v.name for v in fmu_variables(eq, "cs")][5:]
-    ['solver.method', 'solver.step', 'solver.rtol', 'solver.atol', 'solver.max_step']
+    >>> [v.name for v in fmu_variables(eq, "cs")][5:]  # doctest: +NORMALIZE_WHITESPACE
+    ['solver.method', 'solver.step', 'solver.rtol', 'solver.atol', 'solver.max_step',
+     'solver.ignore_external_tolerance']
 """
 
 from __future__ import annotations
@@ -38,11 +39,12 @@ class Setting:
 
     name: str
     index: int  # SbSetting
-    type: str  # "Real", "Enumeration" or "Boolean"
+    type: str  # "Real", "Integer" or "Boolean"
     default: float
     unit: str | None
     description: str
     min: float | None = None
+    max: float | None = None
     interfaces: str = "cs"  # "cs": Co-Simulation only; "any": also Model Exchange
     constrained_only: bool = False
 
@@ -54,8 +56,37 @@ SOLVER_METHODS = {
     3: ("rosenbrock23", "adaptive L-stable Rosenbrock 2(3) using the exact symbolic Jacobian (stiff models)"),
 }
 
+def method_description() -> str:
+    """Description of ``solver.method``: every code with its name, e.g. ``1 = rk4 (...)``."""
+    short = {1: "fixed step solver.step", 2: "adaptive, solver.rtol and solver.atol", 3: "adaptive, stiff models"}
+    codes = ", ".join(f"{value} = {name} ({short[value]})" for value, (name, _) in SOLVER_METHODS.items())
+    return f"Co-Simulation solver: {codes}"
+
+
+def method_code(value: int | str) -> int:
+    """The code of a solver method given by name (``"rk4"``) or code (``1``).
+
+    Raises:
+        ExportError: an unknown name or code.
+
+    Example:
+        >>> method_code("rosenbrock23"), method_code(1)
+        (3, 1)
+    """
+    codes = {name: code for code, (name, _) in SOLVER_METHODS.items()}
+    if isinstance(value, str) and value.strip() in codes:
+        return codes[value.strip()]
+    if not isinstance(value, bool) and isinstance(value, int) and value in SOLVER_METHODS:
+        return value
+    choices = ", ".join(f"{name} ({code})" for name, code in codes.items())
+    raise ExportError(f"unknown solver method {value!r}: use one of {choices}")
+
+
+#: ``solver.method`` is an Integer (FMI 2) / Int64 (FMI 3) parameter rather than an Enumeration, so that
+#: masters without Enumeration support (OSP libcosim, Ecos) can choose the solver; the codes and names
+#: are in its description.
 SETTINGS = (
-    Setting("solver.method", 0, "Enumeration", 2, None, "Co-Simulation solver: rk4, dopri5 or rosenbrock23"),
+    Setting("solver.method", 0, "Integer", 2, None, method_description(), 1, 3),
     Setting("solver.step", 1, "Real", 1e-3, "s", "internal step of rk4", None),
     Setting("solver.rtol", 2, "Real", 1e-6, None, "relative tolerance of dopri5 and rosenbrock23", None),
     Setting("solver.atol", 3, "Real", 1e-8, None, "absolute tolerance of dopri5 and rosenbrock23", None),
@@ -100,6 +131,15 @@ SETTINGS = (
         0.0,
         interfaces="any",
         constrained_only=True,
+    ),
+    Setting(
+        "solver.ignore_external_tolerance",
+        9,
+        "Boolean",
+        0,
+        None,
+        "true: solver.rtol is kept when the importer passes a tolerance (fmi2SetupExperiment, "
+        "fmi3EnterInitializationMode); false: that tolerance replaces solver.rtol unless solver.rtol is set",
     ),
 )
 
@@ -279,7 +319,7 @@ def fmu_variables(eq, kind: str) -> list[FmuVariable]:
             unit=s.unit,
             description=s.description,
             min=s.min,
-            declared_type="SolverMethod" if s.type == "Enumeration" else None,
+            max=s.max,
         )
     names: dict[str, FmuVariable] = {}
     for v in out:
