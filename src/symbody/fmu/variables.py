@@ -1,6 +1,6 @@
 """The variables of a symbody FMU and their value references.
 
-Names follow DESIGN.md (and 3D_MEC): a coordinate ``theta`` gives the outputs
+Names follow 3D_MEC: a coordinate ``theta`` gives the outputs
 ``theta`` (position), ``dtheta`` (velocity) and ``ddtheta`` (acceleration);
 inputs, parameters and user outputs keep their model names.  The independent
 variable is ``time``.  Solver and stabilization settings are parameters with
