@@ -76,9 +76,9 @@ def python_source(
     extra_args = "".join(f", {k}=None" for k in layout.extra)
     lines.append(f"def {fname}(t, q, dq, u, p, ddq=None, lam=None{extra_args}):")
     body = []
-    # unpack only the symbols used
+    # unpack only the symbols used (by the planned expressions: the plan may drop some)
     reach = set()
-    stack = [e for v in flat.values() for e in v]
+    stack = [e for v in plan.outputs.values() for e in v]
     while stack:
         e = stack.pop()
         if e in reach:
@@ -96,7 +96,8 @@ def python_source(
         body.append(f"{name} = {plan.rhs_text(e, printer)}")
     rets = []
     for k, (exprs, shape) in blocks.items():
-        items = [plan.rhs_text(e, printer, top=False) for e in exprs]
+        # the planned outputs, which refer to the temporaries (the original expressions would inline them again)
+        items = [plan.rhs_text(e, printer, top=False) for e in plan.outputs[k]]
         var = f"_out_{k}"
         body.append(f"{var} = np.array([{', '.join(items)}], dtype=float)")
         if len(shape) > 1:
