@@ -106,6 +106,7 @@ def test_reserved_names_are_mangled_and_compile():
     eq = s.derive()
     src = ModelSource(eq, "both").text
     assert "const double gamma" not in src and "const double y1" not in src
+    assert "const double s_gamma" in src and "const double s_y1" in src
     c = compile_evaluator(eq, "M", "delta", "outputs")
     py = eq.evaluator("M", "delta", "outputs")
     args = (0.0, [0.3], [0.2], [], [2.0, 0.5])
@@ -121,7 +122,7 @@ def test_model_source_is_readable_and_warning_free(tmp_path):
         "void sb_M_delta(",
         "M(theta1, theta2)",
         "/* loop_x */",
-        "const double theta1 = _in->q[0];",
+        "const double s_theta1 = _in->q[0]; /* coordinate theta1 */",
         "mass matrix",
         "[Phi_q | Phi]",
     ):

@@ -1,7 +1,5 @@
 """Dimensional analysis: every example is consistent, and unit mismatches are reported by name."""
 
-from pathlib import Path
-
 import pytest
 from conftest import EXAMPLES, example  # noqa: F401
 
@@ -76,6 +74,7 @@ def test_atan2_of_different_dimensions_is_reported():
         s.derive()
 
 
-def test_unknown_unit_strings_do_not_fail(tmp_path: Path):
-    s, g, l, m, th = pendulum(unit_l="furlong")
-    s.derive()
+def test_unknown_unit_strings_are_refused_where_declared():
+    """A unit that does not parse would switch unit checking off and land in the FMU: refused at once."""
+    with pytest.raises(sb.ModelError, match=r"parameter 'l': unknown unit 'furlong'"):
+        pendulum(unit_l="furlong")

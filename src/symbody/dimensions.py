@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING
 
 from .errors import ModelError
 from .symbolic.expr import ABS, ADD, ATAN2, MUL, NEG, NUM, POW, SIGN, SYM, Expr
+from .symbolic.printing import to_str
+from .units import base_units
 
 if TYPE_CHECKING:
     from .equations import Equations
@@ -43,8 +45,6 @@ def parse_dimension(unit: str | None) -> Dim | None:
     """SI dimension of a unit string (``None`` when no unit or not understood)."""
     if unit is None or unit == "":
         return None
-    from .fmu.units import base_units
-
     parsed = base_units(unit)
     if parsed is None:
         return None
@@ -140,7 +140,8 @@ class DimensionChecker:
                 return b
             if b == _WILD or a == b:
                 return a
-            raise _Mismatch(x, f"adds {format_dimension(a)} and {format_dimension(b)}")
+            what = f"adds {format_dimension(a)} and {format_dimension(b)}"
+            raise _Mismatch(x, what + self._bare_number_hint(x.args[0], a, b) + self._bare_number_hint(x.args[1], b, a))
         if op == MUL:
             a, b = args
             if a is _UNKNOWN or b is _UNKNOWN:
@@ -165,6 +166,64 @@ class DimensionChecker:
         if a not in (_UNKNOWN, _WILD, ()):
             raise _Mismatch(x, f"takes the function of an argument in {format_dimension(a)}")
         return ()
+
+    def _bare_number_hint(self, side: Expr, dim: Dim, other: Dim) -> str:
+        """A hint when a term of ``side`` (in ``dim``) has a bare number as factor, where ``other`` is expected.
+
+        A number such as a damping coefficient written as ``0.5 * dtheta`` has no unit;
+        the hint names the term and the unit a parameter in its place would need.
+        """
+        for term in _terms(side):
+            value = next((f.value for f in _factors(term) if f.op == NUM and abs(f.value) != 1), None)
+            if value is None:
+                continue
+            unit = unit_text(_mul(other, dim, Fraction(-1)))
+            return (
+                f"; the term {to_str(term, max_nodes=30)} has the bare number {value} as a factor, and numbers"
+                f" carry no unit: declare it as a parameter with one, e.g."
+                f" s.parameter('c', {value}, unit={unit!r})"
+            )
+        return ""
+
+
+def _terms(e: Expr) -> list[Expr]:
+    """The terms of a sum (through additions and negations)."""
+    out, stack = [], [e]
+    while stack:
+        x = stack.pop()
+        if x.op == ADD:
+            stack.extend(reversed(x.args))
+        elif x.op == NEG:
+            stack.append(x.args[0])
+        else:
+            out.append(x)
+    return out
+
+
+def _factors(e: Expr) -> list[Expr]:
+    """The factors of a product (through multiplications and negations)."""
+    out, stack = [], [e]
+    while stack:
+        x = stack.pop()
+        if x.op == MUL:
+            stack.extend(reversed(x.args))
+        elif x.op == NEG:
+            stack.append(x.args[0])
+        else:
+            out.append(x)
+    return out
+
+
+def unit_text(d: Dim) -> str:
+    """A unit string of :mod:`symbody.units` for a dimension: ``kg*m2/s``, ``1/s``, ``kg/m/s2``.
+
+    Example:
+        >>> unit_text(parse_dimension("Pa"))
+        'kg/m/s2'
+    """
+    num = [f"{b}{'' if e == 1 else e}" for b, e in d if e > 0]
+    den = [f"/{b}{'' if e == -1 else -e}" for b, e in d if e < 0]
+    return ("*".join(num) or "1") + "".join(den)
 
 
 class _Mismatch(Exception):
@@ -193,6 +252,4 @@ def check_dimensions(eq: Equations) -> None:
         try:
             chk.dim(e)
         except _Mismatch as m:
-            from .symbolic.printing import to_str
-
             raise ModelError(f"unit mismatch in {what}: {to_str(m.node, max_nodes=60)} {m.what}") from None

@@ -9,11 +9,15 @@ it back to the model (``M(theta1, theta2)``, ``delta(theta1)``, a constraint
 row, an output name).  Sparse blocks are zero-filled once and only their
 nonzero entries are assigned.
 
-Model symbols become ``const double`` locals named as in the model when the
-name is a safe C identifier (``theta1``, ``l1``); otherwise they get a private
-``_s<k>`` name.  Temporaries are ``_t<k>`` and function arguments start with
-an underscore, so neither can clash with a model name (model names never start
-with ``_`` once mangled this way).
+Model text never becomes C directly.  A model symbol ``theta1`` is the local
+``s_theta1``: the prefix keeps every model name apart from C keywords, from the
+macros that compilers and ``<math.h>`` predefine (``linux``, ``unix``,
+``FP_NAN``, ``errno``...) and from the runtime's own names; symbols whose name is
+not a plain identifier get a private ``_s<k>``.  Temporaries are ``_t<k>`` and
+function arguments start with an underscore.  Names, descriptions and other
+free text reach comments only through :func:`c_comment` (printable ASCII that
+cannot end a comment, splice a line or form a trigraph) and string literals only
+through :func:`c_string`.
 
 Example:
     >>> from symbody.symbolic.expr import Context, sin
@@ -23,9 +27,9 @@ Example:
     >>> print(c_function("void f(const double *_in, double *_f)", [block], {x: "_in[0]"}))
     void f(const double *_in, double *_f)
     {
-        const double x = _in[0]; /* symbol */
+        const double s_x = _in[0]; /* symbol x */
         /* shared subexpressions */
-        const double _t0 = sin(x);
+        const double _t0 = sin(s_x);
         /* f: two functions of x */
         _f[0] = 1.0 + _t0*_t0;
         _f[1] = 2.0*_t0; /* slope */
@@ -56,10 +60,14 @@ C_RESERVED = frozenset(
 )
 
 _SAFE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 def is_safe_c_name(name: str) -> bool:
-    """True if a model name can be used verbatim as a C local variable.
+    """True if ``name`` is an identifier that no C compiler, libc header or the runtime reserves.
+
+    Generated code never relies on it for model names (they are always prefixed,
+    see :class:`SymbolNames`); it tells whether a name could be used verbatim.
 
     Example:
         >>> is_safe_c_name("theta1"), is_safe_c_name("sin"), is_safe_c_name("_x"), is_safe_c_name("sb_sign")
@@ -69,26 +77,51 @@ def is_safe_c_name(name: str) -> bool:
 
 
 def c_string(text: str) -> str:
-    """A C string literal for ``text`` (ASCII; other characters escaped).
+    r"""A C string literal for ``text``: printable ASCII, everything else as octal escapes.
+
+    ``?`` is escaped too, so that no trigraph (``??/``) forms in strict ISO C modes.
 
     Example:
-        >>> c_string('a "b"')
-        '"a \\\\"b\\\\""'
+        >>> print(c_string('a "b"?\n'))
+        "a \"b\"\?\012"
     """
     out = []
     for ch in text:
-        if ch in '"\\':
+        if ch in '"\\?':
             out.append("\\" + ch)
         elif 32 <= ord(ch) < 127:
             out.append(ch)
         else:
-            out.extend(f"\\{b:03o}" for b in ch.encode("utf-8"))
+            out.extend(f"\\{b:03o}" for b in ch.encode("utf-8", "surrogatepass"))
     return '"' + "".join(out) + '"'
 
 
 def c_comment(text: str) -> str:
-    """``text`` made safe inside a C block comment."""
-    return text.replace("*/", "* /").replace("/*", "/ *").replace("\n", " ")
+    r"""``text`` made safe inside a C comment: one line of printable ASCII.
+
+    Line breaks, tabs and other control characters become spaces; characters
+    outside ASCII and the backslash are written ``<U+XXXX>`` (a backslash could
+    splice lines, non-ASCII text trips compilers' encoding and bidi checks);
+    ``*/``, ``/*`` and ``??`` are split by a space, so the text can neither end
+    the comment, open a nested one nor form a trigraph.
+
+    Example:
+        >>> print(c_comment("a */ b\r\nc \\ ??/ L\u00e4nge"))
+        a * / b  c <U+005C> ? ?/ L<U+00E4>nge
+    """
+    out: list[str] = []
+    for ch in text:
+        code = ord(ch)
+        if ch == "\\" or code > 126:
+            piece = f"<U+{code:04X}>"
+        elif code < 32 or code == 127:
+            piece = " "
+        else:
+            piece = ch
+        if out and (out[-1], piece) in (("*", "/"), ("/", "*"), ("?", "?")):
+            out.append(" ")
+        out.append(piece)
+    return "".join(out)
 
 
 @dataclass(frozen=True)
@@ -116,7 +149,21 @@ class CBlock:
 
 
 class SymbolNames:
-    """C local names for model symbols (stable across the functions of one file)."""
+    """C local names for model symbols (stable across the functions of one file).
+
+    A symbol named ``theta`` is ``s_theta``; a name that is not a plain ASCII
+    identifier, or one already taken, gets ``_s<k>``.  No model name is ever a
+    C identifier by itself, so none can clash with a keyword or a macro.
+
+    Example:
+        >>> from symbody.symbolic.expr import Context
+        >>> ctx = Context()
+        >>> names = SymbolNames()
+        >>> names[ctx.symbol("linux")], names[ctx.symbol("FP_NAN")]
+        ('s_linux', 's_FP_NAN')
+    """
+
+    PREFIX = "s_"
 
     def __init__(self) -> None:
         self._names: dict[Expr, str] = {}
@@ -125,10 +172,16 @@ class SymbolNames:
     def __getitem__(self, s: Expr) -> str:
         name = self._names.get(s)
         if name is None:
-            name = s.name if is_safe_c_name(s.name) and s.name not in self._used else f"_s{len(self._names)}"
+            name = self.PREFIX + s.name if _IDENTIFIER.match(s.name) else ""
+            if not name or name in self._used:
+                name = f"_s{len(self._names)}"
             self._names[s] = name
             self._used.add(name)
         return name
+
+    def comment(self, s: Expr) -> str:
+        """What the local of ``s`` stands for, for a comment: ``coordinate theta``."""
+        return c_comment(f"{s.kind or 'symbol'} {s.name}")
 
 
 def _reachable(exprs: Sequence[Expr]) -> set[Expr]:
@@ -185,7 +238,7 @@ def c_function(
     for arg in unused:
         body.append(f"(void){arg};")
     for s in used:
-        body.append(f"const double {symbol_names[s]} = {sources[s]}; /* {c_comment(s.kind or 'symbol')} */")
+        body.append(f"const double {symbol_names[s]} = {sources[s]}; /* {names.comment(s)} */")
     if plan.n_temps:
         body.append("/* shared subexpressions */")
     for name, e in plan.assignments():

@@ -20,6 +20,7 @@ import datetime
 import xml.etree.ElementTree as ET
 
 from .. import __version__
+from ..model.symbols import check_text
 from .units import base_units
 from .variables import FmuVariable
 
@@ -48,7 +49,16 @@ def _start_text(v: FmuVariable) -> str:
     return _num(v.start)
 
 
+def _check_text(root: ET.Element) -> None:
+    """Raise ModelError if an attribute holds text that XML cannot carry (a model changed after its checks)."""
+    for el in root.iter():
+        for key, value in el.attrib.items():
+            label = f"{el.tag} {el.get('name')!r}" if el.get("name") is not None else el.tag
+            check_text(value, f"{label} {key}")
+
+
 def _pretty(root: ET.Element) -> bytes:
+    _check_text(root)
     ET.indent(root, space="  ")
     return b'<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="utf-8") + b"\n"
 

@@ -18,7 +18,7 @@ Example:
     /* M: mass matrix (symmetric) */
         _M[0] = 1.0; /* M(theta, theta) */
         /* delta: generalized forces */
-        _delta[0] = T - 9.81*sin(theta); /* theta */
+        _delta[0] = s_T - 9.81*sin(s_theta); /* theta */
 """
 
 from __future__ import annotations

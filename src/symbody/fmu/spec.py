@@ -18,6 +18,8 @@ Example:
 
 from __future__ import annotations
 
+import hashlib
+import re
 from functools import cached_property
 
 from ..errors import ExportError
@@ -28,6 +30,37 @@ from .variables import KINDS, FmuVariable, fmu_variables
 
 GENERIC_SOURCES = ("sb_runtime.c", "sb_snapshot.c", "sb_solver.c", "sb_linalg.c", "sb_singular.c")
 GENERIC_HEADERS = ("symbody_model.h", "sb_runtime.h", "sb_solver.h", "sb_linalg.h")
+
+
+MAX_IDENTIFIER = 64
+_WINDOWS_DEVICES = frozenset(
+    ["con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10))]
+)
+
+
+def model_identifier(name: str) -> str:
+    """The ``modelIdentifier`` of a model: a C identifier usable as a file name on every platform.
+
+    The model name itself when it is a plain identifier of at most 64 characters
+    that Windows accepts as a file name; otherwise a readable prefix of it with a
+    hash of the whole name (``modelName`` in the XML keeps the full name).
+
+    Example:
+        >>> model_identifier("crane"), model_identifier("con")
+        ('crane', 'con_model')
+        >>> ident = model_identifier("a" * 300)
+        >>> len(ident), ident[:4], ident == model_identifier("a" * 300)
+        (64, 'aaaa', True)
+    """
+    base = re.sub(r"[^A-Za-z0-9_]", "_", name)
+    if not base or base[0].isdigit():
+        base = "m_" + base
+    if base != name or len(base) > MAX_IDENTIFIER:
+        digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+        base = f"{base[: MAX_IDENTIFIER - 9]}_{digest}"
+    if base.lower() in _WINDOWS_DEVICES:
+        base += "_model"
+    return base
 
 
 class FmuSpec:
@@ -56,7 +89,8 @@ class FmuSpec:
     # -- identity ----------------------------------------------------------------
     @property
     def model_identifier(self) -> str:
-        return self.eq.name
+        """The FMI ``modelIdentifier`` (names the binary): see :func:`model_identifier`."""
+        return model_identifier(self.eq.name)
 
     @property
     def has_me(self) -> bool:

@@ -7,9 +7,49 @@ bounds, initial conditions.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
+from ..errors import ModelError
 from ..symbolic.expr import Expr
+from ..units import check_unit
+
+# characters XML 1.0 cannot carry, even as references (modelDescription.xml must stay parseable)
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def check_text(text: object, what: str) -> str:
+    r"""Free text of a model object (a description), or :class:`ModelError` naming ``what``.
+
+    Any string is accepted except characters that an XML 1.0 document cannot hold
+    (control characters other than tab, line feed and carriage return; lone
+    surrogates; U+FFFE, U+FFFF): the text goes into ``modelDescription.xml``.
+    Generated C receives only a sanitized copy in comments.  ``None`` is ``""``.
+
+    Example:
+        >>> check_text("bob's mass <kg> & \"more\"", "parameter 'm' description")
+        'bob\'s mass <kg> & "more"'
+        >>> try:
+        ...     check_text("bell\x07", "parameter 'm' description")
+        ... except ModelError as e:
+        ...     print(e)
+        parameter 'm' description: contains the control character U+0007, which modelDescription.xml cannot hold
+    """
+    if text is None:
+        return ""
+    if not isinstance(text, str):
+        raise ModelError(f"{what}: expected a string, got {text!r}")
+    bad = _NOT_XML.search(text)
+    if bad:
+        code = ord(bad.group())
+        kind = "surrogate" if 0xD800 <= code <= 0xDFFF else "noncharacter" if code > 0xFFFD else "control character"
+        raise ModelError(f"{what}: contains the {kind} U+{code:04X}, which modelDescription.xml cannot hold")
+    return text
+
+
+def check_unit_and_description(unit: object, description: object, what: str) -> tuple[str | None, str]:
+    """The checked ``(unit, description)`` of the model object ``what`` (see :func:`check_text`)."""
+    return check_unit(unit, what), check_text(description, f"{what} description")
 
 
 @dataclass

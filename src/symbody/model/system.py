@@ -45,9 +45,19 @@ from .loads import (
 )
 from .point import Frame, Point, relative_position
 from .solid import Solid, as_inertia_rows
-from .symbols import ConstraintRow, Coordinate, Input, Joint, Output, Parameter
+from .symbols import (
+    ConstraintRow,
+    Coordinate,
+    Input,
+    Joint,
+    Output,
+    Parameter,
+    check_text,
+    check_unit_and_description,
+)
 from .vector import Tensor, Vector
 
+MAX_MODEL_NAME = 128
 _IDENT_OK = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
 _C_RESERVED = {
@@ -154,7 +164,7 @@ class System:
     """A multibody model.
 
     Args:
-        name: model name (a valid identifier; it names the FMU).
+        name: model name (a valid identifier of at most 128 characters; it names the FMU).
         description: free text carried into exported files.
 
     Attributes:
@@ -166,8 +176,13 @@ class System:
 
     def __init__(self, name: str = "model", description: str = ""):
         self._check_identifier(name, "system")
+        if len(name) > MAX_MODEL_NAME:
+            raise ModelError(
+                f"system name {name[:40]!r}... is {len(name)} characters long: at most {MAX_MODEL_NAME}"
+                " (it names the FMU and its files)"
+            )
         self.name = name
-        self.description = description
+        self.description = description  # checked by the property
         self.ctx = Context()
         self.kinematics = Kinematics(self)
         self._names: dict[str, str] = {}
@@ -202,6 +217,15 @@ class System:
             f"System({self.name!r}: {len(self.coordinates)} coordinates, {len(self.solids)} solids, "
             f"{len(self.loads)} loads, {len(self.constraints)} constraint rows)"
         )
+
+    @property
+    def description(self) -> str:
+        """Free text carried into exported files (checked like every description: :func:`check_text`)."""
+        return self._description
+
+    @description.setter
+    def description(self, text: str) -> None:
+        self._description = check_text(text, f"system {self.name!r} description")
 
     # ------------------------------------------------------------------
     # names and expressions
@@ -312,8 +336,10 @@ class System:
 
         ``min``/``max`` bound the values an FMU accepts for it.
         """
-        self._claim(name, "parameter")
+        self._check_name(name, "parameter")
+        unit, description = check_unit_and_description(unit, description, f"parameter {name!r}")
         value = self._number(value, f"parameter {name!r}")
+        self._claim(name, "parameter")
         s = self.ctx.symbol(name, "parameter")
         p = Parameter(name, s, value, unit, description, min, max)
         s.value = p
@@ -350,11 +376,15 @@ class System:
         auxiliary coordinate (defined by constraints from the others).
         """
         dname, ddname = "d" + name, "dd" + name
+        self._check_name(name, "coordinate")
+        self._check_name(dname, "velocity")
+        self._check_name(ddname, "acceleration")
+        unit, description = check_unit_and_description(unit, description, f"coordinate {name!r}")
+        q0 = self._number(q0, f"coordinate {name!r} initial position")
+        dq0 = self._number(dq0, f"coordinate {name!r} initial velocity")
         self._claim(name, "coordinate")
         self._claim(dname, "velocity")
         self._claim(ddname, "acceleration")
-        q0 = self._number(q0, f"coordinate {name!r} initial position")
-        dq0 = self._number(dq0, f"coordinate {name!r} initial velocity")
         q = self.ctx.symbol(name, "coordinate")
         dq = self.ctx.symbol(dname, "velocity")
         ddq = self.ctx.symbol(ddname, "acceleration")
@@ -391,8 +421,10 @@ class System:
         max: float | None = None,
     ) -> Expr:
         """Declare an input (actuator force/torque or excitation) and return its symbol."""
-        self._claim(name, "input")
+        self._check_name(name, "input")
+        unit, description = check_unit_and_description(unit, description, f"input {name!r}")
         value = self._number(value, f"input {name!r}")
+        self._claim(name, "input")
         s = self.ctx.symbol(name, "input")
         u = Input(name, s, value, unit, description, min, max)
         s.value = u
@@ -416,8 +448,10 @@ class System:
 
     def output(self, name: str, expr: Any, unit: str | None = None, description: str = "") -> Expr:
         """Declare a named output: any expression of time, state, inputs and multipliers."""
-        self._claim(name, "output")
+        self._check_name(name, "output")
+        unit, description = check_unit_and_description(unit, description, f"output {name!r}")
         e = self._expr(expr, f"output {name!r}")
+        self._claim(name, "output")
         self.outputs[name] = Output(name, e, unit, description)
         return e
 
