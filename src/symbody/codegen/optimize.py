@@ -64,24 +64,84 @@ def _tid(t) -> int:
     return t.id
 
 
+#: chains with more shared terms than this are cut into segments for pair counting ...
+SEGMENT_FROM = 64
+#: ... of this many terms on average (at most twice as many)
+SEGMENT = 8
+
+
+def _cut_here(t) -> bool:
+    """Content-defined segment boundary: the same terms cut two sums at the same places."""
+    return ((t.id * 2654435761) >> 8) % SEGMENT == 0
+
+
 class _Chains:
     """Greedy pair extraction over the chains of one operation (ADD or MUL).
 
     A sum chain maps each term to its sign (+1/-1); a product chain maps each
     factor to its multiplicity (``x**2`` counts as ``x`` twice).
+
+    Only terms present in at least two chains can form a pair that occurs twice,
+    so pairs are counted among those *shared* terms only (a long sum of distinct
+    terms costs linear time).  A chain with more than ``SEGMENT_FROM`` shared terms
+    is cut into segments of about ``SEGMENT`` terms at content-defined boundaries (:func:`_cut_here`, so that
+    sums sharing a run of terms are cut alike) and pairs are counted inside each
+    segment: the work per chain is then linear in its length instead of quadratic,
+    at the price of pairs that straddle two segments.
     """
 
     def __init__(self, op: int, next_id: int):
         self.op = op
         self.chains: list[dict] = []
         self.next_id = next_id
+        self.count: dict = defaultdict(int)  # term -> number of chains holding it
 
     def add_chain(self, terms: dict) -> int:
         self.chains.append(terms)
         return len(self.chains) - 1
 
+    def items(self, ci: int, parts: dict[int, list[int]]) -> list[tuple]:
+        """The terms of chain ``ci`` with their signs or multiplicities, its segments merged."""
+        if ci not in parts:
+            return list(self.chains[ci].items())
+        merged: dict = {}
+        for part in parts[ci]:
+            for t, v in self.chains[part].items():
+                merged[t] = merged.get(t, 0) + v
+        return [(t, v) for t, v in merged.items() if v != 0]
+
+    def segment(self) -> dict[int, list[int]]:
+        """Cut the chains with many shared terms; returns chain index -> indices of its parts."""
+        count = self.count
+        for ch in self.chains:
+            for t in ch:
+                count[t] += 1
+        parts: dict[int, list[int]] = {}
+        for ci in range(len(self.chains)):
+            ch = self.chains[ci]
+            shared = sorted((t for t in ch if count[t] >= 2), key=_tid)
+            if len(shared) <= SEGMENT_FROM:
+                continue
+            pieces: list[dict] = [{t: v for t, v in ch.items() if count[t] < 2}]
+            current: dict = {}
+            for t in shared:
+                current[t] = ch[t]
+                if _cut_here(t) or len(current) >= 2 * SEGMENT:
+                    pieces.append(current)
+                    current = {}
+            if current:
+                pieces.append(current)
+            self.chains[ci] = pieces[0]
+            idx = [ci]
+            for piece in pieces[1:]:
+                self.chains.append(piece)
+                idx.append(len(self.chains) - 1)
+            parts[ci] = idx
+        return parts
+
     def _pairs(self, ch: dict) -> set:
-        items = sorted(ch.items(), key=lambda kv: kv[0].id)
+        count = self.count
+        items = sorted(((t, s) for t, s in ch.items() if count[t] >= 2), key=lambda kv: kv[0].id)
         keys = set()
         add_op = self.op == ADD
         for i, (t1, s1) in enumerate(items):
@@ -102,6 +162,7 @@ class _Chains:
         heap = [(-len(v), k[0].id, k[1].id, k[2], k) for k, v in occ.items() if len(v) >= 2]
         heapq.heapify(heap)
         add_op = self.op == ADD
+        count = self.count
         while heap:
             negc, _, _, _, key = heapq.heappop(heap)
             cur = occ.get(key)
@@ -119,14 +180,19 @@ class _Chains:
                     s1 = ch.pop(t1)
                     del ch[t2]
                     ch[p] = s1
+                    count[t1] -= 1
+                    count[t2] -= 1
                 else:
-                    for t in (t1, t2):
-                        ch[t] -= 1
+                    for t in {t1, t2}:
+                        ch[t] -= 1 if t1 is not t2 else 2
                         if ch[t] == 0:
                             del ch[t]
+                            count[t] -= 1
                     ch[p] = ch.get(p, 0) + 1
+                count[p] += 1
+            for ci in list(cur):
                 old = chain_keys[ci]
-                newk = self._pairs(ch)
+                newk = self._pairs(self.chains[ci])
                 chain_keys[ci] = newk
                 for k in old - newk:
                     o = occ.get(k)
@@ -407,6 +473,7 @@ def extract_pairs(outputs: Sequence[Expr]) -> list[Expr]:
             flat_mul(e, factors, coef)
             if sum(factors.values()) >= 2:
                 root_chain[e] = (prods, prods.add_chain(factors), num(coef[0]))
+    sum_parts, prod_parts = sums.segment(), prods.segment()
     sums.run()
     prods.run()
 
@@ -436,7 +503,7 @@ def extract_pairs(outputs: Sequence[Expr]) -> list[Expr]:
         rc = root_chain.get(e)
         if rc is not None:
             chains, ci, coef = rc
-            items = sorted(chains.chains[ci].items(), key=lambda kv: _tid(kv[0]))
+            items = sorted(chains.items(ci, sum_parts if chains is sums else prod_parts), key=lambda kv: _tid(kv[0]))
             if chains.op == ADD:
                 acc = ZERO
                 # start with a positive term when there is one, so that subtractions print naturally
