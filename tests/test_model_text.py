@@ -332,3 +332,23 @@ def test_any_model_text_is_refused_by_name_or_gives_a_sound_fmu(tmp_path_factory
     fmu = export_fmu(eq, tmp / "model.fmu", fmi_version=fmi)
     check_fmu(fmu, fmi, tmp, marker)
     event("exported")
+
+
+@pytest.mark.parametrize("name", ["Fmi2Slave", "Real", "numpy", "math", "runtime", "symbody_python_runtime"])
+def test_python_backend_refuses_names_that_shadow_its_own(tmp_path: Path, name: str):
+    """The slave class and script are named after the model ('Fmi2Slave' crashed the exporting process)."""
+    with pytest.raises(sb.ExportError, match=rf"cannot name the FMU '{name}': it would shadow"):
+        export_fmu(pendulum({"system": (name, None, "")}), tmp_path / "py.fmu", backend="python")
+    assert not (tmp_path / "py.fmu").exists()
+
+
+def test_python_backend_keeps_hostile_text_inert(tmp_path: Path):
+    marker = tmp_path / "pwned"
+    text = {
+        "system": ("linux", None, f'"""\'\'\' */ \r\nimport os; os.system("touch {marker}")'),
+        "m": ("FP_NAN", "kg", "\\"),
+    }
+    fmu = export_fmu(pendulum(text), tmp_path / "py.fmu", backend="python")
+    res = fmpy.simulate_fmu(str(fmu), stop_time=0.05, output_interval=0.05)
+    assert res["theta"][-1] == pytest.approx(THETA0 - 9.81 * math.sin(THETA0) * 0.05**2 / 2, abs=2e-5)
+    assert not marker.exists()

@@ -17,6 +17,8 @@ Example:
 
 from __future__ import annotations
 
+import builtins
+import keyword
 import shutil
 import sys
 import tempfile
@@ -222,6 +224,45 @@ def slave_script(spec: FmuSpec, blocks_name: str) -> str:
     return _SLAVE.format(name=spec.model_identifier, blocks=blocks_name, variables=variables)
 
 
+#: global names of the slave script that the model's class must not replace
+_SLAVE_GLOBALS = frozenset(
+    "Boolean Fmi2Causality Fmi2Slave Fmi2Variability Integer Real blocks runtime VARIABLES".split()
+)
+
+
+#: third-party modules the slave, its blocks and the runtime import (directly or through pythonfmu)
+_PACKAGES = frozenset("numpy scipy pythonfmu fmpy sympy".split())
+
+
+def check_python_identifier(name: str) -> None:
+    """Raise ExportError if ``name`` cannot name the slave class and script of a Python FMU.
+
+    The class is named after the model and its script ``<name>.py`` sits on the
+    importer's module path, so the name must not be one of the script's own
+    globals nor shadow a module of the standard library or of the packages the FMU
+    imports (``numpy``, ``math``, ``pythonfmu``...).
+
+    Example:
+        >>> check_python_identifier("crane")
+        >>> try:
+        ...     check_python_identifier("numpy")
+        ... except ExportError as e:
+        ...     print(e)
+        the Python backend cannot name the FMU 'numpy': it would shadow the Python module 'numpy' \
+(rename the system, or export with the C backend)
+    """
+    if name in _SLAVE_GLOBALS or keyword.iskeyword(name) or name in dir(builtins):
+        clash = "a name the generated Python uses"
+    elif name in sys.stdlib_module_names or name in _PACKAGES or name.startswith("symbody"):
+        clash = f"the Python module {name!r}"
+    else:
+        return
+    raise ExportError(
+        f"the Python backend cannot name the FMU {name!r}: it would shadow {clash} "
+        "(rename the system, or export with the C backend)"
+    )
+
+
 def build_python_fmu(spec: FmuSpec, path: str | Path, progress: Callable[[str], None] | None = None) -> Path:
     """Build the pythonfmu Co-Simulation FMU of ``spec`` (FMI 2.0) into ``path``.
 
@@ -236,6 +277,7 @@ def build_python_fmu(spec: FmuSpec, path: str | Path, progress: Callable[[str], 
     except ImportError:
         raise ExportError("the Python backend needs pythonfmu (pip install pythonfmu)") from None
     name = spec.model_identifier
+    check_python_identifier(name)
     blocks_name = f"symbody_blocks_{name}"
     step("generating Python")
     xml = model_description(spec, native=False)
