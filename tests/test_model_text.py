@@ -248,6 +248,47 @@ def test_a_bare_number_in_a_unit_checked_sum_suggests_a_parameter():
     assert "s.parameter('c', 0.5, unit='kg*m2/s')" in msg
 
 
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ({"l": ("l", "mm", "")}, r"adds terms in different units \('N\*m' and 'mm'\)"),
+        ({"theta": ("theta", "deg", "")}, r"sin\(theta\) takes the function of an argument in 'deg'"),
+        ({"m": ("m", "g", "")}, r"different units .*'g'"),
+        ({"y": ("y", "rad", "")}, r"output 'y' is declared in 'rad' .* is in m"),
+        ({"y": ("y", "mm", "")}, r"output 'y' is declared in 'mm' but .* is 1000 times that unit"),
+    ],
+)
+def test_units_of_another_scale_must_be_used_consistently(text, message):
+    """The equations do not convert units: a length in mm beside g in m/s2 would be silently wrong."""
+    with pytest.raises(sb.ModelError, match=message):
+        pendulum(text).derive()
+
+
+def test_a_model_written_consistently_in_millimetres_is_accepted():
+    text = {"l": ("l", "mm", ""), "g": ("g", "mm/s2", ""), "T": ("T", "mN*mm", ""), "y": ("y", "mm", "")}
+    s = pendulum(text)
+    s.parameters["l"].value, s.parameters["g"].value = 1000.0, 9810.0
+    eq = s.derive()
+    M, delta = eq.evaluator("M", "delta")(0.0, [THETA0], [0.0], [0.0], [9810.0, 1000.0, 1.0])
+    # the same angular acceleration as in metres: -g sin(theta) / l
+    assert delta[0] / M[0, 0] == pytest.approx(-9.81 * math.sin(THETA0))
+
+
+def test_the_mass_matrix_and_the_forces_must_balance():
+    """M ddq and delta are checked against each other, not only each on its own."""
+    s = sb.System("unbalanced")
+    g = s.parameter("g", 9.81, unit="m/s2")
+    length = s.parameter("l", 1000.0, unit="mm")  # M = m l^2 in kg*mm2, delta = -m g l sin in kg*m*mm/s2
+    th = s.coordinate("theta", THETA0, unit="rad")
+    B = s.base("B", s.ground_base, sb.Rz(th))
+    s.particle("bob", s.point("P", s.origin, (0, -length, 0), base=B), s.parameter("m", 1.0, unit="kg"))
+    s.gravity((0, -g, 0))
+    with pytest.raises(
+        sb.ModelError, match=r"M\(theta, theta\) ddtheta and the generalized force differ by a factor 1000"
+    ):
+        s.derive()
+
+
 # -- the whole class: random model text ---------------------------------------------------------------
 
 MACROS = [
@@ -326,7 +367,8 @@ def test_any_model_text_is_refused_by_name_or_gives_a_sound_fmu(tmp_path_factory
     try:
         eq = system.derive()
     except sb.ModelError as e:
-        assert "unit mismatch" in str(e), str(e)
+        # an inconsistent equation, or an output whose declared unit is not that of its expression
+        assert "unit mismatch" in str(e) or repr(text.get("y", ("y",))[0]) in str(e), str(e)
         event("unit mismatch")
         return
     fmu = export_fmu(eq, tmp / "model.fmu", fmi_version=fmi)

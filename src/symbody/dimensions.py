@@ -41,6 +41,18 @@ _WILD = "wild"  # a number in a sum: matches any dimension
 _BASES = ("kg", "m", "s", "A", "K", "mol", "cd")
 
 
+def parse_scale(unit: str | None) -> float | None:
+    """Factor of a unit to SI (``mm`` -> 0.001, ``deg`` -> pi/180; ``None`` when no unit)."""
+    if unit is None or unit == "":
+        return None
+    parsed = base_units(unit)
+    return None if parsed is None else parsed[1]
+
+
+def _same_scale(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-12 * max(abs(a), abs(b))
+
+
 def parse_dimension(unit: str | None) -> Dim | None:
     """SI dimension of a unit string (``None`` when no unit or not understood)."""
     if unit is None or unit == "":
@@ -90,18 +102,27 @@ class DimensionChecker:
 
     def __init__(self, eq: Equations):
         self.dims: dict[Expr, object] = {}
+        self.scales: dict[Expr, object] = {}
         sym_dims: dict[Expr, Dim | None] = {eq.t: (("s", Fraction(1)),)}
+        sym_scales: dict[Expr, float | None] = {eq.t: 1.0}
+        self.units: dict[Expr, str] = {}
         sec = (("s", Fraction(1)),)
         for p in eq.parameters:
-            sym_dims[p.symbol] = parse_dimension(p.unit)
+            sym_dims[p.symbol], sym_scales[p.symbol] = parse_dimension(p.unit), parse_scale(p.unit)
+            self.units[p.symbol] = p.unit or ""
         for u in eq.inputs:
-            sym_dims[u.symbol] = parse_dimension(u.unit)
+            sym_dims[u.symbol], sym_scales[u.symbol] = parse_dimension(u.unit), parse_scale(u.unit)
+            self.units[u.symbol] = u.unit or ""
         for c in eq.coordinates:
-            d = parse_dimension(c.unit)
+            d, k = parse_dimension(c.unit), parse_scale(c.unit)
             sym_dims[c.q] = d
             sym_dims[c.dq] = None if d is None else _mul(d, sec, Fraction(-1))
             sym_dims[c.ddq] = None if d is None else _mul(d, sec, Fraction(-2))
+            for sym in (c.q, c.dq, c.ddq):
+                sym_scales[sym] = k
+                self.units[sym] = c.unit or ""
         self.sym_dims = sym_dims
+        self.sym_scales = sym_scales
 
     def dim(self, e: Expr):
         """Dimension of ``e``: a tuple, ``None`` (unknown) or raises ``_Mismatch``."""
@@ -121,7 +142,61 @@ class DimensionChecker:
                 continue
             stack.pop()
             self.dims[x] = self._node(x)
+            self.scales[x] = self._scale(x)
         return self.dims[e]
+
+    def _scale(self, x: Expr):
+        """Factor to SI of ``x`` in the units the model declares (``None`` unknown, ``_WILD`` a number).
+
+        The equations are evaluated as written, so every term of a sum and every
+        argument of a function must be in the same scale: ``mm`` added to ``m``, or the
+        sine of an angle in ``deg``, would be silently wrong.
+        """
+        op = x.op
+        if op == NUM:
+            return _WILD
+        if op == SYM:
+            return self.sym_scales.get(x)
+        args = [self.scales[a] for a in x.args]
+        if op in (NEG, ABS):
+            return args[0]
+        if op == ADD:
+            a, b = args
+            if a is _UNKNOWN or b is _UNKNOWN:
+                return _UNKNOWN
+            if a is _WILD or b is _WILD:
+                return b if a is _WILD else a
+            if not _same_scale(a, b):
+                raise _Mismatch(
+                    x,
+                    f"adds terms in different units ({self._unit_of(x.args[0])} and"
+                    f" {self._unit_of(x.args[1])}): use the same unit for all of them",
+                )
+            return a
+        if op == MUL:
+            a, b = args
+            if a is _UNKNOWN or b is _UNKNOWN:
+                return _UNKNOWN
+            return (1.0 if a is _WILD else a) * (1.0 if b is _WILD else b)
+        if op == POW:
+            a = args[0]
+            return a if a in (_UNKNOWN, _WILD) else a ** float(x.args[1].value)
+        if op == SIGN:
+            return 1.0
+        for a, arg in zip(args, x.args):
+            if a not in (_UNKNOWN, _WILD) and not _same_scale(a, 1.0):
+                raise _Mismatch(
+                    x,
+                    f"takes the function of an argument in {self._unit_of(arg)}, which is"
+                    " not an SI unit: functions take radians and SI values",
+                )
+        return 1.0
+
+    def _unit_of(self, e: Expr) -> str:
+        """The declared units of the symbols of ``e`` with a non-SI scale, for messages."""
+        units = sorted({self.units[s] for s in _symbols(e) if s in self.units and self.units[s]})
+        odd = [u for u in units if (parse_scale(u) or 1.0) != 1.0]
+        return ", ".join(repr(u) for u in (odd or units)) or "numbers"
 
     def _node(self, x: Expr):
         op = x.op
@@ -184,6 +259,17 @@ class DimensionChecker:
                 f" s.parameter('c', {value}, unit={unit!r})"
             )
         return ""
+
+
+def _symbols(e: Expr) -> set[Expr]:
+    seen: set[Expr] = set()
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if x not in seen:
+            seen.add(x)
+            stack.extend(x.args)
+    return {x for x in seen if x.op == SYM}
 
 
 def _terms(e: Expr) -> list[Expr]:
@@ -253,3 +339,51 @@ def check_dimensions(eq: Equations) -> None:
             chk.dim(e)
         except _Mismatch as m:
             raise ModelError(f"unit mismatch in {what}: {to_str(m.node, max_nodes=60)} {m.what}") from None
+    _check_balance(chk, eq)
+    for o in eq.outputs:
+        _check_declared_unit(chk, o)
+
+
+def _known(x) -> bool:
+    return x is not _UNKNOWN and x is not _WILD
+
+
+def _check_balance(chk: DimensionChecker, eq: Equations) -> None:
+    """``M ddq = delta``: every ``M[i][j] ddq[j]`` must be in the unit (and scale) of ``delta[i]``."""
+    for i, c in enumerate(eq.coordinates):
+        want, want_k = chk.dims.get(eq.delta[i]), chk.scales.get(eq.delta[i])
+        for j, cj in enumerate(eq.coordinates):
+            m, m_k = chk.dims.get(eq.M[i][j]), chk.scales.get(eq.M[i][j])
+            a, a_k = chk.sym_dims.get(cj.ddq), chk.sym_scales.get(cj.ddq)
+            if not (_known(want) and _known(m) and a is not None):
+                continue
+            got = _mul(m, a)
+            where = f"unit mismatch in the equation of coordinate {c.name!r}: M({c.name}, {cj.name}) dd{cj.name}"
+            if got != want:
+                raise ModelError(
+                    f"{where} is in {format_dimension(got)} but the generalized force is in {format_dimension(want)}"
+                )
+            if _known(want_k) and _known(m_k) and a_k is not None and not _same_scale(m_k * a_k, want_k):
+                raise ModelError(
+                    f"{where} and the generalized force differ by a factor {want_k / (m_k * a_k):g}: the"
+                    f" model mixes units of different scale ({chk._unit_of(eq.M[i][j])},"
+                    f" {chk._unit_of(eq.delta[i])}); use one unit per quantity (SI: m, kg, s, rad)"
+                )
+
+
+def _check_declared_unit(chk: DimensionChecker, o) -> None:
+    """An output whose unit is declared must be in that unit (an FMU importer trusts the label)."""
+    want, scale = parse_dimension(o.unit), parse_scale(o.unit)
+    got, got_scale = chk.dims.get(o.expr), chk.scales.get(o.expr)
+    if want is None or got in (_UNKNOWN, _WILD):
+        return
+    if got != want:
+        raise ModelError(
+            f"output {o.name!r} is declared in {o.unit!r} ({format_dimension(want)}) but its expression"
+            f" {to_str(o.expr, max_nodes=30)} is in {format_dimension(got)}"
+        )
+    if got_scale not in (_UNKNOWN, _WILD) and scale is not None and not _same_scale(got_scale, scale):
+        raise ModelError(
+            f"output {o.name!r} is declared in {o.unit!r} but its expression {to_str(o.expr, max_nodes=30)}"
+            f" is {got_scale / scale:g} times that unit: the equations do not convert units"
+        )
