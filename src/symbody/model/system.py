@@ -334,7 +334,9 @@ class System:
     ) -> Expr:
         """Declare a parameter (a tunable constant) and return its symbol.
 
-        ``min``/``max`` bound the values an FMU accepts for it.
+        ``min``/``max`` bound the values an FMU accepts for it.  ``unit`` must be a
+        unit of :mod:`symbody.units` and ``description`` text that XML can carry
+        (:class:`ModelError` otherwise); the same holds for coordinates, inputs and outputs.
         """
         self._check_name(name, "parameter")
         unit, description = check_unit_and_description(unit, description, f"parameter {name!r}")
