@@ -134,7 +134,8 @@ class ModelSource:
             f" * outputs ({len(eq.outputs)}): {c_comment(', '.join(o.name for o in eq.outputs) or 'none')}\n"
             " *\n"
             " * Implements fmu_templates/symbody_model.h: M ddq + D^T lam = delta, D ddq = gamma.\n"
-            " * Temporaries _t<k> are atoms used more than once, in dependency order.\n"
+            " * Model symbols are read into locals s_<name> (model text is never C by itself);\n"
+            " * temporaries _t<k> are atoms used more than once, in dependency order.\n"
             " */\n"
             '#include <math.h>\n#include <string.h>\n\n#include "symbody_model.h"\n\n'
         )
