@@ -170,6 +170,15 @@ def test_names_that_are_c_macros_or_keywords_build_and_run(tmp_path: Path):
             assert proc.returncode == 0, (names, proc.stderr[:2000])
 
 
+def test_names_alike_in_their_first_63_characters_stay_apart_in_c(tmp_path: Path):
+    """C99 compilers need only tell identifiers apart by 63 characters: long names get private locals."""
+    long_l, long_m = "L" * 70 + "a", "L" * 70 + "b"
+    eq = pendulum({"l": (long_l, "m", ""), "m": (long_m, "kg", "")}).derive()
+    src = ModelSource(eq, "both").text
+    assert f"/* parameter {long_l} */" in src and f"/* parameter {long_m} */" in src
+    assert not any(len(w) > 63 for line in src.splitlines() if "/*" not in line for w in line.split())
+
+
 @pytest.mark.parametrize("bad", ["\x00", "\x01", "\x08", "\x0b", "\x0c", "\x1f", "\ud800", "\uffff"])
 def test_descriptions_that_xml_cannot_hold_are_refused_where_declared(bad: str):
     for key, kind in (("m", "parameter"), ("theta", "coordinate"), ("T", "input"), ("y", "output")):

@@ -152,7 +152,7 @@ class SymbolNames:
     """C local names for model symbols (stable across the functions of one file).
 
     A symbol named ``theta`` is ``s_theta``; a name that is not a plain ASCII
-    identifier, or one already taken, gets ``_s<k>``.  No model name is ever a
+    identifier of at most 48 characters, or one already taken, gets ``_s<k>``.  No model name is ever a
     C identifier by itself, so none can clash with a keyword or a macro.
 
     Example:
@@ -164,6 +164,8 @@ class SymbolNames:
     """
 
     PREFIX = "s_"
+    #: longer names get a private local: C99 compilers need only distinguish 63 leading characters
+    LONGEST = 48
 
     def __init__(self) -> None:
         self._names: dict[Expr, str] = {}
@@ -172,7 +174,8 @@ class SymbolNames:
     def __getitem__(self, s: Expr) -> str:
         name = self._names.get(s)
         if name is None:
-            name = self.PREFIX + s.name if _IDENTIFIER.match(s.name) else ""
+            plain = _IDENTIFIER.match(s.name) and len(s.name) <= self.LONGEST
+            name = self.PREFIX + s.name if plain else ""
             if not name or name in self._used:
                 name = f"_s{len(self._names)}"
             self._names[s] = name
