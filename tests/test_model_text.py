@@ -260,6 +260,18 @@ def test_a_bare_number_in_a_unit_checked_sum_suggests_a_parameter():
     assert "s.parameter('c', 0.5, unit='kg*m2/s')" in msg
 
 
+def test_bare_numbers_on_both_sides_of_a_sum_are_both_named():
+    s = sb.System("two")
+    m = s.parameter("m", 1.0, unit="kg")
+    th = s.coordinate("theta", THETA0, unit="rad")
+    B = s.base("B", s.ground_base, sb.Rz(th))
+    s.particle("bob", s.point("P", s.origin, (0, -s.parameter("l", 1.0, unit="m"), 0), base=B), m)
+    s.gravity((0, -9.81, 0))  # gravity without a unit, and a damping coefficient without one
+    s.generalized_force("damping", th, -0.5 * s.symbol("dtheta"))
+    with pytest.raises(sb.ModelError, match=r"the terms 0\.5\*dtheta \(0\.5\) and .*\(9\.81\) hold bare numbers"):
+        s.derive()
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [

@@ -216,7 +216,7 @@ class DimensionChecker:
             if b == _WILD or a == b:
                 return a
             what = f"adds {format_dimension(a)} and {format_dimension(b)}"
-            raise _Mismatch(x, what + self._bare_number_hint(x.args[0], a, b) + self._bare_number_hint(x.args[1], b, a))
+            raise _Mismatch(x, what + _bare_number_hint(x.args[0], a, x.args[1], b))
         if op == MUL:
             a, b = args
             if a is _UNKNOWN or b is _UNKNOWN:
@@ -242,23 +242,38 @@ class DimensionChecker:
             raise _Mismatch(x, f"takes the function of an argument in {format_dimension(a)}")
         return ()
 
-    def _bare_number_hint(self, side: Expr, dim: Dim, other: Dim) -> str:
-        """A hint when a term of ``side`` (in ``dim``) has a bare number as factor, where ``other`` is expected.
 
-        A number such as a damping coefficient written as ``0.5 * dtheta`` has no unit;
-        the hint names the term and the unit a parameter in its place would need.
-        """
-        for term in _terms(side):
-            value = next((f.value for f in _factors(term) if f.op == NUM and abs(f.value) != 1), None)
-            if value is None:
-                continue
-            unit = unit_text(_mul(other, dim, Fraction(-1)))
-            return (
-                f"; the term {to_str(term, max_nodes=30)} has the bare number {value} as a factor, and numbers"
-                f" carry no unit: declare it as a parameter with one, e.g."
-                f" s.parameter('c', {value}, unit={unit!r})"
-            )
+def _bare_number(side: Expr) -> tuple[Expr, object] | None:
+    """The first term of ``side`` with a number other than 1 as a factor, and that number."""
+    for term in _terms(side):
+        value = next((f.value for f in _factors(term) if f.op == NUM and abs(f.value) != 1), None)
+        if value is not None:
+            return term, value
+    return None
+
+
+def _bare_number_hint(a: Expr, dim_a: Dim, b: Expr, dim_b: Dim) -> str:
+    """A hint when the sum ``a + b`` fails because of a number written without its unit.
+
+    A damping coefficient written as ``0.5 * dtheta`` has no unit: the hint names the
+    term and, when only one side holds such a number, the unit a parameter in its
+    place would need.
+    """
+    found_a, found_b = _bare_number(a), _bare_number(b)
+    if found_a and found_b:
+        terms = " and ".join(f"{to_str(t, max_nodes=30)} ({v})" for t, v in (found_a, found_b))
+        return (
+            f"; the terms {terms} hold bare numbers, and numbers carry no unit: declare them as parameters"
+            " with units, e.g. s.parameter('c', value, unit=...)"
+        )
+    if not (found_a or found_b):
         return ""
+    term, value = found_a or found_b
+    unit = unit_text(_mul(dim_b, dim_a, Fraction(-1)) if found_a else _mul(dim_a, dim_b, Fraction(-1)))
+    return (
+        f"; the term {to_str(term, max_nodes=30)} has the bare number {value} as a factor, and numbers"
+        f" carry no unit: declare it as a parameter with one, e.g. s.parameter('c', {value}, unit={unit!r})"
+    )
 
 
 def _symbols(e: Expr) -> set[Expr]:
