@@ -8,7 +8,7 @@ rank  packages / modules
 ====  ==========================================================================
 0     ``errors``, ``_version`` (foundation)
 1     ``symbolic`` (atoms, calculus, evaluation, printing, SymPy bridge)
-2     ``model``, ``dimensions`` (units)
+2     ``model``, ``units``, ``dimensions`` (unit strings, dimensional analysis)
 3     ``loader``, ``models`` (model files and the models of the docstring examples)
 4     ``equations``
 5     ``numeric`` | ``codegen`` (siblings: neither imports the other)
@@ -36,6 +36,7 @@ RANK = {
     "symbolic": 1,
     "model": 2,
     "dimensions": 2,
+    "units": 2,
     "loader": 3,
     "models": 3,
     "equations": 4,
@@ -58,7 +59,6 @@ KNOWN = {
     ("symbolic/kinematics.py", "model"),
     ("symbolic/dynamics.py", "model"),
     ("dimensions.py", "equations"),
-    ("dimensions.py", "fmu"),
     ("equations.py", "codegen"),
     ("equations.py", "numeric"),
 }
