@@ -252,6 +252,11 @@ def _bare_number(side: Expr) -> tuple[Expr, object] | None:
     return None
 
 
+def _measured_number(e: Expr) -> bool:
+    """True if a term of ``e`` has a floating-point factor other than 1 (a constant given without unit)."""
+    return any(f.op == NUM and isinstance(f.value, float) and abs(f.value) != 1 for t in _terms(e) for f in _factors(t))
+
+
 def _bare_number_hint(a: Expr, dim_a: Dim, b: Expr, dim_b: Dim) -> str:
     """A hint when the sum ``a + b`` fails because of a number written without its unit.
 
@@ -288,10 +293,13 @@ def _symbols(e: Expr) -> set[Expr]:
 
 
 def _terms(e: Expr) -> list[Expr]:
-    """The terms of a sum (through additions and negations)."""
-    out, stack = [], [e]
+    """The terms of a sum (through additions and negations), each node once."""
+    out, seen, stack = [], set(), [e]
     while stack:
         x = stack.pop()
+        if x in seen:
+            continue
+        seen.add(x)
         if x.op == ADD:
             stack.extend(reversed(x.args))
         elif x.op == NEG:
@@ -302,10 +310,13 @@ def _terms(e: Expr) -> list[Expr]:
 
 
 def _factors(e: Expr) -> list[Expr]:
-    """The factors of a product (through multiplications and negations)."""
-    out, stack = [], [e]
+    """The factors of a product (through multiplications and negations), each node once."""
+    out, seen, stack = [], set(), [e]
     while stack:
         x = stack.pop()
+        if x in seen:
+            continue
+        seen.add(x)
         if x.op == MUL:
             stack.extend(reversed(x.args))
         elif x.op == NEG:
@@ -364,10 +375,19 @@ def _known(x) -> bool:
 
 
 def _check_balance(chk: DimensionChecker, eq: Equations) -> None:
-    """``M ddq = delta``: every ``M[i][j] ddq[j]`` must be in the unit (and scale) of ``delta[i]``."""
+    """``M ddq = delta``: every ``M[i][j] ddq[j]`` must be in the unit (and scale) of ``delta[i]``.
+
+    An entry with a floating-point factor (``9.81 * m`` from gravity given as numbers)
+    has no reliable unit and is not compared; exact factors (``m l**2 / 12``) are
+    mathematical constants and are.
+    """
     for i, c in enumerate(eq.coordinates):
+        if _measured_number(eq.delta[i]):
+            continue
         want, want_k = chk.dims.get(eq.delta[i]), chk.scales.get(eq.delta[i])
         for j, cj in enumerate(eq.coordinates):
+            if _measured_number(eq.M[i][j]):
+                continue
             m, m_k = chk.dims.get(eq.M[i][j]), chk.scales.get(eq.M[i][j])
             a, a_k = chk.sym_dims.get(cj.ddq), chk.sym_scales.get(cj.ddq)
             if not (_known(want) and _known(m) and a is not None):
