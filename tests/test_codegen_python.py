@@ -79,3 +79,20 @@ def test_single_link_matches_the_closed_form():
     m, length, g = 1.0, 0.5, 9.81
     assert M[0, 0] == pytest.approx(m * length**2)
     assert delta[0] == pytest.approx(-m * g * length * np.sin(0.7))
+
+
+@pytest.mark.parametrize("bad", ["x); import os; os.system('touch x'); (", "lambda", "a b", "é", ""])
+def test_block_and_argument_names_cannot_inject_code(bad):
+    """Names of custom blocks become Python and C identifiers: anything else is refused."""
+    from symbody.codegen.c_eval import CEvaluator
+    from symbody.codegen.python import Layout, compile_function
+    from symbody.symbolic.expr import Context
+
+    ctx = Context()
+    x = ctx.symbol("x", "coordinate")
+    with pytest.raises(ValueError, match="invalid block name"):
+        compile_function({bad: ([x], (1,))}, Layout(q=[x]))
+    with pytest.raises(ValueError, match="invalid block name"):
+        CEvaluator({bad: ([x], (1,))}, Layout(q=[x]))
+    with pytest.raises(ValueError, match="invalid argument name"):
+        compile_function({"y": ([x], (1,))}, Layout(q=[x], extra={bad: [x]}))

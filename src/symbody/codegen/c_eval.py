@@ -30,7 +30,7 @@ import numpy as np
 from ..errors import ExportError
 from ..symbolic.expr import Expr
 from .c import CAssignment, CBlock, c_function, nonzero
-from .python import Layout
+from .python import Layout, check_identifier
 
 _ARRAY = np.ctypeslib.ndpointer(dtype=np.float64, flags="C_CONTIGUOUS")
 
@@ -87,7 +87,8 @@ class CEvaluator:
     def __init__(
         self, blocks: Mapping[str, tuple[Sequence[Expr], tuple[int, ...]]], layout: Layout, name: str = "evaluate"
     ):
-        self.names = list(blocks)
+        check_identifier(name, "function")
+        self.names = [check_identifier(k, "block") for k in blocks]
         self.shapes = [tuple(blocks[k][1]) for k in self.names]
         self.sizes = [int(np.prod(s)) if len(s) else 1 for s in self.shapes]
         self._layout = layout

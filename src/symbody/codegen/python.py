@@ -19,7 +19,9 @@ Example:
 
 from __future__ import annotations
 
+import keyword
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -54,6 +56,27 @@ class Layout:
         return src
 
 
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_ARGUMENTS = frozenset({"t", "q", "dq", "u", "p", "ddq", "lam"})
+
+
+def check_identifier(name: object, what: str) -> str:
+    """``name`` if it can name a generated function, block or argument in Python and C, else ValueError.
+
+    Example:
+        >>> check_identifier("M_delta", "block")
+        'M_delta'
+        >>> try:
+        ...     check_identifier("x); system(1", "block")
+        ... except ValueError as e:
+        ...     print(e)
+        invalid block name 'x); system(1': use ASCII letters, digits and '_' (not a Python keyword)
+    """
+    if not isinstance(name, str) or not _IDENTIFIER.match(name) or keyword.iskeyword(name):
+        raise ValueError(f"invalid {what} name {name!r}: use ASCII letters, digits and '_' (not a Python keyword)")
+    return name
+
+
 def _sign(x: float) -> float:
     return float((x > 0) - (x < 0))
 
@@ -62,6 +85,12 @@ def python_source(
     blocks: Mapping[str, tuple[Sequence[Expr], tuple[int, ...]]], layout: Layout, fname: str = "evaluate"
 ) -> str:
     """Source of a function computing ``blocks`` (name -> (flat expressions, shape))."""
+    check_identifier(fname, "function")
+    for k in blocks:
+        check_identifier(k, "block")
+    for k in layout.extra:
+        if check_identifier(k, "argument") in _ARGUMENTS:
+            raise ValueError(f"extra argument {k!r} clashes with a standard argument")
     src = layout.sources()
     flat = {k: list(v[0]) for k, v in blocks.items()}
     names: dict[Expr, str] = {}
