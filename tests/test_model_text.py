@@ -243,6 +243,13 @@ def test_misspelled_units_are_refused_naming_the_object(key, kind, unit, suggest
         pendulum({key: (key, unit, "")})
 
 
+def test_a_unit_changed_after_its_check_fails_the_derivation():
+    s = pendulum()
+    s.parameters["m"].unit = "kgg"  # bypasses the declaration check
+    with pytest.raises(sb.ModelError, match=r"parameter 'm': unknown unit 'kgg'"):
+        s.derive()
+
+
 def test_units_must_be_strings():
     with pytest.raises(sb.ModelError, match=r"parameter 'm': the unit must be a string"):
         pendulum({"m": ("m", 1, "")})

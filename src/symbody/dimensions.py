@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 from .errors import ModelError
 from .symbolic.expr import ABS, ADD, ATAN2, MUL, NEG, NUM, POW, SIGN, SYM, Expr
 from .symbolic.printing import to_str
-from .units import base_units
+from .units import base_units, check_unit
 
 if TYPE_CHECKING:
     from .equations import Equations
@@ -347,6 +347,15 @@ class _Mismatch(Exception):
 
 def check_dimensions(eq: Equations) -> None:
     """Raise :class:`ModelError` at the first dimensionally inconsistent expression of ``eq``."""
+    # units are checked where they are declared; a record changed afterwards is caught here
+    for kind, records in (
+        ("parameter", eq.parameters),
+        ("coordinate", eq.coordinates),
+        ("input", eq.inputs),
+        ("output", eq.outputs),
+    ):
+        for r in records:
+            check_unit(r.unit, f"{kind} {r.name!r}")
     chk = DimensionChecker(eq)
     items: list[tuple[str, Expr]] = []
     for i, c in enumerate(eq.coordinates):
