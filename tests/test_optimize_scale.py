@@ -9,12 +9,15 @@ depend on the machine.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 
 from symbody.codegen import optimize
 from symbody.codegen.emit import ExportPlan
 from symbody.codegen.python import Layout, compile_function
+from symbody.symbolic.evaluate import evaluate
 from symbody.symbolic.expr import ADD, Context, cos, sin
 
 
@@ -123,3 +126,48 @@ def test_optimized_values_are_unchanged(make):
     q, p = rng.uniform(-2, 2, len(xs)), rng.uniform(-2, 2, len(ps))
     opt = compile_function({"y": (plan.outputs["y"], (len(outs),))}, layout)
     np.testing.assert_allclose(opt(0.0, q, [], [], p)[0], plain(0.0, q, [], [], p)[0], rtol=1e-10)
+
+
+def _lines_run(fn, *args) -> int:
+    """Lines of :mod:`symbody.codegen.optimize` executed by ``fn(*args)`` (a machine-independent work count)."""
+    count = 0
+    here = optimize.__file__
+
+    def local(frame, event, arg):
+        nonlocal count
+        if event == "line":
+            count += 1
+        return local
+
+    def tracer(frame, event, arg):
+        return local if frame.f_code.co_filename == here else None
+
+    sys.settrace(tracer)
+    try:
+        fn(*args)
+    finally:
+        sys.settrace(None)
+    return count
+
+
+def chained_products(n: int):
+    """``x0 x1 + x1 x2 + ... + x(n-1) xn``: every factor is shared by two terms."""
+    ctx = Context()
+    xs = [ctx.symbol(f"x{i}") for i in range(n + 1)]
+    return [_sum([xs[i] * xs[i + 1] for i in range(n)])]
+
+
+def test_common_factor_extraction_is_linear_in_the_number_of_terms():
+    """Each factor pulled out of a sum used to trigger a recount of all the other terms."""
+    w1 = _lines_run(optimize.factor_sums, chained_products(250))
+    w4 = _lines_run(optimize.factor_sums, chained_products(1000))
+    assert w4 / w1 < 6.0, (w1, w4)  # recounting gave 16
+
+
+def test_common_factors_are_still_pulled_out():
+    ctx = Context()
+    a, b, x, y, z = (ctx.symbol(n) for n in "abxyz")
+    (out,) = optimize.factor_sums([a * x + a * y + b * z + b * x + 2 * y + 2 * z])
+    assert str(out).count("a") == 1 and str(out).count("b") == 1, out
+    vals = {a: 1.3, b: -0.7, x: 0.2, y: 2.1, z: -1.4}
+    assert evaluate(out, vals) == pytest.approx(1.3 * 0.2 + 1.3 * 2.1 - 0.7 * -1.4 - 0.7 * 0.2 + 2 * 2.1 - 2 * 1.4)

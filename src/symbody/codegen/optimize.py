@@ -361,49 +361,75 @@ def factor_sums(outputs: Sequence[Expr]) -> list[Expr]:
             acc = nf if acc is ONE else mul_pair(acc, nf)
         return mul(num(coef), acc)
 
-    def build_sum(items: list) -> Expr:
+    def factor_groups(items: list) -> tuple[list[Expr], list]:
+        """Pull out shared factors, the most frequent first: ``(a (x + y), ...)`` and the items left.
+
+        Counts are kept up to date as items leave (a heap with lazy updates), so a sum
+        of k terms costs O(k log k) instead of recounting all of them after each group.
+        """
         counts: dict[Expr, int] = defaultdict(int)
-        for _coef, factors in items:
+        holders: dict[Expr, list[int]] = defaultdict(list)
+        for i, (_coef, factors) in enumerate(items):
             if sum(factors.values()) >= 2:
                 for f in factors:
                     counts[f] += 1
-        best = None
-        for f, c in counts.items():
-            if c >= 2 and (best is None or c > counts[best] or (c == counts[best] and f.id < best.id)):
-                best = f
-        if best is None:
-            # a numeric coefficient shared by several terms: 2 a + 2 b -> 2 (a + b)
-            ncount: dict = defaultdict(int)
-            for coef, factors in items:
-                if abs(coef) != 1 and factors:
-                    ncount[abs(coef)] += 1
-            cbest = max(ncount, key=lambda c: (ncount[c], -c), default=None)
-            if cbest is not None and ncount[cbest] >= 2:
-                group = [
-                    (coef / cbest if isinstance(coef, float) else _div(coef, cbest), f)
-                    for coef, f in items
-                    if abs(coef) == cbest and f
-                ]
-                rest = [(coef, f) for coef, f in items if not (abs(coef) == cbest and f)]
-                head = mul(num(cbest), build_sum(group))
-                return add(head, build_sum(rest)) if rest else head
-            acc = ZERO
-            for coef, factors in sorted(items, key=lambda it: it[0] < 0):
-                acc = add(acc, build_item(coef, factors))
-            return acc
-        group, rest = [], []
-        for coef, factors in items:
-            if best in factors and sum(factors.values()) >= 2:
+                    holders[f].append(i)
+        heap = [(-c, f.id, f) for f, c in counts.items() if c >= 2]
+        heapq.heapify(heap)
+        alive = [True] * len(items)
+        heads: list[Expr] = []
+        while heap:
+            negc, _, best = heapq.heappop(heap)
+            c = counts[best]
+            if c < 2:
+                continue
+            if c != -negc:
+                heapq.heappush(heap, (-c, best.id, best))
+                continue
+            group = []
+            for i in holders[best]:
+                if not alive[i]:
+                    continue
+                alive[i] = False
+                coef, factors = items[i]
+                for f in factors:
+                    counts[f] -= 1
                 f2 = dict(factors)
                 f2[best] -= 1
                 if f2[best] == 0:
                     del f2[best]
                 group.append((coef, f2))
-            else:
-                rest.append((coef, factors))
-        inner = build_sum(group)
-        head = mul_pair(new[best], inner) if inner.op not in (NUM, NEG) else mul(new[best], inner)
-        return add(head, build_sum(rest)) if rest else head
+            inner = build_sum(group)
+            heads.append(mul_pair(new[best], inner) if inner.op not in (NUM, NEG) else mul(new[best], inner))
+        return heads, [it for i, it in enumerate(items) if alive[i]]
+
+    def coefficient_groups(items: list) -> tuple[list[Expr], list]:
+        """A numeric coefficient shared by several terms: ``2 a + 2 b`` -> ``2 (a + b)``, the most frequent first."""
+        ncount: dict = defaultdict(int)
+        for coef, factors in items:
+            if abs(coef) != 1 and factors:
+                ncount[abs(coef)] += 1
+        heads: list[Expr] = []
+        for c in sorted((c for c in ncount if ncount[c] >= 2), key=lambda c: (-ncount[c], c)):
+            group = [
+                (coef / c if isinstance(coef, float) else _div(coef, c), f) for coef, f in items if abs(coef) == c and f
+            ]
+            items = [(coef, f) for coef, f in items if not (abs(coef) == c and f)]
+            heads.append(mul(num(c), build_sum(group)))
+        return heads, items
+
+    def build_sum(items: list) -> Expr:
+        heads, rest = factor_groups(items)
+        more, rest = coefficient_groups(rest)
+        heads += more
+        acc: Expr | None = None
+        if rest:
+            acc = ZERO
+            for coef, factors in sorted(rest, key=lambda it: it[0] < 0):
+                acc = add(acc, build_item(coef, factors))
+        for head in reversed(heads):
+            acc = head if acc is None else add(head, acc)
+        return ZERO if acc is None else acc
 
     for e in order:
         if e.op in (SYM, NUM):
