@@ -228,6 +228,14 @@ def test_windows_device_names_get_a_usable_model_identifier(tmp_path: Path):
     assert md.modelName == "con" and md.coSimulation.modelIdentifier == "con_model"
 
 
+def test_a_leading_underscore_does_not_start_the_model_identifier(tmp_path: Path):
+    """Identifiers such as _Model are reserved to C implementations (a function prefix builds on it)."""
+    fmu = export_fmu(pendulum({"system": ("_Model", None, "")}), tmp_path / "u.fmu", fmi_version=3)
+    md = fmpy.read_model_description(str(fmu))
+    assert md.modelName == "_Model" and md.modelExchange.modelIdentifier.startswith("m__Model_")
+    check_fmu(fmu, 3, tmp_path, tmp_path / "pwned")
+
+
 @pytest.mark.parametrize(
     ("key", "kind", "unit", "suggestion"),
     [

@@ -41,8 +41,8 @@ _WINDOWS_DEVICES = frozenset(
 def model_identifier(name: str) -> str:
     """The ``modelIdentifier`` of a model: a C identifier usable as a file name on every platform.
 
-    The model name itself when it is a plain identifier of at most 64 characters
-    that Windows accepts as a file name; otherwise a readable prefix of it with a
+    The model name itself when it is an identifier starting with a letter, of at
+    most 64 characters, that Windows accepts as a file name; otherwise a readable prefix of it with a
     hash of the whole name (``modelName`` in the XML keeps the full name).
 
     Example:
@@ -53,7 +53,7 @@ def model_identifier(name: str) -> str:
         (64, 'aaaa', True)
     """
     base = re.sub(r"[^A-Za-z0-9_]", "_", name)
-    if not base or base[0].isdigit():
+    if not base or not base[0].isalpha():  # digits cannot start it; '_X' is reserved to C implementations
         base = "m_" + base
     if base != name or len(base) > MAX_IDENTIFIER:
         digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
