@@ -172,7 +172,7 @@ def unit_problem(unit: str) -> str:
 
 
 def check_unit(unit: object, what: str) -> str | None:
-    """``unit`` if it is ``None``, empty or a known unit; else :class:`ModelError` naming ``what``.
+    """``unit`` (without spaces) if it is ``None``, empty or a known unit; else :class:`ModelError` naming ``what``.
 
     Known symbols: the SI base units and ``rad``, common prefixed and derived
     units (``mm``, ``kN``, ``N``, ``J``, ``W``, ``Pa``, ``bar``, ``V``...), ``deg``, ``rev``,
@@ -188,4 +188,4 @@ def check_unit(unit: object, what: str) -> str | None:
     if problem:
         example = "" if "did you mean" in problem else "; write e.g. 'kg*m2/s2', 'N*m/rad' or '1/s'"
         raise ModelError(f"{what}: unknown unit {unit!r} ({problem}{example})")
-    return unit
+    return unit.replace(" ", "")  # spaces carry no meaning: ' N * m ' is 'N*m'
