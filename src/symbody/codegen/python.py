@@ -57,7 +57,7 @@ class Layout:
 
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_ARGUMENTS = frozenset({"t", "q", "dq", "u", "p", "ddq", "lam"})
+_ARGUMENTS = frozenset({"t", "q", "dq", "u", "p", "ddq", "lam", "np", "math"})  # and the globals it uses
 
 
 def check_identifier(name: object, what: str) -> str:
@@ -90,7 +90,7 @@ def python_source(
         check_identifier(k, "block")
     for k in layout.extra:
         if check_identifier(k, "argument") in _ARGUMENTS:
-            raise ValueError(f"extra argument {k!r} clashes with a standard argument")
+            raise ValueError(f"extra argument {k!r} clashes with a standard argument or a module")
     src = layout.sources()
     flat = {k: list(v[0]) for k, v in blocks.items()}
     names: dict[Expr, str] = {}
