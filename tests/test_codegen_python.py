@@ -81,7 +81,7 @@ def test_single_link_matches_the_closed_form():
     assert delta[0] == pytest.approx(-m * g * length * np.sin(0.7))
 
 
-@pytest.mark.parametrize("bad", ["x); import os; os.system('touch x'); (", "lambda", "a b", "é", ""])
+@pytest.mark.parametrize("bad", ["x); import os; os.system('touch x'); (", "lambda", "a b", "é", "", "0x"])
 def test_block_and_argument_names_cannot_inject_code(bad):
     """Names of custom blocks become Python and C identifiers: anything else is refused."""
     from symbody.codegen.c_eval import CEvaluator
@@ -94,5 +94,17 @@ def test_block_and_argument_names_cannot_inject_code(bad):
         compile_function({bad: ([x], (1,))}, Layout(q=[x]))
     with pytest.raises(ValueError, match="invalid block name"):
         CEvaluator({bad: ([x], (1,))}, Layout(q=[x]))
+    with pytest.raises(ValueError, match="invalid argument name"):
+        compile_function({"y": ([x], (1,))}, Layout(q=[x], extra={bad: [x]}))
+
+
+@pytest.mark.parametrize("bad", ["a", "np", "q", "sign", "x1", "x_"])
+def test_extra_vectors_cannot_take_the_generated_locals(bad):
+    """An extra vector named 'a' gave symbols _a0, _a1: the names of the temporaries."""
+    from symbody.codegen.python import Layout, compile_function
+    from symbody.symbolic.expr import Context
+
+    ctx = Context()
+    x = ctx.symbol("x", "coordinate")
     with pytest.raises(ValueError, match="invalid argument name"):
         compile_function({"y": ([x], (1,))}, Layout(q=[x], extra={bad: [x]}))

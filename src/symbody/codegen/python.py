@@ -89,8 +89,12 @@ def python_source(
     for k in blocks:
         check_identifier(k, "block")
     for k in layout.extra:
-        if check_identifier(k, "argument") in _ARGUMENTS:
-            raise ValueError(f"extra argument {k!r} clashes with a standard argument or a module")
+        # locals are _<vector><index>, _<vector>, _a<k> (temporaries), _out_<block> and the helper _sign
+        if not (isinstance(k, str) and re.fullmatch(r"[a-z]+", k)) or k in _ARGUMENTS | {"a", "out", "sign"}:
+            raise ValueError(
+                f"invalid argument name {k!r}: extra vectors are named with lowercase letters, "
+                f"other than {', '.join(sorted(_ARGUMENTS | {'a', 'out', 'sign'}))}"
+            )
     src = layout.sources()
     flat = {k: list(v[0]) for k, v in blocks.items()}
     names: dict[Expr, str] = {}
