@@ -98,7 +98,7 @@ def test_block_and_argument_names_cannot_inject_code(bad):
         compile_function({"y": ([x], (1,))}, Layout(q=[x], extra={bad: [x]}))
 
 
-@pytest.mark.parametrize("bad", ["a", "np", "q", "sign", "x1", "x_"])
+@pytest.mark.parametrize("bad", ["a", "np", "q", "sign", "x1", "x_", "float", "list"])
 def test_extra_vectors_cannot_take_the_generated_locals(bad):
     """An extra vector named 'a' gave symbols _a0, _a1: the names of the temporaries."""
     from symbody.codegen.python import Layout, compile_function

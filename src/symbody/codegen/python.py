@@ -19,6 +19,7 @@ Example:
 
 from __future__ import annotations
 
+import builtins
 import keyword
 import math
 import re
@@ -90,10 +91,11 @@ def python_source(
         check_identifier(k, "block")
     for k in layout.extra:
         # locals are _<vector><index>, _<vector>, _a<k> (temporaries), _out_<block> and the helper _sign
-        if not (isinstance(k, str) and re.fullmatch(r"[a-z]+", k)) or k in _ARGUMENTS | {"a", "out", "sign"}:
+        plain = isinstance(k, str) and re.fullmatch(r"[a-z]+", k) and not keyword.iskeyword(k)
+        if not plain or k in _ARGUMENTS | {"a", "out", "sign"} or hasattr(builtins, k):
             raise ValueError(
                 f"invalid argument name {k!r}: extra vectors are named with lowercase letters, "
-                f"other than {', '.join(sorted(_ARGUMENTS | {'a', 'out', 'sign'}))}"
+                f"other than Python keywords, builtins and {', '.join(sorted(_ARGUMENTS | {'a', 'out', 'sign'}))}"
             )
     src = layout.sources()
     flat = {k: list(v[0]) for k, v in blocks.items()}
