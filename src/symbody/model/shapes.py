@@ -223,7 +223,8 @@ def _stl_triangles(data: bytes) -> list[tuple[tuple[float, ...], ...]]:
     text = data.decode("ascii", errors="replace")
     if not text.lstrip().startswith("solid"):
         raise ValueError("neither binary nor ASCII STL")
-    verts = [tuple(float(x) for x in line.split()[1:4]) for line in text.splitlines() if line.strip().startswith("vertex")]
+    lines = [line.split() for line in text.splitlines()]
+    verts = [tuple(float(x) for x in parts[1:4]) for parts in lines if parts and parts[0] == "vertex"]
     if len(verts) % 3:
         raise ValueError("vertex count is not a multiple of 3")
     return [tuple(verts[i : i + 3]) for i in range(0, len(verts), 3)]
@@ -282,7 +283,7 @@ def _anchor(system: System, on: Any, what: str) -> tuple[Point, Base]:
     if isinstance(on, tuple) and len(on) == 2:
         return system._point(on[0], what), system._base(on[1], what)
     if isinstance(on, str):
-        for table, kind in ((system.solids, "solid"), (system.frames, "frame"), (system.points, "point")):
+        for table in (system.solids, system.frames, system.points):
             if on in table:
                 return _anchor(system, table[on], what)
         if on in system.bases:
@@ -457,7 +458,8 @@ def _default_view(system: System) -> list[ShapeAttachment]:
     out.append(ShapeAttachment("ground_axes", Axes(0.25 * extent), system.origin, ground, zero, one, "#000000"))
     for p in system.points.values():
         if p.parent is not None:
-            out.append(ShapeAttachment(f"link_{p.name}", Line(p.parent, p), p.parent, ground, zero, one, "#606060", end=p))
+            link = ShapeAttachment(f"link_{p.name}", Line(p.parent, p), p.parent, ground, zero, one, "#606060", end=p)
+            out.append(link)
     masses = {s.name: evaluate(s.mass, values) for s in system.solids.values() if not s.mass.is_zero}
     heaviest = max((m for m in masses.values() if math.isfinite(m)), default=0.0)
     for k, s in enumerate(system.solids.values()):

@@ -17,7 +17,8 @@ Example:
     >>> s = sb.System("p"); th = s.coordinate("theta", 0.3)
     >>> P = s.point("P", s.origin, sb.Vector(s.base("B", s.ground_base, sb.Rz(th)), 0, -2, 0))
     >>> _ = s.particle("bob", P, 1.0)
-    >>> scene = build_scene(geometry_document(s.derive()), {"time": np.array([0.0, 1.0]), "theta": np.array([0.0, 1.0])})
+    >>> columns = {"time": np.array([0.0, 1.0]), "theta": np.array([0.0, 1.0])}
+    >>> scene = build_scene(geometry_document(s.derive()), columns)
     >>> page = page_html(scene)
     >>> "http://" in page.split('id="scene-data"')[1], len(page) < 2_000_000
     (False, True)
@@ -162,7 +163,7 @@ def scene_data(scene: Scene, camera: Mapping[str, Any] | None = None) -> dict:
         "times": _b64(scene.times, np.float64),
         "anchors": anchors,
         "shapes": shapes,
-        "trails": [{"anchor": index[k], "color": _TRAIL_COLORS[i % len(_TRAIL_COLORS)]} for i, k in enumerate(scene.trails)],
+        "trails": [{"anchor": index[k], "color": _TRAIL_COLORS[i % 5]} for i, k in enumerate(scene.trails)],
         "plots": [{"name": n, "y": _b64(y)} for n, y in scene.plots.items()],
         "captions": [[float(a), float(b), str(c)] for a, b, c in scene.captions],
         "camera": camera_setup(scene, camera),

@@ -125,7 +125,9 @@ def _full(value, n: int) -> np.ndarray:
     return np.broadcast_to(arr, (n,)).astype(float) if arr.ndim == 0 else arr
 
 
-def evaluate_poses(doc: Mapping, columns: Mapping[str, np.ndarray], parameters: Mapping[str, float] | None = None) -> Poses:
+def evaluate_poses(
+    doc: Mapping, columns: Mapping[str, np.ndarray], parameters: Mapping[str, float] | None = None
+) -> Poses:
     """Evaluate a geometry document over a result.
 
     Args:

@@ -12,7 +12,8 @@ Example:
     >>> s = sb.System("p"); th = s.coordinate("theta", 0.3)
     >>> P = s.point("P", s.origin, sb.Vector(s.base("B", s.ground_base, sb.Rz(th)), 0, -2, 0))
     >>> _ = s.particle("bob", P, 1.0)
-    >>> scene = build_scene(geometry_document(s.derive()), {"time": np.array([0.0, 1.0]), "theta": np.array([0.0, 1.0])})
+    >>> columns = {"time": np.array([0.0, 1.0]), "theta": np.array([0.0, 1.0])}
+    >>> scene = build_scene(geometry_document(s.derive()), columns)
     >>> len(scene.times), scene.up
     (2, 'z')
 """
