@@ -21,7 +21,10 @@ from symbody.fmu import export_fmu
 from symbody.fmu.run import simulate
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (.ci/run installs it)")
+pytestmark = [
+    pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (.ci/run installs it)"),
+    pytest.mark.slow,
+]
 
 W, H = 600, 600
 BACKGROUND = np.array([0xF4, 0xF5, 0xF7])
