@@ -28,8 +28,6 @@ from ..codegen.geometry import geometry_document
 from ..equations import Equations
 from ..fmu.build import write_atomically
 from ..fmu.geometry import read_geometry
-from ..numeric.modes import ModalResult
-from ..numeric.results import TimeHistory
 from .html import page_html
 from .poses import GeometryError
 from .scene import Scene, build_scene
@@ -56,7 +54,7 @@ def result_columns(result: Any) -> dict[str, np.ndarray]:
     """``"time"`` and every named variable of a result (fmpy array, TimeHistory or mapping)."""
     if isinstance(result, np.ndarray) and result.dtype.names:
         return {n: np.asarray(result[n]) for n in result.dtype.names}
-    if isinstance(result, TimeHistory):
+    if _is_time_history(result):
         cols = {"time": np.asarray(result.t)}
         eq = result.eq
         for k, c in enumerate(eq.coordinates):
@@ -73,8 +71,18 @@ def result_columns(result: Any) -> dict[str, np.ndarray]:
     raise GeometryError(f"cannot animate a result of type {type(result).__name__}")
 
 
+def _is_time_history(result: Any) -> bool:
+    """A :class:`symbody.numeric.results.TimeHistory` (duck-typed: importing numeric would load SciPy)."""
+    return all(hasattr(result, a) for a in ("eq", "t", "q", "dq", "input_names", "output_names"))
+
+
+def _is_modal_result(result: Any) -> bool:
+    """A :class:`symbody.numeric.modes.ModalResult` (duck-typed likewise)."""
+    return all(hasattr(result, a) for a in ("shapes_full", "frequency", "coordinate_names", "linear"))
+
+
 def mode_columns(
-    modes: ModalResult, amplitude: float = 0.2, seconds: float = 3.0, cycles: int = 2, fps: float = 30.0
+    modes: Any, amplitude: float = 0.2, seconds: float = 3.0, cycles: int = 2, fps: float = 30.0
 ) -> tuple[dict[str, np.ndarray], list[tuple[float, float, str]]]:
     """Columns showing each mode in turn (``seconds`` each, ``cycles`` oscillations) and their captions.
 
@@ -185,7 +193,7 @@ def animate(
     """
     doc = geometry_of(model)
     captions: list[tuple[float, float, str]] = []
-    if isinstance(result, ModalResult):
+    if _is_modal_result(result):
         columns, captions = mode_columns(result, amplitude=amplitude, fps=fps)
     else:
         columns = result_columns(result)

@@ -114,7 +114,7 @@ def camera_setup(scene: Scene, camera: Mapping[str, Any] | None = None) -> dict:
     projection = cam.get("projection", "perspective")
     if projection not in ("perspective", "orthographic"):
         raise GeometryError(f"camera projection {projection!r}: use 'perspective' or 'orthographic'")
-    distance = 1.15 * max(radius, extent) / np.tan(np.radians(20.0))
+    distance = 0.95 * max(radius, extent) / np.tan(np.radians(20.0))
     position = target + distance * direction / np.linalg.norm(direction)
     return {
         "projection": projection,

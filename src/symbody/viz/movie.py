@@ -33,7 +33,7 @@ _VIEW_ANGLES = {  # (elevation, azimuth) of matplotlib for a camera along +x, +y
     "x": (0.0, 0.0),
     "y": (0.0, 90.0),
     "z": (90.0, -90.0),
-    "iso": (25.0, -58.0),
+    "iso": (32.0, -58.0),
 }
 
 
@@ -143,6 +143,7 @@ def write_movie(
     *,
     camera: Mapping[str, Any] | None = None,
     fps: float = 12.0,
+    speed: float = 1.0,
     max_frames: int = 400,
     size: tuple[int, int] = (480, 360),
     titles: Sequence[str] | None = None,
@@ -154,6 +155,7 @@ def write_movie(
         scenes: a scene, or scenes over the same time span.
         camera: ``view`` (``"iso"``, ``"x"``, ``"y"``, ``"z"``), ``target``, ``extent``.
         fps, max_frames: frames per second of the movie (sampled from the scene's frames) and a cap.
+        speed: simulated seconds per second of movie (2: twice as fast as real time).
         size: pixels of the whole image (width, height).
         titles: one title per scene (default: the scenes' titles when there are several).
         colors: palette size of the GIF (fewer colours, smaller file).
@@ -175,7 +177,9 @@ def write_movie(
     scenes = [scenes] if isinstance(scenes, Scene) else list(scenes)
     camera = dict(camera or {})
     master = scenes[0].times
-    n = int(min(max_frames, max(1, round((master[-1] - master[0]) * fps) + 1)))
+    if not speed > 0:
+        raise GeometryError(f"movie speed must be positive, not {speed!r}")
+    n = int(min(max_frames, max(1, round((master[-1] - master[0]) * fps / speed) + 1)))
     frame_times = master if len(master) <= n else np.linspace(master[0], master[-1], n)
     w, h = size
     dpi = 100

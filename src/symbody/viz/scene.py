@@ -53,17 +53,19 @@ class Scene:
     title: str = "symbody"
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
-        """Lower and upper corners of every anchor position and shape extent over the animation."""
+        """Lower and upper corners of every anchor and every shape over the animation."""
         pts = [p.reshape(-1, 3) for p, _ in self.anchors.values()]
         lo = np.min([p.min(axis=0) for p in pts], axis=0) if pts else np.zeros(3)
         hi = np.max([p.max(axis=0) for p in pts], axis=0) if pts else np.zeros(3)
-        for sh in self.shapes:
-            p, _ = self.anchors[sh["anchor"]]
-            r = max([abs(v) for v in sh["sizes"].values()] + [0.0]) + float(np.linalg.norm(sh["offset"]))
-            if sh["kind"] == "mesh":
-                r += float(np.max(np.linalg.norm(np.asarray(sh["vertices"]), axis=1))) * sh.get("scale", 1.0)
-            lo = np.minimum(lo, p.min(axis=0) - r)
-            hi = np.maximum(hi, p.max(axis=0) + r)
+        for k, sh in enumerate(self.shapes):
+            half = _half_extent(sh)
+            if half is None:
+                continue
+            p, R = self.anchors[sh["anchor"]]
+            centre = p + R @ sh["offset"]
+            reach = np.abs(R @ sh["R"]) @ half  # half-widths of the box around the shape, in the ground axes
+            lo = np.minimum(lo, (centre - reach).min(axis=0))
+            hi = np.maximum(hi, (centre + reach).max(axis=0))
         return lo, hi
 
     def shape_pose(self, index: int, frame: int) -> tuple[np.ndarray, np.ndarray]:
@@ -71,6 +73,26 @@ class Scene:
         sh = self.shapes[index]
         p, R = self.anchors[sh["anchor"]]
         return p[frame] + R[frame] @ sh["offset"], R[frame] @ sh["R"]
+
+
+def _half_extent(sh: Mapping) -> np.ndarray | None:
+    """Half-widths of a shape along its own axes (``None`` for lines, drawn between anchors)."""
+    z = sh["sizes"]
+    kind = sh["kind"]
+    if kind == "box":
+        return np.array([z["lx"], z["ly"], z["lz"]], dtype=float) / 2
+    if kind == "cylinder":
+        half = np.full(3, float(z["radius"]))
+        half["xyz".index(sh.get("axis", "z"))] = z["length"] / 2
+        return half
+    if kind == "sphere":
+        return np.full(3, float(z["radius"]))
+    if kind == "axes":
+        return np.full(3, float(z["length"]))
+    if kind == "mesh":
+        v = np.abs(np.asarray(sh["vertices"], dtype=float)) * sh.get("scale", 1.0)
+        return v.max(axis=0)
+    return None
 
 
 def frame_times(t: np.ndarray, fps: float, max_frames: int) -> np.ndarray:
