@@ -201,3 +201,17 @@ def test_fmu_without_geometry_is_a_clear_error(tmp_path):
         zf.writestr("modelDescription.xml", "<fmiModelDescription/>")
     with pytest.raises(sb.ExportError, match="holds no geometry"):
         read_geometry(fake)
+
+
+def test_default_view_survives_points_not_computable_at_the_defaults():
+    s = sb.System("odd")
+    c = s.parameter("c", -1.0)
+    x = s.coordinate("x", 0.0)
+    s.particle("m", s.point("P", s.origin, (x, 0, 0)), 1.0)
+    s.point("Q", s.origin, (sb.sqrt(c), 0, 0))  # NaN at the defaults: only drawn, never in the equations
+    doc = geometry_document(s.derive())
+    assert {sh["name"] for sh in doc["shapes"]} == {"ground_axes", "link_P", "link_Q", "com_m"}
+    with pytest.raises(GeometryError, match="not finite"):
+        evaluate_poses(doc, {"time": np.zeros(1), "x": np.zeros(1)})
+    poses = evaluate_poses(doc, {"time": np.zeros(1), "x": np.ones(1)}, {"c": 4.0})
+    np.testing.assert_allclose(poses.anchors["Q@xyz"][0][0], [2.0, 0, 0])

@@ -436,11 +436,21 @@ def _up_axis(system: System) -> str:
     values = system.default_values()
     for load in system.loads:
         if isinstance(load, Gravity):
-            g = [evaluate(c, values) for c in load.g.components(system.ground_base)]
+            g = [_value(c, values) for c in load.g.components(system.ground_base)]
+            if not all(math.isfinite(x) for x in g):
+                continue
             k = max(range(3), key=lambda i: abs(g[i]))
             if g[k] < 0 and all(abs(g[i]) <= 1e-9 * abs(g[k]) for i in range(3) if i != k):
                 return "xyz"[k]
     return "z"
+
+
+def _value(e: Expr, values: dict) -> float:
+    """``e`` at the defaults, NaN where it cannot be evaluated there (the drawing only needs a size)."""
+    try:
+        return float(evaluate(e, values))
+    except (ArithmeticError, ValueError, TypeError):
+        return math.nan
 
 
 def _default_view(system: System) -> list[ShapeAttachment]:
@@ -448,9 +458,10 @@ def _default_view(system: System) -> list[ShapeAttachment]:
     values = system.default_values()
     ground = system.ground_base
     positions = [
-        [evaluate(c, values) for c in system.kinematics.position(p).components(ground)] for p in system.points.values()
+        [_value(c, values) for c in system.kinematics.position(p).components(ground)] for p in system.points.values()
     ]
-    extent = max((math.sqrt(sum(x * x for x in p)) for p in positions), default=0.0)
+    norms = [math.sqrt(sum(x * x for x in p)) for p in positions]
+    extent = max((r for r in norms if math.isfinite(r)), default=0.0)
     extent = extent if math.isfinite(extent) and extent > 0 else 1.0
     out: list[ShapeAttachment] = []
     one = tuple(tuple(num(1 if i == j else 0) for j in range(3)) for i in range(3))
@@ -460,7 +471,7 @@ def _default_view(system: System) -> list[ShapeAttachment]:
         if p.parent is not None:
             link = ShapeAttachment(f"link_{p.name}", Line(p.parent, p), p.parent, ground, zero, one, "#606060", end=p)
             out.append(link)
-    masses = {s.name: evaluate(s.mass, values) for s in system.solids.values() if not s.mass.is_zero}
+    masses = {s.name: _value(s.mass, values) for s in system.solids.values() if not s.mass.is_zero}
     heaviest = max((m for m in masses.values() if math.isfinite(m)), default=0.0)
     for k, s in enumerate(system.solids.values()):
         m = masses.get(s.name, 0.0)
