@@ -57,7 +57,7 @@ class Scene:
         pts = [p.reshape(-1, 3) for p, _ in self.anchors.values()]
         lo = np.min([p.min(axis=0) for p in pts], axis=0) if pts else np.zeros(3)
         hi = np.max([p.max(axis=0) for p in pts], axis=0) if pts else np.zeros(3)
-        for k, sh in enumerate(self.shapes):
+        for sh in self.shapes:
             half = _half_extent(sh)
             if half is None:
                 continue
