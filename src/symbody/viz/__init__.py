@@ -11,7 +11,7 @@ Shapes are declared on the model (:meth:`symbody.System.shape`); the geometry
 document that FMUs carry is :mod:`symbody.codegen.geometry`.
 """
 
-from .animate import Animation, animate, geometry_of, mode_columns, result_columns
+from .animation import Animation, animate, geometry_of, mode_columns, result_columns
 from .poses import GeometryError
 
 __all__ = ["animate", "Animation", "GeometryError", "geometry_of", "result_columns", "mode_columns"]

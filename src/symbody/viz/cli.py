@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     from ..fmu import export_fmu
     from ..fmu.run import simulate
     from ..loader import load_model, parse_options
-    from .animate import animate
+    from .animation import animate
 
     out = Path(args.output)
     if out.suffix.lower() not in SUFFIXES:

@@ -8,7 +8,7 @@ loop, say), each with its title.
 Example:
     >>> import numpy as np, tempfile, pathlib
     >>> from symbody.models import pendulum
-    >>> from symbody.viz.animate import animate
+    >>> from symbody.viz.animation import animate
     >>> t = np.linspace(0.0, 1.0, 5)
     >>> anim = animate(pendulum(), {"time": t, "theta": 0.3 * np.cos(3.13 * t)})
     >>> out = write_movie(anim.scene, pathlib.Path(tempfile.mkdtemp()) / "p.gif", size=(160, 120))
