@@ -158,3 +158,15 @@ def test_page_references_nothing_external(pendulum_page):
     for word in ("http:", "https:", "fetch(", "XMLHttpRequest", "import(\"http", "//cdn"):
         assert word not in own, word
     assert len(text) < 2_000_000
+
+
+def test_jupyter_display_draws_inside_its_iframe(pendulum_page, tmp_path):
+    tmp, _, res = pendulum_page
+    anim = sb.animate(marked_pendulum(), res, camera=CAMERA)
+    notebook = tmp_path / "notebook.html"
+    notebook.write_text(f"<html><body style='margin:0'>{anim._repr_html_()}</body></html>", encoding="utf-8")
+    shot = tmp_path / "notebook.png"
+    _, log = chromium(notebook.as_uri(), tmp, screenshot=shot)
+    img = load_png(shot)[:480]
+    assert np.abs(img - BACKGROUND).max(axis=2).__gt__(30).sum() > 500, "the inline view is blank"
+    assert [line for line in log.splitlines() if ":CONSOLE" in line and "GL Driver Message" not in line] == []
