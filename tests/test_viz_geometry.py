@@ -215,3 +215,9 @@ def test_default_view_survives_points_not_computable_at_the_defaults():
         evaluate_poses(doc, {"time": np.zeros(1), "x": np.zeros(1)})
     poses = evaluate_poses(doc, {"time": np.zeros(1), "x": np.ones(1)}, {"c": 4.0})
     np.testing.assert_allclose(poses.anchors["Q@xyz"][0][0], [2.0, 0, 0])
+
+
+def test_python_backend_fmu_carries_the_geometry_too(tmp_path):
+    s = double_pendulum()
+    fmu = export_fmu(s, tmp_path / "double_py.fmu", backend="python")
+    assert read_geometry(fmu) == geometry_document(s.derive())

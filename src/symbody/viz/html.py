@@ -168,7 +168,19 @@ def scene_data(scene: Scene, camera: Mapping[str, Any] | None = None) -> dict:
         "captions": [[float(a), float(b), str(c)] for a, b, c in scene.captions],
         "camera": camera_setup(scene, camera),
         "line_radius": 0.004 * max(float(np.linalg.norm(hi - lo)) / 2, 1e-3),
+        "grid": _grid(scene, lo, hi),
     }
+
+
+def _grid(scene: Scene, lo: np.ndarray, hi: np.ndarray) -> dict:
+    """A floor grid under the mechanism: centre, side (a round number of metres) and divisions."""
+    k = "xyz".index(scene.up)
+    span = float(np.max(np.delete(hi - lo, k)))
+    step = 10.0 ** np.floor(np.log10(max(span, 1e-3) / 5))
+    side = step * np.ceil(1.2 * max(span, 1e-3) / step)
+    centre = (lo + hi) / 2
+    centre[k] = min(float(lo[k]), 0.0)
+    return {"centre": centre.tolist(), "size": float(side), "divisions": int(round(side / step)), "up": scene.up}
 
 
 def vendored(name: str) -> str:
