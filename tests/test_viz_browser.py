@@ -52,7 +52,7 @@ def load_png(path: Path) -> np.ndarray:
     return np.asarray(Image.open(path).convert("RGB")).astype(int)
 
 
-def marked_pendulum() -> sb.System:
+def marked_pendulum(mesh: Path | None = None) -> sb.System:
     s = sb.System("marked_pendulum")
     g = s.parameter("g", 9.81)
     th = s.coordinate("theta", 1.0)
@@ -63,13 +63,18 @@ def marked_pendulum() -> sb.System:
     s.shape(sb.Sphere(0.05), on=P, color="#ff0000", name="marker")
     s.shape(sb.Line(s.origin, P), color="#303030")
     s.shape(sb.Box(0.3, 0.04, 0.04), color="#303030", name="support")
+    s.shape(sb.Cylinder(0.03, 0.1, axis="z"), on=(s.origin, B), color="#4060a0", name="hinge")
+    if mesh is not None:
+        s.shape(sb.Mesh(mesh, scale=0.1), on=(P, B), offset=(0.1, 0, 0), color="#208020", name="tag")
     return s
 
 
 @pytest.fixture(scope="module")
 def pendulum_page(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("browser")
-    fmu = export_fmu(marked_pendulum(), tmp / "marked_pendulum.fmu", fmi_version=3, kind="cs")
+    tag = tmp / "tag.obj"  # a small square plate, to draw a mesh too
+    tag.write_text("v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3 4\n")
+    fmu = export_fmu(marked_pendulum(tag), tmp / "marked_pendulum.fmu", fmi_version=3, kind="cs")
     res = simulate(fmu, stop_time=2.0, interval=0.01)
     page = tmp / "pendulum.html"
     sb.animate(fmu, res, page, camera=CAMERA, fps=1000)  # every simulated sample is a frame
@@ -162,7 +167,7 @@ def test_page_references_nothing_external(pendulum_page):
 
 def test_jupyter_display_draws_inside_its_iframe(pendulum_page, tmp_path):
     tmp, _, res = pendulum_page
-    anim = sb.animate(marked_pendulum(), res, camera=CAMERA)
+    anim = sb.animate(tmp / "marked_pendulum.fmu", res, camera=CAMERA)
     notebook = tmp_path / "notebook.html"
     notebook.write_text(f"<html><body style='margin:0'>{anim._repr_html_()}</body></html>", encoding="utf-8")
     shot = tmp_path / "notebook.png"
