@@ -210,3 +210,10 @@ def test_cli_set_changes_the_parameters_of_the_drawing_too(tmp_path, capsys):
     _, p = _page_anchor(out, "bob@xyz")
     np.testing.assert_allclose(np.linalg.norm(p, axis=1), 2.5, rtol=1e-6)  # the rod the simulation used
     assert np.ptp(p[:, 0]) > 1.0  # and it swings
+
+
+def test_readme_gif_of_the_tower_crane_transfer_is_small():
+    gif = EXAMPLES.parent / "docs" / "tower_crane_transfer.gif"
+    assert gif.stat().st_size < 2_000_000
+    with Image.open(gif) as im:
+        assert im.n_frames > 40 and im.size == (600, 300)

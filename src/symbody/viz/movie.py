@@ -137,6 +137,20 @@ def _setup_axes(ax, scene: Scene, camera: Mapping[str, Any], lo: np.ndarray, hi:
     ax.set_axis_off()
 
 
+def _floor(ax, up: str, lo: np.ndarray, hi: np.ndarray, lines: int = 9) -> None:
+    """Grey grid lines on the floor (perpendicular to ``up``, at the lowest point or at 0)."""
+    k = "xyz".index(up)
+    i, j = [a for a in range(3) if a != k]
+    level = min(float(lo[k]), 0.0)
+    for a, b in ((i, j), (j, i)):
+        for v in np.linspace(lo[a], hi[a], lines):
+            p, q = np.zeros(3), np.zeros(3)
+            p[a] = q[a] = v
+            p[b], q[b] = lo[b], hi[b]
+            p[k] = q[k] = level
+            ax.plot([p[0], q[0]], [p[1], q[1]], [p[2], q[2]], color="#d8dbe0", lw=0.6, zorder=0)
+
+
 def write_movie(
     scenes: Scene | Sequence[Scene],
     path: str | Path,
@@ -195,6 +209,7 @@ def write_movie(
             ax = fig.add_subplot(1, len(scenes), j + 1, projection="3d")
             fig.subplots_adjust(left=0, right=1, bottom=0, top=0.92 if labels[0] else 1, wspace=0)
             _setup_axes(ax, sc, camera, lo, hi)
+            _floor(ax, sc.up, lo, hi)
             if j < len(labels) and labels[j]:
                 ax.set_title(labels[j], fontsize=9)
             px = min(w / len(scenes), h) * 0.8 / (2 * half)
@@ -217,8 +232,10 @@ def write_movie(
 def _write_gif(images: list[np.ndarray], path: Path, fps: float, colors: int) -> Path:
     from PIL import Image
 
-    first = Image.fromarray(images[0]).quantize(colors=colors, method=Image.Quantize.MEDIANCUT)
-    frames = [first] + [Image.fromarray(im).quantize(palette=first, dither=Image.Dither.NONE) for im in images[1:]]
+    # one palette for all frames, from the first, middle and last (trails and moving parts appear late)
+    sample = np.concatenate([images[0], images[len(images) // 2], images[-1]], axis=0)
+    palette = Image.fromarray(sample).quantize(colors=colors, method=Image.Quantize.MEDIANCUT)
+    frames = [Image.fromarray(im).quantize(palette=palette, dither=Image.Dither.NONE) for im in images]
 
     def fill(tmp: Path) -> None:
         frames[0].save(tmp, format="GIF", save_all=True, append_images=frames[1:], duration=round(1000 / fps),
