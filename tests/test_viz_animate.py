@@ -217,3 +217,11 @@ def test_readme_gif_of_the_tower_crane_transfer_is_small():
     assert gif.stat().st_size < 2_000_000
     with Image.open(gif) as im:
         assert im.n_frames > 40 and im.size == (600, 300)
+
+
+def test_cli_refuses_mp4_without_ffmpeg_before_any_work(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("shutil.which", lambda name: None)
+    start = time.perf_counter()
+    assert main(["animate", str(EXAMPLES / "tower_crane.py"), "-o", str(tmp_path / "crane.mp4")]) == 1
+    assert "MP4 needs ffmpeg" in capsys.readouterr().err
+    assert time.perf_counter() - start < 1.0  # refused before exporting and simulating

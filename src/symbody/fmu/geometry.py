@@ -21,7 +21,6 @@ import json
 import zipfile
 from pathlib import Path
 
-from ..codegen.geometry import geometry_document
 from ..errors import ExportError
 from .spec import FmuSpec
 
@@ -30,6 +29,8 @@ GEOMETRY_PATHS = {2: "resources/geometry.json", 3: "extra/org.symbody.geometry/g
 
 def geometry_entry(spec: FmuSpec) -> tuple[str, bytes]:
     """Archive path and content of the geometry document of ``spec``'s model."""
+    from ..codegen.geometry import geometry_document  # reading a geometry needs no code generation
+
     doc = geometry_document(spec.eq)
     return GEOMETRY_PATHS[spec.fmi_version], json.dumps(doc, allow_nan=False).encode()
 

@@ -11,7 +11,21 @@ Shapes are declared on the model (:meth:`symbody.System.shape`); the geometry
 document that FMUs carry is :mod:`symbody.codegen.geometry`.
 """
 
-from .animation import Animation, animate, geometry_of, mode_columns, result_columns
-from .poses import GeometryError
+from __future__ import annotations
+
+from typing import Any
 
 __all__ = ["animate", "Animation", "GeometryError", "geometry_of", "result_columns", "mode_columns"]
+
+
+def __getattr__(name: str) -> Any:
+    """Load the animation modules on first use (``symbody animate`` starts without them)."""
+    if name == "GeometryError":
+        from .poses import GeometryError
+
+        return GeometryError
+    if name in __all__:
+        from . import animation
+
+        return getattr(animation, name)
+    raise AttributeError(f"module 'symbody.viz' has no attribute {name!r}")

@@ -24,8 +24,6 @@ from typing import Any
 
 import numpy as np
 
-from ..codegen.geometry import geometry_document
-from ..equations import Equations
 from ..fmu.build import write_atomically
 from ..fmu.geometry import read_geometry
 from .html import page_html
@@ -43,9 +41,11 @@ def geometry_of(model: Any) -> dict:
         if Path(model).suffix.lower() != ".fmu":
             raise GeometryError(f"{str(model)!r}: expected an FMU (.fmu), a System or Equations")
         return read_geometry(model)
-    if isinstance(model, Equations):
+    from ..codegen.geometry import geometry_document  # SymPy-backed: only for models, not for FMUs
+
+    if hasattr(model, "geometry") and hasattr(model, "M"):  # Equations
         return geometry_document(model)
-    if hasattr(model, "derive") and hasattr(model, "shapes"):
+    if hasattr(model, "derive") and hasattr(model, "shapes"):  # System
         return geometry_document(model.derive())
     raise GeometryError(f"cannot animate {type(model).__name__}: give a System, Equations or an FMU file")
 

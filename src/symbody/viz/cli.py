@@ -22,6 +22,7 @@ Example:
 from __future__ import annotations
 
 import argparse
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -109,6 +110,8 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.output)
     if out.suffix.lower() not in SUFFIXES:
         raise SymbodyError(f"output {str(out)!r} must end in .html, .gif or .mp4")
+    if out.suffix.lower() == ".mp4" and shutil.which("ffmpeg") is None:
+        raise SymbodyError("writing MP4 needs ffmpeg on the PATH (install it, or write a .gif or .html)")
     if not out.resolve().parent.is_dir():
         raise SymbodyError(f"output folder {str(out.resolve().parent)!r} does not exist")
     src = Path(args.model)
