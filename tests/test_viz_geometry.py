@@ -64,6 +64,12 @@ def test_poses_match_closed_form_kinematics():
     np.testing.assert_allclose(Rc[:, :, 2], -expected[:, :, 1], atol=1e-12)
 
 
+def test_a_run_with_a_non_positive_size_is_refused():
+    doc = geometry_document(double_pendulum().derive())
+    with pytest.raises(GeometryError, match="'bar': lx = -1 is not a positive size"):
+        evaluate_poses(doc, {"time": np.zeros(1), "a": np.zeros(1), "b": np.zeros(1)}, {"l1": -1.0})
+
+
 def test_parameters_change_the_poses():
     doc = geometry_document(double_pendulum().derive())
     cols = {"time": np.zeros(1), "a": np.zeros(1), "b": np.zeros(1)}
@@ -112,6 +118,15 @@ def test_shape_errors_name_the_shape():
         s.shape(sb.Sphere(0.1), on="nowhere")
     with pytest.raises(sb.ModelError, match="does not exist"):
         s.shape(sb.Line("P1", "P9"))
+    with pytest.raises(sb.ModelError, match="lx must be positive"):
+        s.shape(sb.Box(-1.0, 1, 1), on="P1")
+    with pytest.raises(sb.ModelError, match="not a proper rotation"):
+        s.shape(sb.Sphere(0.1), on="P1", rotation=[[1, 0, 0], [0, 1, 0], [0, 0, -1]])
+    with pytest.raises(sb.ModelError, match="opacity"):
+        s.shape(sb.Sphere(0.1), on="P1", opacity=2)
+    with pytest.raises(sb.ModelError, match="width"):
+        sb.Line("P1", "P2", width=0)
+    assert s.shapes == []  # nothing half-attached
     s.shape(sb.Sphere(0.1), on="P1", name="ball")
     with pytest.raises(sb.ModelError, match="duplicate shape name 'ball'"):
         s.shape(sb.Sphere(0.1), on="P1", name="ball")

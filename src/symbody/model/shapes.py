@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from ..errors import ModelError
 from ..symbolic.evaluate import evaluate
 from ..symbolic.expr import Expr, num
@@ -152,6 +154,8 @@ class Line(Shape):
     kind = "line"
 
     def __init__(self, start: Point | str, end: Point | str, width: float = 2.0):
+        if not isinstance(width, (int, float)) or not width > 0:
+            raise ModelError(f"Line: width must be a positive number of pixels, not {width!r}")
         self.start, self.end, self.width = start, end, float(width)
 
 
@@ -177,6 +181,8 @@ class Mesh(Shape):
     kind = "mesh"
 
     def __init__(self, path: str | Path, scale: float = 1.0):
+        if not isinstance(scale, (int, float)) or not scale > 0:
+            raise ModelError(f"Mesh {str(path)!r}: scale must be a positive number, not {scale!r}")
         self.path = Path(path)
         self.scale = float(scale)
         self.vertices, self.faces = read_mesh(self.path)
@@ -327,8 +333,8 @@ def attach_shape(
     what = f"shape {name!r}"
     if any(a.name == name for a in system.shapes):
         raise ModelError(f"duplicate shape name {name!r}")
-    if not 0.0 <= float(opacity) <= 1.0:
-        raise ModelError(f"{what}: opacity must be in [0, 1]")
+    if not isinstance(opacity, (int, float)) or not 0.0 <= float(opacity) <= 1.0:
+        raise ModelError(f"{what}: opacity must be a number in [0, 1], not {opacity!r}")
     end = None
     if isinstance(shape, Line):
         point, base = system._point(shape.start, f"{what} start"), system.ground_base
@@ -337,10 +343,17 @@ def attach_shape(
         point, base = _anchor(system, on, what)
     off = system._vector(offset, base, f"{what} offset").components(base)
     system._require(f"the offset of {what}", list(off), ("parameter",))
+    defaults = system.default_values()
     for key, value in shape.sizes().items():
         e = system._expr(value, f"{what} {key}")
         system._require(f"the size {key!r} of {what}", e, ("parameter",))
+        v = _value(e, defaults)
+        if not v > 0:
+            raise ModelError(f"{what}: {key} must be positive (it is {v:g} at the default parameters)")
     R = _constant_rotation(system, rotation, what)
+    Rv = np.array([[_value(x, defaults) for x in row] for row in R])
+    if not (np.allclose(Rv.T @ Rv, np.eye(3), atol=1e-8) and np.linalg.det(Rv) > 0):
+        raise ModelError(f"{what}: its rotation is not a proper rotation matrix at the default parameters")
     att = ShapeAttachment(name, shape, point, base, off, R, color_hex(color, len(system.shapes)), float(opacity), end)
     system.shapes.append(att)
     return att

@@ -173,6 +173,10 @@ def evaluate_poses(
         for sh in doc["shapes"]:
             offsets.append((vec(sh["offset"], (3,))[0], vec(sh["rotation"], (3, 3))[0]))
             sizes.append({k: float(vec([v], (1,))[0, 0]) for k, v in sh.get("sizes", {}).items()})
+            bad = [k for k, v in sizes[-1].items() if not (np.isfinite(v) and v > 0)]
+            if bad:
+                value = sizes[-1][bad[0]]
+                raise GeometryError(f"shape {sh.get('name')!r}: {bad[0]} = {value:g} is not a positive size")
             for key in (sh["anchor"], sh.get("end")):
                 if key is not None and key not in anchors:
                     raise GeometryError(f"shape {sh.get('name')!r}: unknown anchor {key!r}")
