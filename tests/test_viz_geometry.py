@@ -64,6 +64,15 @@ def test_poses_match_closed_form_kinematics():
     np.testing.assert_allclose(Rc[:, :, 2], -expected[:, :, 1], atol=1e-12)
 
 
+def test_parameters_recorded_in_the_result_are_used_unless_given():
+    doc = geometry_document(double_pendulum().derive())
+    cols = {"time": np.zeros(2), "a": np.zeros(2), "b": np.zeros(2), "l1": np.array([3.0, 3.0])}
+    p2 = evaluate_poses(doc, cols).anchors["P2@xyz"][0]
+    np.testing.assert_allclose(p2, [[3.7, 0, 0], [3.7, 0, 0]], atol=1e-12)
+    p2 = evaluate_poses(doc, cols, {"l1": 1.0}).anchors["P2@xyz"][0]
+    np.testing.assert_allclose(p2, [[1.7, 0, 0], [1.7, 0, 0]], atol=1e-12)
+
+
 def test_a_run_with_a_non_positive_size_is_refused():
     doc = geometry_document(double_pendulum().derive())
     with pytest.raises(GeometryError, match="'bar': lx = -1 is not a positive size"):

@@ -178,7 +178,8 @@ def animate(
     Args:
         model: a :class:`symbody.System`, its :class:`symbody.Equations`, a symbody FMU file or a geometry document.
         result: fmpy result array, ``TimeHistory``, ``ModalResult`` (modes in turn) or mapping with ``"time"``.
-        parameters: parameter values of the run, where they differ from the model's defaults.
+        parameters: parameter values of the run, where they differ from the model's defaults (parameters
+            recorded in ``result`` are used when not given here; otherwise the drawing uses the defaults).
         fps, max_frames: frame rate of the animation and a cap on its number of frames (long runs are resampled).
         trails: points (by name) whose paths are drawn.
         plots: result variables plotted beside the 3-D view (page only).

@@ -133,7 +133,8 @@ def evaluate_poses(
     Args:
         doc: the geometry document.
         columns: ``"time"`` and each coordinate by name -> arrays of one length.
-        parameters: parameter values by name (default: the document's values).
+        parameters: parameter values by name; a parameter not given is taken from ``columns`` when
+            recorded there (``fmpy.simulate_fmu(..., output=[...])``), else from the document.
 
     Raises:
         GeometryError: malformed document, a missing coordinate, or non-finite poses.
@@ -152,8 +153,13 @@ def evaluate_poses(
             if name not in columns:
                 raise GeometryError(f"the result has no coordinate {name!r}, which the geometry needs")
             env[name] = np.asarray(columns[name], dtype=float)
-        elif kind == "parameter":
-            env[name] = float(params.get(name, info["value"]))
+        elif kind == "parameter":  # given > recorded in the result > the document's default
+            if name in params:
+                env[name] = float(params[name])
+            elif name in columns:
+                env[name] = np.asarray(columns[name], dtype=float)
+            else:
+                env[name] = float(info["value"])
         else:
             raise GeometryError(f"geometry symbol {name!r} has unknown kind {kind!r}")
     names = set(env)

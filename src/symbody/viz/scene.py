@@ -157,7 +157,9 @@ def build_scene(
         raise GeometryError("the result's times are not increasing")
     times = frame_times(t, fps, max_frames)
     coords = [n for n, info in doc["symbols"].items() if info.get("kind") == "coordinate"]
-    cols = _resample(columns, [*coords, *plots], times)
+    given = parameters or {}
+    recorded = [n for n, info in doc["symbols"].items() if info.get("kind") == "parameter" and n in columns]
+    cols = _resample(columns, [*coords, *[n for n in recorded if n not in given], *plots], times)
     poses = evaluate_poses(doc, cols, parameters)
     keys = _trail_keys(doc, trails)
     shapes = []
