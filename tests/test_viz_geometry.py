@@ -245,3 +245,24 @@ def test_python_backend_fmu_carries_the_geometry_too(tmp_path):
     s = double_pendulum()
     fmu = export_fmu(s, tmp_path / "double_py.fmu", backend="python")
     assert read_geometry(fmu) == geometry_document(s.derive())
+
+
+def test_a_malformed_document_is_a_geometry_error():
+    from symbody.viz.scene import build_scene
+
+    doc = geometry_document(double_pendulum().derive())
+    del doc["shapes"][0]["offset"]
+    with pytest.raises(GeometryError, match="malformed geometry document"):
+        build_scene(doc, {"time": np.zeros(1), "a": np.zeros(1), "b": np.zeros(1)})
+
+
+def test_page_data_cannot_close_its_script_block():
+    from symbody.viz.html import page_html
+    from symbody.viz.scene import build_scene
+
+    s = double_pendulum()
+    s.shape(sb.Sphere(0.1), on="P2", name="x</script><script>alert(1)</script><!--")
+    scene = build_scene(geometry_document(s.derive()), {"time": np.zeros(1), "a": np.zeros(1), "b": np.zeros(1)})
+    page = page_html(scene)
+    data = page.split('id="scene-data">', 1)[1].split("</script>", 1)[0]
+    assert "<" not in data and json.loads(data)["shapes"][-1]["name"].startswith("x</script>")

@@ -196,7 +196,7 @@ def page_html(scene: Scene, camera: Mapping[str, Any] | None = None) -> str:
         "THREE_CORE": vendored(_VENDOR[0]),
         "THREE_MODULE": vendored(_VENDOR[1]),
         "ORBIT_CONTROLS": vendored(_VENDOR[2]),
-        "SCENE_DATA": data.replace("</", "<\\/"),
+        "SCENE_DATA": data.replace("<", "\\u003c"),  # no "</script" nor "<!--" can end or fool the block
     }
     for name, text in fills.items():
         if "</script" in text.lower():

@@ -156,6 +156,22 @@ def build_scene(
     if np.any(np.diff(t) < 0):
         raise GeometryError("the result's times are not increasing")
     times = frame_times(t, fps, max_frames)
+    try:
+        return _posed(doc, columns, parameters, times, trails, plots, captions, title)
+    except (KeyError, TypeError, AttributeError, IndexError) as e:
+        raise GeometryError(f"malformed geometry document ({type(e).__name__}: {e})") from None
+
+
+def _posed(
+    doc: Mapping,
+    columns: Mapping[str, np.ndarray],
+    parameters: Mapping[str, float] | None,
+    times: np.ndarray,
+    trails: Sequence[str],
+    plots: Sequence[str],
+    captions: Sequence[tuple[float, float, str]],
+    title: str | None,
+) -> Scene:
     coords = [n for n, info in doc["symbols"].items() if info.get("kind") == "coordinate"]
     given = parameters or {}
     recorded = [n for n, info in doc["symbols"].items() if info.get("kind") == "parameter" and n in columns]
