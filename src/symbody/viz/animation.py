@@ -140,6 +140,8 @@ class Animation:
         if suffix not in FORMATS:
             raise GeometryError(f"output {str(path)!r}: use .html, .gif or .mp4")
         if suffix == ".html":
+            if gif_options:
+                raise GeometryError(f"{', '.join(sorted(gif_options))}: options of GIF and MP4 files, not of pages")
             text = self.html()
             write_atomically(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
         else:
@@ -185,7 +187,7 @@ def animate(
         plots: result variables plotted beside the 3-D view (page only).
         camera: ``projection``, ``view``, ``target``, ``extent`` (see :func:`symbody.viz.html.camera_setup`).
         amplitude: largest coordinate change of a mode shape (modal results).
-        movie_options: ``size`` (pixels), ``dpi`` for GIF and MP4.
+        movie_options: options of :func:`symbody.viz.movie.write_movie` for GIF and MP4 (``size``, ``speed``, ...).
 
     Returns:
         An :class:`Animation` (shown inline by Jupyter).
