@@ -49,11 +49,11 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     return p
 
 
-def parse_values(items: list[str]) -> dict[str, float]:
+def parse_values(items: list[str]) -> dict[str, Any]:
     """``NAME=VALUE`` items (numbers or true/false) into a dict.
 
-    >>> parse_values(["m=2", "g = 9.81", "on=true"])
-    {'m': 2.0, 'g': 9.81, 'on': True}
+    >>> parse_values(["m=2.0", "g = 9.81", "on=true", "solver.method=1"])
+    {'m': 2.0, 'g': 9.81, 'on': True, 'solver.method': 1}
     """
     from ..errors import SymbodyError
 
@@ -67,7 +67,8 @@ def parse_values(items: list[str]) -> dict[str, float]:
             out[name.strip()] = text.lower() == "true"
             continue
         try:
-            out[name.strip()] = float(text)
+            number = float(text)
+            out[name.strip()] = int(number) if text.lstrip("+-").isdigit() else number  # Integer variables
         except ValueError:
             raise SymbodyError(f"--set {item!r}: {text!r} is not a number") from None
     return out
@@ -135,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
         movie = out.suffix.lower() != ".html"
         fps = args.fps or (12.0 if movie else 30.0)
         camera = {"view": args.view, "projection": "orthographic" if args.orthographic else "perspective"}
-        params = {k: float(v) for k, v in start.items()}
+        params = {k: float(v) for k, v in start.items() if not isinstance(v, bool)}
         anim = animate(fmu, res, None, parameters=params, fps=fps, trails=args.trail, plots=args.plot, camera=camera)
     anim.save(out, **({"fps": fps} if movie else {}))
     size = out.stat().st_size
