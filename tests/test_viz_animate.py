@@ -225,3 +225,26 @@ def test_cli_refuses_mp4_without_ffmpeg_before_any_work(tmp_path, capsys, monkey
     assert main(["animate", str(EXAMPLES / "tower_crane.py"), "-o", str(tmp_path / "crane.mp4")]) == 1
     assert "MP4 needs ffmpeg" in capsys.readouterr().err
     assert time.perf_counter() - start < 1.0  # refused before exporting and simulating
+
+
+def test_gif_draws_the_bob_where_the_motion_puts_it(tmp_path):
+    s = sb.System("marked")
+    th = s.coordinate("theta", 0.0)
+    P = s.point("P", s.origin, sb.Vector(s.base("B", s.ground_base, sb.Rz(th)), 0, -0.8, 0))
+    s.particle("bob", P, 1.0)
+    s.gravity((0, -9.81, 0))
+    s.shape(sb.Sphere(0.05), on=P, color="#ff0000")
+    s.shape(sb.Line(s.origin, P), color="#303030")
+    theta = np.array([-0.9, 0.2, 1.1])
+    camera = {"view": "z", "target": (0.0, -0.4, 0.0), "extent": 1.0}
+    W = H = 300
+    out = animate(s, {"time": np.arange(3.0), "theta": theta}, tmp_path / "m.gif", camera=camera, size=(W, H), fps=1)
+    with Image.open(out.path) as im:
+        for k in range(3):
+            im.seek(k)
+            img = np.asarray(im.convert("RGB")).astype(int)
+            red = (img[:, :, 0] > 150) & (img[:, :, 1] < 90) & (img[:, :, 2] < 90)
+            ys, xs = np.nonzero(red)
+            x, y = 0.8 * math.sin(theta[k]), -0.8 * math.cos(theta[k])
+            want = np.array([W / 2 + x * (W / 2), H / 2 - (y + 0.4) * (H / 2)])
+            assert np.linalg.norm([xs.mean(), ys.mean()] - want) < 2.0, (k, xs.mean(), ys.mean(), want)

@@ -315,7 +315,7 @@ def animate_transfers(fmu: Path, runs: dict[str, LoopResult], path: Path, names=
         sb.animate(fmu, {"time": runs[n].t, **runs[n].signals}, fps=4, title=n, trails=["payload_cog"]).scene
         for n in names
     ]
-    return write_movie(scenes, path, fps=4, speed=2.5, size=(600, 300), colors=48)
+    return write_movie(scenes, path, fps=4, speed=2.5, size=(600, 300), colors=128)
 
 
 def plot_transfers(d: TowerDesign, runs: dict[str, LoopResult], path: Path) -> None:

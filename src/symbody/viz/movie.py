@@ -1,7 +1,10 @@
-"""Animated GIF and MP4 of scenes, drawn with matplotlib (orthographic 3-D axes).
+"""Animated GIF and MP4 of scenes, drawn with matplotlib (an orthographic camera, 2-D artists).
 
-Each frame is drawn by updating the artists made for the first one, grabbed as
-an image and written with Pillow (GIF) or ffmpeg (MP4, when installed).  Several
+Each frame projects the shapes with the orthographic camera of the page
+(:func:`symbody.viz.html.camera_setup`), draws the solids' faces as polygons
+sorted by depth and shaded by their angle to the view (the painter's algorithm),
+the lines and trails on top, then is grabbed as an image and written with
+Pillow (GIF) or ffmpeg (MP4, when installed).  Several
 scenes with the same time span are drawn side by side (open loop against closed
 loop, say), each with its title.
 
@@ -26,15 +29,9 @@ from typing import Any
 import numpy as np
 
 from ..fmu.build import write_atomically
+from .html import camera_setup
 from .poses import GeometryError
 from .scene import Scene
-
-_VIEW_ANGLES = {  # (elevation, azimuth) of matplotlib for a camera along +x, +y, +z (z up)
-    "x": (0.0, 0.0),
-    "y": (0.0, 90.0),
-    "z": (90.0, -90.0),
-    "iso": (32.0, -58.0),
-}
 
 
 def _circle(n: int = 16) -> np.ndarray:
@@ -73,82 +70,111 @@ def _local_polygons(sh: dict) -> list[np.ndarray]:
     return []
 
 
+class _Projection:
+    """An orthographic camera: screen ``x``, ``y`` and depth (towards the camera) of ground points."""
+
+    def __init__(self, cam: Mapping[str, Any]):
+        self.target = np.asarray(cam["target"], dtype=float)
+        toward = np.asarray(cam["position"], dtype=float) - self.target
+        self.toward = toward / np.linalg.norm(toward)
+        up = np.asarray(cam["up"], dtype=float)
+        right = np.cross(-self.toward, up)
+        self.right = right / np.linalg.norm(right)
+        self.up = np.cross(self.right, -self.toward)
+        self.extent = float(cam["extent"])
+
+    def __call__(self, p: np.ndarray) -> np.ndarray:
+        """``(..., 3)`` ground points -> ``(..., 3)``: screen x, screen y, depth."""
+        d = np.asarray(p, dtype=float) - self.target
+        return np.stack([d @ self.right, d @ self.up, d @ self.toward], axis=-1)
+
+
+def _rgb(color: str) -> np.ndarray:
+    return np.array([int(color[i : i + 2], 16) for i in (1, 3, 5)], dtype=float) / 255
+
+
 class _Drawer:
-    """The artists of one scene on one 3-D axes, updated frame by frame."""
+    """One scene on one 2-D axes: solids as depth-sorted shaded polygons, lines and trails on top."""
 
-    def __init__(self, ax, scene: Scene, camera: Mapping[str, Any], px_per_unit: float):
-        from mpl_toolkits.mplot3d.art3d import Poly3DCollection
+    def __init__(self, ax, scene: Scene, proj: _Projection, lo: np.ndarray, hi: np.ndarray):
+        from matplotlib.collections import LineCollection, PolyCollection
 
-        self.ax, self.scene = ax, scene
-        self.items: list[tuple[str, int, Any, Any]] = []
+        self.scene, self.proj = scene, proj
+        self.solids: list[tuple[int, list[np.ndarray], np.ndarray, float]] = []
+        self.spheres: list[tuple[int, float, np.ndarray]] = []
+        self.lines: list[tuple[str, str, np.ndarray]] = []
+        self.axes: list[tuple[int, float]] = []
         for k, sh in enumerate(scene.shapes):
-            kind = sh["kind"]
+            kind, rgb = sh["kind"], _rgb(sh["color"])
             if kind == "line":
-                (art,) = ax.plot([], [], [], color=sh["color"], lw=max(1.0, sh.get("width", 2.0) * 0.75))
-                self.items.append(("line", k, art, None))
+                self.lines.append((sh["anchor"], sh["end"], rgb))
             elif kind == "sphere":
-                ms = max(2.0, 2 * sh["sizes"]["radius"] * px_per_unit * 0.75)
-                (art,) = ax.plot([], [], [], "o", color=sh["color"], ms=ms, mec="#333333", mew=0.5)
-                self.items.append(("point", k, art, None))
+                self.spheres.append((k, sh["sizes"]["radius"], rgb))
             elif kind == "axes":
-                arts = [ax.plot([], [], [], color=c, lw=1.2)[0] for c in ("#d62728", "#2ca02c", "#1f77b4")]
-                self.items.append(("axes", k, arts, sh["sizes"]["length"]))
+                self.axes.append((k, sh["sizes"]["length"]))
             else:
-                polys = _local_polygons(sh)
-                art = Poly3DCollection(polys, facecolor=sh["color"], edgecolor="#333333", linewidths=0.3,
-                                       alpha=sh.get("opacity", 1.0))  # fmt: skip
-                ax.add_collection3d(art)
-                self.items.append(("poly", k, art, polys))
-        self.trails = [(key, ax.plot([], [], [], color="#d62728", lw=1.0)[0]) for key in scene.trails]
+                self.solids.append((k, _local_polygons(sh), rgb, float(sh.get("opacity", 1.0))))
+        ax.add_collection(LineCollection(_floor_segments(proj, scene.up, lo, hi), colors="#d8dbe0", lw=0.6, zorder=0))
+        self.polys = PolyCollection([], edgecolors="#33333355", linewidths=0.3, zorder=1)
+        ax.add_collection(self.polys)
+        self.segments = LineCollection([], zorder=2)
+        ax.add_collection(self.segments)
+        self.trails = [(key, ax.plot([], [], color="#d62728", lw=1.0, zorder=3)[0]) for key in scene.trails]
 
     def update(self, i: int) -> None:
-        sc = self.scene
-        for kind, k, art, extra in self.items:
+        sc, proj = self.scene, self.proj
+        verts, colors, depths = [], [], []
+        for k, polys, rgb, alpha in self.solids:
             p, R = sc.shape_pose(k, i)
-            if kind == "line":
-                a, b = sc.anchors[sc.shapes[k]["anchor"]][0][i], sc.anchors[sc.shapes[k]["end"]][0][i]
-                art.set_data_3d([a[0], b[0]], [a[1], b[1]], [a[2], b[2]])
-            elif kind == "point":
-                art.set_data_3d([p[0]], [p[1]], [p[2]])
-            elif kind == "axes":
-                for j, line in enumerate(art):
-                    e = p + extra * R[:, j]
-                    line.set_data_3d([p[0], e[0]], [p[1], e[1]], [p[2], e[2]])
-            else:
-                art.set_verts([poly @ R.T + p for poly in extra])
+            for poly in polys:
+                world = poly @ R.T + p
+                scr = proj(world)
+                normal = np.cross(world[1] - world[0], world[2] - world[0])
+                norm = np.linalg.norm(normal)
+                light = 0.55 + 0.45 * abs(normal @ proj.toward) / norm if norm > 0 else 0.8
+                verts.append(scr[:, :2])
+                colors.append((*(rgb * light), alpha))
+                depths.append(scr[:, 2].mean())
+        circle = _circle(24)
+        for k, radius, rgb in self.spheres:
+            p, _ = sc.shape_pose(k, i)
+            c = proj(p)
+            verts.append(c[:2] + radius * circle)
+            colors.append((*rgb, 1.0))
+            depths.append(c[2])
+        order = np.argsort(depths)
+        self.polys.set_verts([verts[j] for j in order])
+        self.polys.set_facecolors([colors[j] for j in order])
+        segs, seg_colors = [], []
+        for a, b, rgb in self.lines:
+            ends = proj(np.stack([sc.anchors[a][0][i], sc.anchors[b][0][i]]))
+            segs.append(ends[:, :2])
+            seg_colors.append(rgb)
+        for k, length in self.axes:
+            p, R = sc.shape_pose(k, i)
+            for j, rgb in enumerate(((0.84, 0.15, 0.16), (0.17, 0.63, 0.17), (0.12, 0.47, 0.71))):
+                segs.append(proj(np.stack([p, p + length * R[:, j]]))[:, :2])
+                seg_colors.append(rgb)
+        self.segments.set_segments(segs)
+        self.segments.set_color(seg_colors)
         for key, line in self.trails:
-            path = sc.anchors[key][0][: i + 1]
-            line.set_data_3d(path[:, 0], path[:, 1], path[:, 2])
+            path = proj(sc.anchors[key][0][: i + 1])
+            line.set_data(path[:, 0], path[:, 1])
 
 
-def _setup_axes(ax, scene: Scene, camera: Mapping[str, Any], lo: np.ndarray, hi: np.ndarray) -> None:
-    center, half = (lo + hi) / 2, max(float(np.max(hi - lo)) / 2, 1e-3) * 1.05
-    if "target" in camera:
-        center = np.asarray(camera["target"], dtype=float)
-    if "extent" in camera:
-        half = float(camera["extent"])
-    for setter, c in zip((ax.set_xlim, ax.set_ylim, ax.set_zlim), center):
-        setter(c - half, c + half)
-    ax.set_box_aspect((1, 1, 1))
-    ax.set_proj_type("ortho")
-    elev, azim = _VIEW_ANGLES[camera.get("view", "iso")]
-    up = scene.up
-    ax.view_init(elev=elev, azim=azim, vertical_axis=up)
-    ax.set_axis_off()
-
-
-def _floor(ax, up: str, lo: np.ndarray, hi: np.ndarray, lines: int = 9) -> None:
-    """Grey grid lines on the floor (perpendicular to ``up``, at the lowest point or at 0)."""
+def _floor_segments(proj: _Projection, up: str, lo: np.ndarray, hi: np.ndarray, lines: int = 9) -> list:
+    """Grid lines on the floor (perpendicular to ``up``, at the lowest point or at 0), projected."""
     k = "xyz".index(up)
-    i, j = [a for a in range(3) if a != k]
     level = min(float(lo[k]), 0.0)
-    for a, b in ((i, j), (j, i)):
+    segs = []
+    for a, b in [(i, j) for i in range(3) for j in range(3) if k not in (i, j) and i != j]:
         for v in np.linspace(lo[a], hi[a], lines):
             p, q = np.zeros(3), np.zeros(3)
             p[a] = q[a] = v
             p[b], q[b] = lo[b], hi[b]
             p[k] = q[k] = level
-            ax.plot([p[0], q[0]], [p[1], q[1]], [p[2], q[2]], color="#d8dbe0", lw=0.6, zorder=0)
+            segs.append(proj(np.stack([p, q]))[:, :2])
+    return segs
 
 
 def write_movie(
@@ -161,7 +187,7 @@ def write_movie(
     max_frames: int = 400,
     size: tuple[int, int] = (480, 360),
     titles: Sequence[str] | None = None,
-    colors: int = 64,
+    colors: int = 128,
 ) -> Path:
     """Write a GIF (Pillow) or MP4 (ffmpeg) of one or more scenes side by side.
 
@@ -204,16 +230,19 @@ def write_movie(
         bounds = [s.bounds() for s in scenes]
         lo = np.min([b[0] for b in bounds], axis=0)
         hi = np.max([b[1] for b in bounds], axis=0)
-        half = float(camera.get("extent", max(float(np.max(hi - lo)) / 2, 1e-3) * 1.05))
         for j, sc in enumerate(scenes):
-            ax = fig.add_subplot(1, len(scenes), j + 1, projection="3d")
-            fig.subplots_adjust(left=0, right=1, bottom=0, top=0.92 if labels[0] else 1, wspace=0)
-            _setup_axes(ax, sc, camera, lo, hi)
-            _floor(ax, sc.up, lo, hi)
+            cam = dict(camera)
+            cam.setdefault("target", ((lo + hi) / 2).tolist())
+            cam.setdefault("extent", 0.75 * max(float(np.linalg.norm(hi - lo)) / 2, 1e-3))
+            proj = _Projection(camera_setup(sc, {**cam, "projection": "orthographic"}))
+            ax = fig.add_axes((j / len(scenes), 0, 1 / len(scenes), 0.92 if labels[0] else 1))
+            aspect = (w / len(scenes)) / (h * (0.92 if labels[0] else 1))
+            ax.set_xlim(-proj.extent * aspect, proj.extent * aspect)
+            ax.set_ylim(-proj.extent, proj.extent)
+            ax.set_axis_off()
             if j < len(labels) and labels[j]:
-                ax.set_title(labels[j], fontsize=9)
-            px = min(w / len(scenes), h) * 0.8 / (2 * half)
-            drawers.append((_Drawer(ax, sc, camera, px), sc))
+                fig.text((j + 0.5) / len(scenes), 0.97, labels[j], ha="center", va="top", fontsize=9)
+            drawers.append((_Drawer(ax, sc, proj, lo, hi), sc))
         clock = fig.text(0.01, 0.01, "", fontsize=8)
         images = []
         for t in frame_times:
