@@ -4,9 +4,10 @@ Each frame projects the shapes with the orthographic camera of the page
 (:func:`symbody.viz.html.camera_setup`), draws the solids' faces as polygons
 sorted by depth and shaded by their angle to the view (the painter's algorithm),
 the lines and trails on top, then is grabbed as an image and written with
-Pillow (GIF) or ffmpeg (MP4, when installed).  Several
-scenes with the same time span are drawn side by side (open loop against closed
-loop, say), each with its title.
+Pillow (GIF) or ffmpeg (MP4, when installed).  Several scenes with the same time
+span are drawn side by side (open loop against closed loop, say), each with its
+title.  Meshes of more than 1500 triangles are thinned in movies (every n-th
+face is drawn); the page draws them whole.
 
 Example:
     >>> import numpy as np, tempfile, pathlib
