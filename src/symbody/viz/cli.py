@@ -30,9 +30,13 @@ from typing import Any
 SUFFIXES = (".html", ".gif", ".mp4")
 
 
-def add_parser(sub: Any) -> argparse.ArgumentParser:
-    """Add the ``animate`` command to the ``symbody`` sub-parsers."""
-    p = sub.add_parser("animate", help="simulate and animate a model file or an FMU (HTML page, GIF or MP4)")
+def add_parser(sub: Any, common: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
+    """Add the ``animate`` command to the ``symbody`` sub-parsers (``common``: parent parser of shared options)."""
+    p = sub.add_parser(
+        "animate",
+        parents=[common] if common is not None else [],
+        help="simulate and animate a model file or an FMU (HTML page, GIF or MP4)",
+    )
     p.add_argument("model", help="model file (.py, exported on the fly) or symbody FMU (.fmu)")
     p.add_argument("-o", "--output", required=True, help="file to write: .html (3-D page), .gif or .mp4")
     p.add_argument("--stop-time", type=float, default=None, help="end time (default: the FMU's default experiment)")
@@ -46,6 +50,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--view", choices=("iso", "x", "y", "z"), default="iso", help="camera direction")
     p.add_argument("--orthographic", action="store_true", help="orthographic camera (default perspective)")
     p.add_argument("--fmi", type=int, choices=(2, 3), default=2, help="FMI version when exporting a model file")
+    p.set_defaults(handler=run)
     return p
 
 
