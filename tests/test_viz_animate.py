@@ -133,7 +133,7 @@ def test_cli_animates_a_model_file_and_refuses_bad_outputs(tmp_path, capsys):
     text = out.read_text()
     assert 'id="scene-data"' in text and "wrote" in captured.out
     code = main(["animate", str(EXAMPLES / "simple_pendulum.py"), "-o", str(tmp_path / "p.png")])
-    assert code == 1 and "must end in .html, .gif or .mp4" in capsys.readouterr().err
+    assert code == 1 and "must end in .html or .gif or .mp4" in capsys.readouterr().err
     assert not (tmp_path / "p.png").exists()
 
 

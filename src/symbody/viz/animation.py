@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..fmu.build import write_atomically
+from ..fmu.files import write_atomically
 from ..fmu.geometry import read_geometry
 from .html import page_html
 from .poses import GeometryError

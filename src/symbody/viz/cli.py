@@ -54,94 +54,36 @@ def add_parser(sub: Any, common: argparse.ArgumentParser | None = None) -> argpa
     return p
 
 
-def parse_values(items: list[str]) -> dict[str, Any]:
-    """``NAME=VALUE`` items (numbers or true/false) into a dict.
-
-    >>> parse_values(["m=2.0", "g = 9.81", "on=true", "solver.method=1"])
-    {'m': 2.0, 'g': 9.81, 'on': True, 'solver.method': 1}
-    """
-    from ..errors import SymbodyError
-
-    out: dict[str, Any] = {}
-    for item in items:
-        name, sep, text = item.partition("=")
-        if not sep or not name.strip():
-            raise SymbodyError(f"--set {item!r} is not of the form NAME=VALUE")
-        text = text.strip()
-        if text.lower() in ("true", "false"):
-            out[name.strip()] = text.lower() == "true"
-            continue
-        try:
-            number = float(text)
-            out[name.strip()] = int(number) if text.lstrip("+-").isdigit() else number  # Integer variables
-        except ValueError:
-            raise SymbodyError(f"--set {item!r}: {text!r} is not a number") from None
-    return out
-
-
-def read_inputs(path: str | Path, input_names: list[str]):
-    """``--input-file``: a CSV with a ``time`` column then input columns, as an fmpy input array."""
-    import numpy as np
-
-    from ..errors import SymbodyError
-
-    try:
-        data = np.genfromtxt(path, delimiter=",", names=True, dtype=float, deletechars="", encoding="utf-8")
-    except (OSError, ValueError) as e:
-        raise SymbodyError(f"--input-file {str(path)!r}: {e}") from None
-    names = list(data.dtype.names or ())
-    if not names or names[0] != "time":
-        raise SymbodyError(f"--input-file {str(path)!r}: the first column must be 'time'")
-    unknown = [n for n in names[1:] if n not in input_names]
-    if unknown:
-        raise SymbodyError(f"--input-file {str(path)!r}: {unknown[0]!r} is not an input ({', '.join(input_names)})")
-    data = np.atleast_1d(data)
-    if len(data) == 0 or not all(np.all(np.isfinite(data[n])) for n in names):
-        raise SymbodyError(f"--input-file {str(path)!r}: empty, or values that are not finite numbers")
-    if np.any(np.diff(data["time"]) < 0):
-        raise SymbodyError(f"--input-file {str(path)!r}: times must not decrease")
-    return data
-
-
 def run(args: argparse.Namespace) -> int:
     """Handler of ``symbody animate``."""
-    import fmpy
-
     from ..errors import SymbodyError
     from ..fmu import export_fmu
-    from ..fmu.run import simulate
-    from ..loader import load_model, parse_options
+    from ..fmu.arguments import check_output_file, parse_start_values, read_input_file
+    from ..fmu.run import METHOD_VALUES, check_fmu_file, read_description, simulate
+    from ..loader import load_model_file
     from .animation import animate
 
-    out = Path(args.output)
-    if out.suffix.lower() not in SUFFIXES:
-        raise SymbodyError(f"output {str(out)!r} must end in .html, .gif or .mp4")
+    out = check_output_file(args.output, SUFFIXES, "-o")
     if out.suffix.lower() == ".mp4" and shutil.which("ffmpeg") is None:
         raise SymbodyError("writing MP4 needs ffmpeg on the PATH (install it, or write a .gif or .html)")
-    if not out.resolve().parent.is_dir():
-        raise SymbodyError(f"output folder {str(out.resolve().parent)!r} does not exist")
-    src = Path(args.model)
-    start = parse_values(args.set)
     with tempfile.TemporaryDirectory(prefix="symbody_anim_") as tmp:
-        if src.suffix.lower() == ".fmu":
-            if not src.is_file():
-                raise SymbodyError(f"FMU {str(src)!r} not found")
+        if Path(args.model).suffix.lower() == ".fmu":
             if args.option:
                 raise SymbodyError("--option applies to model files, not to FMUs")
-            fmu = src
+            fmu = check_fmu_file(args.model)
         else:
-            system = load_model(args.model, **parse_options(args.option))
+            system = load_model_file(args.model, args.option)
             fmu = export_fmu(system, Path(tmp) / f"{system.name}.fmu", fmi_version=args.fmi, kind="cs", progress=True)
-        md = fmpy.read_model_description(str(fmu))
+        variables = read_description(fmu).modelVariables
+        start = parse_start_values(args.set, variables, {"solver.method": METHOD_VALUES})
         inputs = None
         if args.input_file:
-            names = [v.name for v in md.modelVariables if v.causality == "input"]
-            inputs = read_inputs(args.input_file, names)
+            inputs = read_input_file(args.input_file, [v.name for v in variables if v.causality == "input"])
         res = simulate(fmu, stop_time=args.stop_time, interval=args.interval, start_values=start, inputs=inputs)
         movie = out.suffix.lower() != ".html"
         fps = args.fps or (12.0 if movie else 30.0)
         camera = {"view": args.view, "projection": "orthographic" if args.orthographic else "perspective"}
-        params = {k: float(v) for k, v in start.items() if not isinstance(v, bool)}
+        params = {v.name: float(start[v.name]) for v in variables if v.causality == "parameter" and v.name in start}
         anim = animate(fmu, res, None, parameters=params, fps=fps, trails=args.trail, plots=args.plot, camera=camera)
     anim.save(out, **({"fps": fps} if movie else {}))
     size = out.stat().st_size
@@ -149,4 +91,4 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["add_parser", "run", "parse_values", "read_inputs"]
+__all__ = ["add_parser", "run"]

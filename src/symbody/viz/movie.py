@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from ..fmu.build import write_atomically
+from ..fmu.files import write_atomically
 from .html import camera_setup
 from .poses import GeometryError
 from .scene import Scene
