@@ -143,7 +143,11 @@ class Animation:
             if gif_options:
                 raise GeometryError(f"{', '.join(sorted(gif_options))}: options of GIF and MP4 files, not of pages")
             text = self.html()
-            write_atomically(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+
+            def fill(tmp: Path) -> None:
+                tmp.write_text(text, encoding="utf-8")
+
+            write_atomically(path, fill)
         else:
             from .movie import write_movie  # matplotlib is imported only for GIF and MP4
 

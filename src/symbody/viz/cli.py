@@ -13,7 +13,7 @@ document inside the FMU.  ``OUT.html?t=SECONDS`` opens the page at that instant.
 Example:
     >>> import argparse
     >>> parser = argparse.ArgumentParser(prog="symbody"); sub = parser.add_subparsers(dest="command")
-    >>> _ = add_parser(sub)
+    >>> add_parser(sub)
     >>> args = parser.parse_args(["animate", "crane.fmu", "-o", "crane.html", "--set", "m=2", "--trail", "P"])
     >>> args.output, args.set, args.trail
     ('crane.html', ['m=2'], ['P'])
@@ -30,7 +30,7 @@ from typing import Any
 SUFFIXES = (".html", ".gif", ".mp4")
 
 
-def add_parser(sub: Any, common: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
+def add_parser(sub: Any, common: argparse.ArgumentParser | None = None) -> None:
     """Add the ``animate`` command to the ``symbody`` sub-parsers (``common``: parent parser of shared options)."""
     p = sub.add_parser(
         "animate",
@@ -51,7 +51,6 @@ def add_parser(sub: Any, common: argparse.ArgumentParser | None = None) -> argpa
     p.add_argument("--orthographic", action="store_true", help="orthographic camera (default perspective)")
     p.add_argument("--fmi", type=int, choices=(2, 3), default=2, help="FMI version when exporting a model file")
     p.set_defaults(handler=run)
-    return p
 
 
 def run(args: argparse.Namespace) -> int:

@@ -145,7 +145,7 @@ class _Drawer:
             depths.append(c[2])
         order = np.argsort(depths)
         self.polys.set_verts([verts[j] for j in order])
-        self.polys.set_facecolors([colors[j] for j in order])
+        self.polys.set_facecolor([colors[j] for j in order])
         segs, seg_colors = [], []
         for a, b, rgb in self.lines:
             ends = proj(np.stack([sc.anchors[a][0][i], sc.anchors[b][0][i]]))
@@ -153,11 +153,11 @@ class _Drawer:
             seg_colors.append(rgb)
         for k, length in self.axes:
             p, R = sc.shape_pose(k, i)
-            for j, rgb in enumerate(((0.84, 0.15, 0.16), (0.17, 0.63, 0.17), (0.12, 0.47, 0.71))):
+            for j, axis_rgb in enumerate(((0.84, 0.15, 0.16), (0.17, 0.63, 0.17), (0.12, 0.47, 0.71))):
                 segs.append(proj(np.stack([p, p + length * R[:, j]]))[:, :2])
-                seg_colors.append(rgb)
+                seg_colors.append(np.array(axis_rgb))
         self.segments.set_segments(segs)
-        self.segments.set_color(seg_colors)
+        self.segments.set_color([(float(c[0]), float(c[1]), float(c[2])) for c in seg_colors])
         for key, line in self.trails:
             path = proj(sc.anchors[key][0][: i + 1])
             line.set_data(path[:, 0], path[:, 1])
@@ -242,7 +242,7 @@ def write_movie(
             ax.set_ylim(-proj.extent, proj.extent)
             ax.set_axis_off()
             if j < len(labels) and labels[j]:
-                fig.text((j + 0.5) / len(scenes), 0.97, labels[j], ha="center", va="top", fontsize=9)
+                fig.text((j + 0.5) / len(scenes), 0.97, str(labels[j]), ha="center", va="top", fontsize=9)
             drawers.append((_Drawer(ax, sc, proj, lo, hi), sc))
         clock = fig.text(0.01, 0.01, "", fontsize=8)
         images = []
@@ -251,7 +251,8 @@ def write_movie(
                 d.update(int(np.clip(np.searchsorted(sc.times, t - 1e-12 * max(1.0, abs(t))), 0, len(sc.times) - 1)))
             clock.set_text(f"t = {t:.2f} s")
             fig.canvas.draw()
-            images.append(np.asarray(fig.canvas.buffer_rgba())[:, :, :3].copy())
+            rgba = np.asarray(fig.canvas.buffer_rgba())  # type: ignore[attr-defined]  # the Agg canvas
+            images.append(rgba[:, :, :3].copy())
     finally:
         plt.close(fig)
     if suffix == ".gif":
