@@ -132,7 +132,7 @@ def build(hoist: bool = False, r0: float = 25.0, l0: float = L0, theta0: float =
 
     jib = s.solid("jib_structure", top, jib_base, mass=m_jib, inertia=(0, J_slew, J_slew))
     trolley = s.particle("trolley_mass", hook, m_trolley)
-    s.solid(
+    payload = s.solid(
         "payload_bar",
         cog,
         payload_base,
@@ -161,6 +161,14 @@ def build(hoist: bool = False, r0: float = 25.0, l0: float = L0, theta0: float =
     s.viscous_friction("radial_swing_damping", beta_r, c_swing)
     s.viscous_friction("tangential_swing_damping", beta_t, c_swing)
     s.torsion_spring_damper("rope_twist", gamma, k=k_twist, damping=c_twist)
+
+    # drawing only (symbody animate): mast, jib and counter-jib with ballast, trolley, rope, beam
+    s.shape(sb.Box(2.0, 2.0, H), offset=(0, 0, H / 2), color="#e6c619", name="mast")
+    s.shape(sb.Box(70.0, 1.6, 2.0), on=(top, jib_base), offset=(20.0, 0, 1.0), color="#e6c619", name="jib")
+    s.shape(sb.Box(5.0, 3.0, 3.0), on=(top, jib_base), offset=(-12.0, 0, -0.5), color="grey", name="ballast")
+    s.shape(sb.Box(2.5, 2.2, 1.0), on=(hook, jib_base), offset=(0, 0, -0.5), color="#404040", name="trolley_car")
+    s.shape(sb.Line(hook, cog, width=1.5), color="#202020", name="rope")
+    s.shape(sb.Box(L_BAR, 0.5, 0.5), on=payload, color="#d62728", name="beam")
 
     pos = s.position(cog).components(s.ground_base)
     s.output("x_payload", pos[0], "m", "payload centre of mass, x")

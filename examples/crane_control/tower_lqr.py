@@ -306,6 +306,18 @@ def max_difference(a: LoopResult, b: LoopResult, names=("theta", "r", "beta_r", 
 # ---------------------------------------------------------------------------
 
 
+def animate_transfers(fmu: Path, runs: dict[str, LoopResult], path: Path, names=("open loop", "LQR")) -> Path:
+    """GIF of the transfers side by side (``symbody.animate`` with the crane's shapes, from the FMU's geometry)."""
+    import symbody as sb
+    from symbody.viz.movie import write_movie
+
+    scenes = [
+        sb.animate(fmu, {"time": runs[n].t, **runs[n].signals}, fps=4, title=n, trails=["payload_cog"]).scene
+        for n in names
+    ]
+    return write_movie(scenes, path, fps=4, speed=2.5, size=(600, 300), colors=128)
+
+
 def plot_transfers(d: TowerDesign, runs: dict[str, LoopResult], path: Path) -> None:
     """Payload path from above, swing angles, slewing torque and trolley force of every run."""
     plt = pyplot()
@@ -353,6 +365,7 @@ def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("out", nargs="?", default="out", help="folder for the FMU and the PNGs (default: out/)")
     ap.add_argument("--fmi", type=int, choices=(2, 3), default=2, help="FMI version of the exported FMU")
+    ap.add_argument("--transfer-gif", default=None, help="also write a GIF of open loop against LQR here")
     args = ap.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -390,6 +403,8 @@ def main(argv: list[str] | None = None) -> dict:
         [("beta_r", 180 / np.pi, "deg"), ("beta_t", 180 / np.pi, "deg")],
         "tower crane, LQR closed loop: FMU vs Python model",
     )
+    if args.transfer_gif:
+        print(f"animation: {animate_transfers(fmu, runs, Path(args.transfer_gif))}")
     print(f"\nplots: {out / 'tower_transfer.png'}, {out / 'tower_fmu_vs_python.png'}")
     print(f"total {time.perf_counter() - t0:.1f} s")
     plots = [out / "tower_transfer.png", out / "tower_fmu_vs_python.png"]

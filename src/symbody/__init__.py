@@ -37,6 +37,7 @@ if TYPE_CHECKING:  # the same names for type checkers and IDEs, which do not run
         SmallRotation,
     )
     from .model.point import Frame, Point
+    from .model.shapes import Axes, Box, Cylinder, Line, Mesh, Sphere
     from .model.solid import Solid, inertia
     from .model.system import System
     from .model.vector import Tensor, Vector, cross, dot
@@ -58,6 +59,7 @@ if TYPE_CHECKING:  # the same names for type checkers and IDEs, which do not run
         tan,
         tanh,
     )
+    from .viz.animation import animate
 
 # Public names and the module that defines each.  They are imported on first
 # use (PEP 562), so that ``import symbody`` and commands that only simulate an
@@ -87,6 +89,8 @@ _LAZY = {
     ),
     "Frame": "model.point",
     "Point": "model.point",
+    **dict.fromkeys(("Axes", "Box", "Cylinder", "Line", "Mesh", "Sphere"), "model.shapes"),
+    "animate": "viz.animation",
     "Solid": "model.solid",
     "inertia": "model.solid",
     "System": "model.system",
@@ -142,6 +146,13 @@ __all__ = [
     "Ry",
     "Rz",
     "inertia",
+    "Box",
+    "Cylinder",
+    "Sphere",
+    "Line",
+    "Axes",
+    "Mesh",
+    "animate",
     "dot",
     "cross",
     "Expr",

@@ -1,4 +1,4 @@
-"""The ``symbody`` command line: export, info, simulate, validate.
+"""The ``symbody`` command line: export, info, simulate, validate, animate.
 
 ::
 
@@ -12,6 +12,7 @@
     symbody validate OUT.fmu [--stop-time T] [--timeout SECONDS]
     symbody sweep FMU|MODEL.py --param NAME=VALUES ... --stop-time T --output NAME ... -o results.csv
                   (see symbody.study.cli)
+    symbody animate MODEL.py|OUT.fmu -o OUT.html|OUT.gif|OUT.mp4 ...   (symbody.viz.cli)
 
 Errors print one line on stderr (``symbody: error: ...``) and exit with status
 1; ``--debug`` (anywhere on the line) shows the traceback instead.  Warnings
@@ -57,6 +58,7 @@ from .fmu.arguments import (
     read_input_file,
 )
 from .study.cli import add_sweep
+from .viz.cli import add_parser as add_animate
 
 
 class CliError(SymbodyError):
@@ -154,6 +156,7 @@ def add_validate(sub: Any, common: argparse.ArgumentParser) -> None:
 #: The commands, in the order ``symbody --help`` lists them: ``add_<command>(subparsers, common)``.
 COMMANDS: list[Callable[[Any, argparse.ArgumentParser], None]] = [add_export, add_info, add_simulate, add_validate]
 COMMANDS.append(add_sweep)
+COMMANDS.append(add_animate)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from .errors import ModelError
+from .model.shapes import describe_geometry
 from .symbolic.calculus import diff, jacobian, subs_many, time_derivative
 from .symbolic.dynamics import assemble
 from .symbolic.energy import kinetic_energy, potential_energy
@@ -123,6 +124,7 @@ class Equations:
         derive_seconds: time taken by :meth:`symbody.System.derive`.
         formulation: how ``M`` and ``delta`` were derived: ``"recursive"`` (composite-rigid-body
             and Newton-Euler recursions over a tree of relative joints) or ``"virtual_power"``.
+        geometry: the shapes and their anchors' poses (:class:`symbody.model.shapes.GeometryInfo`).
         n_atoms: number of atoms created by the derivation of the equations of motion
             (the energy expressions, later Jacobians and export plans add atoms to the
             same table; they are not counted here).
@@ -557,6 +559,7 @@ def derive_equations(
     eq.kinetic_energy = kinetic_energy(system, M)
     eq.potential_energy, eq.nonpotential_forces, eq.nonpotential_loads = potential_energy(system)
     eq.derive_seconds = time.perf_counter() - t0
+    eq.geometry = describe_geometry(system)  # drawing only: not part of the equations nor of their timing
     return eq
 
 

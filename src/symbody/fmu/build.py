@@ -44,6 +44,7 @@ from ..codegen.c_eval import c_compiler
 from ..errors import ExportError
 from .description import build_description, model_description
 from .files import write_atomically
+from .geometry import geometry_entry
 from .platforms import Platform, host_platform, select_platforms
 from .spec import GENERIC_HEADERS, GENERIC_SOURCES, FmuSpec
 
@@ -361,6 +362,7 @@ def build_fmu(
         def fill(tmpfile: Path) -> None:
             with zipfile.ZipFile(tmpfile, "w", zipfile.ZIP_DEFLATED) as zf:
                 zf.writestr("modelDescription.xml", xml)
+                zf.writestr(*geometry_entry(spec))
                 _zip_dir(zf, work / "binaries", "binaries")
                 _zip_dir(zf, work / "sources", "sources")
 

@@ -30,6 +30,7 @@ from ..codegen.python import python_source
 from ..errors import ExportError
 from .build import write_atomically
 from .description import model_description
+from .geometry import geometry_entry
 from .sources import initial_fixes
 from .spec import FmuSpec
 from .variables import SETTINGS_DEFAULTS
@@ -315,6 +316,7 @@ def build_python_fmu(spec: FmuSpec, path: str | Path, progress: Callable[[str], 
         def fill(tmpfile: Path) -> None:
             with zipfile.ZipFile(built) as zin, zipfile.ZipFile(tmpfile, "w", zipfile.ZIP_DEFLATED) as zout:
                 zout.writestr("modelDescription.xml", xml)
+                zout.writestr(*geometry_entry(spec))
                 for item in zin.infolist():
                     if item.filename != "modelDescription.xml":
                         zout.writestr(item, zin.read(item.filename))

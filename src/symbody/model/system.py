@@ -44,6 +44,7 @@ from .loads import (
     Wrench,
 )
 from .point import Frame, Point, relative_position
+from .shapes import Shape, ShapeAttachment, attach_shape
 from .solid import Solid, as_inertia_rows
 from .symbols import (
     ConstraintRow,
@@ -199,6 +200,7 @@ class System:
         self.constraints: list[ConstraintRow] = []
         self.joints: dict[str, Joint] = {}
         self._multipliers: dict[str, Expr] = {}
+        self.shapes: list[ShapeAttachment] = []
         self._claim("t", "time")
         self.t = self.ctx.symbol("t", "time")
         set_time_rate(self.ctx, self.t, ONE, ONE)
@@ -1238,6 +1240,21 @@ class System:
                 raise ModelError(f"joint {name!r}: {len(rows)} equations but {len(reactions)} reaction names")
             react = {r: (row[0], 1.0, None) for r, row in zip(reactions, rows)}
         return self._joint(name, "generic", rows, react)
+
+    # ------------------------------------------------------------------
+    # visual geometry
+    # ------------------------------------------------------------------
+    def shape(
+        self, shape: Shape, on: Any = None, offset: Any = (0, 0, 0), rotation: Any = None, color: Any = None,
+        opacity: float = 1.0, name: str | None = None,
+    ) -> ShapeAttachment:  # fmt: skip
+        """Attach a visual shape (:class:`symbody.Box`, ``Cylinder``, ``Sphere``, ``Line``, ``Axes``, ``Mesh``).
+
+        ``on`` is a solid, frame, base, point or ``(point, base)`` (default: the ground frame);
+        ``offset`` (components in that base) and ``rotation`` (``sb.Rx(...)`` or a 3x3 matrix) are
+        constant.  Shapes only draw the model (``symbody animate``); they do not change its equations.
+        """
+        return attach_shape(self, shape, on, offset, rotation, color, opacity, name)
 
     # ------------------------------------------------------------------
     # derivation
