@@ -1,6 +1,6 @@
 """Export planning: which atoms become temporaries, in which order.
 
-This is the optimized export of seed 001 (``opt_atom_list``, fig. 3.11): the
+This is the optimized export of Plaza Puértolas, 2015 (``opt_atom_list``, fig. 3.11): the
 atoms reachable from the requested outputs are counted; atoms used once are
 inlined into their single user, atoms used more than once become named
 temporaries emitted in dependency order.  Negations are always inlined (they
@@ -176,5 +176,5 @@ class ExportPlan:
         return counts
 
     def op_count(self) -> int:
-        """Total operation count of the plan (DESIGN.md definition)."""
+        """Total operation count of the plan (definition in docs/guide/architecture.md)."""
         return self.op_counts()["total"]
