@@ -233,3 +233,16 @@ def test_platforms_apply_to_the_native_backend_only(tmp_path):
     with pytest.raises(ExportError, match="--platforms applies to the native C backend only"):
         export_fmu(pendulum().derive(), tmp_path / "p.fmu", backend="python", platforms=["win64"])
     assert not (tmp_path / "p.fmu").exists()
+
+
+def test_the_same_model_exported_twice_gives_the_same_binaries(tmp_path):
+    """Reproducible builds: no time stamp, temporary path or automatic image base in any binary (a
+    parameter study recognises a re-exported FMU as the same one)."""
+    eq = pendulum().derive()
+    files = []
+    for name in ("a", "b"):
+        fmu = export_fmu(eq, tmp_path / f"{name}.fmu", fmi_version=3, kind="both")
+        with zipfile.ZipFile(fmu) as z:
+            files.append({n: z.read(n) for n in z.namelist() if n.startswith("binaries/")})
+    assert len(files[0]) >= 2 and files[0].keys() == files[1].keys()
+    assert [n for n in files[0] if files[0][n] != files[1][n]] == []

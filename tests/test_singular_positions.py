@@ -20,6 +20,8 @@ and match hand-derived reactions away from the singular instants.
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -267,6 +269,17 @@ def test_fmu_me_under_cvode_passes_singular_positions(version):
 @pytest.mark.slow
 @pytest.mark.parametrize("method", [1, 2, 3])
 def test_python_backend_fmu_passes_singular_positions(method):
+    """In a fresh Python process: pythonfmu keeps process-wide state that breaks when one process loads
+    Python FMUs through several hosts (the rest of the suite), see tests/test_fmu_python.py."""
+    code = (
+        f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); "
+        f"import {Path(__file__).stem} as m; m._python_backend_scenario({method})"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, f"{proc.stdout[-4000:]}\n{proc.stderr[-8000:]}"
+
+
+def _python_backend_scenario(method):
     sv = {"solver.method": method, **TIGHT}
     r = fmu_simulation(cached_fmu(PARALLELOGRAM, 2, "cs", "python", (("phi0", PHI0),)), 3.5, 0.01, start_values=sv)
     check_parallelogram(

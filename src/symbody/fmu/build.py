@@ -172,10 +172,15 @@ def compile_flags(platform: Platform | None = None) -> tuple[str, ...]:
 
 
 def link_flags(platform: Platform | None = None) -> tuple[str, ...]:
-    """Linker flags of one platform after the objects (libgcc static on Windows, libm elsewhere)."""
+    """Linker flags of one platform after the objects (libgcc static on Windows, libm elsewhere).
+
+    Windows DLLs get no link time stamp, no symbol table and the default image base (the automatic
+    one hashes the temporary file name), so that the same model exported twice gives the same
+    binaries: builds are reproducible and a parameter study recognises its FMU again.
+    """
     p = platform or host_platform()
     if p.system == "windows":
-        return ("-static-libgcc",)
+        return ("-static-libgcc", "-Wl,--no-insert-timestamp", "-Wl,--disable-auto-image-base", "-s")
     return ("-lm",)
 
 
