@@ -292,38 +292,31 @@ def _symbols(e: Expr) -> set[Expr]:
     return {x for x in seen if x.op == SYM}
 
 
-def _terms(e: Expr) -> list[Expr]:
-    """The terms of a sum (through additions and negations), each node once."""
+def _flatten(e: Expr, op: int) -> list[Expr]:
+    """The operands of a chain of ``op`` nodes (through negations), each node once, in order."""
     out, seen, stack = [], set(), [e]
     while stack:
         x = stack.pop()
         if x in seen:
             continue
         seen.add(x)
-        if x.op == ADD:
+        if x.op == op:
             stack.extend(reversed(x.args))
         elif x.op == NEG:
             stack.append(x.args[0])
         else:
             out.append(x)
     return out
+
+
+def _terms(e: Expr) -> list[Expr]:
+    """The terms of a sum (through additions and negations), each node once."""
+    return _flatten(e, ADD)
 
 
 def _factors(e: Expr) -> list[Expr]:
     """The factors of a product (through multiplications and negations), each node once."""
-    out, seen, stack = [], set(), [e]
-    while stack:
-        x = stack.pop()
-        if x in seen:
-            continue
-        seen.add(x)
-        if x.op == MUL:
-            stack.extend(reversed(x.args))
-        elif x.op == NEG:
-            stack.append(x.args[0])
-        else:
-            out.append(x)
-    return out
+    return _flatten(e, MUL)
 
 
 def unit_text(d: Dim) -> str:
