@@ -257,7 +257,7 @@ class System:
             raise ModelError(
                 f"{what}: symbol {err.name!r} is used but never declared in system {self.name!r}"
             ) from None
-        except TypeError as err:
+        except (TypeError, ModelError) as err:  # not an expression; an infinite or NaN number
             raise ModelError(f"{what}: {err}") from None
         if e.ctx is not None and e.ctx is not self.ctx:
             raise ModelError(f"{what}: the expression {e} belongs to another system")
@@ -750,6 +750,8 @@ class System:
                 rows = as_inertia_rows(inertia)
             except (ValueError, TypeError) as e:
                 raise ModelError(f"inertia of solid {name!r}: {e}") from None
+            except ModelError:  # an infinite or NaN component
+                raise ModelError(f"inertia tensor of solid {name!r} is not finite") from None
             ib = self._base(inertia_base, f"inertia base of solid {name!r}") if inertia_base is not None else b
             T = Tensor(ib, [[self._expr(x, f"inertia of solid {name!r}") for x in r] for r in rows])
         if T.base is not b:

@@ -41,6 +41,8 @@ from collections.abc import Callable, Iterable
 from fractions import Fraction
 from typing import Any
 
+from ..errors import ModelError
+
 sys.setrecursionlimit(max(sys.getrecursionlimit(), 200000))
 
 # Operation codes.  Functions of one argument have codes >= SIN.
@@ -308,19 +310,27 @@ HALF = num(Fraction(1, 2))
 PI = num(math.pi)
 
 
+def _finite(v: Any) -> Any:
+    """``v`` itself; an infinite or NaN number is refused: no model expression may hold one (it would
+    reach the generated code and every result silently)."""
+    if isinstance(v, float) and not math.isfinite(v):
+        raise ModelError(f"the number {v} is not finite and cannot be part of a model expression")
+    return v
+
+
 def as_expr(x: Any, ctx: Context | None = None) -> Expr:
     """Convert a number, an :class:`Expr` or a SymPy expression to an :class:`Expr`."""
     if isinstance(x, Expr):
         return x
     if isinstance(x, (int, float, Fraction, bool)):
-        return num(x)
+        return num(_finite(x))
     mod = type(x).__module__
     if mod.startswith("sympy"):
         from .sympy_bridge import from_sympy
 
         return from_sympy(x, ctx)
     if mod.startswith("numpy"):
-        return num(float(x))
+        return num(_finite(float(x)))
     raise TypeError(f"cannot use {x!r} (type {type(x).__name__}) in a symbody expression")
 
 
