@@ -27,7 +27,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from .errors import ModelError
-from .symbolic.expr import ABS, ADD, ATAN2, MUL, NEG, NUM, POW, SIGN, SYM, Expr
+from .symbolic.expr import ABS, ADD, ATAN2, MUL, NEG, NUM, POW, SIGN, SYM, Expr, free_symbols
 from .symbolic.printing import to_str
 from .units import base_units, check_unit
 
@@ -194,7 +194,7 @@ class DimensionChecker:
 
     def _unit_of(self, e: Expr) -> str:
         """The declared units of the symbols of ``e`` with a non-SI scale, for messages."""
-        units = sorted({self.units[s] for s in _symbols(e) if s in self.units and self.units[s]})
+        units = sorted({self.units[s] for s in free_symbols([e]) if s in self.units and self.units[s]})
         odd = [u for u in units if (parse_scale(u) or 1.0) != 1.0]
         return ", ".join(repr(u) for u in (odd or units)) or "numbers"
 
@@ -279,17 +279,6 @@ def _bare_number_hint(a: Expr, dim_a: Dim, b: Expr, dim_b: Dim) -> str:
         f"; the term {to_str(term, max_nodes=30)} has the bare number {value} as a factor, and numbers"
         f" carry no unit: declare it as a parameter with one, e.g. s.parameter('c', {value}, unit={unit!r})"
     )
-
-
-def _symbols(e: Expr) -> set[Expr]:
-    seen: set[Expr] = set()
-    stack = [e]
-    while stack:
-        x = stack.pop()
-        if x not in seen:
-            seen.add(x)
-            stack.extend(x.args)
-    return {x for x in seen if x.op == SYM}
 
 
 def _flatten(e: Expr, op: int) -> list[Expr]:

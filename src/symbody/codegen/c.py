@@ -43,7 +43,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ..symbolic.expr import NUM, SYM, Expr
+from ..symbolic.expr import NUM, Expr, free_symbols
 from ..symbolic.printing import CPrinter
 from .emit import ExportPlan
 
@@ -187,18 +187,6 @@ class SymbolNames:
         return c_comment(f"{s.kind or 'symbol'} {s.name}")
 
 
-def _reachable(exprs: Sequence[Expr]) -> set[Expr]:
-    seen: set[Expr] = set()
-    stack = list(exprs)
-    while stack:
-        e = stack.pop()
-        if e in seen:
-            continue
-        seen.add(e)
-        stack.extend(e.args)
-    return seen
-
-
 def c_function(
     signature: str,
     blocks: Sequence[CBlock],
@@ -223,14 +211,14 @@ def c_function(
     """
     names = names or SymbolNames()
     exprs = [a.expr for b in blocks for a in b.assignments]
-    used = sorted((s for s in _reachable(exprs) if s.op == SYM), key=lambda s: s.id)
+    used = sorted(free_symbols(exprs), key=lambda s: s.id)
     symbol_names: dict[Expr, str] = {}
     for s in used:
         if s not in sources:
             raise KeyError(f"symbol {s.name!r} has no source in the generated function")
         symbol_names[s] = names[s]
     plan = ExportPlan({"all": exprs}, symbol_names, prefix="_t", trig="expand")
-    used = sorted((s for s in _reachable(plan.outputs["all"]) if s.op == SYM), key=lambda s: s.id)
+    used = sorted(free_symbols(plan.outputs["all"]), key=lambda s: s.id)
     printer = CPrinter()
     lines: list[str] = []
     if doc:

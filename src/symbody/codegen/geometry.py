@@ -37,27 +37,12 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import ExportError
-from ..symbolic.expr import SYM, Expr
+from ..symbolic.expr import Expr, free_symbols
 from ..symbolic.printing import Printer
 from .emit import ExportPlan
 
 FORMAT = "symbody-geometry"
 VERSION = 1
-
-
-def _symbols(exprs: list[Expr]) -> list[Expr]:
-    seen: set[Expr] = set()
-    out: list[Expr] = []
-    stack = list(exprs)
-    while stack:
-        e = stack.pop()
-        if e in seen:
-            continue
-        seen.add(e)
-        if e.op == SYM:
-            out.append(e)
-        stack.extend(e.args)
-    return sorted(out, key=lambda s: s.name)
 
 
 def geometry_document(eq: Any) -> dict:
@@ -71,7 +56,7 @@ def geometry_document(eq: Any) -> dict:
         flat.extend(sh.offset)
         flat.extend(sh.rotation)
         flat.extend(sh.sizes.values())
-    symbols = _symbols(flat)
+    symbols = sorted(free_symbols(flat), key=lambda s: s.name)
     plan = ExportPlan({"geometry": flat}, {s: s.name for s in symbols}, prefix="_g", trig="fold")
     printer = Printer()
     program = [[name, plan.rhs_text(e, printer)] for name, e in plan.assignments()]

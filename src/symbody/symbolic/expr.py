@@ -310,6 +310,30 @@ HALF = num(Fraction(1, 2))
 PI = num(math.pi)
 
 
+def reachable(exprs: Iterable[Expr]) -> set[Expr]:
+    """Every node of the expression DAG below ``exprs`` (each shared atom once).
+
+    Example:
+        >>> ctx = Context()
+        >>> x, y = ctx.symbol("x"), ctx.symbol("y")
+        >>> sorted(e.name for e in free_symbols([x * y + x]))
+        ['x', 'y']
+    """
+    seen: set[Expr] = set()
+    stack = list(exprs)
+    while stack:
+        e = stack.pop()
+        if e not in seen:
+            seen.add(e)
+            stack.extend(e.args)
+    return seen
+
+
+def free_symbols(exprs: Iterable[Expr]) -> set[Expr]:
+    """The symbols (parameters, coordinates, inputs, time) the expressions ``exprs`` depend on."""
+    return {e for e in reachable(exprs) if e.op == SYM}
+
+
 def _finite(v: Any) -> Any:
     """``v`` itself; an infinite or NaN number is refused: no model expression may hold one (it would
     reach the generated code and every result silently)."""
