@@ -8,7 +8,7 @@ bounds, initial conditions.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ..errors import ModelError
 from ..symbolic.expr import Expr
@@ -121,20 +121,3 @@ class ConstraintRow:
     kind: str  # "holonomic", "velocity" or "initial"
     multiplier: Expr | None = None
     group: str = ""
-
-
-@dataclass
-class Joint:
-    """A joint made by a helper: its constraint rows and reaction components.
-
-    ``reactions`` maps a reaction component name (``"Fx"``, ``"Mz"``, ``"tension"``)
-    to ``(row name, factor, base name)``: the component equals ``factor * lambda_row``;
-    the factor is a number or an expression of parameters (``2 * length`` for a
-    distance joint).
-    """
-
-    name: str
-    kind: str
-    rows: list[str] = field(default_factory=list)
-    reactions: dict[str, tuple[str, float | Expr, str | None]] = field(default_factory=dict)
-    dropped: list[str] = field(default_factory=list)

@@ -1,0 +1,199 @@
+"""Creating solids and particles, with the checks of their mass and inertia.
+
+A mass must be a non-negative expression of parameters; an inertia tensor,
+moved to the centre of mass, must be symmetric and positive semi-definite at
+the default parameter values.  An inertia given at another point fixed to the
+body is moved with Steiner's theorem.
+
+Example:
+    >>> import symbody as sb
+    >>> s = sb.System("b")
+    >>> m = s.parameter("m", 2.0)
+    >>> try:  # 1 - m * 1**2 < 0 at the centre of mass
+    ...     s.solid("bar", s.origin, mass=m, com=(1, 0, 0), inertia=(1, 1, 1), inertia_at="origin")
+    ... except sb.ModelError as e:
+    ...     print(e)
+    inertia tensor of solid 'bar' is not positive semi-definite (eigenvalue -1)
+    >>> bar = create_solid(s, "bar", s.origin, None, mass=m, com=(1, 0, 0),
+    ...                    inertia=(1, 3, 3), inertia_at="origin")
+    >>> bar.inertia_com[1][1]
+    -(m - 3)
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..errors import ModelError
+from ..symbolic.expr import ZERO, Expr, sub
+from .base import Base
+from .expressions import default_value, require, state_mask, to_expr
+from .geometry import resolve_base, resolve_frame, resolve_point, resolve_vector
+from .point import Frame, Point, relative_position
+from .solid import Solid, as_inertia_rows
+from .symbols import Parameter
+from .vector import Tensor, steiner
+
+if TYPE_CHECKING:
+    from .system import System
+
+
+def create_solid(
+    system: System,
+    name: str,
+    frame: Frame | Point | str,
+    base: Base | str | None = None,
+    *,
+    mass: Any,
+    com: Any = (0, 0, 0),
+    inertia: Any = None,
+    inertia_at: str | Point = "com",
+    inertia_base: Base | str | None = None,
+) -> Solid:
+    """Create a rigid body attached to a frame, or to a point and a base (:meth:`symbody.System.solid`)."""
+    point, b = resolve_frame(system, frame, base, f"solid {name!r}")
+    m = to_expr(system, mass, f"mass of solid {name!r}")
+    system.registry.claim(name, "solid")
+    check_mass(system, name, m)
+    com_v = resolve_vector(system, com, b, f"centre of mass of solid {name!r}")
+    com_c = com_v.components(b)
+    require(system, f"the centre of mass of solid {name!r} (components in its base)", com_c, ("parameter",))
+    I_given, at_origin = None, False
+    if inertia is not None:
+        I_given, at_origin = _inertia_in_body(system, name, point, b, m, com_c, inertia, inertia_at, inertia_base)
+    solid = Solid(
+        name,
+        point,
+        b,
+        m,
+        com_c,
+        I_given,
+        frame=frame if isinstance(frame, Frame) else None,
+        inertia_at_origin=at_origin,
+    )
+    if inertia is not None:
+        check_inertia(system, name, solid.inertia_com)
+    system.solids[name] = solid
+    return solid
+
+
+def create_particle(system: System, name: str, point: Point | str, mass: Any) -> Solid:
+    """Create a point mass (:meth:`symbody.System.particle`).
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("pm")
+        >>> create_particle(s, "bob", "O", 1.5)
+        Particle('bob', point='O', base='xyz')
+    """
+    p = resolve_point(system, point, f"point of particle {name!r}")
+    m = to_expr(system, mass, f"mass of particle {name!r}")
+    check_mass(system, name, m)
+    system.registry.claim(name, "particle")
+    solid = Solid(name, p, system.ground_base, m, (ZERO, ZERO, ZERO), None, is_particle=True)
+    system.solids[name] = solid
+    return solid
+
+
+def _inertia_tensor(system: System, name: str, b: Base, inertia: Any, inertia_base: Base | str | None) -> Tensor:
+    """The inertia as a Tensor (given as a Tensor, a 3x3 matrix, a diagonal or 6 components)."""
+    if isinstance(inertia, Tensor):
+        return inertia
+    try:
+        rows = as_inertia_rows(inertia)
+    except (ValueError, TypeError) as e:
+        raise ModelError(f"inertia of solid {name!r}: {e}") from None
+    except ModelError:  # an infinite or NaN component
+        raise ModelError(f"inertia tensor of solid {name!r} is not finite") from None
+    ib = resolve_base(system, inertia_base, f"inertia base of solid {name!r}") if inertia_base is not None else b
+    return Tensor(ib, [[to_expr(system, x, f"inertia of solid {name!r}") for x in r] for r in rows])
+
+
+def _inertia_in_body(
+    system: System,
+    name: str,
+    point: Point,
+    b: Base,
+    m: Expr,
+    com_c: tuple[Expr, Expr, Expr],
+    inertia: Any,
+    inertia_at: str | Point,
+    inertia_base: Base | str | None,
+) -> tuple[Any, bool]:
+    """Inertia tensor in the body base, and whether it is given at the reference point (else at G)."""
+    T = _inertia_tensor(system, name, b, inertia, inertia_base)
+    moving = state_mask(system)
+    if T.base is not b:
+        for row in system.kinematics.rotation(T.base, b):
+            if any(x.mask & moving for x in row):
+                raise ModelError(f"solid {name!r}: the inertia base must be fixed to the body base")
+    I = T.components(b)
+    if isinstance(inertia_at, str) and inertia_at == "com":
+        return I, False
+    if isinstance(inertia_at, str) and inertia_at == "origin":
+        return I, True
+    if isinstance(inertia_at, str) and inertia_at not in system.points:
+        raise ModelError(
+            f"solid {name!r}: inertia_at={inertia_at!r} is neither 'com', 'origin' nor a point of system {system.name!r}"
+        )
+    p = resolve_point(system, inertia_at, f"inertia point of solid {name!r}")
+    if p is point:
+        return I, True
+    r_op = relative_position(system.kinematics, point, p).components(b)
+    if any(c.mask & moving for c in r_op):
+        raise ModelError(
+            f"solid {name!r}: the inertia point {p.name!r} must be fixed in the body "
+            f"(define it from point {point.name!r} by a vector in a base fixed to the body)"
+        )
+    d = tuple(sub(r_op[i], com_c[i]) for i in range(3))  # from G to the point
+    return steiner(I, m, d, sign=-1), False
+
+
+def check_mass(system: System, name: str, m: Expr) -> None:
+    """Refuse a mass that depends on more than parameters or is negative or not finite at the defaults.
+
+    A parameter that is a mass is given the lower bound 0 (FMUs then refuse negative values).
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("cm")
+        >>> m = s.parameter("m", 1.0)
+        >>> check_mass(s, "bob", m)
+        >>> s.parameters["m"].min
+        0.0
+    """
+    require(system, f"mass of {name!r}", m, ("parameter",))
+    try:
+        v = default_value(system, m)
+    except (ValueError, ZeroDivisionError, OverflowError) as e:
+        raise ModelError(f"mass of {name!r} cannot be evaluated: {e}") from None
+    if not math.isfinite(v) or v < 0:
+        raise ModelError(f"mass of {name!r} is negative or not finite ({v:g})")
+    p = m.value
+    if m.op == 0 and m.kind == "parameter" and isinstance(p, Parameter) and p.min is None:
+        p.min = 0.0
+        system.registry.on_rollback(lambda: setattr(p, "min", None))
+
+
+def check_inertia(system: System, name: str, I: Any) -> None:
+    """Refuse an inertia tensor (at the centre of mass) that is not symmetric, finite and positive semi-definite."""
+    require(system, f"inertia tensor of solid {name!r}", I, ("parameter",))
+    for i in range(3):
+        for j in range(i + 1, 3):
+            if I[i][j] is not I[j][i]:
+                a, b = default_value(system, I[i][j]), default_value(system, I[j][i])
+                if abs(a - b) > 1e-12 * max(1.0, abs(a), abs(b)):
+                    ij, ji = "xyz"[i] + "xyz"[j], "xyz"[j] + "xyz"[i]
+                    raise ModelError(
+                        f"inertia tensor of solid {name!r} is not symmetric (I{ij} = {a:g} but I{ji} = {b:g})"
+                    )
+    vals = np.array([[default_value(system, x) for x in row] for row in I])
+    if not np.all(np.isfinite(vals)):
+        raise ModelError(f"inertia tensor of solid {name!r} is not finite")
+    ev = np.linalg.eigvalsh(0.5 * (vals + vals.T))
+    scale = max(1.0, float(np.max(np.abs(ev))))
+    if ev.min() < -1e-9 * scale:
+        raise ModelError(f"inertia tensor of solid {name!r} is not positive semi-definite (eigenvalue {ev.min():g})")

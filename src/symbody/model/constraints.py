@@ -1,0 +1,152 @@
+"""Constraint equations of a model: holonomic, velocity (non-holonomic) and initial-position rows.
+
+Every holonomic or velocity row ``name`` gets the Lagrange multiplier symbol
+``lambda_<name>``; a Vector constraint gives one row per component
+(``<name>_x``, ...), a list one row per item (``<name>_1``, ...).
+
+Example:
+    >>> import symbody as sb
+    >>> s = sb.System("c")
+    >>> x = s.coordinate("x"); y = s.coordinate("y")
+    >>> rows = add_constraint(s, "circle", x**2 + y**2 - 1)
+    >>> rows[0].name, rows[0].multiplier
+    ('circle', lambda_circle)
+    >>> [r.name for r in add_constraint(s, "pin", [x, y], kind="initial")]
+    ['pin_1', 'pin_2']
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ModelError
+from ..symbolic.calculus import is_linear_in
+from ..symbolic.expr import Expr, as_expr, sub
+from .base import Base
+from .expressions import GEOMETRY, coordinate_mask, require, to_expr
+from .geometry import resolve_base
+from .quantities import coordinate_record
+from .symbols import ConstraintRow
+from .vector import Vector
+
+if TYPE_CHECKING:
+    from .system import System
+
+KINDS = ("holonomic", "velocity", "initial")
+
+
+def constraint_rows(
+    system: System, name: str, exprs: Any, base: Base | str | None = None, components: str | None = None
+) -> list[tuple[str, Expr]]:
+    """Named rows of an expression, a list of expressions, or a Vector (its ``components`` in ``base``).
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("r")
+        >>> x = s.coordinate("x")
+        >>> constraint_rows(s, "C", sb.Vector(s.ground_base, x, 0, 1), components="xz")
+        [('C_x', x), ('C_z', 1)]
+    """
+    if isinstance(exprs, Vector):
+        b = resolve_base(system, base, f"base of constraint {name!r}")
+        comps = exprs.components(b)
+        return [(f"{name}_{ax}", comps["xyz".index(ax)]) for ax in components or "xyz"]
+    if isinstance(exprs, (list, tuple)):
+        if len(exprs) == 1:
+            return [(name, to_expr(system, exprs[0], f"constraint {name!r}"))]
+        return [(f"{name}_{k + 1}", to_expr(system, e, f"constraint {name!r}")) for k, e in enumerate(exprs)]
+    return [(name, to_expr(system, exprs, f"constraint {name!r}"))]
+
+
+def _check_row(system: System, kind: str, rname: str, e: Expr) -> None:
+    """A row must depend on a coordinate (or velocity) and a velocity row be linear in the velocities."""
+    allowed = GEOMETRY + ("velocity",) if kind == "velocity" else GEOMETRY
+    require(system, f"{kind} constraint {rname!r}", e, allowed)
+    if not (e.mask & coordinate_mask(system, velocities=kind == "velocity")):
+        raise ModelError(f"{kind} constraint {rname!r} contains no coordinate")
+    if kind == "velocity" and not is_linear_in(e, [c.dq for c in system.coordinates]):
+        raise ModelError(f"velocity constraint {rname!r} must be linear in the velocities")
+
+
+def add_rows(
+    system: System, name: str, rows: list[tuple[str, Expr]], kind: str, group: str = "", drop_trivial: bool = False
+) -> list[ConstraintRow]:
+    """Check, name and append constraint rows of ``kind`` (``"holonomic"``, ``"velocity"``, ``"initial"``).
+
+    The constraint claims ``name``; each row also its own name (when it differs) and,
+    unless it is an initial condition, the name of its multiplier ``lambda_<row>``.
+    """
+    if kind not in KINDS:
+        raise ModelError(f"constraint {name!r}: unknown kind {kind!r} (one of {', '.join(KINDS)})")
+    rows = [(r, e) for r, e in rows if not (drop_trivial and e.is_zero)]
+    for rname, e in rows:
+        _check_row(system, kind, rname, e)
+    names = [(name, f"{kind} constraint")]
+    for rname, _ in rows:
+        if rname != name:
+            names.append((rname, f"{kind} constraint row"))
+        if kind != "initial":
+            names.append((f"lambda_{rname}", "multiplier"))
+    seen = set()
+    for n, what in names:
+        system.registry.check(n, what)
+        if n in seen:
+            raise ModelError(f"duplicate name {n!r} in constraint {name!r}")
+        seen.add(n)
+    for n, what in names:
+        system.registry.claim(n, what)
+    out = []
+    for rname, e in rows:
+        lam = None
+        if kind != "initial":
+            lam = system.ctx.symbol(f"lambda_{rname}", "multiplier")
+            system._multipliers[rname] = lam
+        row = ConstraintRow(rname, e, kind, lam, group or name)
+        system.constraints.append(row)
+        out.append(row)
+    return out
+
+
+def add_constraint(
+    system: System,
+    name: str,
+    expr: Any,
+    base: Base | str | None = None,
+    components: str | None = None,
+    kind: str = "holonomic",
+) -> list[ConstraintRow]:
+    """The rows of :func:`constraint_rows`, added as constraints of ``kind``."""
+    return add_rows(system, name, constraint_rows(system, name, expr, base, components), kind)
+
+
+def fix_initial(system: System, coordinate: Any, name: str | None = None) -> list[ConstraintRow]:
+    """Hold a coordinate at its initial value while assembling (3D_MEC ``Cpini``).
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("fi")
+        >>> x = s.coordinate("x", 0.5)
+        >>> fix_initial(s, x)[0].expr
+        x - 0.5
+    """
+    c = coordinate_record(system, coordinate)
+    return add_constraint(system, name or f"{c.name}_init", sub(c.q, as_expr(c.q0)), kind="initial")
+
+
+def prescribe(system: System, name: str, coordinate: Any, motion: Any) -> list[ConstraintRow]:
+    """Rheonomic constraint ``q - z(t) = 0`` (its multiplier is the driving effort)."""
+    try:
+        c = coordinate_record(system, coordinate)
+    except ModelError as e:
+        raise ModelError(f"prescribed motion {name!r}: {e}") from None
+    z = to_expr(system, motion, f"motion of {name!r}")
+    require(system, f"the motion law of {name!r}", z, ("parameter", "time"))
+    return add_constraint(system, name, sub(c.q, z))
+
+
+def multiplier(system: System, row: str) -> Expr:
+    """The Lagrange multiplier symbol of a constraint row (usable in outputs)."""
+    lam = system._multipliers.get(row)
+    if lam is None:
+        raise ModelError(f"no constraint row named {row!r}")
+    return lam

@@ -1,0 +1,177 @@
+"""User input turned into expressions of a system, and the checks of what they may depend on.
+
+A model object accepts numbers, symbols and expressions of its own system; each
+kind of object may depend only on some kinds of symbol (a point's position on
+parameters, coordinates and time, a load also on velocities and inputs, ...).
+Every failure is a :class:`symbody.errors.ModelError` naming the object.
+
+Example:
+    >>> import symbody as sb
+    >>> s = sb.System("e")
+    >>> x = s.coordinate("x")
+    >>> try:
+    ...     require(s, "mass of 'm'", s.dt(x), ("parameter",))
+    ... except sb.ModelError as e:
+    ...     print(e)
+    mass of 'm' depends on the velocity 'dx'; it may depend only on parameters
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ModelError
+from ..symbolic.evaluate import evaluate
+from ..symbolic.expr import Expr, as_expr
+from ..symbolic.sympy_bridge import UndeclaredSymbolError
+from .vector import Vector
+
+if TYPE_CHECKING:
+    from .system import System
+
+# the kinds of symbol each family of model objects may depend on
+GEOMETRY = ("parameter", "coordinate", "time")
+LOADS = ("parameter", "coordinate", "velocity", "time", "input")
+
+_KIND_WORDS = {
+    "time": "time",
+    "parameter": "parameters",
+    "coordinate": "coordinates",
+    "velocity": "velocities",
+    "acceleration": "accelerations",
+    "input": "inputs",
+    "multiplier": "multipliers",
+}
+
+
+def mask_of(x: Any) -> int:
+    """Bit mask of the symbols an expression, a Vector or a nested sequence of them depends on.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("m")
+        >>> a = s.parameter("a"); b = s.parameter("b")
+        >>> mask_of([a, (b, 3)]) == a.mask | b.mask
+        True
+    """
+    if isinstance(x, (Expr, Vector)):
+        return x.mask
+    if isinstance(x, (list, tuple)):
+        m = 0
+        for y in x:
+            m |= mask_of(y)
+        return m
+    return 0
+
+
+def to_expr(system: System, x: Any, what: str = "expression") -> Expr:
+    """Convert user input to an expression of ``system``, or raise ModelError naming ``what``.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("c")
+        >>> to_expr(s, 2.5, "mass of 'm'")
+        2.5
+        >>> try:
+        ...     to_expr(s, float("nan"), "mass of 'm'")
+        ... except sb.ModelError as e:
+        ...     print("refused")
+        refused
+    """
+    try:
+        e = as_expr(x, system.ctx)
+    except UndeclaredSymbolError as err:
+        raise ModelError(
+            f"{what}: symbol {err.name!r} is used but never declared in system {system.name!r}"
+        ) from None
+    except (TypeError, ModelError) as err:  # not an expression; an infinite or NaN number
+        raise ModelError(f"{what}: {err}") from None
+    if e.ctx is not None and e.ctx is not system.ctx:
+        raise ModelError(f"{what}: the expression {e} belongs to another system")
+    return e
+
+
+def to_number(v: Any, what: str) -> float:
+    """A finite float, or ModelError naming ``what``.
+
+    Example:
+        >>> to_number("1.5", "parameter 'l'")
+        1.5
+    """
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        raise ModelError(f"{what}: value {v!r} is not a number") from None
+    if not math.isfinite(f):
+        raise ModelError(f"{what}: value {v!r} is not finite")
+    return f
+
+
+def require(system: System, what: str, exprs: Any, allowed: tuple[str, ...]) -> None:
+    """Raise a ModelError naming the first symbol of ``exprs`` whose kind is not in ``allowed``.
+
+    ``exprs`` is an expression, a Vector or a (nested) sequence of them; kinds are
+    those of :meth:`symbody.symbolic.expr.Context.symbol` (``"parameter"``, ``"coordinate"``, ...).
+    """
+    mask = mask_of(exprs)
+    if not mask:
+        return
+    for s in system.ctx.symbols:
+        if s.mask & mask and s.kind not in allowed:
+            words = [_KIND_WORDS[k] for k in allowed if k in _KIND_WORDS]
+            only = ", ".join(words[:-1]) + (" and " if len(words) > 1 else "") + words[-1] if words else "numbers"
+            raise ModelError(f"{what} depends on the {s.kind} {s.name!r}; it may depend only on {only}")
+
+
+def symbol_named(system: System, name: str) -> Expr:
+    """The symbol called ``name`` (parameter, coordinate, velocity, input, time, ...)."""
+    s = system.ctx.by_name.get(name)
+    if s is None:
+        raise ModelError(f"no symbol named {name!r} in system {system.name!r}")
+    return s
+
+
+def state_mask(system: System) -> int:
+    """Bit mask of time and of every coordinate, velocity and acceleration."""
+    m = system.t.mask
+    for c in system.coordinates:
+        m |= c.q.mask | c.dq.mask | c.ddq.mask
+    return m
+
+
+def coordinate_mask(system: System, velocities: bool = False) -> int:
+    """Bit mask of the coordinates (and of their velocities with ``velocities=True``)."""
+    m = 0
+    for c in system.coordinates:
+        m |= c.q.mask | (c.dq.mask if velocities else 0)
+    return m
+
+
+def default_values(system: System) -> dict[Expr, float]:
+    """Values of every symbol at the defaults: parameters, initial state, inputs, ``t = 0``.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("d")
+        >>> l = s.parameter("l", 2.0)
+        >>> default_values(s)[l]
+        2.0
+    """
+    vals: dict[Expr, float] = {system.t: 0.0}
+    for p in system.parameters.values():
+        vals[p.symbol] = p.value
+    for c in system.coordinates:
+        vals[c.q] = c.q0
+        vals[c.dq] = c.dq0
+        vals[c.ddq] = 0.0
+    for u in system.inputs.values():
+        vals[u.symbol] = u.value
+    for lam in system._multipliers.values():
+        vals[lam] = 0.0
+    return vals
+
+
+def default_value(system: System, e: Expr) -> float:
+    """The value of ``e`` at the defaults (:func:`default_values`)."""
+    return evaluate(e, default_values(system))

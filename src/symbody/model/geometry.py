@@ -1,0 +1,193 @@
+"""Geometry of a model: finding its bases, points, frames and solids, and creating bases, points and frames.
+
+Every factory accepts an object or its name; the ``resolve_*`` functions turn
+either into the system's object, or raise a :class:`symbody.errors.ModelError`
+naming the role it plays (``"point1 of joint 'J'"``).
+
+Example:
+    >>> import symbody as sb
+    >>> s = sb.System("g")
+    >>> th = s.coordinate("th")
+    >>> B = create_base(s, "B", "xyz", sb.Rz(th))
+    >>> P = create_point(s, "P", "O", (1, 0, 0), "B")
+    >>> resolve_point(s, "P", "hinge") is P, resolve_base(s, None) is s.ground_base
+    (True, True)
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ModelError
+from .base import AxisRotation, Base, EulerAngles, Rotation
+from .expressions import GEOMETRY, coordinate_mask, default_value, require, to_expr
+from .point import Frame, Point
+from .solid import Solid
+from .vector import Vector
+
+if TYPE_CHECKING:
+    from .system import System
+
+
+def resolve_base(system: System, b: Base | str | None, what: str = "base") -> Base:
+    """The base ``b`` (a Base or a base name; ``None`` is the ground base) of ``system``."""
+    if b is None:
+        return system.ground_base
+    if isinstance(b, Base):
+        if b.system is not system:
+            raise ModelError(f"{what} {b.name!r} belongs to another system")
+        return b
+    if isinstance(b, str):
+        base = system.bases.get(b)
+        if base is None:
+            raise ModelError(f"{what} {b!r} does not exist in system {system.name!r}")
+        return base
+    raise ModelError(f"{what}: expected a Base or a base name, got {b!r}")
+
+
+def resolve_point(system: System, p: Point | str, what: str = "point") -> Point:
+    """The point ``p`` (a Point or a point name) of ``system``."""
+    if isinstance(p, Point):
+        if p.system is not system:
+            raise ModelError(f"{what} {p.name!r} belongs to another system")
+        return p
+    if isinstance(p, str):
+        point = system.points.get(p)
+        if point is None:
+            raise ModelError(f"{what} {p!r} does not exist in system {system.name!r}")
+        return point
+    raise ModelError(f"{what}: expected a Point or a point name, got {p!r}")
+
+
+def resolve_solid(system: System, s: Solid | str | None, what: str = "solid") -> Solid | None:
+    """The solid ``s`` (a Solid or a solid name) of ``system``; ``None`` or ``"ground"`` is the ground."""
+    if s is None:
+        return None
+    if isinstance(s, Solid):
+        if system.solids.get(s.name) is not s and s.name != "ground":
+            raise ModelError(f"{what} {s.name!r} belongs to another system")
+        return s
+    if isinstance(s, str):
+        if s == "ground":
+            return None
+        solid = system.solids.get(s)
+        if solid is None:
+            raise ModelError(f"{what} {s!r} does not exist in system {system.name!r}")
+        return solid
+    raise ModelError(f"{what}: expected a Solid or a solid name, got {s!r}")
+
+
+def resolve_vector(system: System, v: Any, base: Base | str | None, what: str) -> Vector:
+    """A Vector of ``system``, or the Vector of 3 components ``v`` in ``base`` (default: ground base).
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("v")
+        >>> resolve_vector(s, (1, 2, 3), None, "offset").components(s.ground_base)
+        (1, 2, 3)
+    """
+    if isinstance(v, Vector):
+        if v._kin is not None and v._kin is not system.kinematics:
+            raise ModelError(f"{what}: the vector belongs to another system")
+        return v
+    try:
+        comps = list(v)
+    except TypeError:
+        raise ModelError(f"{what}: expected a Vector or 3 components, got {v!r}") from None
+    if len(comps) != 3:
+        raise ModelError(f"{what}: expected 3 components, got {len(comps)}")
+    b = resolve_base(system, base, f"{what} base")
+    return Vector(b, *[to_expr(system, c, what) for c in comps])
+
+
+def resolve_frame(system: System, frame: Frame | Point | str, base: Base | str | None, what: str) -> tuple[Point, Base]:
+    """The point and base of a frame (object or name), or of a point and a base."""
+    if isinstance(frame, Frame):
+        if frame.system is not system:
+            raise ModelError(f"{what}: frame {frame.name!r} belongs to another system")
+        return frame.point, frame.base
+    if isinstance(frame, str) and frame in system.frames:
+        f = system.frames[frame]
+        return f.point, f.base
+    return resolve_point(system, frame, what), resolve_base(system, base, f"base of {what}")
+
+
+def create_base(
+    system: System, name: str, parent: Base | str, rotation: Rotation | EulerAngles | str | None = None, angle: Any = None
+) -> Base:
+    """Create a base from its parent and a rotation (:meth:`symbody.System.base`).
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("b")
+        >>> a, b = s.coordinate("a"), s.coordinate("b")
+        >>> create_base(s, "B", "xyz", sb.EulerAngles("zx", (a, b))).parent.name
+        'B_1'
+    """
+    p = resolve_base(system, parent, f"parent of base {name!r}")
+    if isinstance(rotation, (str, int)) and angle is not None:
+        rotation = AxisRotation(rotation, angle)
+    if isinstance(rotation, EulerAngles):
+        return _euler_bases(system, name, p, rotation)
+    if not isinstance(rotation, Rotation):
+        raise ModelError(f"base {name!r}: expected a rotation (e.g. sb.Rz(angle)), got {rotation!r}")
+    system.registry.claim(name, "base")
+    try:
+        rotation.bind(system)
+        R = rotation.matrix()
+        require(system, "its rotation", R, GEOMETRY)
+    except ModelError as e:
+        raise ModelError(f"base {name!r}: {e}") from None
+    b = Base(system, name, p, rotation)
+    system.registry.on_rollback(lambda: p.children.remove(b))
+    b._R = R
+    extra = rotation.extra_constraints(b)
+    qmask = coordinate_mask(system)
+    for cname, expr in extra:
+        if not (expr.mask & qmask):  # e.g. Euler parameters given as numbers
+            value = default_value(system, expr)
+            if abs(value) > 1e-9:
+                raise ModelError(f"base {name!r}: condition {cname!r} of its rotation fails ({value:g} != 0)")
+    system.bases[name] = b
+    for cname, expr in extra:
+        if expr.mask & qmask:
+            system.constraint(cname, expr)
+    return b
+
+
+def _euler_bases(system: System, name: str, parent: Base, rotation: EulerAngles) -> Base:
+    """The intermediate bases ``<name>_1``, ``<name>_2``, ... of a sequence of rotations, and the last one."""
+    n = len(rotation.sequence)
+    current = parent
+    for k, (ax, ang) in enumerate(zip(rotation.sequence, rotation.angles)):
+        bname = name if k == n - 1 else f"{name}_{k + 1}"
+        current = create_base(system, bname, current, AxisRotation(ax, ang))
+    return current
+
+
+def create_point(system: System, name: str, parent: Point | str, vector: Any, base: Base | str | None = None) -> Point:
+    """Create a point from its parent point and the vector joining them (:meth:`symbody.System.point`)."""
+    p = resolve_point(system, parent, f"parent of point {name!r}")
+    v = resolve_vector(system, vector, base, f"point {name!r}")
+    require(system, f"the position of point {name!r}", v, GEOMETRY)
+    system.registry.claim(name, "point")
+    pt = Point(system, name, p, v)
+    system.points[name] = pt
+    return pt
+
+
+def create_frame(system: System, name: str, point: Point | str, base: Base | str) -> Frame:
+    """Create a frame: a point and a base (:meth:`symbody.System.frame`).
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("f")
+        >>> create_frame(s, "F", "O", "xyz")
+        Frame('F', point='O', base='xyz')
+    """
+    pt = resolve_point(system, point, f"point of frame {name!r}")
+    b = resolve_base(system, base, f"base of frame {name!r}")
+    system.registry.claim(name, "frame")
+    f = Frame(system, name, pt, b)
+    system.frames[name] = f
+    return f

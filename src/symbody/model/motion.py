@@ -1,0 +1,137 @@
+"""Kinematic queries on a model: positions, velocities, accelerations and rotations.
+
+Relative quantities follow the usual rules of relative motion: the velocity of
+a point seen from a moving frame removes the frame's transport velocity, the
+acceleration also the transport and Coriolis terms.
+
+Example:
+    >>> import symbody as sb
+    >>> s = sb.System("m")
+    >>> th = s.coordinate("th"); l = s.parameter("l", 1.0)
+    >>> B = s.base("B", s.ground_base, sb.Rz(th))
+    >>> P = s.point("P", s.origin, sb.Vector(B, l, 0, 0))
+    >>> F = s.frame("F", s.origin, B)
+    >>> velocity(s, P, F).is_zero, angular_velocity(s, B).components(B)
+    (True, (0, 0, dth))
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..errors import ModelError
+from .base import Base, Matrix3
+from .geometry import resolve_base, resolve_point, resolve_solid
+from .point import Frame, Point, relative_position
+from .solid import Solid
+from .vector import Vector
+
+if TYPE_CHECKING:
+    from .system import System
+
+
+def position(system: System, a: Point | str, b: Point | str | None = None) -> Vector:
+    """Position vector of ``a`` from the origin, or from ``a`` to ``b`` (summed from their common ancestor).
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("p")
+        >>> x = s.coordinate("x"); l = s.parameter("l", 1.0)
+        >>> A = s.point("A", s.origin, (x, 0, 0)); B = s.point("B", A, (l, 0, 0))
+        >>> position(s, A, B).components(s.ground_base)
+        (l, 0, 0)
+    """
+    pa = resolve_point(system, a)
+    if b is None:
+        return system.kinematics.position(pa)
+    return relative_position(system.kinematics, pa, resolve_point(system, b))
+
+
+def angular_velocity(system: System, base: Base | str, relative_to: Base | str | None = None) -> Vector:
+    """Angular velocity of ``base`` relative to ``relative_to`` (default: ground)."""
+    w = system.kinematics.omega(resolve_base(system, base))
+    if relative_to is not None:
+        w = w - system.kinematics.omega(resolve_base(system, relative_to))
+    return w
+
+
+def angular_acceleration(system: System, base: Base | str, relative_to: Base | str | None = None) -> Vector:
+    """Angular acceleration of ``base`` relative to the base ``relative_to`` (default: ground).
+
+    Relative to a moving base this is the derivative, seen from that base, of the relative angular velocity.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("aa")
+        >>> th = s.coordinate("th")
+        >>> B = s.base("B", s.ground_base, sb.Rz(th))
+        >>> angular_acceleration(s, B).components(B)
+        (0, 0, ddth)
+    """
+    b = resolve_base(system, base)
+    if relative_to is None:
+        return system.kinematics.alpha(b)
+    r = resolve_base(system, relative_to)
+    wrel = angular_velocity(system, b, r)
+    return wrel.dt() - system.kinematics.omega(r).cross(wrel)
+
+
+def _frame(system: System, frame: Frame | str) -> Frame:
+    if isinstance(frame, Frame):
+        return frame
+    f = system.frames.get(frame)
+    if f is None:
+        raise ModelError(f"frame {frame!r} does not exist in system {system.name!r}")
+    return f
+
+
+def velocity(
+    system: System, point: Point | str, frame: Frame | str | None = None, solid: Solid | str | None = None
+) -> Vector:
+    """Velocity of a point relative to a frame (default: ground).
+
+    With ``solid``, the velocity of the material point of that solid that coincides with ``point``.
+    """
+    p = resolve_point(system, point)
+    kin = system.kinematics
+    if solid is None:
+        v = kin.velocity(p)
+    else:
+        s = resolve_solid(system, solid)
+        if s is None:  # the material point of the ground is at rest
+            v = Vector.zero(kin)
+        else:
+            v = kin.velocity(s.point) + kin.omega(s.base).cross(relative_position(kin, s.point, p))
+    if frame is None:
+        return v
+    f = _frame(system, frame)
+    r = relative_position(kin, f.point, p)
+    return v - kin.velocity(f.point) - kin.omega(f.base).cross(r)
+
+
+def acceleration(system: System, point: Point | str, frame: Frame | str | None = None) -> Vector:
+    """Acceleration of a point relative to a frame (default: ground), accelerations included.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("ac")
+        >>> x = s.coordinate("x")
+        >>> P = s.point("P", s.origin, (x, 0, 0))
+        >>> acceleration(s, P).components(s.ground_base)
+        (ddx, 0, 0)
+    """
+    p = resolve_point(system, point)
+    kin = system.kinematics
+    a = kin.acceleration(p)
+    if frame is None:
+        return a
+    f = _frame(system, frame)
+    r = relative_position(kin, f.point, p)
+    w = kin.omega(f.base)
+    vrel = velocity(system, p, f)
+    return a - kin.acceleration(f.point) - kin.alpha(f.base).cross(r) - w.cross(w.cross(r)) - (w.cross(vrel) * 2)
+
+
+def rotation_matrix(system: System, a: Base | str, b: Base | str) -> Matrix3:
+    """Matrix mapping components in base ``a`` to components in base ``b``."""
+    return system.kinematics.rotation(resolve_base(system, a), resolve_base(system, b))
