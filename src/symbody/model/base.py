@@ -51,6 +51,18 @@ def elementary_matrix(axis: int, c: Expr, s: Expr) -> Matrix3:
     return ((c, neg(s), z), (s, c, z), (z, z, o))
 
 
+def as_matrix3(rows: Sequence[Sequence[Expr]]) -> Matrix3:
+    """A 3x3 matrix of expressions as a tuple of three 3-tuples.
+
+    Example:
+        >>> from symbody.symbolic.expr import num
+        >>> as_matrix3([[num(1), num(0), num(0)], [num(0), num(1), num(0)], [num(0), num(0), num(1)]])[1]
+        (0, 1, 0)
+    """
+    r0, r1, r2 = rows
+    return ((r0[0], r0[1], r0[2]), (r1[0], r1[1], r1[2]), (r2[0], r2[1], r2[2]))
+
+
 def transpose(R: Matrix3) -> Matrix3:
     return tuple(tuple(R[j][i] for j in range(3)) for i in range(3))  # type: ignore[return-value]
 
@@ -163,9 +175,9 @@ class AxisAngle(Rotation):
 
     def matrix(self) -> Matrix3:
         if self.axis is not None:
-            return elementary_matrix(self.axis, cos(self.angle), sin(self.angle))  # type: ignore[arg-type]
-        c = cos(self.angle)  # type: ignore[arg-type]
-        s = sin(self.angle)  # type: ignore[arg-type]
+            return elementary_matrix(self.axis, cos(self.angle), sin(self.angle))
+        c = cos(self.angle)
+        s = sin(self.angle)
         one_c = sub(ONE, c)
         u = self.u
         rows = []
@@ -314,7 +326,7 @@ class Base:
         self.name = name
         self.parent = parent
         self.rotation = rotation
-        self.depth = 0 if parent is None else parent.depth + 1
+        self.depth: int = 0 if parent is None else parent.depth + 1
         self.index = len(system.bases)
         self.children: list[Base] = []
         if parent is not None:

@@ -137,7 +137,8 @@ def _inertia_in_body(
         return I, True
     if isinstance(inertia_at, str) and inertia_at not in system.points:
         raise ModelError(
-            f"solid {name!r}: inertia_at={inertia_at!r} is neither 'com', 'origin' nor a point of system {system.name!r}"
+            f"solid {name!r}: inertia_at={inertia_at!r} is neither 'com', 'origin' "
+            f"nor a point of system {system.name!r}"
         )
     p = resolve_point(system, inertia_at, f"inertia point of solid {name!r}")
     if p is point:
@@ -148,7 +149,7 @@ def _inertia_in_body(
             f"solid {name!r}: the inertia point {p.name!r} must be fixed in the body "
             f"(define it from point {point.name!r} by a vector in a base fixed to the body)"
         )
-    d = tuple(sub(r_op[i], com_c[i]) for i in range(3))  # from G to the point
+    d = (sub(r_op[0], com_c[0]), sub(r_op[1], com_c[1]), sub(r_op[2], com_c[2]))  # from G to the point
     return steiner(I, m, d, sign=-1), False
 
 

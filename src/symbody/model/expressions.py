@@ -82,9 +82,7 @@ def to_expr(system: System, x: Any, what: str = "expression") -> Expr:
     try:
         e = as_expr(x, system.ctx)
     except UndeclaredSymbolError as err:
-        raise ModelError(
-            f"{what}: symbol {err.name!r} is used but never declared in system {system.name!r}"
-        ) from None
+        raise ModelError(f"{what}: symbol {err.name!r} is used but never declared in system {system.name!r}") from None
     except (TypeError, ModelError) as err:  # not an expression; an infinite or NaN number
         raise ModelError(f"{what}: {err}") from None
     if e.ctx is not None and e.ctx is not system.ctx:

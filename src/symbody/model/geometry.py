@@ -113,7 +113,11 @@ def resolve_frame(system: System, frame: Frame | Point | str, base: Base | str |
 
 
 def create_base(
-    system: System, name: str, parent: Base | str, rotation: Rotation | EulerAngles | str | None = None, angle: Any = None
+    system: System,
+    name: str,
+    parent: Base | str,
+    rotation: Rotation | EulerAngles | str | None = None,
+    angle: Any = None,
 ) -> Base:
     """Create a base from its parent and a rotation (:meth:`symbody.System.base`).
 

@@ -118,7 +118,7 @@ class _PointsJoint(Joint):
         """
         r = relative_position(system.kinematics, p1, p2).components(base)
         rows = [(f"{self.name}_{AXES[i]}", r[i]) for i in axes]
-        reactions = {f"F{AXES[i]}": (f"{self.name}_{AXES[i]}", -1.0, base.name) for i in axes}
+        reactions: dict[str, Reaction] = {f"F{AXES[i]}": (f"{self.name}_{AXES[i]}", -1.0, base.name) for i in axes}
         return rows, reactions
 
 

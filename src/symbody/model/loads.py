@@ -64,7 +64,7 @@ class Wrench(Load):
         self,
         name: str,
         solid: Solid | None,
-        point: Point | None,
+        point: Point,
         force: Vector | None,
         moment: Vector | None,
         reaction: Solid | None = None,

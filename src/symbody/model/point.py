@@ -30,7 +30,7 @@ class Point:
         self.name = name
         self.parent = parent
         self.vector = vector
-        self.depth = 0 if parent is None else parent.depth + 1
+        self.depth: int = 0 if parent is None else parent.depth + 1
 
     def __repr__(self) -> str:
         return f"Point({self.name!r})"

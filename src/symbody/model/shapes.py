@@ -39,7 +39,7 @@ import numpy as np
 from ..errors import ModelError
 from ..symbolic.evaluate import evaluate
 from ..symbolic.expr import Expr, num
-from .base import Base, Rotation
+from .base import Base, Rotation, as_matrix3
 from .loads import Gravity
 from .point import Frame, Point
 from .solid import Solid
@@ -311,7 +311,7 @@ def _constant_rotation(system: System, rotation: Any, what: str) -> tuple:
             raise ModelError(f"{what}: rotation must be sb.Rx/Ry/Rz(...) or a 3x3 matrix, got {rotation!r}") from None
         if len(rows) != 3 or any(len(r) != 3 for r in rows):
             raise ModelError(f"{what}: rotation must be a 3x3 matrix")
-        R = tuple(tuple(system._expr(x, f"{what} rotation") for x in r) for r in rows)
+        R = as_matrix3([[system._expr(x, f"{what} rotation") for x in r] for r in rows])
     system._require(f"the rotation of {what}", [list(r) for r in R], ("parameter",))
     return tuple(tuple(x for x in row) for row in R)
 

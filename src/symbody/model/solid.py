@@ -82,7 +82,7 @@ class Solid:
         else:
             self.inertia_com = inertia
             self.inertia_origin = steiner(inertia, mass, com)
-        self.first_moment = tuple(mul(mass, c) for c in com)
+        self.first_moment = (mul(mass, com[0]), mul(mass, com[1]), mul(mass, com[2]))
         self.com_point: Point | None = None
 
     def __repr__(self) -> str:
@@ -100,9 +100,7 @@ class Solid:
 def as_inertia_rows(I: Sequence[Sequence[Any]] | Sequence[Any]) -> list[list[Any]]:
     """Accept a 3x3 matrix, a diagonal 3-tuple or a 6-tuple ``(Ixx, Iyy, Izz, Ixy, Iyz, Ixz)``."""
     if len(I) == 3 and all(hasattr(r, "__len__") and not isinstance(r, str) for r in I):
-        return [list(r) for r in I]  # type: ignore[arg-type]
-    if len(I) == 3:
-        return inertia(*I)  # type: ignore[arg-type]
-    if len(I) == 6:
-        return inertia(*I)  # type: ignore[arg-type]
+        return [list(r) for r in I]
+    if len(I) in (3, 6):
+        return inertia(*I)
     raise ValueError("an inertia tensor is a 3x3 matrix, a diagonal (Ixx, Iyy, Izz) or (Ixx, Iyy, Izz, Ixy, Iyz, Ixz)")

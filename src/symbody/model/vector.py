@@ -46,6 +46,8 @@ class Vector:
     """
 
     __slots__ = ("parts", "_kin")
+    parts: dict[Base, Comps]
+    _kin: Kinematics | None
 
     def __init__(self, base: Base, x: Any = 0, y: Any = 0, z: Any = 0):
         from .base import Base
@@ -54,13 +56,13 @@ class Vector:
             raise ModelError(f"Vector: the first argument must be a Base (e.g. s.ground_base), got {base!r}")
         system = base.system
         self._kin = system.kinematics
-        self.parts: dict = {}
+        self.parts = {}
         comps = (
             system._expr(x, "vector component"),
             system._expr(y, "vector component"),
             system._expr(z, "vector component"),
         )
-        self._kin.add_part(self.parts, base, comps)
+        system.kinematics.add_part(self.parts, base, comps)
 
     @classmethod
     def _from_parts(cls, kin: Kinematics | None, parts: dict) -> Vector:
@@ -287,10 +289,9 @@ class Tensor:
         if base is self.base:
             return self.comps
         R = self._kin.rotation(self.base, base)
-        RT = tuple(tuple(R[j][i] for j in range(3)) for i in range(3))
-        from .base import matmul
+        from .base import as_matrix3, matmul, transpose
 
-        return matmul(matmul(R, self.comps), RT)
+        return matmul(matmul(R, as_matrix3(self.comps)), transpose(R))
 
     def express(self, base: Base) -> Tensor:
         """The same tensor with components in ``base``."""
