@@ -119,6 +119,51 @@ def add_constraint(
     return add_rows(system, name, constraint_rows(system, name, expr, base, components), kind)
 
 
+def holonomic_constraint(
+    system: System, name: str, expr: Any, base: Base | str | None = None, components: str | None = None
+) -> list[ConstraintRow]:
+    """Holonomic constraint ``Phi(q, t) = 0``: an expression, a list, or a Vector (its components in ``base``).
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("h")
+        >>> x, y = s.coordinate("x"), s.coordinate("y")
+        >>> [r.name for r in holonomic_constraint(s, "on_line", sb.Vector(s.ground_base, x, y, 0), components="xy")]
+        ['on_line_x', 'on_line_y']
+    """
+    return add_constraint(system, name, expr, base, components, "holonomic")
+
+
+def velocity_constraint(
+    system: System, name: str, expr: Any, base: Base | str | None = None, components: str | None = None
+) -> list[ConstraintRow]:
+    """Non-holonomic constraint, linear in the velocities: ``A(q, t) dq + b(q, t) = 0``.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("nh")
+        >>> x, th = s.coordinate("x"), s.coordinate("th")
+        >>> velocity_constraint(s, "rolls", s.dt(x) - 2 * s.dt(th))[0].multiplier
+        lambda_rolls
+    """
+    return add_constraint(system, name, expr, base, components, "velocity")
+
+
+def initial_constraint(
+    system: System, name: str, expr: Any, base: Base | str | None = None, components: str | None = None
+) -> list[ConstraintRow]:
+    """Initial-position condition, used only to assemble the initial configuration (it has no multiplier).
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("ic")
+        >>> x = s.coordinate("x")
+        >>> initial_constraint(s, "start", x - 1)[0].multiplier is None
+        True
+    """
+    return add_constraint(system, name, expr, base, components, "initial")
+
+
 def fix_initial(system: System, coordinate: Any, name: str | None = None) -> list[ConstraintRow]:
     """Hold a coordinate at its initial value while assembling (3D_MEC ``Cpini``).
 
@@ -126,15 +171,24 @@ def fix_initial(system: System, coordinate: Any, name: str | None = None) -> lis
         >>> import symbody as sb
         >>> s = sb.System("fi")
         >>> x = s.coordinate("x", 0.5)
-        >>> fix_initial(s, x)[0].expr
-        x - 0.5
+        >>> row = fix_initial(s, x)[0]
+        >>> row.name, row.kind, s.default_values()[x] - 0.5
+        ('x_init', 'initial', 0.0)
     """
     c = coordinate_record(system, coordinate)
     return add_constraint(system, name or f"{c.name}_init", sub(c.q, as_expr(c.q0)), kind="initial")
 
 
 def prescribe(system: System, name: str, coordinate: Any, motion: Any) -> list[ConstraintRow]:
-    """Rheonomic constraint ``q - z(t) = 0`` (its multiplier is the driving effort)."""
+    """Rheonomic constraint ``q - z(t) = 0`` (its multiplier is the driving effort).
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("pr")
+        >>> th = s.coordinate("th"); w = s.parameter("w", 1.0)
+        >>> prescribe(s, "spin", th, w * s.t)[0].expr
+        th - t*w
+    """
     try:
         c = coordinate_record(system, coordinate)
     except ModelError as e:
@@ -145,7 +199,16 @@ def prescribe(system: System, name: str, coordinate: Any, motion: Any) -> list[C
 
 
 def multiplier(system: System, row: str) -> Expr:
-    """The Lagrange multiplier symbol of a constraint row (usable in outputs)."""
+    """The Lagrange multiplier symbol of a constraint row (usable in outputs).
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("mu")
+        >>> x = s.coordinate("x")
+        >>> _ = s.constraint("stop", x - 1)
+        >>> multiplier(s, "stop")
+        lambda_stop
+    """
     lam = system._multipliers.get(row)
     if lam is None:
         raise ModelError(f"no constraint row named {row!r}")

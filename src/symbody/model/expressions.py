@@ -22,6 +22,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ModelError
+from ..symbolic.calculus import time_derivative
 from ..symbolic.evaluate import evaluate
 from ..symbolic.expr import Expr, as_expr
 from ..symbolic.sympy_bridge import UndeclaredSymbolError
@@ -123,11 +124,32 @@ def require(system: System, what: str, exprs: Any, allowed: tuple[str, ...]) -> 
 
 
 def symbol_named(system: System, name: str) -> Expr:
-    """The symbol called ``name`` (parameter, coordinate, velocity, input, time, ...)."""
+    """The symbol called ``name`` (parameter, coordinate, velocity, input, time, ...).
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("sy")
+        >>> x = s.coordinate("x")
+        >>> symbol_named(s, "dx") is s.dt(x)
+        True
+    """
     s = system.ctx.by_name.get(name)
     if s is None:
         raise ModelError(f"no symbol named {name!r} in system {system.name!r}")
     return s
+
+
+def total_derivative(system: System, expr: Any) -> Expr:
+    """Total time derivative of an expression (``dt(q) = dq``, ``dt(dq) = ddq``).
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("dt")
+        >>> x = s.coordinate("x")
+        >>> total_derivative(s, x * x)
+        2*x*dx
+    """
+    return time_derivative(to_expr(system, expr), system.ctx, accelerations=True)
 
 
 def state_mask(system: System) -> int:

@@ -119,7 +119,13 @@ def create_base(
     rotation: Rotation | EulerAngles | str | None = None,
     angle: Any = None,
 ) -> Base:
-    """Create a base from its parent and a rotation (:meth:`symbody.System.base`).
+    """Create a base from its parent and a rotation.
+
+    ``rotation`` is :func:`Rx`, :func:`Ry`, :func:`Rz`, :class:`AxisAngle`,
+    :class:`EulerAngles`, :class:`EulerParameters`, :class:`SmallRotation` or
+    :class:`RotationMatrix`; ``s.base("B", parent, "z", theta)`` is short for
+    ``s.base("B", parent, sb.Rz(theta))``.  An :class:`EulerAngles` creates the
+    intermediate bases ``<name>_1``, ``<name>_2``, ... and returns the last one.
 
     Example:
         >>> import symbody as sb
@@ -170,7 +176,18 @@ def _euler_bases(system: System, name: str, parent: Base, rotation: EulerAngles)
 
 
 def create_point(system: System, name: str, parent: Point | str, vector: Any, base: Base | str | None = None) -> Point:
-    """Create a point from its parent point and the vector joining them (:meth:`symbody.System.point`)."""
+    """Create a point from its parent point and the vector joining them.
+
+    ``vector`` is a :class:`Vector` or three components in ``base`` (default: ground base).
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("pt")
+        >>> l = s.parameter("l", 2.0)
+        >>> A = create_point(s, "A", s.origin, (l, 0, 0))
+        >>> create_point(s, "B", A, sb.Vector(s.ground_base, 0, l, 0)).position().components(s.ground_base)
+        (l, l, 0)
+    """
     p = resolve_point(system, parent, f"parent of point {name!r}")
     v = resolve_vector(system, vector, base, f"point {name!r}")
     require(system, f"the position of point {name!r}", v, GEOMETRY)
@@ -181,7 +198,7 @@ def create_point(system: System, name: str, parent: Point | str, vector: Any, ba
 
 
 def create_frame(system: System, name: str, point: Point | str, base: Base | str) -> Frame:
-    """Create a frame: a point and a base (:meth:`symbody.System.frame`).
+    """Create a frame (reference): a point and a base.
 
     Example:
         >>> import symbody as sb

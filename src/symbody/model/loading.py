@@ -52,18 +52,19 @@ def add_load(system: System, name: str, load: L) -> L:
     return load
 
 
-def apply_gravity(system: System, g: Any, base: Base | str | None = None, name: str = "gravity") -> Gravity:
-    """A uniform gravity field on every solid: a Vector or 3 components (default: ground base).
+def apply_gravity(system: System, g: Any, base: Base | str | None = None, name: str = "gravity") -> None:
+    """Apply a uniform gravity field to every solid: a Vector or 3 components (default: ground base).
 
     Example:
         >>> import symbody as sb
         >>> s = sb.System("g")
-        >>> apply_gravity(s, (0, -9.81, 0)).g.components(s.ground_base)
+        >>> apply_gravity(s, (0, -9.81, 0))
+        >>> s.loads[0].g.components(s.ground_base)
         (0, -9.81, 0)
     """
     v = resolve_vector(system, g, base, f"gravity {name!r}")
     require(system, f"gravity {name!r}", v.components(system.ground_base), ("parameter",))
-    return add_load(system, name, Gravity(name, v))
+    add_load(system, name, Gravity(name, v))
 
 
 def apply_force(
@@ -76,7 +77,20 @@ def apply_force(
     base: Base | str | None = None,
     reaction: Solid | str | None = None,
 ) -> Wrench:
-    """A force at a point of a solid, optionally a moment on it, and their reaction (:meth:`symbody.System.force`)."""
+    """Apply a force at a point of a solid (and optionally a moment on it).
+
+    ``force``/``moment`` are Vectors or 3 components in ``base`` (default: ground).
+    With ``reaction``, the opposite wrench acts on that solid (action-reaction).
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("f")
+        >>> x = s.coordinate("x"); F = s.input("F")
+        >>> P = s.point("P", s.origin, (x, 0, 0))
+        >>> cart = s.particle("cart", P, 1.0)
+        >>> apply_force(s, "push", cart, P, (F, 0, 0)).force.components(s.ground_base)
+        (F, 0, 0)
+    """
     s = resolve_solid(system, solid, f"solid of load {name!r}")
     p = resolve_point(system, point, f"point of load {name!r}")
     f = resolve_vector(system, force, base, f"force {name!r}") if force is not None else None
@@ -96,7 +110,17 @@ def apply_torque(
     base: Base | str | None = None,
     reaction: Solid | str | None = None,
 ) -> Wrench:
-    """A moment on a solid (and its reaction on another solid)."""
+    """Apply a moment on a solid (and its reaction on another solid).
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("tq")
+        >>> th = s.coordinate("th"); T = s.input("T")
+        >>> B = s.base("B", s.ground_base, sb.Rz(th))
+        >>> wheel = s.solid("wheel", s.origin, B, mass=1, inertia=(1, 1, 1))
+        >>> apply_torque(s, "motor", wheel, (0, 0, T)).moment.components(s.ground_base)
+        (0, 0, T)
+    """
     s = resolve_solid(system, solid, f"solid of torque {name!r}")
     if s is None:
         raise ModelError(f"torque {name!r}: needs a solid")
@@ -124,7 +148,18 @@ def rate_of(system: System, what: Any, name: str) -> Expr:
 
 
 def apply_generalized_force(system: System, name: str, coordinate: Any, force: Any) -> ScalarForce:
-    """A force (or torque) acting along a coordinate or along an expression ``s(q, t)``."""
+    """A force (or torque) acting along a coordinate or along an expression ``s(q, t)``.
+
+    Adds ``force * d(ds/dt)/d(dq_i)`` to the generalized forces; for a coordinate
+    it is simply added to that coordinate's equation.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("gf")
+        >>> x = s.coordinate("x"); F = s.input("F")
+        >>> apply_generalized_force(s, "drive", x, F).rate
+        dx
+    """
     rate = rate_of(system, coordinate, name)
     f = to_expr(system, force, f"force of {name!r}")
     require(system, f"force of {name!r}", f, LOADS)
@@ -143,7 +178,11 @@ def apply_spring_damper(
     solid1: Solid | str | None = None,
     solid2: Solid | str | None = None,
 ) -> SpringDamper:
-    """A linear spring-damper (and actuator force) between two points (:meth:`symbody.System.spring_damper`)."""
+    """Linear spring-damper (and optional actuator force) between two points.
+
+    Force along the line, positive pushing the points apart:
+    ``f = -k (d - rest_length) - damping dd/dt + actuator``.
+    """
     p1 = resolve_point(system, point1, f"spring {name!r}")
     p2 = resolve_point(system, point2, f"spring {name!r}")
     k_ = to_expr(system, k, f"stiffness of {name!r}")
@@ -175,7 +214,20 @@ def apply_torsion_spring_damper(
     base2: Base | str | None = None,
     axis: Any = None,
 ) -> TorsionSpringDamper:
-    """A rotational spring-damper on an angle, or on the rotation about ``axis`` between two bases."""
+    """Rotational spring-damper ``tau = -k (angle - rest_angle) - damping d(angle)/dt``.
+
+    ``angle`` is a coordinate or an angle expression.  Alternatively give
+    ``angle=None`` with two bases related only by rotations about ``axis``:
+    the angle is then the sum of those rotations.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("ts")
+        >>> th = s.coordinate("th")
+        >>> B = s.base("B", s.ground_base, sb.Rz(th))
+        >>> apply_torsion_spring_damper(s, "coil", None, k=2.0, base1=s.ground_base, base2=B, axis="z").angle
+        th
+    """
     if angle is None:
         angle = relative_angle(system, name, base1, base2, axis)
     a = to_expr(system, angle, f"angle of {name!r}")
@@ -220,7 +272,15 @@ def apply_viscous_friction(
     base2: Base | str | None = None,
     axis: Vector | None = None,
 ) -> Load:
-    """Viscous friction: ``-c * rate`` on a coordinate or expression, or ``-c (w2 - w1)`` between two bases."""
+    """Viscous friction: ``-c * rate`` on a coordinate or expression, or ``-c (w2 - w1)`` between two bases.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("vf")
+        >>> x = s.coordinate("x"); c = s.parameter("c", 0.5)
+        >>> apply_viscous_friction(s, "drag", x, c).force
+        -dx*c
+    """
     c_ = to_expr(system, c, f"damping of {name!r}")
     require(system, f"damping of {name!r}", c_, LOADS)
     if coordinate is not None:
@@ -234,7 +294,15 @@ def apply_viscous_friction(
 def apply_coulomb_friction(
     system: System, name: str, coordinate: Any, force: Any, smoothing: Any = 1e-3
 ) -> CoulombFriction:
-    """Smoothed Coulomb friction ``-force * tanh(rate / smoothing)`` on a coordinate or expression rate."""
+    """Smoothed Coulomb friction ``-force * tanh(rate / smoothing)`` on a coordinate or expression rate.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("cf")
+        >>> x = s.coordinate("x")
+        >>> apply_coulomb_friction(s, "dry", x, 3.0).magnitude
+        3
+    """
     rate = rate_of(system, coordinate, name)
     f = to_expr(system, force, f"friction force of {name!r}")
     v = to_expr(system, smoothing, f"smoothing of {name!r}")

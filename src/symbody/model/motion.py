@@ -31,7 +31,11 @@ if TYPE_CHECKING:
 
 
 def position(system: System, a: Point | str, b: Point | str | None = None) -> Vector:
-    """Position vector of ``a`` from the origin, or from ``a`` to ``b`` (summed from their common ancestor).
+    """Position vector of ``a`` from the origin, or from ``a`` to ``b``.
+
+    The vector from ``a`` to ``b`` is summed from their deepest common
+    ancestor in the point tree, so the shared part of their chains cancels
+    exactly (a point defined from ``a`` by a constant vector gives that vector).
 
     Example:
         >>> import symbody as sb
@@ -48,7 +52,16 @@ def position(system: System, a: Point | str, b: Point | str | None = None) -> Ve
 
 
 def angular_velocity(system: System, base: Base | str, relative_to: Base | str | None = None) -> Vector:
-    """Angular velocity of ``base`` relative to ``relative_to`` (default: ground)."""
+    """Angular velocity of ``base`` relative to ``relative_to`` (default: ground).
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("av")
+        >>> a, b = s.coordinate("a"), s.coordinate("b")
+        >>> A = s.base("A", s.ground_base, sb.Rz(a)); B = s.base("B", A, sb.Rz(b))
+        >>> angular_velocity(s, B, A).components(B)
+        (0, 0, db)
+    """
     w = system.kinematics.omega(resolve_base(system, base))
     if relative_to is not None:
         w = w - system.kinematics.omega(resolve_base(system, relative_to))
@@ -91,6 +104,16 @@ def velocity(
     """Velocity of a point relative to a frame (default: ground).
 
     With ``solid``, the velocity of the material point of that solid that coincides with ``point``.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("v")
+        >>> x, th = s.coordinate("x"), s.coordinate("th")
+        >>> B = s.base("B", s.ground_base, sb.Rz(th))
+        >>> body = s.solid("body", s.origin, B, mass=1)
+        >>> P = s.point("P", s.origin, (x, 0, 0))
+        >>> velocity(s, P).components(s.ground_base), velocity(s, P, solid=body).components(s.ground_base)
+        ((dx, 0, 0), (0, x*dth, 0))
     """
     p = resolve_point(system, point)
     kin = system.kinematics
@@ -133,5 +156,14 @@ def acceleration(system: System, point: Point | str, frame: Frame | str | None =
 
 
 def rotation_matrix(system: System, a: Base | str, b: Base | str) -> Matrix3:
-    """Matrix mapping components in base ``a`` to components in base ``b``."""
+    """Matrix mapping components in base ``a`` to components in base ``b``.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("rm")
+        >>> th = s.coordinate("th")
+        >>> B = s.base("B", s.ground_base, sb.Rz(th))
+        >>> rotation_matrix(s, B, s.ground_base)[0]
+        (cos(th), -sin(th), 0)
+    """
     return system.kinematics.rotation(resolve_base(system, a), resolve_base(system, b))

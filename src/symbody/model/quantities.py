@@ -19,8 +19,11 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ModelError
 from ..symbolic.calculus import set_time_rate
 from ..symbolic.expr import ZERO, Context, Expr
+from .base import Base
 from .expressions import require, to_expr, to_number
+from .geometry import resolve_base, resolve_vector
 from .symbols import Coordinate, Input, Output, Parameter, check_unit_and_description
+from .vector import Vector
 
 if TYPE_CHECKING:
     from .system import System
@@ -35,7 +38,11 @@ def declare_parameter(
     min: float | None = None,
     max: float | None = None,
 ) -> Expr:
-    """Declare a parameter (a tunable constant) and return its symbol (:meth:`symbody.System.parameter`).
+    """Declare a parameter (a tunable constant) and return its symbol.
+
+    ``min``/``max`` bound the values an FMU accepts for it.  ``unit`` must be a
+    unit of :mod:`symbody.units` and ``description`` text that XML can carry
+    (:class:`ModelError` otherwise); the same holds for coordinates, inputs and outputs.
 
     Example:
         >>> import symbody as sb
@@ -55,6 +62,18 @@ def declare_parameter(
     return s
 
 
+def declare_parameters(system: System, spec: str, value: float = 0.0, unit: str | None = None) -> tuple[Expr, ...]:
+    """Declare several parameters with the same default: ``s.parameters_("m1 m2 m3", 1.0)``.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("ps")
+        >>> declare_parameters(s, "m1 m2", 1.0, unit="kg")
+        (m1, m2)
+    """
+    return tuple(declare_parameter(system, n, value, unit) for n in spec.split())
+
+
 def declare_coordinate(
     system: System,
     name: str,
@@ -64,7 +83,11 @@ def declare_coordinate(
     description: str = "",
     aux: bool = False,
 ) -> Expr:
-    """Declare a coordinate with its velocity ``d<name>`` and acceleration ``dd<name>`` symbols.
+    """Declare a generalized coordinate and return its position symbol.
+
+    The velocity ``d<name>`` and acceleration ``dd<name>`` symbols are created
+    too; get them with :meth:`symbody.System.dt` (``s.dt(q)`` is ``dq``).  ``aux=True``
+    marks an auxiliary coordinate (defined by constraints from the others).
 
     Example:
         >>> import symbody as sb
@@ -100,6 +123,20 @@ def _forget_time_rates(ctx: Context) -> None:
     """Drop the time derivatives computed with rates that a failed call declared."""
     ctx.dt_cache = {True: {}, False: {}}
     ctx.dt_masks = {}
+
+
+def declare_aux_coordinate(
+    system: System, name: str, q0: float = 0.0, dq0: float = 0.0, unit: str | None = None, description: str = ""
+) -> Expr:
+    """Declare an auxiliary coordinate (3D_MEC ``new_aux_q``): one defined by constraints from the others.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("ax")
+        >>> s.coordinate_of(declare_aux_coordinate(s, "s1")).aux
+        True
+    """
+    return declare_coordinate(system, name, q0, dq0, unit, description, aux=True)
 
 
 def coordinate_record(system: System, symbol: Any) -> Coordinate:
@@ -151,7 +188,9 @@ def declare_input(
 
 
 def declare_time_function(system: System, name: str, expr: Any) -> Expr:
-    """A named function of time ``z(t)`` of parameters and time only; returns the expression.
+    """A named function of time ``z(t)`` (a prescribed motion law) of parameters and time; returns the expression.
+
+    Its derivatives are taken symbolically when needed (``s.dt(z)``).
 
     Example:
         >>> import symbody as sb
@@ -183,3 +222,26 @@ def declare_output(system: System, name: str, expr: Any, unit: str | None = None
     system.registry.claim(name, "output")
     system.outputs[name] = Output(name, e, unit, description)
     return e
+
+
+def declare_output_vector(
+    system: System,
+    name: str,
+    vector: Vector,
+    base: Base | str | None = None,
+    unit: str | None = None,
+    description: str = "",
+) -> list[Expr]:
+    """Declare outputs ``<name>_x``, ``<name>_y``, ``<name>_z``: the components of ``vector`` in ``base``.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("ov")
+        >>> x = s.coordinate("x")
+        >>> P = s.point("P", s.origin, (x, 1, 0))
+        >>> declare_output_vector(s, "rP", s.position(P), unit="m")
+        [x, 1, 0]
+    """
+    b = resolve_base(system, base, f"base of outputs {name!r}")
+    comps = resolve_vector(system, vector, None, f"outputs {name!r}").components(b)
+    return [declare_output(system, f"{name}_{ax}", c, unit, description) for ax, c in zip("xyz", comps)]

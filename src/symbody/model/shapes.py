@@ -326,7 +326,21 @@ def attach_shape(
     opacity: float = 1.0,
     name: str | None = None,
 ) -> ShapeAttachment:
-    """Attach ``shape`` to ``system`` (behind :meth:`symbody.System.shape`)."""
+    """Attach a visual shape (:class:`symbody.Box`, ``Cylinder``, ``Sphere``, ``Line``, ``Axes``, ``Mesh``).
+
+    ``on`` is a solid, frame, base, point or ``(point, base)`` (default: the ground frame);
+    ``offset`` (components in that base) and ``rotation`` (``sb.Rx(...)`` or a 3x3 matrix) are
+    constant.  Shapes only draw the model (``symbody animate``); they do not change its equations.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("sh")
+        >>> th = s.coordinate("th")
+        >>> B = s.base("B", s.ground_base, sb.Rz(th))
+        >>> arm = s.solid("arm", s.origin, B, mass=1)
+        >>> attach_shape(s, sb.Box(1, 0.1, 0.1), on=arm, offset=(0.5, 0, 0)).name
+        'box1'
+    """
     if not isinstance(shape, Shape):
         raise ModelError(f"shape: expected sb.Box, sb.Cylinder, sb.Sphere, sb.Line, sb.Axes or sb.Mesh, got {shape!r}")
     name = name or f"{shape.kind}{len(system.shapes) + 1}"

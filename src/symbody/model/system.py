@@ -31,12 +31,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..errors import ModelError
-from ..symbolic.calculus import set_time_rate, time_derivative
+from ..symbolic.calculus import set_time_rate
 from ..symbolic.expr import ONE, Context, Expr
 from ..symbolic.kinematics import Kinematics
 from . import bodies, constraints, geometry, loading, motion, quantities
 from . import expressions as ex
-from .base import Base, EulerAngles, Matrix3, Rotation
+from .base import Base
 from .joints import (
     CylindricalJoint,
     DistanceJoint,
@@ -47,13 +47,12 @@ from .joints import (
     SphericalJoint,
     UniversalJoint,
 )
-from .loads import CoulombFriction, Load, ScalarForce, SpringDamper, TorsionSpringDamper, Wrench
+from .loads import Load
 from .point import Frame, Point
 from .registry import Registry, atomic, check_identifier
-from .shapes import Shape, ShapeAttachment, attach_shape
+from .shapes import ShapeAttachment, attach_shape
 from .solid import Solid
 from .symbols import ConstraintRow, Coordinate, Input, Output, Parameter, check_text
-from .vector import Vector
 
 MAX_MODEL_NAME = 128
 
@@ -143,319 +142,61 @@ class System:
     def description(self, text: str) -> None:
         self._description = check_text(text, f"system {self.name!r} description")
 
-    # -- expressions (used by the model's own modules) --------------------
-    def _expr(self, x: Any, what: str = "expression") -> Expr:
-        return ex.to_expr(self, x, what)
+    # -- what the model's own modules reach through the system -----------
+    _expr = ex.to_expr
+    _require = ex.require
+    _state_mask = ex.state_mask
+    _default_value = ex.default_value
+    _base = geometry.resolve_base
+    _point = geometry.resolve_point
+    _solid = geometry.resolve_solid
+    _vector = geometry.resolve_vector
+    _frame_args = geometry.resolve_frame
 
-    def _require(self, what: str, exprs: Any, allowed: tuple[str, ...]) -> None:
-        ex.require(self, what, exprs, allowed)
-
-    def _state_mask(self) -> int:
-        return ex.state_mask(self)
-
-    def _default_value(self, e: Expr) -> float:
-        return ex.default_value(self, e)
-
-    def _claim(self, name: str, what: str) -> None:
-        self.registry.claim(name, what)
-
-    def _base(self, b: Base | str | None, what: str = "base") -> Base:
-        return geometry.resolve_base(self, b, what)
-
-    def _point(self, p: Point | str, what: str = "point") -> Point:
-        return geometry.resolve_point(self, p, what)
-
-    def _solid(self, s: Solid | str | None, what: str = "solid") -> Solid | None:
-        return geometry.resolve_solid(self, s, what)
-
-    def _vector(self, v: Any, base: Base | str | None, what: str) -> Vector:
-        return geometry.resolve_vector(self, v, base, what)
-
-    def _frame_args(self, frame: Frame | Point | str, base: Base | str | None, what: str) -> tuple[Point, Base]:
-        return geometry.resolve_frame(self, frame, base, what)
-
-    def symbol(self, name: str) -> Expr:
-        """The symbol called ``name`` (parameter, coordinate, velocity, input, time, ...)."""
-        return ex.symbol_named(self, name)
-
-    def default_values(self) -> dict[Expr, float]:
-        """Values of every symbol at the defaults: parameters, initial state, inputs, ``t = 0``."""
-        return ex.default_values(self)
-
-    # -- named quantities (module quantities) ------------------------------
-    @atomic
-    def parameter(
-        self, name: str, value: float = 0.0, unit: str | None = None, description: str = "",
-        min: float | None = None, max: float | None = None,
-    ) -> Expr:  # fmt: skip
-        """Declare a parameter (a tunable constant) and return its symbol.
-
-        ``min``/``max`` bound the values an FMU accepts for it.  ``unit`` must be a
-        unit of :mod:`symbody.units` and ``description`` text that XML can carry
-        (:class:`ModelError` otherwise); the same holds for coordinates, inputs and outputs.
-        """
-        return quantities.declare_parameter(self, name, value, unit, description, min, max)
-
-    @atomic
-    def parameters_(self, spec: str, value: float = 0.0, unit: str | None = None) -> tuple[Expr, ...]:
-        """Declare several parameters with the same default: ``s.parameters_("m1 m2 m3", 1.0)``."""
-        return tuple(self.parameter(n, value, unit) for n in spec.split())
-
-    @atomic
-    def coordinate(
-        self, name: str, q0: float = 0.0, dq0: float = 0.0, unit: str | None = None, description: str = "",
-        aux: bool = False,
-    ) -> Expr:  # fmt: skip
-        """Declare a generalized coordinate and return its position symbol.
-
-        The velocity ``d<name>`` and acceleration ``dd<name>`` symbols are created
-        too; get them with :meth:`dt` (``s.dt(q)`` is ``dq``).  ``aux=True`` marks an
-        auxiliary coordinate (defined by constraints from the others).
-        """
-        return quantities.declare_coordinate(self, name, q0, dq0, unit, description, aux)
-
-    def aux_coordinate(
-        self, name: str, q0: float = 0.0, dq0: float = 0.0, unit: str | None = None, description: str = ""
-    ) -> Expr:
-        """Declare an auxiliary coordinate (3D_MEC ``new_aux_q``)."""
-        return self.coordinate(name, q0, dq0, unit, description, aux=True)
-
-    def coordinate_of(self, symbol: Expr | str) -> Coordinate:
-        """The :class:`Coordinate` record of a position, velocity or acceleration symbol."""
-        return quantities.coordinate_record(self, symbol)
-
-    @atomic
-    def input(
-        self, name: str, value: float = 0.0, unit: str | None = None, description: str = "",
-        min: float | None = None, max: float | None = None,
-    ) -> Expr:  # fmt: skip
-        """Declare an input (actuator force/torque or excitation) and return its symbol."""
-        return quantities.declare_input(self, name, value, unit, description, min, max)
-
-    @atomic
-    def time_function(self, name: str, expr: Any) -> Expr:
-        """A named function of time ``z(t)`` (a prescribed motion law); returns the expression.
-
-        Its derivatives are taken symbolically when needed (``s.dt(z)``).
-        """
-        return quantities.declare_time_function(self, name, expr)
-
-    def dt(self, expr: Any) -> Expr:
-        """Total time derivative of an expression (``dt(q) = dq``, ``dt(dq) = ddq``)."""
-        return time_derivative(self._expr(expr), self.ctx, accelerations=True)
-
-    @atomic
-    def output(self, name: str, expr: Any, unit: str | None = None, description: str = "") -> Expr:
-        """Declare a named output: any expression of time, state, inputs and multipliers."""
-        return quantities.declare_output(self, name, expr, unit, description)
-
-    @atomic
-    def output_vector(
-        self, name: str, vector: Vector, base: Base | str | None = None, unit: str | None = None, description: str = ""
-    ) -> list[Expr]:
-        """Declare outputs ``<name>_x``, ``<name>_y``, ``<name>_z``: the components of ``vector`` in ``base``."""
-        b = self._base(base, f"base of outputs {name!r}")
-        comps = self._vector(vector, None, f"outputs {name!r}").components(b)
-        return [self.output(f"{name}_{ax}", c, unit, description) for ax, c in zip("xyz", comps)]
+    # -- symbols and named quantities (modules expressions, quantities) ----
+    symbol = ex.symbol_named
+    default_values = ex.default_values
+    dt = ex.total_derivative
+    parameter = atomic(quantities.declare_parameter)
+    parameters_ = atomic(quantities.declare_parameters)
+    coordinate = atomic(quantities.declare_coordinate)
+    aux_coordinate = atomic(quantities.declare_aux_coordinate)
+    coordinate_of = quantities.coordinate_record
+    input = atomic(quantities.declare_input)
+    time_function = atomic(quantities.declare_time_function)
+    output = atomic(quantities.declare_output)
+    output_vector = atomic(quantities.declare_output_vector)
 
     # -- geometry (module geometry) and kinematic queries (module motion) ---
-    @atomic
-    def base(
-        self, name: str, parent: Base | str, rotation: Rotation | EulerAngles | str | None = None, angle: Any = None
-    ) -> Base:
-        """Create a base from its parent and a rotation.
+    base = atomic(geometry.create_base)
+    point = atomic(geometry.create_point)
+    frame = atomic(geometry.create_frame)
+    position = motion.position
+    angular_velocity = motion.angular_velocity
+    angular_acceleration = motion.angular_acceleration
+    velocity = motion.velocity
+    acceleration = motion.acceleration
+    rotation_matrix = motion.rotation_matrix
 
-        ``rotation`` is :func:`Rx`, :func:`Ry`, :func:`Rz`, :class:`AxisAngle`,
-        :class:`EulerAngles`, :class:`EulerParameters`, :class:`SmallRotation` or
-        :class:`RotationMatrix`; ``s.base("B", parent, "z", theta)`` is short for
-        ``s.base("B", parent, sb.Rz(theta))``.  An :class:`EulerAngles` creates the
-        intermediate bases ``<name>_1``, ``<name>_2``, ... and returns the last one.
-        """
-        return geometry.create_base(self, name, parent, rotation, angle)
-
-    @atomic
-    def point(self, name: str, parent: Point | str, vector: Any, base: Base | str | None = None) -> Point:
-        """Create a point from its parent point and the vector joining them.
-
-        ``vector`` is a :class:`Vector` or three components in ``base`` (default: ground base).
-        """
-        return geometry.create_point(self, name, parent, vector, base)
-
-    @atomic
-    def frame(self, name: str, point: Point | str, base: Base | str) -> Frame:
-        """Create a frame (reference): a point and a base."""
-        return geometry.create_frame(self, name, point, base)
-
-    def position(self, a: Point | str, b: Point | str | None = None) -> Vector:
-        """Position vector of ``a`` from the origin, or from ``a`` to ``b``.
-
-        The vector from ``a`` to ``b`` is summed from their deepest common
-        ancestor in the point tree, so the shared part of their chains cancels
-        exactly (a point defined from ``a`` by a constant vector gives that vector).
-        """
-        return motion.position(self, a, b)
-
-    def angular_velocity(self, base: Base | str, relative_to: Base | str | None = None) -> Vector:
-        """Angular velocity of ``base`` relative to ``relative_to`` (default: ground)."""
-        return motion.angular_velocity(self, base, relative_to)
-
-    def angular_acceleration(self, base: Base | str, relative_to: Base | str | None = None) -> Vector:
-        """Angular acceleration of ``base`` relative to the base ``relative_to`` (default: ground)."""
-        return motion.angular_acceleration(self, base, relative_to)
-
-    def velocity(
-        self, point: Point | str, frame: Frame | str | None = None, solid: Solid | str | None = None
-    ) -> Vector:
-        """Velocity of a point relative to a frame (default: ground).
-
-        With ``solid``, the velocity of the material point of that solid that coincides with ``point``.
-        """
-        return motion.velocity(self, point, frame, solid)
-
-    def acceleration(self, point: Point | str, frame: Frame | str | None = None) -> Vector:
-        """Acceleration of a point relative to a frame (default: ground), accelerations included."""
-        return motion.acceleration(self, point, frame)
-
-    def rotation_matrix(self, a: Base | str, b: Base | str) -> Matrix3:
-        """Matrix mapping components in base ``a`` to components in base ``b``."""
-        return motion.rotation_matrix(self, a, b)
-
-    # -- bodies (module bodies) --------------------------------------------
-    @atomic
-    def solid(
-        self, name: str, frame: Frame | Point | str, base: Base | str | None = None, *, mass: Any,
-        com: Any = (0, 0, 0), inertia: Any = None, inertia_at: str | Point = "com",
-        inertia_base: Base | str | None = None,
-    ) -> Solid:  # fmt: skip
-        """Create a rigid body attached to a frame (or a point and a base).
-
-        Args:
-            mass: mass (number, parameter or expression); must be non-negative.
-            com: centre of mass from the frame's point: components in the body base, or a Vector.
-            inertia: inertia tensor (3x3, diagonal 3-tuple or :func:`inertia`), or a :class:`Tensor`.
-            inertia_at: ``"com"`` (default), ``"origin"`` (the frame's point) or a point fixed to the body.
-            inertia_base: base of the inertia components (default: the body base); must be fixed to the body.
-        """
-        return bodies.create_solid(
-            self, name, frame, base, mass=mass, com=com, inertia=inertia, inertia_at=inertia_at,
-            inertia_base=inertia_base,
-        )  # fmt: skip
-
-    @atomic
-    def particle(self, name: str, point: Point | str, mass: Any) -> Solid:
-        """Create a point mass."""
-        return bodies.create_particle(self, name, point, mass)
-
-    # -- loads (module loading) --------------------------------------------
-    @atomic
-    def gravity(self, g: Any, base: Base | str | None = None, name: str = "gravity") -> None:
-        """Apply a uniform gravity field to every solid: a Vector or 3 components (default: ground base)."""
-        loading.apply_gravity(self, g, base, name)
-
-    @atomic
-    def force(
-        self, name: str, solid: Solid | str | None, point: Point | str, force: Any = None, moment: Any = None,
-        base: Base | str | None = None, reaction: Solid | str | None = None,
-    ) -> Wrench:  # fmt: skip
-        """Apply a force at a point of a solid (and optionally a moment on it).
-
-        ``force``/``moment`` are Vectors or 3 components in ``base`` (default: ground).
-        With ``reaction``, the opposite wrench acts on that solid (action-reaction).
-        """
-        return loading.apply_force(self, name, solid, point, force, moment, base, reaction)
-
-    @atomic
-    def torque(
-        self, name: str, solid: Solid | str, moment: Any, base: Base | str | None = None,
-        reaction: Solid | str | None = None,
-    ) -> Wrench:  # fmt: skip
-        """Apply a moment on a solid (and its reaction on another solid)."""
-        return loading.apply_torque(self, name, solid, moment, base, reaction)
-
-    @atomic
-    def generalized_force(self, name: str, coordinate: Any, force: Any) -> ScalarForce:
-        """A force (or torque) acting along a coordinate or along an expression ``s(q, t)``.
-
-        Adds ``force * d(ds/dt)/d(dq_i)`` to the generalized forces; for a coordinate
-        it is simply added to that coordinate's equation.
-        """
-        return loading.apply_generalized_force(self, name, coordinate, force)
-
-    @atomic
-    def spring_damper(
-        self, name: str, point1: Point | str, point2: Point | str, k: Any = 0, rest_length: Any = 0,
-        damping: Any = 0, actuator: Any = 0, solid1: Solid | str | None = None, solid2: Solid | str | None = None,
-    ) -> SpringDamper:  # fmt: skip
-        """Linear spring-damper (and optional actuator force) between two points.
-
-        Force along the line, positive pushing the points apart:
-        ``f = -k (d - rest_length) - damping dd/dt + actuator``.
-        """
-        return loading.apply_spring_damper(
-            self, name, point1, point2, k, rest_length, damping, actuator, solid1, solid2
-        )
-
-    @atomic
-    def torsion_spring_damper(
-        self, name: str, angle: Any, k: Any = 0, rest_angle: Any = 0, damping: Any = 0,
-        base1: Base | str | None = None, base2: Base | str | None = None, axis: Any = None,
-    ) -> TorsionSpringDamper:  # fmt: skip
-        """Rotational spring-damper ``tau = -k (angle - rest_angle) - damping d(angle)/dt``.
-
-        ``angle`` is a coordinate or an angle expression.  Alternatively give
-        ``angle=None`` with two bases related only by rotations about ``axis``:
-        the angle is then the sum of those rotations.
-        """
-        return loading.apply_torsion_spring_damper(self, name, angle, k, rest_angle, damping, base1, base2, axis)
-
-    @atomic
-    def viscous_friction(
-        self, name: str, coordinate: Any = None, c: Any = 0, *, base1: Base | str | None = None,
-        base2: Base | str | None = None, axis: Vector | None = None,
-    ) -> Load:  # fmt: skip
-        """Viscous friction: ``-c * rate`` on a coordinate/expression, or ``-c (w2 - w1)`` between two bases."""
-        return loading.apply_viscous_friction(self, name, coordinate, c, base1=base1, base2=base2, axis=axis)
-
-    @atomic
-    def coulomb_friction(self, name: str, coordinate: Any, force: Any, smoothing: Any = 1e-3) -> CoulombFriction:
-        """Smoothed Coulomb friction ``-force * tanh(rate / smoothing)`` on a coordinate or expression rate."""
-        return loading.apply_coulomb_friction(self, name, coordinate, force, smoothing)
+    # -- bodies (module bodies) and loads (module loading) ------------------
+    solid = atomic(bodies.create_solid)
+    particle = atomic(bodies.create_particle)
+    gravity = atomic(loading.apply_gravity)
+    force = atomic(loading.apply_force)
+    torque = atomic(loading.apply_torque)
+    generalized_force = atomic(loading.apply_generalized_force)
+    spring_damper = atomic(loading.apply_spring_damper)
+    torsion_spring_damper = atomic(loading.apply_torsion_spring_damper)
+    viscous_friction = atomic(loading.apply_viscous_friction)
+    coulomb_friction = atomic(loading.apply_coulomb_friction)
 
     # -- constraints (module constraints) ----------------------------------
-    @atomic
-    def constraint(
-        self, name: str, expr: Any, base: Base | str | None = None, components: str | None = None
-    ) -> list[ConstraintRow]:
-        """Holonomic constraint ``Phi(q, t) = 0``: an expression, a list, or a Vector (its components in ``base``)."""
-        return constraints.add_constraint(self, name, expr, base, components, "holonomic")
-
-    @atomic
-    def velocity_constraint(
-        self, name: str, expr: Any, base: Base | str | None = None, components: str | None = None
-    ) -> list[ConstraintRow]:
-        """Non-holonomic constraint, linear in the velocities: ``A(q, t) dq + b(q, t) = 0``."""
-        return constraints.add_constraint(self, name, expr, base, components, "velocity")
-
-    @atomic
-    def initial_constraint(
-        self, name: str, expr: Any, base: Base | str | None = None, components: str | None = None
-    ) -> list[ConstraintRow]:
-        """Initial-position condition, used only to assemble the initial configuration."""
-        return constraints.add_constraint(self, name, expr, base, components, "initial")
-
-    @atomic
-    def fix_initial(self, coordinate: Any, name: str | None = None) -> list[ConstraintRow]:
-        """Hold a coordinate at its initial value while assembling (3D_MEC ``Cpini``)."""
-        return constraints.fix_initial(self, coordinate, name)
-
-    @atomic
-    def prescribe(self, name: str, coordinate: Any, motion: Any) -> list[ConstraintRow]:
-        """Rheonomic constraint ``q - z(t) = 0`` (its multiplier is the driving effort)."""
-        return constraints.prescribe(self, name, coordinate, motion)
-
-    def multiplier(self, row: str) -> Expr:
-        """The Lagrange multiplier symbol of a constraint row (usable in outputs)."""
-        return constraints.multiplier(self, row)
+    constraint = atomic(constraints.holonomic_constraint)
+    velocity_constraint = atomic(constraints.velocity_constraint)
+    initial_constraint = atomic(constraints.initial_constraint)
+    fix_initial = atomic(constraints.fix_initial)
+    prescribe = atomic(constraints.prescribe)
+    multiplier = constraints.multiplier
 
     # -- joints (module joints) --------------------------------------------
     @atomic
@@ -514,19 +255,8 @@ class System:
         """A joint given by its own constraint equations; ``reactions`` names their multipliers."""
         return GenericJoint(name, equations, reactions).add_to(self)
 
-    # -- visual geometry and derivation ------------------------------------
-    @atomic
-    def shape(
-        self, shape: Shape, on: Any = None, offset: Any = (0, 0, 0), rotation: Any = None, color: Any = None,
-        opacity: float = 1.0, name: str | None = None,
-    ) -> ShapeAttachment:  # fmt: skip
-        """Attach a visual shape (:class:`symbody.Box`, ``Cylinder``, ``Sphere``, ``Line``, ``Axes``, ``Mesh``).
-
-        ``on`` is a solid, frame, base, point or ``(point, base)`` (default: the ground frame);
-        ``offset`` (components in that base) and ``rotation`` (``sb.Rx(...)`` or a 3x3 matrix) are
-        constant.  Shapes only draw the model (``symbody animate``); they do not change its equations.
-        """
-        return attach_shape(self, shape, on, offset, rotation, color, opacity, name)
+    # -- visual geometry (module shapes) and derivation --------------------
+    shape = atomic(attach_shape)
 
     def derive(
         self,
