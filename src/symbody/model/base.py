@@ -132,7 +132,12 @@ class AxisRotation(Rotation):
 
 
 def Rx(angle: Any) -> AxisRotation:
-    """Elementary rotation about the parent's x axis."""
+    """Elementary rotation about the parent's x axis.
+
+    Example:
+        >>> Rx(0.5).axis
+        0
+    """
     return AxisRotation("x", angle)
 
 
@@ -151,6 +156,14 @@ class AxisAngle(Rotation):
 
     The axis must be a unit vector of numbers or parameters; it is the same in
     both bases, so the relative angular velocity is ``dangle/dt * axis``.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("aa")
+        >>> th = s.coordinate("th")
+        >>> B = s.base("B", s.ground_base, sb.AxisAngle((0.6, 0, 0.8), th))
+        >>> s.angular_velocity(B).components(B)
+        (0.6*dth, 0, 0.8*dth)
     """
 
     def __init__(self, axis: Sequence[Any], angle: Any):
@@ -203,6 +216,14 @@ class EulerParameters(Rotation):
     ``R = (e0^2 - e.e) I + 2 e e^T + 2 e0 [e~]`` and the angular velocity in the
     child base is ``2 G dot(e)``.  The unit-norm constraint is added to the
     system automatically as ``<base>_norm``.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("ep")
+        >>> e = [s.coordinate(f"e{i}", 1.0 if i == 0 else 0.0) for i in range(4)]
+        >>> B = s.base("B", s.ground_base, sb.EulerParameters(*e))
+        >>> [r.name for r in s.constraints]
+        ['B_norm']
     """
 
     def __init__(self, e0: Any, e1: Any, e2: Any, e3: Any, add_norm_constraint: bool = True):
@@ -253,6 +274,14 @@ class SmallRotation(Rotation):
 
     Positions become linear in the angles; the matrix is not orthonormal, so
     results are first-order accurate in the angles (3D_MEC ``new_or`` type 3).
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("sr")
+        >>> a = s.coordinate("a")
+        >>> B = s.base("B", s.ground_base, sb.SmallRotation(0, 0, a))
+        >>> B.R[0]
+        (1, -a, 0)
     """
 
     def __init__(self, ax: Any, ay: Any, az: Any):
@@ -275,6 +304,13 @@ class RotationMatrix(Rotation):
     The angular velocity is computed as ``vect(R^T dR/dt)``.  The matrix is
     checked to be orthonormal at the default parameter values and initial
     coordinates.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("rm")
+        >>> B = s.base("B", s.ground_base, sb.RotationMatrix([[0, -1, 0], [1, 0, 0], [0, 0, 1]]))
+        >>> sb.Vector(B, 1, 0, 0).components(s.ground_base)
+        (0, 1, 0)
     """
 
     def __init__(self, matrix: Sequence[Sequence[Any]]):
@@ -305,6 +341,14 @@ class EulerAngles:
 
     Passed to :meth:`System.base`, it creates the intermediate bases
     ``<name>_1``, ``<name>_2`` and returns the final one.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("ea")
+        >>> psi, th, phi = s.coordinate("psi"), s.coordinate("th"), s.coordinate("phi")
+        >>> B = s.base("B", s.ground_base, sb.EulerAngles("zyx", (psi, th, phi)))
+        >>> [b.name for b in B.ancestors()]
+        ['B', 'B_2', 'B_1', 'xyz']
     """
 
     def __init__(self, sequence: str, angles: Sequence[Any]):
@@ -319,6 +363,14 @@ class Base:
 
     Created with :meth:`symbody.System.base`; ``parent`` is ``None`` only for
     the ground base.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("bs")
+        >>> th = s.coordinate("th")
+        >>> B = s.base("B", s.ground_base, sb.Rx(th))
+        >>> B.unit("y").components(s.ground_base)
+        (0, cos(th), sin(th))
     """
 
     def __init__(self, system: System, name: str, parent: Base | None, rotation: Rotation | None):

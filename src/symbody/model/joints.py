@@ -123,7 +123,20 @@ class _PointsJoint(Joint):
 
 
 class SphericalJoint(_PointsJoint):
-    """Coincident points (3 equations ``r_P2 - r_P1 = 0`` in ``base``); reactions Fx, Fy, Fz."""
+    """Coincident points (3 equations ``r_P2 - r_P1 = 0`` in ``base``); reactions Fx, Fy, Fz.
+
+    The reaction is the force on the body of ``point2`` from the body of ``point1``:
+    ``F_k = -lambda_k``.  Rows that vanish identically (planar models) are dropped.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("sj")
+        >>> x, y = s.coordinate("x"), s.coordinate("y")
+        >>> P = s.point("P", s.origin, (x, y, 0))
+        >>> j = SphericalJoint("ball", s.origin, P).add_to(s)
+        >>> j.rows, j.dropped, j.reactions["Fx"]
+        (['ball_x', 'ball_y'], ['ball_z'], ('ball_x', -1.0, 'xyz'))
+    """
 
     kind = "spherical"
 
@@ -180,7 +193,17 @@ class RevoluteJoint(_FramesJoint):
 
 
 class PrismaticJoint(_FramesJoint):
-    """``point2`` slides along ``axis`` of ``base1``; no relative rotation."""
+    """``point2`` slides along ``axis`` of ``base1``; no relative rotation.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("pj")
+        >>> x, y, th = s.coordinate("x"), s.coordinate("y"), s.coordinate("th")
+        >>> B = s.base("B", s.ground_base, sb.Rz(th))
+        >>> P = s.point("P", s.origin, (x, y, 0))
+        >>> PrismaticJoint("rail", s.origin, "xyz", P, B, axis="x").add_to(s).rows
+        ['rail_y', 'rail_rxy']
+    """
 
     kind = "prismatic"
 
@@ -197,7 +220,18 @@ class PrismaticJoint(_FramesJoint):
 
 
 class CylindricalJoint(_FramesJoint):
-    """``point2`` on the ``axis`` line of ``base1``; the axes stay parallel."""
+    """``point2`` on the ``axis`` line of ``base1``; the axes stay parallel.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("cj")
+        >>> x, y, z = s.coordinate("x"), s.coordinate("y"), s.coordinate("z")
+        >>> a, b = s.coordinate("a"), s.coordinate("b")
+        >>> B = s.base("B", s.ground_base, sb.EulerAngles("xy", (a, b)))
+        >>> P = s.point("P", s.origin, (x, y, z))
+        >>> CylindricalJoint("sleeve", s.origin, "xyz", P, B, axis="z").add_to(s).rows
+        ['sleeve_x', 'sleeve_y', 'sleeve_ax', 'sleeve_ay']
+    """
 
     kind = "cylindrical"
 
@@ -211,7 +245,17 @@ class CylindricalJoint(_FramesJoint):
 
 
 class UniversalJoint(_FramesJoint):
-    """Coincident points; ``axis1`` (of base1) perpendicular to ``axis2`` (of base2); reactions F and M."""
+    """Coincident points; ``axis1`` (of base1) perpendicular to ``axis2`` (of base2); reactions F and M.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("uj")
+        >>> a = s.coordinate("a")
+        >>> B = s.base("B", s.ground_base, sb.Rz(a))
+        >>> j = UniversalJoint("cardan", s.origin, "xyz", "x", s.origin, B, "x").add_to(s)
+        >>> j.rows, j.dropped  # the points coincide by construction
+        (['cardan_perp'], ['cardan_x', 'cardan_y', 'cardan_z'])
+    """
 
     kind = "universal"
 
@@ -241,6 +285,15 @@ class DistanceJoint(_PointsJoint):
     """Fixed distance (massless bar): ``|r_P1P2|^2 - length^2 = 0``; reaction: the bar tension.
 
     The tension (positive pulling the points together) is ``2 length lambda``.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("dj")
+        >>> x, y = s.coordinate("x"), s.coordinate("y"); l = s.parameter("l", 1.0)
+        >>> P = s.point("P", s.origin, (x, y, 0))
+        >>> j = DistanceJoint("rod", s.origin, P, l).add_to(s)
+        >>> j.rows, j.reactions["tension"][0]
+        (['rod'], 'rod')
     """
 
     kind = "distance"
@@ -260,7 +313,15 @@ class DistanceJoint(_PointsJoint):
 
 
 class GenericJoint(Joint):
-    """A joint given by its own constraint equations; ``reactions`` names their multipliers."""
+    """A joint given by its own constraint equations; ``reactions`` names their multipliers.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("gj")
+        >>> x, y = s.coordinate("x"), s.coordinate("y")
+        >>> GenericJoint("slot", [x - y, y], reactions=["N", "T"]).add_to(s).rows
+        ['slot_1', 'slot_2']
+    """
 
     kind = "generic"
 

@@ -23,7 +23,18 @@ if TYPE_CHECKING:
 
 
 class Point:
-    """A point defined by a vector from its parent point (``None`` for the origin)."""
+    """A point defined by a vector from its parent point (``None`` for the origin).
+
+    Created with :meth:`symbody.System.point`.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("pt")
+        >>> x = s.coordinate("x")
+        >>> P = s.point("P", s.origin, (x, 0, 0))
+        >>> P.velocity().components(s.ground_base), P.depth
+        ((dx, 0, 0), 1)
+    """
 
     def __init__(self, system: System, name: str, parent: Point | None, vector: Vector | None):
         self.system = system
@@ -49,7 +60,16 @@ class Point:
 
 
 class Frame:
-    """A reference frame: a point (origin) and a base (orientation)."""
+    """A reference frame: a point (origin) and a base (orientation).
+
+    Created with :meth:`symbody.System.frame`; ``s.ground`` is the ground frame.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("fr")
+        >>> s.ground
+        Frame('abs', point='O', base='xyz')
+    """
 
     def __init__(self, system: System, name: str, point: Point, base: Base):
         self.system = system

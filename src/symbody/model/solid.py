@@ -48,6 +48,15 @@ class Solid:
         inertia_origin: inertia tensor at the reference point, body base components.
         inertia_com: inertia tensor at the centre of mass, body base components.
         is_particle: True for a point mass (no rotational inertia).
+
+    Created with :meth:`symbody.System.solid` or :meth:`symbody.System.particle`.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("sd")
+        >>> disc = s.solid("disc", s.ground, mass=2, inertia=(1, 1, 2))
+        >>> disc, disc.has_inertia, disc.inertia_com[2][2]
+        (Solid('disc', point='O', base='xyz'), True, 2)
     """
 
     def __init__(

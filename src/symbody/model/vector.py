@@ -43,6 +43,15 @@ class Vector:
     Args:
         base: the base of the components.
         x, y, z: components (numbers, symbody or SymPy expressions).
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("vec")
+        >>> th = s.coordinate("th")
+        >>> B = s.base("B", s.ground_base, sb.Rz(th))
+        >>> u = sb.Vector(B, 1, 0, 0)
+        >>> u.components(s.ground_base), u.dot(sb.Vector(s.ground_base, 1, 0, 0))
+        ((cos(th), sin(th), 0), cos(th))
     """
 
     __slots__ = ("parts", "_kin")
