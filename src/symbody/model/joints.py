@@ -27,6 +27,7 @@ Example:
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -41,13 +42,13 @@ from .point import Point, relative_position
 if TYPE_CHECKING:
     from .system import System
 
-Reaction = tuple[str, "float | Expr", "str | None"]
+Reaction = tuple[str, float | Expr, str | None]
 Rows = list[tuple[str, Expr]]
 
 AXES = "xyz"
 
 
-class Joint:
+class Joint(ABC):
     """A joint: its constraint rows (``rows``, those kept), ``dropped`` rows and ``reactions``.
 
     Subclasses give :meth:`equations`; the base class resolves points and bases
@@ -73,9 +74,9 @@ class Joint:
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r}, rows={self.rows!r})"
 
+    @abstractmethod
     def equations(self, system: System) -> tuple[Rows, dict[str, Reaction]]:
         """The joint's named constraint rows and its reactions, in ``system``."""
-        raise NotImplementedError
 
     def point(self, system: System, p: Point | str, role: str) -> Point:
         """The point playing ``role`` (``"point1"``, ...) in this joint."""

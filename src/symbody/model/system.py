@@ -152,6 +152,13 @@ class System:
     _solid = geometry.resolve_solid
     _vector = geometry.resolve_vector
     _frame_args = geometry.resolve_frame
+    _rate = loading.rate_of
+
+    def _check_name(self, name: str, what: str) -> None:
+        self.registry.check(name, what)
+
+    def _claim(self, name: str, what: str) -> None:
+        self.registry.claim(name, what)
 
     # -- symbols and named quantities (modules expressions, quantities) ----
     symbol = ex.symbol_named
