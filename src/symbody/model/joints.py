@@ -180,6 +180,19 @@ class RevoluteJoint(_FramesJoint):
     """Coincident points; the ``axis`` of ``base2`` kept along the same axis of ``base1``.
 
     Reactions: Fx, Fy, Fz (in ``base1``) and the two moments normal to the axis.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("rj")
+        >>> x, y, z = s.coordinate("x"), s.coordinate("y"), s.coordinate("z")
+        >>> a, b = s.coordinate("a"), s.coordinate("b")
+        >>> B = s.base("B", s.ground_base, sb.EulerAngles("xz", (a, b)))
+        >>> P = s.point("P", s.origin, (x, y, z))
+        >>> j = RevoluteJoint("hinge", s.origin, "xyz", P, B, axis="z").add_to(s)
+        >>> j.rows, j.dropped  # z of B is normal to x of the ground whatever a and b
+        (['hinge_x', 'hinge_y', 'hinge_z', 'hinge_ay'], ['hinge_ax'])
+        >>> j.reactions["My"]
+        ('hinge_ay', 1.0, 'xyz')
     """
 
     kind = "revolute"

@@ -182,6 +182,14 @@ def apply_spring_damper(
 
     Force along the line, positive pushing the points apart:
     ``f = -k (d - rest_length) - damping dd/dt + actuator``.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("sd")
+        >>> x = s.coordinate("x", 1.0); k = s.parameter("k", 10.0)
+        >>> P = s.point("P", s.origin, (x, 0, 0))
+        >>> apply_spring_damper(s, "spring", s.origin, P, k=k, rest_length=0.5).length(s.kinematics)
+        sqrt(x**2)
     """
     p1 = resolve_point(system, point1, f"spring {name!r}")
     p2 = resolve_point(system, point2, f"spring {name!r}")

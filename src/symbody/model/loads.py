@@ -10,6 +10,16 @@ Gravity, the elastic forces of springs and forces of constant direction and
 magnitude also declare their potential energy
 (:meth:`Load.potential_split`): the energy of a motion is then exact instead of
 an integral of their work along sampled paths.
+
+Example:
+    >>> import symbody as sb
+    >>> s = sb.System("osc")
+    >>> x = s.coordinate("x"); k = s.parameter("k", 4.0)
+    >>> P = s.point("P", s.origin, (x, 0, 0))
+    >>> _ = s.particle("m", P, 1.0)
+    >>> spring = s.generalized_force("spring", x, -k * x)
+    >>> isinstance(spring, ScalarForce), s.derive().delta[0] is spring.force
+    (True, True)
 """
 
 from __future__ import annotations
@@ -31,7 +41,15 @@ if TYPE_CHECKING:
 
 
 class Load(ABC):
-    """Base class of loads."""
+    """Base class of loads: :meth:`apply` adds the load's virtual power to the generalized forces.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("ld")
+        >>> s.gravity((0, 0, -9.81))
+        >>> isinstance(s.loads[0], Load), s.loads[0].kind
+        (True, 'gravity')
+    """
 
     name: str = ""
     kind: str = "load"

@@ -54,7 +54,15 @@ def check_unit_and_description(unit: object, description: object, what: str) -> 
 
 @dataclass
 class Parameter:
-    """A constant of the model (tunable in the FMU)."""
+    """A constant of the model (tunable in the FMU).
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("pm")
+        >>> _ = s.parameter("m", 2.0, unit="kg", description="mass")
+        >>> s.parameters["m"]
+        Parameter(name='m', symbol=m, value=2.0, unit='kg', description='mass', min=None, max=None)
+    """
 
     name: str
     symbol: Expr
@@ -67,7 +75,15 @@ class Parameter:
 
 @dataclass
 class Coordinate:
-    """A generalized coordinate with its velocity and acceleration symbols."""
+    """A generalized coordinate with its velocity and acceleration symbols.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("cd")
+        >>> c = s.coordinate_of(s.coordinate("th", 0.1, unit="rad"))
+        >>> c.q, c.dq, c.ddq, c.q0, c.acceleration_unit
+        (th, dth, ddth, 0.1, 'rad/s2')
+    """
 
     name: str
     q: Expr
@@ -91,7 +107,15 @@ class Coordinate:
 
 @dataclass
 class Input:
-    """An external action given at run time (actuator force, torque, excitation)."""
+    """An external action given at run time (actuator force, torque, excitation).
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("in")
+        >>> _ = s.input("F", unit="N", min=-10, max=10)
+        >>> s.inputs["F"].min, s.inputs["F"].max
+        (-10, 10)
+    """
 
     name: str
     symbol: Expr
@@ -104,7 +128,16 @@ class Input:
 
 @dataclass
 class Output:
-    """A named expression of the state reported by simulations and FMUs."""
+    """A named expression of the state reported by simulations and FMUs.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("out")
+        >>> x = s.coordinate("x")
+        >>> _ = s.output("speed", s.dt(x), unit="m/s")
+        >>> s.outputs["speed"].expr, s.outputs["speed"].unit
+        (dx, 'm/s')
+    """
 
     name: str
     expr: Expr
@@ -114,7 +147,15 @@ class Output:
 
 @dataclass
 class ConstraintRow:
-    """One scalar constraint equation with its Lagrange multiplier symbol."""
+    """One scalar constraint equation with its Lagrange multiplier symbol.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("cr")
+        >>> x = s.coordinate("x")
+        >>> s.constraint("stop", x - 1)[0]
+        ConstraintRow(name='stop', expr=x - 1, kind='holonomic', multiplier=lambda_stop, group='stop')
+    """
 
     name: str
     expr: Expr
