@@ -112,6 +112,17 @@ def require(system: System, what: str, exprs: Any, allowed: tuple[str, ...]) -> 
 
     ``exprs`` is an expression, a Vector or a (nested) sequence of them; kinds are
     those of :meth:`symbody.symbolic.expr.Context.symbol` (``"parameter"``, ``"coordinate"``, ...).
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("rq")
+        >>> x = s.coordinate("x"); F = s.input("F")
+        >>> require(s, "load 'push'", [x, F], LOADS)
+        >>> try:
+        ...     require(s, "point 'P'", (F, 0, 0), GEOMETRY)
+        ... except sb.ModelError as e:
+        ...     print(e)
+        point 'P' depends on the input 'F'; it may depend only on parameters, coordinates and time
     """
     mask = mask_of(exprs)
     if not mask:
@@ -153,7 +164,15 @@ def total_derivative(system: System, expr: Any) -> Expr:
 
 
 def state_mask(system: System) -> int:
-    """Bit mask of time and of every coordinate, velocity and acceleration."""
+    """Bit mask of time and of every coordinate, velocity and acceleration.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("sm")
+        >>> l = s.parameter("l"); x = s.coordinate("x")
+        >>> bool(state_mask(s) & x.mask), bool(state_mask(s) & l.mask)
+        (True, False)
+    """
     m = system.t.mask
     for c in system.coordinates:
         m |= c.q.mask | c.dq.mask | c.ddq.mask
@@ -161,7 +180,15 @@ def state_mask(system: System) -> int:
 
 
 def coordinate_mask(system: System, velocities: bool = False) -> int:
-    """Bit mask of the coordinates (and of their velocities with ``velocities=True``)."""
+    """Bit mask of the coordinates (and of their velocities with ``velocities=True``).
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("cm")
+        >>> x = s.coordinate("x")
+        >>> coordinate_mask(s) == x.mask, coordinate_mask(s, velocities=True) == x.mask | s.dt(x).mask
+        (True, True)
+    """
     m = 0
     for c in system.coordinates:
         m |= c.q.mask | (c.dq.mask if velocities else 0)
@@ -193,5 +220,13 @@ def default_values(system: System) -> dict[Expr, float]:
 
 
 def default_value(system: System, e: Expr) -> float:
-    """The value of ``e`` at the defaults (:func:`default_values`)."""
+    """The value of ``e`` at the defaults (:func:`default_values`).
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("dv")
+        >>> l = s.parameter("l", 2.0); x = s.coordinate("x", 0.5)
+        >>> default_value(s, l * x)
+        1.0
+    """
     return evaluate(e, default_values(system))

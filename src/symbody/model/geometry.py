@@ -30,7 +30,17 @@ if TYPE_CHECKING:
 
 
 def resolve_base(system: System, b: Base | str | None, what: str = "base") -> Base:
-    """The base ``b`` (a Base or a base name; ``None`` is the ground base) of ``system``."""
+    """The base ``b`` (a Base or a base name; ``None`` is the ground base) of ``system``.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("rb")
+        >>> try:
+        ...     resolve_base(s, "B1", "base1 of joint 'J'")
+        ... except sb.ModelError as e:
+        ...     print(e)
+        base1 of joint 'J' 'B1' does not exist in system 'rb'
+    """
     if b is None:
         return system.ground_base
     if isinstance(b, Base):
@@ -46,7 +56,17 @@ def resolve_base(system: System, b: Base | str | None, what: str = "base") -> Ba
 
 
 def resolve_point(system: System, p: Point | str, what: str = "point") -> Point:
-    """The point ``p`` (a Point or a point name) of ``system``."""
+    """The point ``p`` (a Point or a point name) of ``system``.
+
+    Example:
+        >>> import symbody as sb
+        >>> s, other = sb.System("a"), sb.System("b")
+        >>> try:
+        ...     resolve_point(s, other.origin, "point of load 'F'")
+        ... except sb.ModelError as e:
+        ...     print(e)
+        point of load 'F' 'O' belongs to another system
+    """
     if isinstance(p, Point):
         if p.system is not system:
             raise ModelError(f"{what} {p.name!r} belongs to another system")
@@ -60,7 +80,15 @@ def resolve_point(system: System, p: Point | str, what: str = "point") -> Point:
 
 
 def resolve_solid(system: System, s: Solid | str | None, what: str = "solid") -> Solid | None:
-    """The solid ``s`` (a Solid or a solid name) of ``system``; ``None`` or ``"ground"`` is the ground."""
+    """The solid ``s`` (a Solid or a solid name) of ``system``; ``None`` or ``"ground"`` is the ground.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("rs")
+        >>> bob = s.particle("bob", s.origin, 1.0)
+        >>> resolve_solid(s, "bob") is bob, resolve_solid(s, "ground")
+        (True, None)
+    """
     if s is None:
         return None
     if isinstance(s, Solid):
@@ -101,7 +129,14 @@ def resolve_vector(system: System, v: Any, base: Base | str | None, what: str) -
 
 
 def resolve_frame(system: System, frame: Frame | Point | str, base: Base | str | None, what: str) -> tuple[Point, Base]:
-    """The point and base of a frame (object or name), or of a point and a base."""
+    """The point and base of a frame (object or name), or of a point and a base.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("rf")
+        >>> resolve_frame(s, "abs", None, "solid 'S'") == (s.origin, s.ground_base)
+        True
+    """
     if isinstance(frame, Frame):
         if frame.system is not system:
             raise ModelError(f"{what}: frame {frame.name!r} belongs to another system")

@@ -101,7 +101,13 @@ def color_hex(color: Any, default_index: int = 0) -> str:
 
 
 class Shape:
-    """A visual shape; its sizes may be numbers or expressions of parameters."""
+    """A visual shape; its sizes may be numbers or expressions of parameters.
+
+    Example:
+        >>> box = Box(1, 1, 1)
+        >>> isinstance(box, Shape), box.kind
+        (True, 'box')
+    """
 
     kind = "shape"
 
@@ -111,7 +117,12 @@ class Shape:
 
 
 class Box(Shape):
-    """A box of edge lengths ``(lx, ly, lz)`` centred on its frame."""
+    """A box of edge lengths ``(lx, ly, lz)`` centred on its frame.
+
+    Example:
+        >>> Box(1.0, 0.2, 0.1).sizes()
+        {'lx': 1.0, 'ly': 0.2, 'lz': 0.1}
+    """
 
     kind = "box"
 
@@ -123,7 +134,13 @@ class Box(Shape):
 
 
 class Cylinder(Shape):
-    """A cylinder of ``radius`` and ``length`` centred on its frame, its axis along ``axis`` (x, y or z)."""
+    """A cylinder of ``radius`` and ``length`` centred on its frame, its axis along ``axis`` (x, y or z).
+
+    Example:
+        >>> c = Cylinder(0.05, 2.0, axis="x")
+        >>> c.sizes(), c.axis
+        ({'radius': 0.05, 'length': 2.0}, 'x')
+    """
 
     kind = "cylinder"
 
@@ -137,7 +154,12 @@ class Cylinder(Shape):
 
 
 class Sphere(Shape):
-    """A sphere of ``radius`` centred on its frame."""
+    """A sphere of ``radius`` centred on its frame.
+
+    Example:
+        >>> Sphere(0.1).sizes()
+        {'radius': 0.1}
+    """
 
     kind = "sphere"
 
@@ -149,7 +171,13 @@ class Sphere(Shape):
 
 
 class Line(Shape):
-    """A straight line (a rope, a link) between two points, drawn ``width`` pixels wide."""
+    """A straight line (a rope, a link) between two points, drawn ``width`` pixels wide.
+
+    Example:
+        >>> rope = Line("O", "hook", width=3)
+        >>> rope.start, rope.end, rope.width
+        ('O', 'hook', 3.0)
+    """
 
     kind = "line"
 
@@ -160,7 +188,12 @@ class Line(Shape):
 
 
 class Axes(Shape):
-    """The three axes of a frame (x red, y green, z blue), each ``length`` long."""
+    """The three axes of a frame (x red, y green, z blue), each ``length`` long.
+
+    Example:
+        >>> Axes(0.5).sizes()
+        {'length': 0.5}
+    """
 
     kind = "axes"
 
