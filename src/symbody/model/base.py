@@ -34,7 +34,12 @@ _AXES = {"x": 0, "y": 1, "z": 2, 0: 0, 1: 1, 2: 2, "1": 0, "2": 1, "3": 2}
 
 
 def axis_index(axis: Any) -> int:
-    """Index 0, 1, 2 of an axis given as ``"x"``/``"y"``/``"z"``, 1-based string or int."""
+    """Index 0, 1, 2 of an axis given as ``"x"``/``"y"``/``"z"``, 1-based string or int.
+
+    Example:
+        >>> axis_index("y"), axis_index("3"), axis_index(0)
+        (1, 2, 0)
+    """
     try:
         return _AXES[axis.lower() if isinstance(axis, str) else axis]
     except (KeyError, AttributeError):
@@ -142,12 +147,22 @@ def Rx(angle: Any) -> AxisRotation:
 
 
 def Ry(angle: Any) -> AxisRotation:
-    """Elementary rotation about the parent's y axis."""
+    """Elementary rotation about the parent's y axis.
+
+    Example:
+        >>> Ry(0.5).axis
+        1
+    """
     return AxisRotation("y", angle)
 
 
 def Rz(angle: Any) -> AxisRotation:
-    """Elementary rotation about the parent's z axis."""
+    """Elementary rotation about the parent's z axis.
+
+    Example:
+        >>> Rz(0.5).axis
+        2
+    """
     return AxisRotation("z", angle)
 
 

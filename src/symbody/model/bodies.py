@@ -197,7 +197,19 @@ def check_mass(system: System, name: str, m: Expr) -> None:
 
 
 def check_inertia(system: System, name: str, I: Any) -> None:
-    """Refuse an inertia tensor (at the centre of mass) that is not symmetric, finite and positive semi-definite."""
+    """Refuse an inertia tensor (at the centre of mass) that is not symmetric, finite and positive semi-definite.
+
+    Example:
+        >>> import symbody as sb
+        >>> from symbody.symbolic.expr import num
+        >>> s = sb.System("ci")
+        >>> I = [[num(1), num(2), num(0)], [num(0), num(1), num(0)], [num(0), num(0), num(1)]]
+        >>> try:
+        ...     check_inertia(s, "arm", I)
+        ... except sb.ModelError as e:
+        ...     print(e)
+        inertia tensor of solid 'arm' is not symmetric (Ixy = 2 but Iyx = 0)
+    """
     require(system, f"inertia tensor of solid {name!r}", I, ("parameter",))
     for i in range(3):
         for j in range(i + 1, 3):

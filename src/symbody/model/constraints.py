@@ -75,6 +75,14 @@ def add_rows(
 
     The constraint claims ``name``; each row also its own name (when it differs) and,
     unless it is an initial condition, the name of its multiplier ``lambda_<row>``.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("ar")
+        >>> x, y = s.coordinate("x"), s.coordinate("y")
+        >>> rows = add_rows(s, "pin", [("pin_x", x), ("pin_y", y)], "holonomic", group="hinge")
+        >>> [(r.name, r.group) for r in rows], s.registry.kind("lambda_pin_y")
+        ([('pin_x', 'hinge'), ('pin_y', 'hinge')], 'multiplier')
     """
     if kind not in KINDS:
         raise ModelError(f"constraint {name!r}: unknown kind {kind!r} (one of {', '.join(KINDS)})")
@@ -115,7 +123,18 @@ def add_constraint(
     components: str | None = None,
     kind: str = "holonomic",
 ) -> list[ConstraintRow]:
-    """The rows of :func:`constraint_rows`, added as constraints of ``kind``."""
+    """The rows of :func:`constraint_rows`, added as constraints of ``kind``.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("ac")
+        >>> x = s.coordinate("x")
+        >>> try:
+        ...     add_constraint(s, "c", x, kind="sliding")
+        ... except sb.ModelError as e:
+        ...     print(e)
+        constraint 'c': unknown kind 'sliding' (one of holonomic, velocity, initial)
+    """
     return add_rows(system, name, constraint_rows(system, name, expr, base, components), kind)
 
 

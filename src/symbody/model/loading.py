@@ -46,7 +46,16 @@ L = TypeVar("L", bound=Load)
 
 
 def add_load(system: System, name: str, load: L) -> L:
-    """Claim the load's name and append it to the system."""
+    """Claim the load's name and append it to the system.
+
+    Example:
+        >>> import symbody as sb
+        >>> from symbody.model.loads import ScalarForce
+        >>> s = sb.System("al")
+        >>> x = s.coordinate("x"); F = s.input("F")
+        >>> add_load(s, "push", ScalarForce("push", s.dt(x), F)) is s.loads[0]
+        True
+    """
     system.registry.claim(name, load.kind)
     system.loads.append(load)
     return load

@@ -82,7 +82,16 @@ class Frame:
 
 
 def common_ancestor(a: Point, b: Point) -> Point:
-    """Deepest common ancestor of two points in the point tree (the origin at worst)."""
+    """Deepest common ancestor of two points in the point tree (the origin at worst).
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("ca")
+        >>> A = s.point("A", s.origin, (1, 0, 0))
+        >>> B, C = s.point("B", A, (0, 1, 0)), s.point("C", A, (0, 0, 1))
+        >>> common_ancestor(B, C).name, common_ancestor(B, s.origin).name
+        ('A', 'O')
+    """
     return tree_lca(a, b)
 
 

@@ -48,7 +48,12 @@ def check_text(text: object, what: str) -> str:
 
 
 def check_unit_and_description(unit: object, description: object, what: str) -> tuple[str | None, str]:
-    """The checked ``(unit, description)`` of the model object ``what`` (see :func:`check_text`)."""
+    """The checked ``(unit, description)`` of the model object ``what`` (see :func:`check_text`).
+
+    Example:
+        >>> check_unit_and_description("m/s", "trolley speed", "output 'v'")
+        ('m/s', 'trolley speed')
+    """
     return check_unit(unit, what), check_text(description, f"{what} description")
 
 

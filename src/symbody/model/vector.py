@@ -235,12 +235,28 @@ class Vector:
 
 
 def dot(u: Vector, v: Vector) -> Expr:
-    """Scalar product of two vectors."""
+    """Scalar product of two vectors.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("dot")
+        >>> th = s.coordinate("th")
+        >>> B = s.base("B", s.ground_base, sb.Rz(th))
+        >>> dot(B.unit("x"), s.ground_base.unit("y"))
+        sin(th)
+    """
     return u.dot(v)
 
 
 def cross(u: Vector, v: Vector) -> Vector:
-    """Cross product of two vectors."""
+    """Cross product of two vectors.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("cross")
+        >>> cross(s.ground_base.unit("x"), s.ground_base.unit("y")).components(s.ground_base)
+        (0, 0, 1)
+    """
     return u.cross(v)
 
 
