@@ -214,6 +214,7 @@ class System:
 
         The reaction is the force on the body of ``point2`` from the body of ``point1``:
         ``F_k = -lambda_k``.  Rows that vanish identically (planar models) are dropped.
+        Example: :class:`~symbody.model.joints.SphericalJoint`.
         """
         return SphericalJoint(name, point1, point2, base).add_to(self)
 
@@ -224,6 +225,7 @@ class System:
         """Revolute joint: coincident points and the ``axis`` of ``base2`` kept along the same axis of ``base1``.
 
         Reactions: Fx, Fy, Fz (in ``base1``) and the two moments normal to the axis.
+        Example: :class:`~symbody.model.joints.RevoluteJoint`.
         """
         return RevoluteJoint(name, point1, base1, point2, base2, axis).add_to(self)
 
@@ -231,14 +233,20 @@ class System:
     def prismatic_joint(
         self, name: str, point1: Point | str, base1: Base | str, point2: Point | str, base2: Base | str, axis: Any = "x"
     ) -> Joint:
-        """Prismatic joint: ``point2`` slides along ``axis`` of ``base1``; no relative rotation."""
+        """Prismatic joint: ``point2`` slides along ``axis`` of ``base1``; no relative rotation.
+
+        Example: :class:`~symbody.model.joints.PrismaticJoint`.
+        """
         return PrismaticJoint(name, point1, base1, point2, base2, axis).add_to(self)
 
     @atomic
     def cylindrical_joint(
         self, name: str, point1: Point | str, base1: Base | str, point2: Point | str, base2: Base | str, axis: Any = "z"
     ) -> Joint:
-        """Cylindrical joint: ``point2`` on the ``axis`` line of ``base1``; the axes stay parallel."""
+        """Cylindrical joint: ``point2`` on the ``axis`` line of ``base1``; the axes stay parallel.
+
+        Example: :class:`~symbody.model.joints.CylindricalJoint`.
+        """
         return CylindricalJoint(name, point1, base1, point2, base2, axis).add_to(self)
 
     @atomic
@@ -246,7 +254,10 @@ class System:
         self, name: str, point1: Point | str, base1: Base | str, axis1: Any, point2: Point | str, base2: Base | str,
         axis2: Any,
     ) -> Joint:  # fmt: skip
-        """Universal (Cardan) joint: coincident points, ``axis1`` (of base1) perpendicular to ``axis2`` (of base2)."""
+        """Universal (Cardan) joint: coincident points, ``axis1`` (of base1) perpendicular to ``axis2`` (of base2).
+
+        Example: :class:`~symbody.model.joints.UniversalJoint`.
+        """
         return UniversalJoint(name, point1, base1, axis1, point2, base2, axis2).add_to(self)
 
     @atomic
@@ -254,12 +265,16 @@ class System:
         """Fixed distance (massless bar): ``|r_P1P2|^2 - length^2 = 0``; reaction: bar tension.
 
         The tension (positive pulling the points together) is ``2 length lambda``.
+        Example: :class:`~symbody.model.joints.DistanceJoint`.
         """
         return DistanceJoint(name, point1, point2, length).add_to(self)
 
     @atomic
     def generic_joint(self, name: str, equations: Sequence[Any], reactions: Sequence[str] | None = None) -> Joint:
-        """A joint given by its own constraint equations; ``reactions`` names their multipliers."""
+        """A joint given by its own constraint equations; ``reactions`` names their multipliers.
+
+        Example: :class:`~symbody.model.joints.GenericJoint`.
+        """
         return GenericJoint(name, equations, reactions).add_to(self)
 
     # -- visual geometry (module shapes) and derivation --------------------
