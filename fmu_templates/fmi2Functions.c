@@ -110,7 +110,7 @@ fmi2Status fmi2ExitInitializationMode(fmi2Component c)
 fmi2Status fmi2Terminate(fmi2Component c)
 {
     ENTER(fmi2Terminate, SB_IN(SB_MODE_INIT) | SB_IN(SB_MODE_EVENT) | SB_IN(SB_MODE_CONTINUOUS) | SB_IN(SB_MODE_STEP))
-    inst->mode = SB_MODE_TERMINATED;
+    inst->state.mode = SB_MODE_TERMINATED;
     return fmi2OK;
 }
 
@@ -255,7 +255,7 @@ fmi2Status fmi2EnterEventMode(fmi2Component c)
 {
     ENTER(fmi2EnterEventMode, SB_IN(SB_MODE_EVENT) | SB_IN(SB_MODE_CONTINUOUS))
     NEED(SB_ME, fmi2EnterEventMode)
-    inst->mode = SB_MODE_EVENT;
+    inst->state.mode = SB_MODE_EVENT;
     return fmi2OK;
 }
 
@@ -277,7 +277,7 @@ fmi2Status fmi2EnterContinuousTimeMode(fmi2Component c)
 {
     ENTER(fmi2EnterContinuousTimeMode, SB_IN(SB_MODE_EVENT))
     NEED(SB_ME, fmi2EnterContinuousTimeMode)
-    inst->mode = SB_MODE_CONTINUOUS;
+    inst->state.mode = SB_MODE_CONTINUOUS;
     return fmi2OK;
 }
 
@@ -299,7 +299,7 @@ fmi2Status fmi2SetTime(fmi2Component c, fmi2Real time)
     ENTER(fmi2SetTime, SB_IN(SB_MODE_EVENT) | SB_IN(SB_MODE_CONTINUOUS))
     NEED(SB_ME, fmi2SetTime)
     if (!isfinite(time)) return st(sb_fail(inst, "fmi2SetTime", "time %g is not finite", time));
-    *inst->time = time;
+    *inst->state.time = time;
     sb_changed(inst);
     return fmi2OK;
 }
@@ -314,7 +314,7 @@ fmi2Status fmi2SetContinuousStates(fmi2Component c, const fmi2Real x[], size_t n
         if (!isfinite(x[i]))
             return st(sb_fail(inst, "fmi2SetContinuousStates", "state '%s%s' is not finite",
                               i < n / 2 ? "" : "d", inst->m->coordinate_names[i % (n / 2)]));
-    memcpy(inst->x, x, n * sizeof(double));
+    memcpy(inst->state.x, x, n * sizeof(double));
     sb_changed(inst);
     return fmi2OK;
 }
@@ -329,11 +329,11 @@ fmi2Status fmi2GetDerivatives(fmi2Component c, fmi2Real derivatives[], size_t nx
                               (unsigned long)nx));
     SbStatus s = sb_update(inst);
     if (s != SB_OK) {
-        sb_log(inst, s, SB_LOG_DISCARD, "fmi2GetDerivatives: at t = %g: %s", *inst->time, inst->problem);
+        sb_log(inst, s, SB_LOG_DISCARD, "fmi2GetDerivatives: at t = %g: %s", *inst->state.time, inst->problem);
         return st(s);
     }
-    memcpy(derivatives, inst->x + n, n * sizeof(double));
-    memcpy(derivatives + n, inst->ddq, n * sizeof(double));
+    memcpy(derivatives, inst->state.x + n, n * sizeof(double));
+    memcpy(derivatives + n, inst->cache.ddq, n * sizeof(double));
     return fmi2OK;
 }
 
@@ -353,7 +353,7 @@ fmi2Status fmi2GetContinuousStates(fmi2Component c, fmi2Real x[], size_t nx)
     NEED(SB_ME, fmi2GetContinuousStates)
     const size_t n = 2 * (size_t)inst->m->nq;
     if (nx != n || !x) return st(sb_fail(inst, "fmi2GetContinuousStates", "expected %lu states, got %lu", (unsigned long)n, (unsigned long)nx));
-    memcpy(x, inst->x, n * sizeof(double));
+    memcpy(x, inst->state.x, n * sizeof(double));
     return fmi2OK;
 }
 
@@ -419,7 +419,7 @@ fmi2Status fmi2GetRealStatus(fmi2Component c, const fmi2StatusKind s, fmi2Real *
 {
     ENTER(fmi2GetRealStatus, LIVE)
     if (s == fmi2LastSuccessfulTime && value) {
-        *value = *inst->time;
+        *value = *inst->state.time;
         return fmi2OK;
     }
     return st(sb_fail(inst, "fmi2GetRealStatus", "status kind %d is not available", (int)s));
@@ -436,7 +436,7 @@ fmi2Status fmi2GetBooleanStatus(fmi2Component c, const fmi2StatusKind s, fmi2Boo
 {
     ENTER(fmi2GetBooleanStatus, LIVE)
     if (s == fmi2Terminated && value) { /* true after a discarded step that no smaller step can repeat */
-        *value = (inst->flags & SB_FLAG_TERMINATE) ? fmi2True : fmi2False;
+        *value = (inst->state.flags & SB_FLAG_TERMINATE) ? fmi2True : fmi2False;
         return fmi2OK;
     }
     return st(sb_fail(inst, "fmi2GetBooleanStatus", "status kind %d is not available", (int)s));

@@ -150,14 +150,14 @@ fmi3Status fmi3EnterEventMode(fmi3Instance instance)
 {
     ENTER(fmi3EnterEventMode, SB_IN(SB_MODE_EVENT) | SB_IN(SB_MODE_CONTINUOUS))
     NEED(SB_ME, fmi3EnterEventMode)
-    inst->mode = SB_MODE_EVENT;
+    inst->state.mode = SB_MODE_EVENT;
     return fmi3OK;
 }
 
 fmi3Status fmi3Terminate(fmi3Instance instance)
 {
     ENTER(fmi3Terminate, SB_IN(SB_MODE_INIT) | SB_IN(SB_MODE_EVENT) | SB_IN(SB_MODE_CONTINUOUS) | SB_IN(SB_MODE_STEP))
-    inst->mode = SB_MODE_TERMINATED;
+    inst->state.mode = SB_MODE_TERMINATED;
     return fmi3OK;
 }
 
@@ -487,7 +487,7 @@ fmi3Status fmi3EnterContinuousTimeMode(fmi3Instance instance)
 {
     ENTER(fmi3EnterContinuousTimeMode, SB_IN(SB_MODE_EVENT))
     NEED(SB_ME, fmi3EnterContinuousTimeMode)
-    inst->mode = SB_MODE_CONTINUOUS;
+    inst->state.mode = SB_MODE_CONTINUOUS;
     return fmi3OK;
 }
 
@@ -509,7 +509,7 @@ fmi3Status fmi3SetTime(fmi3Instance instance, fmi3Float64 time)
     ENTER(fmi3SetTime, SB_IN(SB_MODE_EVENT) | SB_IN(SB_MODE_CONTINUOUS))
     NEED(SB_ME, fmi3SetTime)
     if (!isfinite(time)) return st(sb_fail(inst, "fmi3SetTime", "time %g is not finite", time));
-    *inst->time = time;
+    *inst->state.time = time;
     sb_changed(inst);
     return fmi3OK;
 }
@@ -527,7 +527,7 @@ fmi3Status fmi3SetContinuousStates(fmi3Instance instance, const fmi3Float64 cont
         if (!isfinite(continuousStates[i]))
             return st(sb_fail(inst, "fmi3SetContinuousStates", "state '%s%s' is not finite", i < n / 2 ? "" : "d",
                               inst->m->coordinate_names[i % (n / 2)]));
-    memcpy(inst->x, continuousStates, n * sizeof(double));
+    memcpy(inst->state.x, continuousStates, n * sizeof(double));
     sb_changed(inst);
     return fmi3OK;
 }
@@ -543,12 +543,12 @@ fmi3Status fmi3GetContinuousStateDerivatives(fmi3Instance instance, fmi3Float64 
                           (unsigned long)(2 * n), (unsigned long)nContinuousStates));
     SbStatus s = sb_update(inst);
     if (s != SB_OK) {
-        sb_log(inst, s, SB_LOG_DISCARD, "fmi3GetContinuousStateDerivatives: at t = %g: %s", *inst->time,
+        sb_log(inst, s, SB_LOG_DISCARD, "fmi3GetContinuousStateDerivatives: at t = %g: %s", *inst->state.time,
                inst->problem);
         return st(s);
     }
-    memcpy(derivatives, inst->x + n, n * sizeof(double));
-    memcpy(derivatives + n, inst->ddq, n * sizeof(double));
+    memcpy(derivatives, inst->state.x + n, n * sizeof(double));
+    memcpy(derivatives + n, inst->cache.ddq, n * sizeof(double));
     return fmi3OK;
 }
 
@@ -571,7 +571,7 @@ fmi3Status fmi3GetContinuousStates(fmi3Instance instance, fmi3Float64 continuous
     if (nContinuousStates != n || !continuousStates)
         return st(sb_fail(inst, "fmi3GetContinuousStates", "expected %lu states, got %lu", (unsigned long)n,
                               (unsigned long)nContinuousStates));
-    memcpy(continuousStates, inst->x, n * sizeof(double));
+    memcpy(continuousStates, inst->state.x, n * sizeof(double));
     return fmi3OK;
 }
 
@@ -628,13 +628,13 @@ fmi3Status fmi3DoStep(fmi3Instance instance, fmi3Float64 currentCommunicationPoi
     if (eventHandlingNeeded) *eventHandlingNeeded = fmi3False;
     if (terminateSimulation) *terminateSimulation = fmi3False;
     if (earlyReturn) *earlyReturn = fmi3False;
-    if (lastSuccessfulTime && instance) *lastSuccessfulTime = *((SbInstance *)instance)->time;
+    if (lastSuccessfulTime && instance) *lastSuccessfulTime = *((SbInstance *)instance)->state.time;
     ENTER(fmi3DoStep, SB_IN(SB_MODE_STEP))
     NEED(SB_CS, fmi3DoStep)
     (void)noSetFMUStatePriorToCurrentPoint;
     SbStatus s = sb_do_step(inst, currentCommunicationPoint, communicationStepSize);
-    if (lastSuccessfulTime) *lastSuccessfulTime = *inst->time;
-    if (terminateSimulation) *terminateSimulation = (inst->flags & SB_FLAG_TERMINATE) ? fmi3True : fmi3False;
+    if (lastSuccessfulTime) *lastSuccessfulTime = *inst->state.time;
+    if (terminateSimulation) *terminateSimulation = (inst->state.flags & SB_FLAG_TERMINATE) ? fmi3True : fmi3False;
     return st(s);
 }
 

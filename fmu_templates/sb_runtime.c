@@ -106,8 +106,8 @@ SbStatus sb_set_debug_logging(SbInstance *inst, int on, size_t n, const char *co
 
 int sb_allowed(SbInstance *inst, const char *function, unsigned modes)
 {
-    if (modes & SB_IN(inst->mode)) return 1;
-    sb_log(inst, SB_ERROR, SB_LOG_ERROR, "%s: not allowed in %s", function, mode_names[inst->mode]);
+    if (modes & SB_IN(inst->state.mode)) return 1;
+    sb_log(inst, SB_ERROR, SB_LOG_ERROR, "%s: not allowed in %s", function, mode_names[inst->state.mode]);
     return 0;
 }
 
@@ -164,69 +164,69 @@ SbInstance *sb_instantiate(const SbModel *m, SbInterface interface, const char *
     inst->name = zalloc(strlen(probe.name) + 1, 1, &ok);
     if (inst->name) strcpy(inst->name, probe.name);
 
-    inst->nS = 1 + nx + nu + np + SB_N_SETTINGS + 1;
-    inst->S = zalloc((size_t)inst->nS, sizeof(double), &ok);
-    inst->ddq = zalloc(n, sizeof(double), &ok);
-    inst->lam = zalloc(nc, sizeof(double), &ok);
-    inst->y = zalloc(ny, sizeof(double), &ok);
-    inst->na = na;
-    inst->M = zalloc((size_t)n * n, sizeof(double), &ok);
-    inst->delta = zalloc(n, sizeof(double), &ok);
-    inst->D = zalloc((size_t)nc * n, sizeof(double), &ok);
-    inst->beta = zalloc(nc, sizeof(double), &ok);
-    inst->gamma = zalloc(nc, sizeof(double), &ok);
-    inst->Phi = zalloc(nh, sizeof(double), &ok);
-    inst->Phi_q = zalloc((size_t)nh * n, sizeof(double), &ok);
-    inst->A = zalloc((size_t)na * na, sizeof(double), &ok);
-    inst->Mf = zalloc((size_t)n * n, sizeof(double), &ok);
-    inst->X = zalloc((size_t)nc * n, sizeof(double), &ok);
-    inst->Sf = zalloc((size_t)nc * nc, sizeof(double), &ok);
-    inst->stmp = zalloc(na, sizeof(double), &ok);
-    inst->sw = zalloc(nc, sizeof(double), &ok);
-    inst->row_ref = zalloc(nc, sizeof(double), &ok);
-    inst->prow = zalloc(na, sizeof(int), &ok);
-    inst->pcol = zalloc(na, sizeof(int), &ok);
-    inst->rhs = zalloc(na, sizeof(double), &ok);
-    inst->sol = zalloc(na, sizeof(double), &ok);
-    inst->R_q = zalloc((size_t)na * n, sizeof(double), &ok);
-    inst->R_dq = zalloc((size_t)na * n, sizeof(double), &ok);
-    inst->R_u = zalloc((size_t)na * nu, sizeof(double), &ok);
-    inst->R_t = zalloc(na, sizeof(double), &ok);
-    inst->V_q = zalloc((size_t)nc * n, sizeof(double), &ok);
-    inst->V_t = zalloc(nc, sizeof(double), &ok);
-    inst->Y_q = zalloc((size_t)ny * n, sizeof(double), &ok);
-    inst->Y_dq = zalloc((size_t)ny * n, sizeof(double), &ok);
-    inst->Y_u = zalloc((size_t)ny * nu, sizeof(double), &ok);
-    inst->Y_t = zalloc(ny, sizeof(double), &ok);
-    inst->Y_ddq = zalloc((size_t)ny * n, sizeof(double), &ok);
-    inst->Y_lam = zalloc((size_t)ny * nc, sizeof(double), &ok);
-    inst->sq = zalloc(n, sizeof(double), &ok);
-    inst->sdq = zalloc(n, sizeof(double), &ok);
-    inst->su = zalloc(nu, sizeof(double), &ok);
-    inst->dsol = zalloc(na, sizeof(double), &ok);
-    inst->nrows = nr;
-    inst->Jrows = zalloc((size_t)nr * n, sizeof(double), &ok);
-    inst->rrows = zalloc(nr, sizeof(double), &ok);
-    inst->G = zalloc((size_t)nr * nr, sizeof(double), &ok);
-    inst->gprow = zalloc(nr, sizeof(int), &ok);
-    inst->gpcol = zalloc(nr, sizeof(int), &ok);
-    inst->ytmp = zalloc(nr, sizeof(double), &ok);
-    inst->dx = zalloc(n, sizeof(double), &ok);
-    inst->xwork = zalloc(nx, sizeof(double), &ok);
-    inst->qfix = zalloc(nx, sizeof(double), &ok);
-    inst->dq_set = zalloc(n, 1, &ok);
+    inst->state.nS = 1 + nx + nu + np + SB_N_SETTINGS + 1;
+    inst->state.S = zalloc((size_t)inst->state.nS, sizeof(double), &ok);
+    inst->cache.ddq = zalloc(n, sizeof(double), &ok);
+    inst->cache.lam = zalloc(nc, sizeof(double), &ok);
+    inst->cache.y = zalloc(ny, sizeof(double), &ok);
+    inst->dyn.na = na;
+    inst->dyn.M = zalloc((size_t)n * n, sizeof(double), &ok);
+    inst->dyn.delta = zalloc(n, sizeof(double), &ok);
+    inst->dyn.D = zalloc((size_t)nc * n, sizeof(double), &ok);
+    inst->dyn.beta = zalloc(nc, sizeof(double), &ok);
+    inst->dyn.gamma = zalloc(nc, sizeof(double), &ok);
+    inst->dyn.Phi = zalloc(nh, sizeof(double), &ok);
+    inst->dyn.Phi_q = zalloc((size_t)nh * n, sizeof(double), &ok);
+    inst->dyn.A = zalloc((size_t)na * na, sizeof(double), &ok);
+    inst->dyn.Mf = zalloc((size_t)n * n, sizeof(double), &ok);
+    inst->dyn.X = zalloc((size_t)nc * n, sizeof(double), &ok);
+    inst->dyn.Sf = zalloc((size_t)nc * nc, sizeof(double), &ok);
+    inst->dyn.stmp = zalloc(na, sizeof(double), &ok);
+    inst->dyn.sw = zalloc(nc, sizeof(double), &ok);
+    inst->dyn.row_ref = zalloc(nc, sizeof(double), &ok);
+    inst->dyn.prow = zalloc(na, sizeof(int), &ok);
+    inst->dyn.pcol = zalloc(na, sizeof(int), &ok);
+    inst->dyn.rhs = zalloc(na, sizeof(double), &ok);
+    inst->dyn.sol = zalloc(na, sizeof(double), &ok);
+    inst->jac.R_q = zalloc((size_t)na * n, sizeof(double), &ok);
+    inst->jac.R_dq = zalloc((size_t)na * n, sizeof(double), &ok);
+    inst->jac.R_u = zalloc((size_t)na * nu, sizeof(double), &ok);
+    inst->jac.R_t = zalloc(na, sizeof(double), &ok);
+    inst->jac.V_q = zalloc((size_t)nc * n, sizeof(double), &ok);
+    inst->jac.V_t = zalloc(nc, sizeof(double), &ok);
+    inst->jac.Y_q = zalloc((size_t)ny * n, sizeof(double), &ok);
+    inst->jac.Y_dq = zalloc((size_t)ny * n, sizeof(double), &ok);
+    inst->jac.Y_u = zalloc((size_t)ny * nu, sizeof(double), &ok);
+    inst->jac.Y_t = zalloc(ny, sizeof(double), &ok);
+    inst->jac.Y_ddq = zalloc((size_t)ny * n, sizeof(double), &ok);
+    inst->jac.Y_lam = zalloc((size_t)ny * nc, sizeof(double), &ok);
+    inst->jac.sq = zalloc(n, sizeof(double), &ok);
+    inst->jac.sdq = zalloc(n, sizeof(double), &ok);
+    inst->jac.su = zalloc(nu, sizeof(double), &ok);
+    inst->jac.dsol = zalloc(na, sizeof(double), &ok);
+    inst->proj.nrows = nr;
+    inst->proj.Jrows = zalloc((size_t)nr * n, sizeof(double), &ok);
+    inst->proj.rrows = zalloc(nr, sizeof(double), &ok);
+    inst->proj.G = zalloc((size_t)nr * nr, sizeof(double), &ok);
+    inst->proj.gprow = zalloc(nr, sizeof(int), &ok);
+    inst->proj.gpcol = zalloc(nr, sizeof(int), &ok);
+    inst->proj.ytmp = zalloc(nr, sizeof(double), &ok);
+    inst->proj.dx = zalloc(n, sizeof(double), &ok);
+    inst->proj.xwork = zalloc(nx, sizeof(double), &ok);
+    inst->proj.qfix = zalloc(nx, sizeof(double), &ok);
+    inst->history.dq_set = zalloc(n, 1, &ok);
     if (ok && interface == SB_CS && sb_solver_alloc(inst) != SB_OK) ok = 0;
     if (!ok) {
         sb_fail(&probe, "Instantiate", "out of memory");
         sb_free(inst);
         return NULL;
     }
-    inst->time = inst->S;
-    inst->x = inst->S + 1;
-    inst->u = inst->x + nx;
-    inst->p = inst->u + nu;
-    inst->set = inst->p + np;
-    inst->h_next = inst->set + SB_N_SETTINGS;
+    inst->state.time = inst->state.S;
+    inst->state.x = inst->state.S + 1;
+    inst->state.u = inst->state.x + nx;
+    inst->state.p = inst->state.u + nu;
+    inst->state.set = inst->state.p + np;
+    inst->state.h_next = inst->state.set + SB_N_SETTINGS;
     sb_reset(inst);
     return inst;
 }
@@ -235,13 +235,13 @@ void sb_free(SbInstance *inst)
 {
     if (!inst) return;
     sb_solver_free(inst);
-    void *blocks[] = {inst->name,  inst->S,     inst->ddq,  inst->lam,   inst->y,     inst->M,     inst->delta,
-                      inst->D,     inst->beta,  inst->gamma, inst->Phi,  inst->Phi_q, inst->A,     inst->Mf,    inst->X,     inst->Sf,    inst->stmp,  inst->sw,  inst->row_ref,  inst->prow,
-                      inst->pcol,  inst->rhs,   inst->sol,  inst->R_q,   inst->R_dq,  inst->R_u,   inst->R_t,
-                      inst->V_q,   inst->V_t,   inst->Y_q,  inst->Y_dq,  inst->Y_u,   inst->Y_t,   inst->Y_ddq,
-                      inst->Y_lam, inst->sq,    inst->sdq,  inst->su,    inst->dsol,  inst->G,     inst->gprow,
-                      inst->gpcol, inst->Jrows, inst->rrows, inst->ytmp, inst->dx,    inst->xwork, inst->qfix,
-                      inst->dq_set};
+    void *blocks[] = {inst->name,  inst->state.S,     inst->cache.ddq,  inst->cache.lam,   inst->cache.y,     inst->dyn.M,     inst->dyn.delta,
+                      inst->dyn.D,     inst->dyn.beta,  inst->dyn.gamma, inst->dyn.Phi,  inst->dyn.Phi_q, inst->dyn.A,     inst->dyn.Mf,    inst->dyn.X,     inst->dyn.Sf,    inst->dyn.stmp,  inst->dyn.sw,  inst->dyn.row_ref,  inst->dyn.prow,
+                      inst->dyn.pcol,  inst->dyn.rhs,   inst->dyn.sol,  inst->jac.R_q,   inst->jac.R_dq,  inst->jac.R_u,   inst->jac.R_t,
+                      inst->jac.V_q,   inst->jac.V_t,   inst->jac.Y_q,  inst->jac.Y_dq,  inst->jac.Y_u,   inst->jac.Y_t,   inst->jac.Y_ddq,
+                      inst->jac.Y_lam, inst->jac.sq,    inst->jac.sdq,  inst->jac.su,    inst->jac.dsol,  inst->proj.G,     inst->proj.gprow,
+                      inst->proj.gpcol, inst->proj.Jrows, inst->proj.rrows, inst->proj.ytmp, inst->proj.dx,    inst->proj.xwork, inst->proj.qfix,
+                      inst->history.dq_set};
     for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; ++i) free(blocks[i]);
     free(inst);
 }
@@ -250,22 +250,22 @@ void sb_reset(SbInstance *inst)
 {
     const SbModel *m = inst->m;
     const int n = m->nq;
-    *inst->time = 0.0;
+    *inst->state.time = 0.0;
     for (int i = 0; i < n; ++i) {
-        inst->x[i] = m->q0[i];
-        inst->x[n + i] = m->dq0[i];
+        inst->state.x[i] = m->q0[i];
+        inst->state.x[n + i] = m->dq0[i];
     }
-    for (int i = 0; i < m->nu; ++i) inst->u[i] = m->u0[i];
-    for (int i = 0; i < m->np; ++i) inst->p[i] = m->p0[i];
-    for (int i = 0; i < SB_N_SETTINGS; ++i) inst->set[i] = m->settings0[i];
-    *inst->h_next = 0.0;
-    inst->mode = SB_MODE_INSTANTIATED;
-    inst->flags = 0;
-    inst->cache_valid = 0;
-    inst->stop_defined = 0;
-    inst->stop_time = INFINITY;
-    inst->discards = 0;
-    memset(inst->dq_set, 0, (size_t)(n > 0 ? n : 1));
+    for (int i = 0; i < m->nu; ++i) inst->state.u[i] = m->u0[i];
+    for (int i = 0; i < m->np; ++i) inst->state.p[i] = m->p0[i];
+    for (int i = 0; i < SB_N_SETTINGS; ++i) inst->state.set[i] = m->settings0[i];
+    *inst->state.h_next = 0.0;
+    inst->state.mode = SB_MODE_INSTANTIATED;
+    inst->state.flags = 0;
+    inst->cache.valid = 0;
+    inst->history.stop_defined = 0;
+    inst->history.stop_time = INFINITY;
+    inst->history.discards = 0;
+    memset(inst->history.dq_set, 0, (size_t)(n > 0 ? n : 1));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -303,7 +303,7 @@ static SbStatus need_update(SbInstance *inst, const char *function, const SbVari
     SbStatus s = sb_update(inst);
     if (s != SB_OK)
         sb_log(inst, s, s == SB_DISCARD ? SB_LOG_DISCARD : SB_LOG_ERROR, "%s: cannot compute '%s' at t = %g: %s",
-               function, v->name, *inst->time, inst->problem);
+               function, v->name, *inst->state.time, inst->problem);
     return s;
 }
 
@@ -315,20 +315,20 @@ SbStatus sb_get_real(SbInstance *inst, const char *function, const unsigned *vr,
         const SbVariable *v = typed_variable(inst, function, vr[k], SB_TYPE_REAL);
         if (!v) return SB_ERROR;
         switch (v->kind) {
-        case SB_VAR_TIME: values[k] = *inst->time; break;
-        case SB_VAR_Q: values[k] = inst->x[v->index]; break;
-        case SB_VAR_DQ: values[k] = inst->x[nq + v->index]; break;
-        case SB_VAR_U: values[k] = inst->u[v->index]; break;
-        case SB_VAR_P: values[k] = inst->p[v->index]; break;
-        case SB_VAR_SETTING: values[k] = inst->set[v->index]; break;
+        case SB_VAR_TIME: values[k] = *inst->state.time; break;
+        case SB_VAR_Q: values[k] = inst->state.x[v->index]; break;
+        case SB_VAR_DQ: values[k] = inst->state.x[nq + v->index]; break;
+        case SB_VAR_U: values[k] = inst->state.u[v->index]; break;
+        case SB_VAR_P: values[k] = inst->state.p[v->index]; break;
+        case SB_VAR_SETTING: values[k] = inst->state.set[v->index]; break;
         case SB_VAR_DDQ:
         case SB_VAR_Y: {
             SbStatus s = need_update(inst, function, v);
             if (s != SB_OK) return s;
-            values[k] = v->kind == SB_VAR_DDQ ? inst->ddq[v->index] : inst->y[v->index];
+            values[k] = v->kind == SB_VAR_DDQ ? inst->cache.ddq[v->index] : inst->cache.y[v->index];
             if (!isfinite(values[k])) { /* an output expression outside its domain (ddq are checked) */
                 sb_log(inst, SB_DISCARD, SB_LOG_DISCARD, "%s: output '%s' is not finite at t = %g", function, v->name,
-                       *inst->time);
+                       *inst->state.time);
                 return SB_DISCARD;
             }
             break;
@@ -388,10 +388,10 @@ static SbStatus check_range(SbInstance *inst, const char *function, const SbVari
 /* Check that a value may be set: mode, finiteness and range. */
 static SbStatus check_value(SbInstance *inst, const char *function, const SbVariable *v, double value)
 {
-    if (!(settable_modes(v) & SB_IN(inst->mode))) {
+    if (!(settable_modes(v) & SB_IN(inst->state.mode))) {
         if (settable_modes(v) == 0u)
             return sb_fail(inst, function, "variable '%s' is calculated by the FMU and cannot be set", v->name);
-        return sb_fail(inst, function, "variable '%s' cannot be set in %s", v->name, mode_names[inst->mode]);
+        return sb_fail(inst, function, "variable '%s' cannot be set in %s", v->name, mode_names[inst->state.mode]);
     }
     return check_range(inst, function, v, value);
 }
@@ -416,23 +416,23 @@ static void store_value(SbInstance *inst, const SbVariable *v, double value)
 {
     const int nq = inst->m->nq;
     switch (v->kind) {
-    case SB_VAR_Q: inst->x[v->index] = value; break;
+    case SB_VAR_Q: inst->state.x[v->index] = value; break;
     case SB_VAR_DQ:
-        inst->x[nq + v->index] = value;
-        inst->dq_set[v->index] = 1; /* a velocity the host chose: kept by the assembly */
+        inst->state.x[nq + v->index] = value;
+        inst->history.dq_set[v->index] = 1; /* a velocity the host chose: kept by the assembly */
         break;
-    case SB_VAR_U: inst->u[v->index] = value; break;
+    case SB_VAR_U: inst->state.u[v->index] = value; break;
     case SB_VAR_P:
-        inst->p[v->index] = value;
-        inst->psd_checked = 0; /* a mass or an inertia may have changed sign */
+        inst->state.p[v->index] = value;
+        inst->dyn.psd_checked = 0; /* a mass or an inertia may have changed sign */
         break;
     case SB_VAR_SETTING:
-        if (v->index == SB_SET_METHOD && inst->set[v->index] != value) *inst->h_next = 0.0;
-        if (v->index == SB_SET_RTOL) inst->flags = (inst->flags | SB_FLAG_RTOL_SET) & ~SB_FLAG_RTOL_EXPERIMENT;
-        inst->set[v->index] = value;
-        if (v->index == SB_SET_IGNORE_TOL && value != 0.0 && (inst->flags & SB_FLAG_RTOL_EXPERIMENT)) {
-            inst->set[SB_SET_RTOL] = inst->m->settings0[SB_SET_RTOL]; /* undo an earlier fmi2SetupExperiment */
-            inst->flags &= ~SB_FLAG_RTOL_EXPERIMENT;
+        if (v->index == SB_SET_METHOD && inst->state.set[v->index] != value) *inst->state.h_next = 0.0;
+        if (v->index == SB_SET_RTOL) inst->state.flags = (inst->state.flags | SB_FLAG_RTOL_SET) & ~SB_FLAG_RTOL_EXPERIMENT;
+        inst->state.set[v->index] = value;
+        if (v->index == SB_SET_IGNORE_TOL && value != 0.0 && (inst->state.flags & SB_FLAG_RTOL_EXPERIMENT)) {
+            inst->state.set[SB_SET_RTOL] = inst->m->settings0[SB_SET_RTOL]; /* undo an earlier fmi2SetupExperiment */
+            inst->state.flags &= ~SB_FLAG_RTOL_EXPERIMENT;
         }
         break;
     default: break;
@@ -462,7 +462,7 @@ SbStatus sb_check_state_values(SbInstance *inst, const char *function, const dou
         }
         if (check_range(inst, function, v, value) != SB_OK) return SB_ERROR;
     }
-    const double h_next = S[inst->nS - 1];
+    const double h_next = S[inst->state.nS - 1];
     if (!(isfinite(h_next) && h_next >= 0.0))
         return sb_fail(inst, function, "the solver step size %g of the FMU state is invalid", h_next);
     return SB_OK;
@@ -498,7 +498,7 @@ SbStatus sb_get_int(SbInstance *inst, const char *function, const unsigned *vr, 
     for (size_t k = 0; k < n; ++k) {
         const SbVariable *v = typed_variable(inst, function, vr[k], SB_TYPE_ENUM);
         if (!v) return SB_ERROR;
-        values[k] = (long long)inst->set[v->index];
+        values[k] = (long long)inst->state.set[v->index];
     }
     return SB_OK;
 }
@@ -514,7 +514,7 @@ SbStatus sb_get_bool(SbInstance *inst, const char *function, const unsigned *vr,
     for (size_t k = 0; k < n; ++k) {
         const SbVariable *v = typed_variable(inst, function, vr[k], SB_TYPE_BOOLEAN);
         if (!v) return SB_ERROR;
-        values[k] = inst->set[v->index] != 0.0;
+        values[k] = inst->state.set[v->index] != 0.0;
     }
     return SB_OK;
 }
@@ -534,8 +534,8 @@ static SbPoint point(const SbInstance *inst, double t, const double *x, const do
     pt.t = t;
     pt.q = x;
     pt.dq = x + inst->m->nq;
-    pt.u = inst->u;
-    pt.p = inst->p;
+    pt.u = inst->state.u;
+    pt.p = inst->state.p;
     pt.ddq = ddq;
     pt.lam = lam;
     return pt;
@@ -555,16 +555,16 @@ static SbStatus nonfinite_blocks(SbInstance *inst)
     const SbModel *m = inst->m;
     const int n = m->nq, nc = m->nc, nh = m->nh;
     int bad;
-    if ((bad = first_nonfinite(n * n, inst->M)) >= 0)
+    if ((bad = first_nonfinite(n * n, inst->dyn.M)) >= 0)
         return problem(inst, SB_DISCARD, "mass matrix entry M(%s, %s) is not finite", m->coordinate_names[bad / n],
                        m->coordinate_names[bad % n]);
-    if ((bad = first_nonfinite(n, inst->delta)) >= 0)
+    if ((bad = first_nonfinite(n, inst->dyn.delta)) >= 0)
         return problem(inst, SB_DISCARD, "generalized force delta(%s) is not finite", m->coordinate_names[bad]);
     if (nc == 0) return SB_OK;
-    if ((bad = first_nonfinite(nc * n, inst->D)) >= 0)
+    if ((bad = first_nonfinite(nc * n, inst->dyn.D)) >= 0)
         return problem(inst, SB_DISCARD, "constraint Jacobian row '%s' is not finite", m->constraint_names[bad / n]);
-    if ((bad = first_nonfinite(nc, inst->gamma)) >= 0 || (bad = first_nonfinite(nc, inst->beta)) >= 0 ||
-        (bad = first_nonfinite(nh, inst->Phi)) >= 0)
+    if ((bad = first_nonfinite(nc, inst->dyn.gamma)) >= 0 || (bad = first_nonfinite(nc, inst->dyn.beta)) >= 0 ||
+        (bad = first_nonfinite(nh, inst->dyn.Phi)) >= 0)
         return problem(inst, SB_DISCARD, "constraint '%s' is not finite", m->constraint_names[bad]);
     return SB_OK;
 }
@@ -582,36 +582,36 @@ static SbStatus nonfinite_blocks(SbInstance *inst)
        become dependent (a singular position) instead of growing like 1 / s (Tikhonov's regularization). */
 static void solve_factored(SbInstance *inst, const double *b, double *z)
 {
-    const int n = inst->m->nq, nc = inst->m->nc, na = inst->na;
-    switch (inst->fact) {
+    const int n = inst->m->nq, nc = inst->m->nc, na = inst->dyn.na;
+    switch (inst->dyn.fact) {
     case SB_FACT_LDLT:
         if (z != b) memcpy(z, b, (size_t)na * sizeof(double));
-        sb_ldlt_solve(n, inst->Mf, z);
+        sb_ldlt_solve(n, inst->dyn.Mf, z);
         break;
     case SB_FACT_SCHUR:
     case SB_FACT_FILTER: {
-        double *y = inst->stmp, *lam = inst->stmp + n;
+        double *y = inst->dyn.stmp, *lam = inst->dyn.stmp + n;
         memcpy(y, b, (size_t)n * sizeof(double));
-        if (inst->rho != 0.0) /* [M + rho D^T D, D^T; D, 0] z = [b1 + rho D^T b2; b2]: the same solution */
+        if (inst->dyn.rho != 0.0) /* [M + rho D^T D, D^T; D, 0] z = [b1 + rho D^T b2; b2]: the same solution */
             for (int r = 0; r < nc; ++r)
-                for (int j = 0; j < n; ++j) y[j] += inst->rho * inst->D[r * n + j] * b[n + r];
-        sb_ldlt_solve(n, inst->Mf, y);
+                for (int j = 0; j < n; ++j) y[j] += inst->dyn.rho * inst->dyn.D[r * n + j] * b[n + r];
+        sb_ldlt_solve(n, inst->dyn.Mf, y);
         for (int r = 0; r < nc; ++r) {
             double v = -b[n + r];
-            for (int j = 0; j < n; ++j) v += inst->D[r * n + j] * y[j];
+            for (int j = 0; j < n; ++j) v += inst->dyn.D[r * n + j] * y[j];
             lam[r] = v;
         }
-        if (inst->fact == SB_FACT_SCHUR) sb_ldlt_solve(nc, inst->Sf, lam);
+        if (inst->dyn.fact == SB_FACT_SCHUR) sb_ldlt_solve(nc, inst->dyn.Sf, lam);
         else sb_filter_multipliers(inst, lam);
         for (int i = 0; i < n; ++i) {
             double v = y[i];
-            for (int r = 0; r < nc; ++r) v -= inst->X[r * n + i] * lam[r];
+            for (int r = 0; r < nc; ++r) v -= inst->dyn.X[r * n + i] * lam[r];
             z[i] = v;
         }
         memcpy(z + n, lam, (size_t)nc * sizeof(double));
         break;
     }
-    default: sb_lu_solve(na, inst->A, inst->prow, inst->pcol, inst->rank, b, z); break;
+    default: sb_lu_solve(na, inst->dyn.A, inst->dyn.prow, inst->dyn.pcol, inst->dyn.rank, b, z); break;
     }
 }
 
@@ -623,11 +623,11 @@ static double augment_mass(SbInstance *inst, double weight)
 {
     const int n = inst->m->nq, nc = inst->m->nc;
     double mmax = 0.0, dmax2 = 0.0;
-    memcpy(inst->Mf, inst->M, (size_t)n * n * sizeof(double));
-    for (int i = 0; i < n; ++i) mmax = fmax(mmax, fabs(inst->M[i * n + i]));
+    memcpy(inst->dyn.Mf, inst->dyn.M, (size_t)n * n * sizeof(double));
+    for (int i = 0; i < n; ++i) mmax = fmax(mmax, fabs(inst->dyn.M[i * n + i]));
     for (int j = 0; j < n; ++j) {
         double s2 = 0.0;
-        for (int r = 0; r < nc; ++r) s2 += inst->D[r * n + j] * inst->D[r * n + j];
+        for (int r = 0; r < nc; ++r) s2 += inst->dyn.D[r * n + j] * inst->dyn.D[r * n + j];
         dmax2 = fmax(dmax2, s2);
     }
     if (!(dmax2 > 0.0)) return 0.0;
@@ -635,8 +635,8 @@ static double augment_mass(SbInstance *inst, double weight)
     for (int i = 0; i < n; ++i)
         for (int j = 0; j < n; ++j) {
             double s2 = 0.0;
-            for (int r = 0; r < nc; ++r) s2 += inst->D[r * n + i] * inst->D[r * n + j];
-            inst->Mf[i * n + j] += rho * s2;
+            for (int r = 0; r < nc; ++r) s2 += inst->dyn.D[r * n + i] * inst->dyn.D[r * n + j];
+            inst->dyn.Mf[i * n + j] += rho * s2;
         }
     return rho;
 }
@@ -644,29 +644,29 @@ static double augment_mass(SbInstance *inst, double weight)
 static int factor_schur(SbInstance *inst, int augmented)
 {
     const int n = inst->m->nq, nc = inst->m->nc;
-    memcpy(inst->Mf, inst->M, (size_t)n * n * sizeof(double));
-    inst->rho = 0.0;
-    if (augmented && !((inst->rho = augment_mass(inst, 1.0)) > 0.0)) return 0;
-    if (sb_ldlt(n, inst->Mf)) {
-        inst->rho = 0.0;
+    memcpy(inst->dyn.Mf, inst->dyn.M, (size_t)n * n * sizeof(double));
+    inst->dyn.rho = 0.0;
+    if (augmented && !((inst->dyn.rho = augment_mass(inst, 1.0)) > 0.0)) return 0;
+    if (sb_ldlt(n, inst->dyn.Mf)) {
+        inst->dyn.rho = 0.0;
         return 0;
     }
     for (int r = 0; r < nc; ++r) { /* X[r] = M^-1 D[r]^T */
-        memcpy(inst->X + (size_t)r * n, inst->D + (size_t)r * n, (size_t)n * sizeof(double));
-        sb_ldlt_solve(n, inst->Mf, inst->X + (size_t)r * n);
+        memcpy(inst->dyn.X + (size_t)r * n, inst->dyn.D + (size_t)r * n, (size_t)n * sizeof(double));
+        sb_ldlt_solve(n, inst->dyn.Mf, inst->dyn.X + (size_t)r * n);
     }
     for (int r = 0; r < nc; ++r)
         for (int c = r; c < nc; ++c) {
             double v = 0.0;
-            for (int j = 0; j < n; ++j) v += inst->D[r * n + j] * inst->X[c * n + j];
-            inst->Sf[r * nc + c] = inst->Sf[c * nc + r] = v;
+            for (int j = 0; j < n; ++j) v += inst->dyn.D[r * n + j] * inst->dyn.X[c * n + j];
+            inst->dyn.Sf[r * nc + c] = inst->dyn.Sf[c * nc + r] = v;
         }
     /* a nearly singular S (redundant constraints) goes to the rank-revealing LU */
     double dmax = 0.0;
-    for (int r = 0; r < nc; ++r) dmax = fmax(dmax, fabs(inst->Sf[r * nc + r]));
-    if (sb_ldlt(nc, inst->Sf)) return -1;
+    for (int r = 0; r < nc; ++r) dmax = fmax(dmax, fabs(inst->dyn.Sf[r * nc + r]));
+    if (sb_ldlt(nc, inst->dyn.Sf)) return -1;
     for (int r = 0; r < nc; ++r)
-        if (!(1.0 / inst->Sf[r * nc + r] > SB_FILTER_SWITCH * dmax)) return -1;
+        if (!(1.0 / inst->dyn.Sf[r * nc + r] > SB_FILTER_SWITCH * dmax)) return -1;
     return 1;
 }
 
@@ -675,8 +675,8 @@ static int factor_schur(SbInstance *inst, int augmented)
 static SbStatus check_semidefinite(SbInstance *inst)
 {
     const int n = inst->m->nq;
-    memcpy(inst->Mf, inst->M, (size_t)n * n * sizeof(double));
-    int bad = sb_semidefinite(n, inst->Mf, 1e-9);
+    memcpy(inst->dyn.Mf, inst->dyn.M, (size_t)n * n * sizeof(double));
+    int bad = sb_semidefinite(n, inst->dyn.Mf, 1e-9);
     if (bad < 0) return SB_OK;
     return problem(inst, SB_DISCARD,
                    "the mass matrix is not positive semi-definite at coordinate '%s': a mass or moment of inertia "
@@ -686,23 +686,23 @@ static SbStatus check_semidefinite(SbInstance *inst)
 
 static void factor_lu(SbInstance *inst)
 {
-    const int n = inst->m->nq, nc = inst->m->nc, na = inst->na;
+    const int n = inst->m->nq, nc = inst->m->nc, na = inst->dyn.na;
     for (int i = 0; i < n; ++i) {
-        for (int j = 0; j < n; ++j) inst->A[i * na + j] = inst->M[i * n + j];
-        for (int r = 0; r < nc; ++r) inst->A[i * na + n + r] = inst->D[r * n + i];
+        for (int j = 0; j < n; ++j) inst->dyn.A[i * na + j] = inst->dyn.M[i * n + j];
+        for (int r = 0; r < nc; ++r) inst->dyn.A[i * na + n + r] = inst->dyn.D[r * n + i];
     }
     for (int r = 0; r < nc; ++r) {
-        for (int j = 0; j < n; ++j) inst->A[(n + r) * na + j] = inst->D[r * n + j];
-        for (int c = 0; c < nc; ++c) inst->A[(n + r) * na + n + c] = 0.0;
+        for (int j = 0; j < n; ++j) inst->dyn.A[(n + r) * na + j] = inst->dyn.D[r * n + j];
+        for (int c = 0; c < nc; ++c) inst->dyn.A[(n + r) * na + n + c] = 0.0;
     }
-    inst->fact = SB_FACT_LU;
-    inst->rank = sb_lu_factor(na, inst->A, inst->prow, inst->pcol, SB_RANK_RTOL);
+    inst->dyn.fact = SB_FACT_LU;
+    inst->dyn.rank = sb_lu_factor(na, inst->dyn.A, inst->dyn.prow, inst->dyn.pcol, SB_RANK_RTOL);
 }
 
 SbStatus sb_accelerations(SbInstance *inst, double t, const double *x, double *ddq, double *lam)
 {
     const SbModel *m = inst->m;
-    const int n = m->nq, nc = m->nc, nh = m->nh, na = inst->na;
+    const int n = m->nq, nc = m->nc, nh = m->nh, na = inst->dyn.na;
     const double *dq = x + n;
     SbPoint pt = point(inst, t, x, NULL, NULL);
     int bad, schur = 0; /* schur < 0: Mf and X hold a factorization for filtered multipliers */
@@ -710,34 +710,34 @@ SbStatus sb_accelerations(SbInstance *inst, double t, const double *x, double *d
     /* Non-finite block entries are not scanned here (that costs as much as a small model's
        evaluation): they propagate into the factorization or the solution, and every failure path
        below calls nonfinite_blocks() first to name the entry at fault. */
-    sb_M_delta(&pt, inst->M, inst->delta);
-    memcpy(inst->rhs, inst->delta, (size_t)n * sizeof(double));
+    sb_M_delta(&pt, inst->dyn.M, inst->dyn.delta);
+    memcpy(inst->dyn.rhs, inst->dyn.delta, (size_t)n * sizeof(double));
 
     if (nc == 0) {
-        memcpy(inst->Mf, inst->M, (size_t)n * n * sizeof(double));
-        inst->fact = SB_FACT_LDLT;
-        inst->rank = n;
-        int k = sb_ldlt(n, inst->Mf);
+        memcpy(inst->dyn.Mf, inst->dyn.M, (size_t)n * n * sizeof(double));
+        inst->dyn.fact = SB_FACT_LDLT;
+        inst->dyn.rank = n;
+        int k = sb_ldlt(n, inst->dyn.Mf);
         if (k) { /* not positive definite: singular, indefinite or not finite */
             SbStatus s = nonfinite_blocks(inst);
             if (s != SB_OK) return s;
             s = check_semidefinite(inst);
             if (s != SB_OK) return s;
             factor_lu(inst);
-            if (inst->rank < n)
+            if (inst->dyn.rank < n)
                 return problem(inst, SB_DISCARD, "singular mass matrix (rank %d of %d; check coordinate '%s')",
-                               inst->rank, n, m->coordinate_names[k - 1]);
+                               inst->dyn.rank, n, m->coordinate_names[k - 1]);
         }
     } else {
-        sb_constraints(&pt, inst->D, inst->beta, inst->gamma, inst->Phi);
+        sb_constraints(&pt, inst->dyn.D, inst->dyn.beta, inst->dyn.gamma, inst->dyn.Phi);
         /* rhs = [delta; gamma - 2 alpha (D dq - beta) - beta_b^2 Phi]  (Baumgarte) */
-        const double alpha = inst->set[SB_SET_ALPHA], bb = inst->set[SB_SET_BETA];
+        const double alpha = inst->state.set[SB_SET_ALPHA], bb = inst->state.set[SB_SET_BETA];
         for (int r = 0; r < nc; ++r) {
-            double v = -inst->beta[r];
-            for (int j = 0; j < n; ++j) v += inst->D[r * n + j] * dq[j];
-            double g = inst->gamma[r] - 2.0 * alpha * v;
-            if (r < nh) g -= bb * bb * inst->Phi[r];
-            inst->rhs[n + r] = g;
+            double v = -inst->dyn.beta[r];
+            for (int j = 0; j < n; ++j) v += inst->dyn.D[r * n + j] * dq[j];
+            double g = inst->dyn.gamma[r] - 2.0 * alpha * v;
+            if (r < nh) g -= bb * bb * inst->dyn.Phi[r];
+            inst->dyn.rhs[n + r] = g;
         }
         /* A coordinate without inertia (contact parameters, auxiliary coordinates) has an exact
            zero on the diagonal of M at every state: such models factor M + rho D^T D directly.
@@ -746,40 +746,40 @@ SbStatus sb_accelerations(SbInstance *inst, double t, const double *x, double *d
            parameter's doing; physical inertia is positive semi-definite at every configuration). */
         int massless = 0;
         for (int i = 0; i < n; ++i)
-            if (inst->M[i * n + i] == 0.0) {
+            if (inst->dyn.M[i * n + i] == 0.0) {
                 massless = 1;
                 break;
             }
-        if (massless && !inst->psd_checked) {
+        if (massless && !inst->dyn.psd_checked) {
             SbStatus s = nonfinite_blocks(inst);
             if (s != SB_OK) return s;
             s = check_semidefinite(inst);
             if (s != SB_OK) return s;
-            inst->psd_checked = 1;
+            inst->dyn.psd_checked = 1;
         }
         schur = factor_schur(inst, massless);
         /* a row whose norm falls far below the largest it has had vanishes: a singular position */
         int vanishing = 0;
         for (int r = 0; r < nc; ++r) {
             double v = 0.0;
-            for (int j = 0; j < n; ++j) v += inst->D[r * n + j] * inst->D[r * n + j];
-            if (v > inst->row_ref[r]) inst->row_ref[r] = v;
-            if (v < SB_VANISHING_ROW * inst->row_ref[r]) vanishing = 1;
+            for (int j = 0; j < n; ++j) v += inst->dyn.D[r * n + j] * inst->dyn.D[r * n + j];
+            if (v > inst->dyn.row_ref[r]) inst->dyn.row_ref[r] = v;
+            if (v < SB_VANISHING_ROW * inst->dyn.row_ref[r]) vanishing = 1;
         }
         if (schur == 0 && !massless) { /* M is singular here, indefinite or not finite */
             SbStatus s = nonfinite_blocks(inst);
             if (s != SB_OK) return s;
-            if (!inst->psd_checked) {
+            if (!inst->dyn.psd_checked) {
                 s = check_semidefinite(inst);
                 if (s != SB_OK) return s;
-                inst->psd_checked = 1;
+                inst->dyn.psd_checked = 1;
             }
             schur = factor_schur(inst, 1);
         }
         if (vanishing && schur != 0) schur = -2; /* straight to the filtered multipliers */
         if (schur > 0) {
-            inst->fact = SB_FACT_SCHUR;
-            inst->rank = na;
+            inst->dyn.fact = SB_FACT_SCHUR;
+            inst->dyn.rank = na;
         } else if (schur == -2) {
             sb_factor_filter(inst, t);
         } else {
@@ -787,41 +787,41 @@ SbStatus sb_accelerations(SbInstance *inst, double t, const double *x, double *d
             if (s != SB_OK) return s;
             factor_lu(inst); /* redundant constraints, or motions without inertia (rank-revealing) */
             /* D M^-1 D^T nearly singular with no row exactly dependent: a singular position */
-            if (inst->rank == na && schur < 0) sb_factor_filter(inst, t);
+            if (inst->dyn.rank == na && schur < 0) sb_factor_filter(inst, t);
         }
     }
-    solve_factored(inst, inst->rhs, inst->sol);
-    if (inst->rank < na) {
+    solve_factored(inst, inst->dyn.rhs, inst->dyn.sol);
+    if (inst->dyn.rank < na) {
         SbStatus s = nonfinite_blocks(inst);
         if (s != SB_OK) return s;
         /* redundant constraints: accept only a consistent system (residual check) */
-        double res = 0.0, scale = sb_norm_inf(na, inst->rhs) + 1.0;
+        double res = 0.0, scale = sb_norm_inf(na, inst->dyn.rhs) + 1.0;
         for (int i = 0; i < n; ++i) {
-            double r = -inst->delta[i];
-            for (int j = 0; j < n; ++j) r += inst->M[i * n + j] * inst->sol[j];
-            for (int c = 0; c < nc; ++c) r += inst->D[c * n + i] * inst->sol[n + c];
+            double r = -inst->dyn.delta[i];
+            for (int j = 0; j < n; ++j) r += inst->dyn.M[i * n + j] * inst->dyn.sol[j];
+            for (int c = 0; c < nc; ++c) r += inst->dyn.D[c * n + i] * inst->dyn.sol[n + c];
             if (fabs(r) > res) res = fabs(r);
         }
         for (int c = 0; c < nc; ++c) {
-            double r = -inst->rhs[n + c];
-            for (int j = 0; j < n; ++j) r += inst->D[c * n + j] * inst->sol[j];
+            double r = -inst->dyn.rhs[n + c];
+            for (int j = 0; j < n; ++j) r += inst->dyn.D[c * n + j] * inst->dyn.sol[j];
             if (fabs(r) > res) res = fabs(r);
         }
         /* rows dependent only at this instant (a singular position) with a drift the dropped rows
            cannot follow: the augmented Lagrangian continues through it */
         if (!(res <= 1e-8 * scale) && schur < 0) {
             sb_factor_filter(inst, t);
-            solve_factored(inst, inst->rhs, inst->sol);
+            solve_factored(inst, inst->dyn.rhs, inst->dyn.sol);
         } else if (!(res <= 1e-8 * scale))
             return problem(inst, SB_DISCARD,
                            "singular augmented matrix [M D^T; D 0] (rank %d of %d): the constraints are "
                            "inconsistent or the mass matrix is singular",
-                           inst->rank, na);
+                           inst->dyn.rank, na);
         /* the accelerations are unique only if every null vector [v; mu] has v = 0 (redundant
            constraint rows); a v != 0 is a motion allowed by the constraints that has no inertia */
-        for (int k = 0; k < na - inst->rank; ++k) {
-            double *z = inst->stmp;
-            sb_lu_null_vector(na, inst->A, inst->pcol, inst->rank, k, z);
+        for (int k = 0; k < na - inst->dyn.rank; ++k) {
+            double *z = inst->dyn.stmp;
+            sb_lu_null_vector(na, inst->dyn.A, inst->dyn.pcol, inst->dyn.rank, k, z);
             int worst = 0;
             for (int i = 1; i < n; ++i)
                 if (fabs(z[i]) > fabs(z[worst])) worst = i;
@@ -829,30 +829,30 @@ SbStatus sb_accelerations(SbInstance *inst, double t, const double *x, double *d
                 return problem(inst, SB_DISCARD,
                                "singular mass matrix on the motions the constraints allow (rank %d of %d of "
                                "[M D^T; D 0]): the motion of coordinate '%s' has no inertia",
-                               inst->rank, na, m->coordinate_names[worst]);
+                               inst->dyn.rank, na, m->coordinate_names[worst]);
         }
     }
-    if ((bad = first_nonfinite(na, inst->sol)) >= 0) {
+    if ((bad = first_nonfinite(na, inst->dyn.sol)) >= 0) {
         SbStatus s = nonfinite_blocks(inst);
         if (s != SB_OK) return s;
         return problem(inst, SB_DISCARD, "%s '%s' is not finite", bad < n ? "acceleration of" : "multiplier of",
                        bad < n ? m->coordinate_names[bad] : m->constraint_names[bad - n]);
     }
-    if (ddq) memcpy(ddq, inst->sol, (size_t)n * sizeof(double));
-    if (lam && nc) memcpy(lam, inst->sol + n, (size_t)nc * sizeof(double));
+    if (ddq) memcpy(ddq, inst->dyn.sol, (size_t)n * sizeof(double));
+    if (lam && nc) memcpy(lam, inst->dyn.sol + n, (size_t)nc * sizeof(double));
     return SB_OK;
 }
 
 SbStatus sb_update(SbInstance *inst)
 {
-    if (inst->cache_valid) return inst->cache_status;
-    SbStatus s = sb_accelerations(inst, *inst->time, inst->x, inst->ddq, inst->lam);
+    if (inst->cache.valid) return inst->cache.status;
+    SbStatus s = sb_accelerations(inst, *inst->state.time, inst->state.x, inst->cache.ddq, inst->cache.lam);
     if (s == SB_OK && inst->m->ny > 0) {
-        SbPoint pt = point(inst, *inst->time, inst->x, inst->ddq, inst->lam);
-        sb_outputs(&pt, inst->y);
+        SbPoint pt = point(inst, *inst->state.time, inst->state.x, inst->cache.ddq, inst->cache.lam);
+        sb_outputs(&pt, inst->cache.y);
     }
-    inst->cache_valid = 1;
-    inst->cache_status = s;
+    inst->cache.valid = 1;
+    inst->cache.status = s;
     return s;
 }
 
@@ -864,51 +864,51 @@ SbStatus sb_derivatives(SbInstance *inst, double t, const double *x, double *xdo
     return sb_accelerations(inst, t, x, xdot + n, NULL);
 }
 
-/* Residual Jacobians at (t, x) with inst->sol = [ddq; lam], including the
+/* Residual Jacobians at (t, x) with inst->dyn.sol = [ddq; lam], including the
    Baumgarte terms of the constraint rows. */
 static void residual_jacobians(SbInstance *inst, double t, const double *x)
 {
     const SbModel *m = inst->m;
     const int n = m->nq, nc = m->nc, nh = m->nh, nu = m->nu;
-    SbPoint pt = point(inst, t, x, inst->sol, inst->sol + n);
+    SbPoint pt = point(inst, t, x, inst->dyn.sol, inst->dyn.sol + n);
     (void)nu;
-    sb_residual_jacobians(&pt, inst->R_q, inst->R_dq, inst->R_u, inst->R_t);
+    sb_residual_jacobians(&pt, inst->jac.R_q, inst->jac.R_dq, inst->jac.R_u, inst->jac.R_t);
     if (nc == 0) return;
-    const double alpha = inst->set[SB_SET_ALPHA], bb = inst->set[SB_SET_BETA];
+    const double alpha = inst->state.set[SB_SET_ALPHA], bb = inst->state.set[SB_SET_BETA];
     if (alpha == 0.0 && bb == 0.0) return;
-    sb_velocity_jacobians(&pt, inst->V_q, inst->V_t);
-    if (nh > 0) sb_Phi_Phi_q(&pt, inst->Phi_q, inst->Phi);
-    /* inst->D and inst->beta hold the values at this point (sb_accelerations) */
+    sb_velocity_jacobians(&pt, inst->jac.V_q, inst->jac.V_t);
+    if (nh > 0) sb_Phi_Phi_q(&pt, inst->dyn.Phi_q, inst->dyn.Phi);
+    /* inst->dyn.D and inst->dyn.beta hold the values at this point (sb_accelerations) */
     for (int r = 0; r < nc; ++r) {
-        double *Rq = inst->R_q + (size_t)(n + r) * n, *Rdq = inst->R_dq + (size_t)(n + r) * n;
+        double *Rq = inst->jac.R_q + (size_t)(n + r) * n, *Rdq = inst->jac.R_dq + (size_t)(n + r) * n;
         for (int j = 0; j < n; ++j) {
-            Rq[j] += 2.0 * alpha * inst->V_q[r * n + j];
-            Rdq[j] += 2.0 * alpha * inst->D[r * n + j];
-            if (r < nh) Rq[j] += bb * bb * inst->Phi_q[r * n + j];
+            Rq[j] += 2.0 * alpha * inst->jac.V_q[r * n + j];
+            Rdq[j] += 2.0 * alpha * inst->dyn.D[r * n + j];
+            if (r < nh) Rq[j] += bb * bb * inst->dyn.Phi_q[r * n + j];
         }
-        inst->R_t[n + r] += 2.0 * alpha * inst->V_t[r];
-        if (r < nh) inst->R_t[n + r] -= bb * bb * inst->beta[r]; /* Phi_t = -beta */
+        inst->jac.R_t[n + r] += 2.0 * alpha * inst->jac.V_t[r];
+        if (r < nh) inst->jac.R_t[n + r] -= bb * bb * inst->dyn.beta[r]; /* Phi_t = -beta */
     }
 }
 
 SbStatus sb_state_jacobian(SbInstance *inst, double t, const double *x, double *J, double *J_t)
 {
-    const int n = inst->m->nq, na = inst->na, nx = 2 * n;
+    const int n = inst->m->nq, na = inst->dyn.na, nx = 2 * n;
     SbStatus s = sb_accelerations(inst, t, x, NULL, NULL);
     if (s != SB_OK) return s;
     residual_jacobians(inst, t, x);
     memset(J, 0, (size_t)nx * nx * sizeof(double));
     for (int i = 0; i < n; ++i) J[i * nx + n + i] = 1.0;
-    double *b = inst->dsol;
+    double *b = inst->jac.dsol;
     for (int c = 0; c < nx; ++c) { /* column c: d/dq_c or d/ddq_(c-n) */
-        const double *R = c < n ? inst->R_q : inst->R_dq;
+        const double *R = c < n ? inst->jac.R_q : inst->jac.R_dq;
         int j = c < n ? c : c - n;
         for (int r = 0; r < na; ++r) b[r] = -R[r * n + j];
         solve_factored(inst, b, b);
         for (int i = 0; i < n; ++i) J[(n + i) * nx + c] = b[i];
     }
     if (J_t) {
-        for (int r = 0; r < na; ++r) b[r] = -inst->R_t[r];
+        for (int r = 0; r < na; ++r) b[r] = -inst->jac.R_t[r];
         solve_factored(inst, b, b);
         for (int i = 0; i < n; ++i) {
             J_t[i] = 0.0;
@@ -923,20 +923,20 @@ SbStatus sb_directional_derivative(SbInstance *inst, const char *function, const
                                    const unsigned *knowns, size_t n_knowns, const double *seed, double *sensitivity)
 {
     const SbModel *m = inst->m;
-    const int n = m->nq, nc = m->nc, nu = m->nu, ny = m->ny, na = inst->na;
+    const int n = m->nq, nc = m->nc, nu = m->nu, ny = m->ny, na = inst->dyn.na;
     if ((n_unknowns && (!unknowns || !sensitivity)) || (n_knowns && (!knowns || !seed)))
         return sb_fail(inst, function, "NULL array argument");
-    memset(inst->sq, 0, (size_t)n * sizeof(double));
-    memset(inst->sdq, 0, (size_t)n * sizeof(double));
-    if (nu) memset(inst->su, 0, (size_t)nu * sizeof(double));
+    memset(inst->jac.sq, 0, (size_t)n * sizeof(double));
+    memset(inst->jac.sdq, 0, (size_t)n * sizeof(double));
+    if (nu) memset(inst->jac.su, 0, (size_t)nu * sizeof(double));
     for (size_t k = 0; k < n_knowns; ++k) {
         const SbVariable *v = sb_variable(inst, function, knowns[k]);
         if (!v) return SB_ERROR;
         if (!isfinite(seed[k])) return sb_fail(inst, function, "seed of '%s' is not finite", v->name);
         switch (v->kind) {
-        case SB_VAR_Q: inst->sq[v->index] += seed[k]; break;
-        case SB_VAR_DQ: inst->sdq[v->index] += seed[k]; break;
-        case SB_VAR_U: inst->su[v->index] += seed[k]; break;
+        case SB_VAR_Q: inst->jac.sq[v->index] += seed[k]; break;
+        case SB_VAR_DQ: inst->jac.sdq[v->index] += seed[k]; break;
+        case SB_VAR_U: inst->jac.su[v->index] += seed[k]; break;
         default:
             return sb_fail(inst, function, "'%s' is not a known of directional derivatives (states and inputs are)",
                            v->name);
@@ -954,21 +954,21 @@ SbStatus sb_directional_derivative(SbInstance *inst, const char *function, const
                            v->name);
     }
     if (need_dyn) {
-        SbStatus s = sb_accelerations(inst, *inst->time, inst->x, NULL, NULL);
+        SbStatus s = sb_accelerations(inst, *inst->state.time, inst->state.x, NULL, NULL);
         if (s != SB_OK) {
             sb_log(inst, s, SB_LOG_DISCARD, "%s: %s", function, inst->problem);
             return s;
         }
-        residual_jacobians(inst, *inst->time, inst->x);
+        residual_jacobians(inst, *inst->state.time, inst->state.x);
         /* A d[ddq; lam] = -(R_q sq + R_dq sdq + R_u su) */
-        sb_matvec(na, n, inst->R_q, inst->sq, inst->rhs, 0);
-        sb_matvec(na, n, inst->R_dq, inst->sdq, inst->rhs, 1);
-        if (nu) sb_matvec(na, nu, inst->R_u, inst->su, inst->rhs, 1);
-        for (int i = 0; i < na; ++i) inst->rhs[i] = -inst->rhs[i];
-        solve_factored(inst, inst->rhs, inst->dsol);
+        sb_matvec(na, n, inst->jac.R_q, inst->jac.sq, inst->dyn.rhs, 0);
+        sb_matvec(na, n, inst->jac.R_dq, inst->jac.sdq, inst->dyn.rhs, 1);
+        if (nu) sb_matvec(na, nu, inst->jac.R_u, inst->jac.su, inst->dyn.rhs, 1);
+        for (int i = 0; i < na; ++i) inst->dyn.rhs[i] = -inst->dyn.rhs[i];
+        solve_factored(inst, inst->dyn.rhs, inst->jac.dsol);
         if (need_y) {
-            SbPoint pt = point(inst, *inst->time, inst->x, inst->sol, inst->sol + n);
-            sb_output_jacobians(&pt, inst->Y_q, inst->Y_dq, inst->Y_u, inst->Y_t, inst->Y_ddq, inst->Y_lam);
+            SbPoint pt = point(inst, *inst->state.time, inst->state.x, inst->dyn.sol, inst->dyn.sol + n);
+            sb_output_jacobians(&pt, inst->jac.Y_q, inst->jac.Y_dq, inst->jac.Y_u, inst->jac.Y_t, inst->jac.Y_ddq, inst->jac.Y_lam);
         }
     }
     for (size_t k = 0; k < n_unknowns; ++k) {
@@ -976,15 +976,15 @@ SbStatus sb_directional_derivative(SbInstance *inst, const char *function, const
         const int i = v->index;
         double d = 0.0;
         switch (v->kind) {
-        case SB_VAR_Q: d = inst->sq[i]; break;
-        case SB_VAR_DQ: d = inst->sdq[i]; break;
-        case SB_VAR_DDQ: d = inst->dsol[i]; break;
+        case SB_VAR_Q: d = inst->jac.sq[i]; break;
+        case SB_VAR_DQ: d = inst->jac.sdq[i]; break;
+        case SB_VAR_DDQ: d = inst->jac.dsol[i]; break;
         case SB_VAR_Y:
             for (int j = 0; j < n; ++j)
-                d += inst->Y_q[i * n + j] * inst->sq[j] + inst->Y_dq[i * n + j] * inst->sdq[j] +
-                     inst->Y_ddq[i * n + j] * inst->dsol[j];
-            for (int j = 0; j < nu; ++j) d += inst->Y_u[i * nu + j] * inst->su[j];
-            for (int j = 0; j < nc; ++j) d += inst->Y_lam[i * nc + j] * inst->dsol[n + j];
+                d += inst->jac.Y_q[i * n + j] * inst->jac.sq[j] + inst->jac.Y_dq[i * n + j] * inst->jac.sdq[j] +
+                     inst->jac.Y_ddq[i * n + j] * inst->jac.dsol[j];
+            for (int j = 0; j < nu; ++j) d += inst->jac.Y_u[i * nu + j] * inst->jac.su[j];
+            for (int j = 0; j < nc; ++j) d += inst->jac.Y_lam[i * nc + j] * inst->jac.dsol[n + j];
             break;
         default: break;
         }
@@ -993,7 +993,7 @@ SbStatus sb_directional_derivative(SbInstance *inst, const char *function, const
             sb_log(inst, SB_DISCARD, SB_LOG_DISCARD,
                    "%s: the derivative of '%s' is not finite at t = %g (the model's equations are not "
                    "differentiable at this state)",
-                   function, v->name, *inst->time);
+                   function, v->name, *inst->state.time);
             return SB_DISCARD;
         }
     }
@@ -1012,12 +1012,12 @@ SbStatus sb_directional_derivative(SbInstance *inst, const char *function, const
 static int min_norm_step(SbInstance *inst, int m_rows, int n, const double *J, const double *r, double *dx,
                          double reg)
 {
-    double *y = inst->ytmp, gmax = 0.0;
-    sb_gram(m_rows, n, J, inst->G);
-    for (int k = 0; k < m_rows; ++k) gmax = fmax(gmax, inst->G[k * m_rows + k]);
-    for (int k = 0; k < m_rows; ++k) inst->G[k * m_rows + k] += reg * reg * gmax;
-    int rank = sb_lu_factor(m_rows, inst->G, inst->gprow, inst->gpcol, 1e-12);
-    sb_lu_solve(m_rows, inst->G, inst->gprow, inst->gpcol, rank, r, y);
+    double *y = inst->proj.ytmp, gmax = 0.0;
+    sb_gram(m_rows, n, J, inst->proj.G);
+    for (int k = 0; k < m_rows; ++k) gmax = fmax(gmax, inst->proj.G[k * m_rows + k]);
+    for (int k = 0; k < m_rows; ++k) inst->proj.G[k * m_rows + k] += reg * reg * gmax;
+    int rank = sb_lu_factor(m_rows, inst->proj.G, inst->proj.gprow, inst->proj.gpcol, 1e-12);
+    sb_lu_solve(m_rows, inst->proj.G, inst->proj.gprow, inst->proj.gpcol, rank, r, y);
     sb_matvec_t(m_rows, n, J, y, dx, 0);
     return rank;
 }
@@ -1037,7 +1037,7 @@ static void eval_Phi_init(SbInstance *inst, double t, const double *x, double *J
     sb_Phi_init(&pt, J, r);
     for (int k = 0; k < inst->m->ninit; ++k) { /* rows fixing a coordinate use its start value */
         int i = inst->m->init_fix[k];
-        if (i >= 0) r[k] = x[i] - inst->qfix[i];
+        if (i >= 0) r[k] = x[i] - inst->proj.qfix[i];
     }
 }
 
@@ -1045,7 +1045,7 @@ static SbStatus newton_positions(SbInstance *inst, double t, double *x, int rows
                                  const char *const *row_names, int *iterations, double *residual)
 {
     const int n = inst->m->nq;
-    double *J = inst->Jrows, *r = inst->rrows, *dx = inst->dx;
+    double *J = inst->proj.Jrows, *r = inst->proj.rrows, *dx = inst->proj.dx;
     double err = 0.0;
     int it;
     for (it = 0; it <= maxit; ++it) {
@@ -1083,7 +1083,7 @@ static void project_velocities(SbInstance *inst, double t, double *x, int with_f
     const SbModel *m = inst->m;
     const int n = m->nq, nc = m->nc;
     SbPoint pt = point(inst, t, x, NULL, NULL);
-    double *J = inst->Jrows, *r = inst->rrows, *dx = inst->dx;
+    double *J = inst->proj.Jrows, *r = inst->proj.rrows, *dx = inst->proj.dx;
     int rows = nc;
     sb_D_beta(&pt, J, r);
     if (with_fixed)
@@ -1091,7 +1091,7 @@ static void project_velocities(SbInstance *inst, double t, double *x, int with_f
             int i = m->init_fix[k];
             if (i < 0) continue;
             for (int j = 0; j < n; ++j) J[rows * n + j] = (j == i);
-            r[rows] = inst->qfix[n + i];
+            r[rows] = inst->proj.qfix[n + i];
             ++rows;
         }
     for (int k = 0; k < rows; ++k) {
@@ -1106,13 +1106,13 @@ static void project_velocities(SbInstance *inst, double t, double *x, int with_f
 SbStatus sb_project(SbInstance *inst, double t, double *x)
 {
     const SbModel *m = inst->m;
-    if (m->nc == 0 || inst->set[SB_SET_PROJECTION] == 0.0) return SB_OK;
+    if (m->nc == 0 || inst->state.set[SB_SET_PROJECTION] == 0.0) return SB_OK;
     /* next to a singular position the constraint values barely see the errors along the directions
        that lose their rows, and the velocity rows turn with those errors: the projection is left to
        the steps on either side (Baumgarte's terms hold the drift meanwhile) */
     /* after a regular range-space solve every row is clearly independent: nothing to check */
-    if (inst->fact == SB_FACT_SCHUR) {
-        if (m->nc > inst->rank_ref) inst->rank_ref = m->nc;
+    if (inst->dyn.fact == SB_FACT_SCHUR) {
+        if (m->nc > inst->dyn.rank_ref) inst->dyn.rank_ref = m->nc;
     } else if (sb_near_singular(inst, t, x)) {
         sb_log(inst, SB_OK, SB_LOG_SOLVER, "t = %.17g: no projection next to a singular position", t);
         return SB_OK;
@@ -1120,7 +1120,7 @@ SbStatus sb_project(SbInstance *inst, double t, double *x)
     int it = 0;
     double res = 0.0;
     if (m->nh > 0) {
-        SbStatus s = newton_positions(inst, t, x, m->nh, eval_Phi, inst->set[SB_SET_PROJ_TOL], 20, m->constraint_names,
+        SbStatus s = newton_positions(inst, t, x, m->nh, eval_Phi, inst->state.set[SB_SET_PROJ_TOL], 20, m->constraint_names,
                                       &it, &res);
         if (s != SB_OK) return s;
     }
@@ -1142,12 +1142,12 @@ SbStatus sb_setup_experiment(SbInstance *inst, const char *function, int toleran
         return sb_fail(inst, function, "stopTime %g is before startTime %g", stop_time, start_time);
     if (tolerance_defined && !(tolerance > 0.0 && isfinite(tolerance))) /* NaN included */
         return sb_fail(inst, function, "tolerance %g is invalid: it must be positive and finite", tolerance);
-    *inst->time = start_time;
-    inst->stop_defined = stop_defined != 0;
-    inst->stop_time = stop_defined ? stop_time : INFINITY;
-    if (tolerance_defined && !(inst->flags & SB_FLAG_RTOL_SET) && inst->set[SB_SET_IGNORE_TOL] == 0.0) {
-        inst->set[SB_SET_RTOL] = tolerance; /* checked above: positive and finite */
-        inst->flags |= SB_FLAG_RTOL_EXPERIMENT;
+    *inst->state.time = start_time;
+    inst->history.stop_defined = stop_defined != 0;
+    inst->history.stop_time = stop_defined ? stop_time : INFINITY;
+    if (tolerance_defined && !(inst->state.flags & SB_FLAG_RTOL_SET) && inst->state.set[SB_SET_IGNORE_TOL] == 0.0) {
+        inst->state.set[SB_SET_RTOL] = tolerance; /* checked above: positive and finite */
+        inst->state.flags |= SB_FLAG_RTOL_EXPERIMENT;
     }
     sb_changed(inst);
     return SB_OK;
@@ -1160,7 +1160,7 @@ static double constrained_velocities(SbInstance *inst, double t, double *x, cons
 {
     const SbModel *m = inst->m;
     const int n = m->nq, nc = m->nc;
-    double *J = inst->Jrows, *r = inst->rrows, *dx = inst->dx;
+    double *J = inst->proj.Jrows, *r = inst->proj.rrows, *dx = inst->proj.dx;
     SbPoint pt = point(inst, t, x, NULL, NULL);
     sb_D_beta(&pt, J, r);
     for (int k = 0; k < nc; ++k) {
@@ -1196,7 +1196,7 @@ static void kept_names(const SbInstance *inst, const unsigned char *keep, char *
     for (int j = 0; j < inst->m->nq && used + 4 < size; ++j)
         if (keep[j]) {
             int w = snprintf(buf + used, size - used, "%s'd%s' (%s)", used ? ", " : "", inst->m->coordinate_names[j],
-                             inst->dq_set[j] ? "set by the host" : "held for assembly");
+                             inst->history.dq_set[j] ? "set by the host" : "held for assembly");
             if (w < 0) break;
             used += (size_t)w < size - used ? (size_t)w : size - used - 1;
         }
@@ -1213,26 +1213,26 @@ static SbStatus initial_velocities(SbInstance *inst, double t, double *x)
 {
     const SbModel *m = inst->m;
     const int n = m->nq;
-    unsigned char *keep = (unsigned char *)inst->stmp; /* n bytes fit in (n + nc) doubles */
+    unsigned char *keep = (unsigned char *)inst->dyn.stmp; /* n bytes fit in (n + nc) doubles */
     int held = 0, worst = 0;
-    for (int j = 0; j < n; ++j) keep[j] = inst->dq_set[j];
+    for (int j = 0; j < n; ++j) keep[j] = inst->history.dq_set[j];
     for (int k = 0; k < m->ninit; ++k)
         if (m->init_fix[k] >= 0 && !keep[m->init_fix[k]]) keep[m->init_fix[k]] = 2, held = 1;
-    double *start = inst->qfix + n;  /* start velocities */
+    double *start = inst->proj.qfix + n;  /* start velocities */
     double err = constrained_velocities(inst, t, x, keep, &worst);
     if (!(err <= 1e-9) && held) { /* the held coordinates' start velocities give way to the host's */
         memcpy(x + n, start, (size_t)n * sizeof(double));
-        for (int j = 0; j < n; ++j) keep[j] = inst->dq_set[j];
+        for (int j = 0; j < n; ++j) keep[j] = inst->history.dq_set[j];
         err = constrained_velocities(inst, t, x, keep, &worst);
         sb_log(inst, SB_OK, SB_LOG_EVENTS,
                "initial velocities: the start velocities of coordinates held for assembly follow from the "
                "constraints and the velocities set by the host");
     }
     int defaults = 0; /* tools that set every start value also set the model's own: those give way last */
-    for (int j = 0; j < n; ++j) defaults |= inst->dq_set[j] && start[j] == m->dq0[j];
+    for (int j = 0; j < n; ++j) defaults |= inst->history.dq_set[j] && start[j] == m->dq0[j];
     if (!(err <= 1e-9) && defaults) {
         memcpy(x + n, start, (size_t)n * sizeof(double));
-        for (int j = 0; j < n; ++j) keep[j] = inst->dq_set[j] && start[j] != m->dq0[j];
+        for (int j = 0; j < n; ++j) keep[j] = inst->history.dq_set[j] && start[j] != m->dq0[j];
         err = constrained_velocities(inst, t, x, keep, &worst);
         sb_log(inst, SB_OK, SB_LOG_EVENTS,
                "initial velocities: velocities the host set to the model's start values follow from the "
@@ -1252,7 +1252,7 @@ static SbStatus initial_velocities(SbInstance *inst, double t, double *x)
 
 SbStatus sb_enter_initialization(SbInstance *inst)
 {
-    inst->mode = SB_MODE_INIT;
+    inst->state.mode = SB_MODE_INIT;
     return SB_OK;
 }
 
@@ -1261,33 +1261,33 @@ SbStatus sb_exit_initialization(SbInstance *inst)
     const SbModel *m = inst->m;
     const int n = m->nq;
     for (int i = 0; i < m->np; ++i)
-        if (!isfinite(inst->p[i])) {
+        if (!isfinite(inst->state.p[i])) {
             for (int k = 0; k < m->nvars; ++k)
                 if (m->variables[k].kind == SB_VAR_P && m->variables[k].index == i)
                     return sb_fail(inst, "ExitInitializationMode", "parameter '%s' is not finite", m->variables[k].name);
         }
-    if (!sb_all_finite(2 * n, inst->x))
+    if (!sb_all_finite(2 * n, inst->state.x))
         return sb_fail(inst, "ExitInitializationMode", "the initial state is not finite");
     if (m->nc > 0) {
         /* assemble: Newton on Phi_init (coordinates fixed for assembly keep their start values), then velocities */
-        double *xs = inst->xwork; /* work on a copy so that a failure leaves the state untouched */
-        memcpy(xs, inst->x, (size_t)2 * n * sizeof(double));
-        memcpy(inst->qfix, inst->x, (size_t)2 * n * sizeof(double));
+        double *xs = inst->proj.xwork; /* work on a copy so that a failure leaves the state untouched */
+        memcpy(xs, inst->state.x, (size_t)2 * n * sizeof(double));
+        memcpy(inst->proj.qfix, inst->state.x, (size_t)2 * n * sizeof(double));
         int it = 0;
         double res = 0.0;
         if (m->ninit > 0) {
-            double tol = inst->set[SB_SET_PROJ_TOL];
-            SbStatus s = newton_positions(inst, *inst->time, xs, m->ninit, eval_Phi_init, 1e-3 * tol,
+            double tol = inst->state.set[SB_SET_PROJ_TOL];
+            SbStatus s = newton_positions(inst, *inst->state.time, xs, m->ninit, eval_Phi_init, 1e-3 * tol,
                                           SB_ASSEMBLY_MAXIT, m->init_names, &it, &res);
             if (s != SB_OK && !(res <= tol))
                 return sb_fail(inst, "ExitInitializationMode", "assembly of the initial configuration failed: %s",
                                inst->problem);
         }
-        SbStatus sv = initial_velocities(inst, *inst->time, xs);
+        SbStatus sv = initial_velocities(inst, *inst->state.time, xs);
         if (sv != SB_OK) return sv;
         if (!sb_all_finite(2 * n, xs))
             return sb_fail(inst, "ExitInitializationMode", "the assembled initial state is not finite");
-        memcpy(inst->x, xs, (size_t)2 * n * sizeof(double));
+        memcpy(inst->state.x, xs, (size_t)2 * n * sizeof(double));
         sb_log(inst, SB_OK, SB_LOG_EVENTS, "assembled the initial configuration: %d Newton iterations, |Phi| = %g", it,
                res);
     }
@@ -1295,8 +1295,8 @@ SbStatus sb_exit_initialization(SbInstance *inst)
     SbStatus s = sb_update(inst);
     if (s != SB_OK)
         return sb_fail(inst, "ExitInitializationMode", "the initial state is not admissible: %s", inst->problem);
-    inst->mode = inst->interface == SB_ME ? SB_MODE_EVENT : SB_MODE_STEP;
-    inst->flags |= SB_FLAG_INITIALIZED;
-    sb_log(inst, SB_OK, SB_LOG_EVENTS, "initialized at t = %g", *inst->time);
+    inst->state.mode = inst->interface == SB_ME ? SB_MODE_EVENT : SB_MODE_STEP;
+    inst->state.flags |= SB_FLAG_INITIALIZED;
+    sb_log(inst, SB_OK, SB_LOG_EVENTS, "initialized at t = %g", *inst->state.time);
     return SB_OK;
 }

@@ -84,32 +84,29 @@ enum {
     SB_FLAGS_ALL = 15
 };
 
-struct SbInstance {
-    const SbModel *m;
-    SbInterface interface;
-    char *name;
-    void *env;           /* component / instance environment of the host */
-    SbLogger logger;     /* set by the wrapper */
-    const void *host;    /* wrapper data (FMI 2 callback functions) */
-    unsigned log_mask;   /* enabled categories */
-    int logging_on;
-
-    /* ---- state (copied by FMU state snapshots) ---- */
+/* Everything that determines the future of an instance: exactly what FMU state snapshots copy
+   (sb_snapshot.c).  The values live in one array so that a snapshot is one copy. */
+typedef struct {
     SbMode mode;
-    int flags;
+    int flags;           /* SB_FLAG_* */
     int nS;
     double *S;           /* [time, x (2 nq), u (nu), p (np), settings, h_next] */
     double *time;        /* S + 0 */
     double *x;           /* q = x, dq = x + nq */
-    double *u, *p, *set;
+    double *u, *p, *set; /* inputs, parameters, settings (SbSetting) */
     double *h_next;      /* step size proposed by the adaptive solvers */
+} SbState;
 
-    /* ---- values at the current state (recomputed on demand) ---- */
-    int cache_valid;     /* ddq, lam, y and the factorization belong to the current state */
-    SbStatus cache_status;
+/* Values at the current state, computed on demand by sb_update (sb_dynamics.c). */
+typedef struct {
+    int valid;           /* ddq, lam, y and the factorization belong to the current state */
+    SbStatus status;
     double *ddq, *lam, *y;
+} SbCache;
 
-    /* ---- workspace ---- */
+/* The blocks and the factorization of the last dynamics evaluation (sb_dynamics.c, sb_singular.c),
+   and what the dynamics remember across evaluations (row_ref, rank_ref, psd_checked). */
+typedef struct {
     int na;              /* nq + nc */
     double *M, *delta, *D, *beta, *gamma, *Phi, *Phi_q;
     int fact;            /* SbFactorization of the last dynamics evaluation */
@@ -125,10 +122,18 @@ struct SbInstance {
     double *A;           /* augmented matrix [M D^T; D 0], LU factors (fallback) */
     int *prow, *pcol;
     int rank;
-    double *rhs, *sol;
+    double *rhs, *sol;   /* right-hand side and solution [ddq; lam] (nq + nc) */
+} SbDynamics;
+
+/* Work of the Jacobians (sb_jacobians.c): the model's exact block Jacobians and the seeds. */
+typedef struct {
     double *R_q, *R_dq, *R_u, *R_t, *V_q, *V_t;
     double *Y_q, *Y_dq, *Y_u, *Y_t, *Y_ddq, *Y_lam;
     double *sq, *sdq, *su, *dsol;  /* directional derivative seeds and result */
+} SbJacobianWork;
+
+/* Work of the projection and the assembly (sb_assembly.c, sb_singular.c). */
+typedef struct {
     int nrows;           /* most rows of a projection or assembly problem */
     double *Jrows, *rrows; /* their Jacobian (nrows x nq) and residual */
     double *G;           /* Gram matrix J J^T (nrows x nrows) and its pivots */
@@ -137,15 +142,35 @@ struct SbInstance {
     double *dx;          /* correction (nq) */
     double *xwork;       /* trial state (2 nq) */
     double *qfix;        /* start values [q; dq] held by the assembly (2 nq) */
-    void *solver;        /* solver workspace (sb_solver.c) */
-    char problem[512];   /* last numerical problem, for the message of a discarded call */
+} SbProjectionWork;
 
-    /* ---- experiment and host history (not part of FMU states) ---- */
+/* The experiment and what the host did (not part of FMU states). */
+typedef struct {
     int stop_defined;    /* the host defined a stop time: steps past it are errors */
     double stop_time;
     unsigned char *dq_set; /* per coordinate: the host set its start velocity (it is kept at initialization) */
     double discard_t, discard_h; /* the last discarded step, and how often in a row it was asked for */
     long discards;
+} SbHistory;
+
+struct SbInstance {
+    const SbModel *m;
+    SbInterface interface;
+    char *name;
+    void *env;           /* component / instance environment of the host */
+    SbLogger logger;     /* set by the wrapper */
+    const void *host;    /* wrapper data (FMI 2 callback functions) */
+    unsigned log_mask;   /* enabled categories */
+    int logging_on;
+
+    SbState state;       /* copied by FMU state snapshots */
+    SbCache cache;
+    SbDynamics dyn;
+    SbJacobianWork jac;
+    SbProjectionWork proj;
+    SbHistory history;
+    void *solver;        /* solver workspace (sb_solver.c) */
+    char problem[512];   /* last numerical problem, for the message of a discarded call */
 };
 
 /* ---- lifecycle ---- */
@@ -189,7 +214,7 @@ typedef double (*SbValueAt)(const void *values, size_t k);
 SbStatus sb_set_values(SbInstance *inst, const char *function, const unsigned *vr, size_t n, SbVarType type,
                        const void *values, SbValueAt at);
 
-/* Check the values of a state vector laid out as inst->S (time, x, u, p, settings, h_next) as
+/* Check the values of a state vector laid out as SbState.S (time, x, u, p, settings, h_next) as
    sb_set_values checks the values a host sets: finite, inside the variables' ranges, valid
    settings.  Logs an error naming the first bad variable. */
 SbStatus sb_check_state_values(SbInstance *inst, const char *function, const double *S);
@@ -204,7 +229,7 @@ SbStatus sb_exit_initialization(SbInstance *inst);
 /* ---- dynamics ---- */
 /* Accelerations and multipliers at (t, x = [q; dq]) with the instance's inputs
    and parameters, Baumgarte-stabilized constraint rows.  Leaves the factorized
-   augmented matrix in inst->A.  lam may be NULL. */
+   augmented matrix in inst->dyn.A.  lam may be NULL. */
 SbStatus sb_accelerations(SbInstance *inst, double t, const double *x, double *ddq, double *lam);
 
 /* Make ddq, lam, y valid for the current state. */
@@ -243,7 +268,7 @@ SbSnapshot *sb_deserialize(SbInstance *inst, const unsigned char *bytes, size_t 
 unsigned long long sb_fnv1a(const void *data, size_t size, unsigned long long hash);
 
 /* Invalidate the values computed at the current state (after a change of x, u, p or t). */
-static inline void sb_changed(SbInstance *inst) { inst->cache_valid = 0; }
+static inline void sb_changed(SbInstance *inst) { inst->cache.valid = 0; }
 
 #ifdef SB_VISIBILITY_PUSHED_RUNTIME
 #pragma GCC visibility pop

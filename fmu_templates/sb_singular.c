@@ -25,28 +25,28 @@ static double row_weight(const SbInstance *inst, int r)
 {
     const int n = inst->m->nq;
     double v = 0.0;
-    for (int j = 0; j < n; ++j) v += inst->D[r * n + j] * inst->D[r * n + j];
-    v = fmax(v, inst->row_ref[r]);
+    for (int j = 0; j < n; ++j) v += inst->dyn.D[r * n + j] * inst->dyn.D[r * n + j];
+    v = fmax(v, inst->dyn.row_ref[r]);
     return v > 0.0 ? 1.0 / sqrt(v) : 1.0;
 }
 
-/* lam <- E V diag(s / (s^2 + tau^2)) V^T E lam (SB_FACT_FILTER, tau = inst->filter_tau);
-   inst->A is free in this mode. */
+/* lam <- E V diag(s / (s^2 + tau^2)) V^T E lam (SB_FACT_FILTER, tau = inst->dyn.filter_tau);
+   inst->dyn.A is free in this mode. */
 void sb_filter_multipliers(SbInstance *inst, double *lam)
 {
     const int nc = inst->m->nc;
-    double *c = inst->A, *e = inst->A + nc;
+    double *c = inst->dyn.A, *e = inst->dyn.A + nc;
     for (int r = 0; r < nc; ++r) e[r] = row_weight(inst, r);
-    const double tau = inst->filter_tau;
+    const double tau = inst->dyn.filter_tau;
     for (int k = 0; k < nc; ++k) { /* c = V^T E lam, filtered */
         double v = 0.0;
-        for (int r = 0; r < nc; ++r) v += inst->Sf[r * nc + k] * e[r] * lam[r];
-        const double sk = inst->sw[k];
+        for (int r = 0; r < nc; ++r) v += inst->dyn.Sf[r * nc + k] * e[r] * lam[r];
+        const double sk = inst->dyn.sw[k];
         c[k] = sk > 0.0 ? v * sk / (sk * sk + tau * tau) : 0.0;
     }
     for (int r = 0; r < nc; ++r) {
         double v = 0.0;
-        for (int k = 0; k < nc; ++k) v += inst->Sf[r * nc + k] * c[k];
+        for (int k = 0; k < nc; ++k) v += inst->dyn.Sf[r * nc + k] * c[k];
         lam[r] = e[r] * v;
     }
 }
@@ -59,24 +59,24 @@ void sb_filter_multipliers(SbInstance *inst, double *lam)
 void sb_factor_filter(SbInstance *inst, double t)
 {
     const int n = inst->m->nq, nc = inst->m->nc;
-    double *S = inst->A, *e = inst->stmp; /* both free in this mode */
+    double *S = inst->dyn.A, *e = inst->dyn.stmp; /* both free in this mode */
     for (int r = 0; r < nc; ++r) e[r] = row_weight(inst, r);
     for (int r = 0; r < nc; ++r)
         for (int c = r; c < nc; ++c) {
             double v = 0.0;
-            for (int j = 0; j < n; ++j) v += inst->D[r * n + j] * inst->X[c * n + j];
+            for (int j = 0; j < n; ++j) v += inst->dyn.D[r * n + j] * inst->dyn.X[c * n + j];
             S[r * nc + c] = S[c * nc + r] = e[r] * v * e[c];
         }
-    sb_sym_eigen(nc, S, inst->Sf, inst->sw);
+    sb_sym_eigen(nc, S, inst->dyn.Sf, inst->dyn.sw);
     /* the scale of a regular mode: the largest eigenvalue, or about the smallest of M^-1 (1 / max M_ii)
        when every row vanishes at once (a single row at a dead point) */
     double smax = 0.0, mmax = 0.0;
-    for (int k = 0; k < nc; ++k) smax = fmax(smax, inst->sw[k]);
-    for (int i = 0; i < n; ++i) mmax = fmax(mmax, inst->M[i * n + i]);
-    if (inst->rho == 0.0 && mmax > 0.0) smax = fmax(smax, 1.0 / mmax);
-    inst->filter_tau = SB_FILTER_LEVEL * smax;
-    inst->fact = SB_FACT_FILTER;
-    inst->rank = inst->na;
+    for (int k = 0; k < nc; ++k) smax = fmax(smax, inst->dyn.sw[k]);
+    for (int i = 0; i < n; ++i) mmax = fmax(mmax, inst->dyn.M[i * n + i]);
+    if (inst->dyn.rho == 0.0 && mmax > 0.0) smax = fmax(smax, 1.0 / mmax);
+    inst->dyn.filter_tau = SB_FILTER_LEVEL * smax;
+    inst->dyn.fact = SB_FACT_FILTER;
+    inst->dyn.rank = inst->dyn.na;
     sb_log(inst, SB_OK, SB_LOG_SOLVER,
            "t = %.17g: constraint rows nearly dependent (singular position), filtered multipliers", t);
 }
@@ -93,16 +93,16 @@ int sb_near_singular(SbInstance *inst, double t, const double *x)
     pt.t = t;
     pt.q = x;
     pt.dq = x + n;
-    pt.u = inst->u;
-    pt.p = inst->p;
-    double *J = inst->Jrows, *r = inst->rrows, *V = inst->A, *w = inst->stmp, ref = 0.0;
+    pt.u = inst->state.u;
+    pt.p = inst->state.p;
+    double *J = inst->proj.Jrows, *r = inst->proj.rrows, *V = inst->dyn.A, *w = inst->dyn.stmp, ref = 0.0;
     sb_D_beta(&pt, J, r);
-    sb_gram(nc, n, J, inst->G);
-    for (int k = 0; k < nc; ++k) ref = fmax(ref, fmax(inst->row_ref[k], inst->G[k * nc + k]));
-    sb_sym_eigen(nc, inst->G, V, w);
+    sb_gram(nc, n, J, inst->proj.G);
+    for (int k = 0; k < nc; ++k) ref = fmax(ref, fmax(inst->dyn.row_ref[k], inst->proj.G[k * nc + k]));
+    sb_sym_eigen(nc, inst->proj.G, V, w);
     int rank = 0;
     for (int k = 0; k < nc; ++k)
         if (w[k] > SB_SINGULAR_GAP * SB_SINGULAR_GAP * ref) ++rank;
-    if (rank > inst->rank_ref) inst->rank_ref = rank;
-    return rank < inst->rank_ref;
+    if (rank > inst->dyn.rank_ref) inst->dyn.rank_ref = rank;
+    return rank < inst->dyn.rank_ref;
 }

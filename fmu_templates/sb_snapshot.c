@@ -49,22 +49,22 @@ static unsigned long long model_identity(const SbModel *m)
 
 static SbSnapshot *allocate(const SbInstance *inst)
 {
-    return malloc(sizeof(SbSnapshot) + (size_t)inst->nS * sizeof(double));
+    return malloc(sizeof(SbSnapshot) + (size_t)inst->state.nS * sizeof(double));
 }
 
 SbSnapshot *sb_snapshot(SbInstance *inst, SbSnapshot *reuse)
 {
     SbSnapshot *s = reuse;
-    if (!s || s->magic != SB_SNAPSHOT_MAGIC || s->identity != model_identity(inst->m) || s->nS != inst->nS) {
+    if (!s || s->magic != SB_SNAPSHOT_MAGIC || s->identity != model_identity(inst->m) || s->nS != inst->state.nS) {
         s = allocate(inst);
         if (!s) return NULL;
     }
     s->magic = SB_SNAPSHOT_MAGIC;
     s->identity = model_identity(inst->m);
-    s->mode = (int)inst->mode;
-    s->flags = inst->flags;
-    s->nS = inst->nS;
-    memcpy(s->S, inst->S, (size_t)inst->nS * sizeof(double));
+    s->mode = (int)inst->state.mode;
+    s->flags = inst->state.flags;
+    s->nS = inst->state.nS;
+    memcpy(s->S, inst->state.S, (size_t)inst->state.nS * sizeof(double));
     return s;
 }
 
@@ -74,7 +74,7 @@ static SbStatus check_frame(SbInstance *inst, const char *function, unsigned lon
 {
     if (identity != model_identity(inst->m))
         return sb_fail(inst, function, "the FMU state belongs to another model, not to '%s'", inst->m->name);
-    if (nS != inst->nS) return sb_fail(inst, function, "the FMU state has %ld values, this model %d", nS, inst->nS);
+    if (nS != inst->state.nS) return sb_fail(inst, function, "the FMU state has %ld values, this model %d", nS, inst->state.nS);
     if (mode < (long)SB_MODE_INSTANTIATED || mode > (long)SB_MODE_ERROR || flags < 0 || (flags & ~(long)SB_FLAGS_ALL))
         return sb_fail(inst, function, "the FMU state is corrupted (mode %ld, flags %ld)", mode, flags);
     if ((inst->interface == SB_CS && (mode == SB_MODE_EVENT || mode == SB_MODE_CONTINUOUS)) ||
@@ -92,18 +92,18 @@ SbStatus sb_restore(SbInstance *inst, const SbSnapshot *s)
         return sb_fail(inst, "SetFMUState", "the pointer is not an FMU state of symbody");
     if (check_frame(inst, "SetFMUState", s->identity, s->nS, s->mode, s->flags) != SB_OK) return SB_ERROR;
     if (sb_check_state_values(inst, "SetFMUState", s->S) != SB_OK) return SB_ERROR;
-    memcpy(inst->S, s->S, (size_t)inst->nS * sizeof(double));
-    inst->mode = (SbMode)s->mode;
-    inst->flags = s->flags;
-    inst->psd_checked = 0; /* the parameters may differ */
-    inst->discards = 0;
+    memcpy(inst->state.S, s->S, (size_t)inst->state.nS * sizeof(double));
+    inst->state.mode = (SbMode)s->mode;
+    inst->state.flags = s->flags;
+    inst->dyn.psd_checked = 0; /* the parameters may differ */
+    inst->history.discards = 0;
     sb_changed(inst);
     return SB_OK;
 }
 
 size_t sb_snapshot_size(const SbInstance *inst)
 {
-    return SB_HEADER_BYTES + (size_t)inst->nS * sizeof(double) + SB_CHECKSUM_BYTES;
+    return SB_HEADER_BYTES + (size_t)inst->state.nS * sizeof(double) + SB_CHECKSUM_BYTES;
 }
 
 SbStatus sb_serialize(SbInstance *inst, const SbSnapshot *s, unsigned char *bytes, size_t size)
@@ -168,10 +168,10 @@ SbSnapshot *sb_deserialize(SbInstance *inst, const unsigned char *bytes, size_t 
     }
     s->magic = SB_SNAPSHOT_MAGIC;
     s->identity = identity;
-    s->nS = inst->nS;
+    s->nS = inst->state.nS;
     s->mode = (int)tail[1];
     s->flags = (int)tail[2];
-    memcpy(s->S, bytes + SB_HEADER_BYTES, (size_t)inst->nS * sizeof(double));
+    memcpy(s->S, bytes + SB_HEADER_BYTES, (size_t)inst->state.nS * sizeof(double));
     if (sb_check_state_values(inst, fn, s->S) != SB_OK) { /* what Set refuses, a state cannot bring in */
         free(s);
         return NULL;

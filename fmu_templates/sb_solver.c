@@ -57,7 +57,7 @@ SbStatus sb_solver_alloc(SbInstance *inst)
     ok &= (w->W = malloc(v * (size_t)(nx > 0 ? nx : 1))) != NULL;
     ok &= (w->wrow = malloc((size_t)(nx > 0 ? nx : 1) * sizeof(int))) != NULL;
     ok &= (w->wcol = malloc((size_t)(nx > 0 ? nx : 1) * sizeof(int))) != NULL;
-    ok &= (w->backup = malloc((size_t)inst->nS * sizeof(double))) != NULL;
+    ok &= (w->backup = malloc((size_t)inst->state.nS * sizeof(double))) != NULL;
     return ok ? SB_OK : SB_ERROR;
 }
 
@@ -82,7 +82,7 @@ void sb_solver_free(SbInstance *inst)
     inst->solver = NULL;
 }
 
-static int projecting(const SbInstance *inst) { return inst->m->nc > 0 && inst->set[SB_SET_PROJECTION] != 0.0; }
+static int projecting(const SbInstance *inst) { return inst->m->nc > 0 && inst->state.set[SB_SET_PROJECTION] != 0.0; }
 
 /* ytmp = y + h * sum_i a[i] k[i] */
 static void combine(int nx, double *out, const double *y, double h, int nk, const double *a, double *const *k)
@@ -97,7 +97,7 @@ static void combine(int nx, double *out, const double *y, double h, int nk, cons
 
 static double error_norm(const SbInstance *inst, int nx, const double *err, const double *y0, const double *y1)
 {
-    const double rtol = inst->set[SB_SET_RTOL], atol = inst->set[SB_SET_ATOL];
+    const double rtol = inst->state.set[SB_SET_RTOL], atol = inst->state.set[SB_SET_ATOL];
     double s = 0.0;
     for (int i = 0; i < nx; ++i) {
         double sc = atol + rtol * fmax(fabs(y0[i]), fabs(y1[i]));
@@ -109,7 +109,7 @@ static double error_norm(const SbInstance *inst, int nx, const double *err, cons
 
 static double max_step(const SbInstance *inst)
 {
-    double h = inst->set[SB_SET_MAX_STEP];
+    double h = inst->state.set[SB_SET_MAX_STEP];
     return h > 0.0 ? h : INFINITY;
 }
 
@@ -118,7 +118,7 @@ static double initial_step(SbInstance *inst, double t, const double *y, const do
 {
     SbSolver *w = inst->solver;
     const int nx = w->nx;
-    const double rtol = inst->set[SB_SET_RTOL], atol = inst->set[SB_SET_ATOL];
+    const double rtol = inst->state.set[SB_SET_RTOL], atol = inst->state.set[SB_SET_ATOL];
     double d0 = 0.0, d1 = 0.0;
     for (int i = 0; i < nx; ++i) {
         double sc = atol + rtol * fabs(y[i]);
@@ -190,8 +190,8 @@ static SbStatus rk4(SbInstance *inst, double t0, double tend)
 {
     SbSolver *w = inst->solver;
     const int nx = w->nx;
-    double *y = inst->x, **k = w->k;
-    const double H = tend - t0, h = inst->set[SB_SET_STEP];
+    double *y = inst->state.x, **k = w->k;
+    const double H = tend - t0, h = inst->state.set[SB_SET_STEP];
     double nd = ceil(H / h * (1.0 - 1e-12));
     if (nd < 1.0) nd = 1.0;
     if (nd > (double)SB_MAX_STEPS) { /* a shorter communication step (or a larger solver.step) will do */
@@ -262,8 +262,8 @@ static SbStatus dopri5(SbInstance *inst, double t, double tend)
     const double tiny = fmin(1e-13 * fmax(1.0, fabs(tend)), 1e-3 * (tend - t));
     SbSolver *w = inst->solver;
     const int nx = w->nx;
-    double *y = inst->x, **k = w->k;
-    double h = *inst->h_next;
+    double *y = inst->state.x, **k = w->k;
+    double h = *inst->state.h_next;
     int need_k1 = 1, rejected = 0;
     long count = 0;
     SbStatus s;
@@ -327,7 +327,7 @@ static SbStatus dopri5(SbInstance *inst, double t, double tend)
             return SB_DISCARD;
         }
     }
-    *inst->h_next = h;
+    *inst->state.h_next = h;
     return SB_OK;
 }
 
@@ -342,8 +342,8 @@ static SbStatus rosenbrock23(SbInstance *inst, double t, double tend)
     SbSolver *w = inst->solver;
     const int nx = w->nx;
     const double d = 1.0 / (2.0 + sqrt(2.0)), e32 = 6.0 + sqrt(2.0);
-    double *y = inst->x, *k1 = w->k[0], *k2 = w->k[1], *k3 = w->k[2], *rhs = w->k[3];
-    double h = *inst->h_next;
+    double *y = inst->state.x, *k1 = w->k[0], *k2 = w->k[1], *k3 = w->k[2], *rhs = w->k[3];
+    double h = *inst->state.h_next;
     int need_jac = 1, rejected = 0;
     long count = 0;
     SbStatus s;
@@ -422,7 +422,7 @@ static SbStatus rosenbrock23(SbInstance *inst, double t, double tend)
             return SB_DISCARD;
         }
     }
-    *inst->h_next = h;
+    *inst->state.h_next = h;
     return SB_OK;
 }
 
@@ -434,17 +434,17 @@ static SbStatus rosenbrock23(SbInstance *inst, double t, double tend)
 static SbStatus check_result(SbInstance *inst)
 {
     const SbModel *m = inst->m;
-    if (!sb_all_finite(2 * m->nq, inst->x)) {
+    if (!sb_all_finite(2 * m->nq, inst->state.x)) {
         snprintf(inst->problem, sizeof inst->problem, "the state at the end of the step is not finite");
         return SB_DISCARD;
     }
     SbStatus s = sb_update(inst);
     if (s != SB_OK) return s;
     for (int k = 0; k < m->nvars; ++k)
-        if (m->variables[k].kind == SB_VAR_Y && !isfinite(inst->y[m->variables[k].index])) {
+        if (m->variables[k].kind == SB_VAR_Y && !isfinite(inst->cache.y[m->variables[k].index])) {
             sb_log(inst, SB_WARNING, SB_LOG_WARNING,
                    "DoStep: output '%s' is not finite at t = %.17g (outside its domain); reading it is discarded",
-                   m->variables[k].name, *inst->time);
+                   m->variables[k].name, *inst->state.time);
             return SB_WARNING;
         }
     return SB_OK;
@@ -457,7 +457,7 @@ static SbStatus check_result(SbInstance *inst)
 static int cannot_continue(SbInstance *inst, double t0, double H, int adaptive)
 {
     SbSolver *w = inst->solver;
-    if (inst->discards >= SB_MAX_RETRIES) return 1;
+    if (inst->history.discards >= SB_MAX_RETRIES) return 1;
     if (H <= 4.0 * DBL_EPSILON * fmax(1.0, fabs(t0))) return 1;
     if (adaptive && w->underflow && w->t_reached <= t0) return 1;
     char why[sizeof inst->problem];
@@ -470,7 +470,7 @@ static int cannot_continue(SbInstance *inst, double t0, double H, int adaptive)
 SbStatus sb_do_step(SbInstance *inst, double t0, double H)
 {
     SbSolver *w = inst->solver;
-    const double t = *inst->time;
+    const double t = *inst->state.time;
     if (!isfinite(t0)) return sb_fail(inst, "DoStep", "currentCommunicationPoint %g is not finite", t0);
     if (!isfinite(H) || H < 0.0 || !isfinite(t0 + H))
         return sb_fail(inst, "DoStep", "communicationStepSize %g is invalid: it must be finite and >= 0", H);
@@ -483,13 +483,13 @@ SbStatus sb_do_step(SbInstance *inst, double t0, double H)
                        "a step must start where the last one ended",
                        t0, t, t0 - t);
     const double tend = t0 + H;
-    if (inst->stop_defined && tend > inst->stop_time + 64.0 * DBL_EPSILON * fmax(fabs(tend), fabs(H)) + 1e-9 * H)
+    if (inst->history.stop_defined && tend > inst->history.stop_time + 64.0 * DBL_EPSILON * fmax(fabs(tend), fabs(H)) + 1e-9 * H)
         return sb_fail(inst, "DoStep", "the step from t = %.17g to %.17g goes past the stop time %.17g set by the host",
-                       t0, tend, inst->stop_time);
+                       t0, tend, inst->history.stop_time);
     if (H == 0.0) return SB_OK;
-    memcpy(w->backup, inst->S, (size_t)inst->nS * sizeof(double));
+    memcpy(w->backup, inst->state.S, (size_t)inst->state.nS * sizeof(double));
     SbStatus s;
-    const int method = (int)inst->set[SB_SET_METHOD];
+    const int method = (int)inst->state.set[SB_SET_METHOD];
     inst->problem[0] = '\0';
     w->t_reached = t0;
     w->underflow = 0;
@@ -499,22 +499,22 @@ SbStatus sb_do_step(SbInstance *inst, double t0, double H)
     default: s = dopri5(inst, t0, tend); break;
     }
     if (s == SB_OK) {
-        *inst->time = tend;
+        *inst->state.time = tend;
         sb_changed(inst);
         s = check_result(inst);
     }
     if (s != SB_OK && s != SB_WARNING) {
-        memcpy(inst->S, w->backup, (size_t)inst->nS * sizeof(double));
+        memcpy(inst->state.S, w->backup, (size_t)inst->state.nS * sizeof(double));
         sb_changed(inst);
         if (s != SB_DISCARD) return SB_ERROR;
-        inst->discards = inst->discard_t == t0 && inst->discard_h == H ? inst->discards + 1 : 1;
-        inst->discard_t = t0;
-        inst->discard_h = H;
+        inst->history.discards = inst->history.discard_t == t0 && inst->history.discard_h == H ? inst->history.discards + 1 : 1;
+        inst->history.discard_t = t0;
+        inst->history.discard_h = H;
         sb_log(inst, SB_DISCARD, SB_LOG_DISCARD,
                "DoStep: step from t = %.17g to %.17g discarded, state kept at t = %.17g: %s", t0, tend, t0,
                inst->problem);
         if (cannot_continue(inst, t0, H, method != SB_METHOD_RK4)) {
-            inst->flags |= SB_FLAG_TERMINATE;
+            inst->state.flags |= SB_FLAG_TERMINATE;
             sb_log(inst, SB_DISCARD, SB_LOG_DISCARD,
                    "DoStep: no smaller step can continue from t = %.17g with these inputs and parameters: the FMU "
                    "asks the host to terminate the simulation",
@@ -522,7 +522,7 @@ SbStatus sb_do_step(SbInstance *inst, double t0, double H)
         }
         return SB_DISCARD;
     }
-    inst->flags &= ~SB_FLAG_TERMINATE;
-    inst->discards = 0;
+    inst->state.flags &= ~SB_FLAG_TERMINATE;
+    inst->history.discards = 0;
     return s;
 }
