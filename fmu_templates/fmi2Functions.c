@@ -7,11 +7,8 @@
 #include <string.h>
 
 #include "fmi2Functions.h"
-#include "sb_runtime.h"
+#include "sb_calls.h"
 #include "sb_solver.h"
-
-#define ALL_MODES 0x7Fu
-#define LIVE (ALL_MODES & ~SB_IN(SB_MODE_ERROR))
 
 /* logger: the host's logger takes a printf format; escape '%' in our messages */
 static void fmi2_logger(SbInstance *inst, SbStatus status, const char *category, const char *message)
@@ -31,14 +28,14 @@ static void fmi2_logger(SbInstance *inst, SbStatus status, const char *category,
 static fmi2Status st(SbStatus s) { return (fmi2Status)s; }
 
 /* Common entry checks: a valid instance, an allowed mode, the right interface. */
-#define ENTER(fn, modes)                                                                                             \
-    SbInstance *inst = (SbInstance *)c;                                                                              \
-    if (!inst) return fmi2Error;                                                                                     \
-    sb_log(inst, SB_OK, SB_LOG_CALLS, "%s", #fn);                                                                    \
-    if (!sb_allowed(inst, #fn, (modes))) return fmi2Error;
+#define ENTER(fn, call)                                                                                                  \
+    SbInstance *inst = (SbInstance *)c;                                                                                  \
+    if (!inst) return fmi2Error;                                                                                         \
+    sb_log(inst, SB_OK, SB_LOG_CALLS, "%s", #fn);                                                                        \
+    if (!sb_allowed(inst, #fn, (call))) return fmi2Error;
 
-#define NEED(iface, fn)                                                                                              \
-    if (inst->interface != (iface))                                                                                  \
+#define NEED(iface, fn)                                                                                                  \
+    if (inst->interface != (iface))                                                                                      \
         return st(sb_fail(inst, #fn, "only available in %s", (iface) == SB_ME ? "Model Exchange" : "Co-Simulation"));
 
 /* ---------------------------------------------------------------- common */
@@ -50,7 +47,7 @@ const char *fmi2GetVersion(void) { return fmi2Version; }
 fmi2Status fmi2SetDebugLogging(fmi2Component c, fmi2Boolean loggingOn, size_t nCategories,
                                const fmi2String categories[])
 {
-    ENTER(fmi2SetDebugLogging, ALL_MODES)
+    ENTER(fmi2SetDebugLogging, SB_CALL_ANY_STATE)
     return st(sb_set_debug_logging(inst, loggingOn != 0, nCategories, categories));
 }
 
@@ -90,33 +87,33 @@ void fmi2FreeInstance(fmi2Component c)
 fmi2Status fmi2SetupExperiment(fmi2Component c, fmi2Boolean toleranceDefined, fmi2Real tolerance,
                                fmi2Real startTime, fmi2Boolean stopTimeDefined, fmi2Real stopTime)
 {
-    ENTER(fmi2SetupExperiment, SB_IN(SB_MODE_INSTANTIATED))
+    ENTER(fmi2SetupExperiment, SB_CALL_SETUP_EXPERIMENT)
     return st(sb_setup_experiment(inst, "fmi2SetupExperiment", toleranceDefined != 0, tolerance, startTime,
                                   stopTimeDefined != 0, stopTime));
 }
 
 fmi2Status fmi2EnterInitializationMode(fmi2Component c)
 {
-    ENTER(fmi2EnterInitializationMode, SB_IN(SB_MODE_INSTANTIATED))
+    ENTER(fmi2EnterInitializationMode, SB_CALL_ENTER_INITIALIZATION)
     return st(sb_enter_initialization(inst));
 }
 
 fmi2Status fmi2ExitInitializationMode(fmi2Component c)
 {
-    ENTER(fmi2ExitInitializationMode, SB_IN(SB_MODE_INIT))
+    ENTER(fmi2ExitInitializationMode, SB_CALL_EXIT_INITIALIZATION)
     return st(sb_exit_initialization(inst));
 }
 
 fmi2Status fmi2Terminate(fmi2Component c)
 {
-    ENTER(fmi2Terminate, SB_IN(SB_MODE_INIT) | SB_IN(SB_MODE_EVENT) | SB_IN(SB_MODE_CONTINUOUS) | SB_IN(SB_MODE_STEP))
+    ENTER(fmi2Terminate, SB_CALL_TERMINATE)
     inst->state.mode = SB_MODE_TERMINATED;
     return fmi2OK;
 }
 
 fmi2Status fmi2Reset(fmi2Component c)
 {
-    ENTER(fmi2Reset, ALL_MODES)
+    ENTER(fmi2Reset, SB_CALL_ANY_STATE)
     sb_reset(inst);
     return fmi2OK;
 }
@@ -125,13 +122,13 @@ fmi2Status fmi2Reset(fmi2Component c)
 
 fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2Real value[])
 {
-    ENTER(fmi2GetReal, LIVE)
+    ENTER(fmi2GetReal, SB_CALL_GET_VALUES)
     return st(sb_get_real(inst, "fmi2GetReal", vr, nvr, value));
 }
 
 fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2Integer value[])
 {
-    ENTER(fmi2GetInteger, LIVE)
+    ENTER(fmi2GetInteger, SB_CALL_GET_VALUES)
     if (nvr > 0 && (!vr || !value)) return st(sb_fail(inst, "fmi2GetInteger", "NULL argument"));
     for (size_t k = 0; k < nvr; ++k) {
         long long v;
@@ -144,13 +141,13 @@ fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t
 
 fmi2Status fmi2GetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2Boolean value[])
 {
-    ENTER(fmi2GetBoolean, LIVE)
+    ENTER(fmi2GetBoolean, SB_CALL_GET_VALUES)
     return st(sb_get_bool(inst, "fmi2GetBoolean", vr, nvr, value));
 }
 
 fmi2Status fmi2GetString(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2String value[])
 {
-    ENTER(fmi2GetString, LIVE)
+    ENTER(fmi2GetString, SB_CALL_GET_VALUES)
     (void)value;
     if (nvr == 0) return fmi2OK;
     return st(sb_fail(inst, "fmi2GetString", "this FMU has no String variables (value reference %u)", vr ? vr[0] : 0));
@@ -158,7 +155,7 @@ fmi2Status fmi2GetString(fmi2Component c, const fmi2ValueReference vr[], size_t 
 
 fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, const fmi2Real value[])
 {
-    ENTER(fmi2SetReal, LIVE)
+    ENTER(fmi2SetReal, SB_CALL_SET_VALUES)
     return st(sb_set_real(inst, "fmi2SetReal", vr, nvr, value));
 }
 
@@ -166,19 +163,19 @@ static double integer_at(const void *values, size_t k) { return (double)((const 
 
 fmi2Status fmi2SetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, const fmi2Integer value[])
 {
-    ENTER(fmi2SetInteger, LIVE)
+    ENTER(fmi2SetInteger, SB_CALL_SET_VALUES)
     return st(sb_set_values(inst, "fmi2SetInteger", vr, nvr, SB_TYPE_ENUM, value, integer_at));
 }
 
 fmi2Status fmi2SetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, const fmi2Boolean value[])
 {
-    ENTER(fmi2SetBoolean, LIVE)
+    ENTER(fmi2SetBoolean, SB_CALL_SET_VALUES)
     return st(sb_set_bool(inst, "fmi2SetBoolean", vr, nvr, value));
 }
 
 fmi2Status fmi2SetString(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, const fmi2String value[])
 {
-    ENTER(fmi2SetString, LIVE)
+    ENTER(fmi2SetString, SB_CALL_SET_VALUES)
     (void)value;
     if (nvr == 0) return fmi2OK;
     return st(sb_fail(inst, "fmi2SetString", "this FMU has no String variables (value reference %u)", vr ? vr[0] : 0));
@@ -188,7 +185,7 @@ fmi2Status fmi2SetString(fmi2Component c, const fmi2ValueReference vr[], size_t 
 
 fmi2Status fmi2GetFMUstate(fmi2Component c, fmi2FMUstate *FMUstate)
 {
-    ENTER(fmi2GetFMUstate, LIVE)
+    ENTER(fmi2GetFMUstate, SB_CALL_GET_FMU_STATE)
     if (!FMUstate) return st(sb_fail(inst, "fmi2GetFMUstate", "FMUstate is NULL"));
     SbSnapshot *s = sb_snapshot(inst, (SbSnapshot *)*FMUstate);
     if (!s) return st(sb_fail(inst, "fmi2GetFMUstate", "out of memory"));
@@ -198,13 +195,13 @@ fmi2Status fmi2GetFMUstate(fmi2Component c, fmi2FMUstate *FMUstate)
 
 fmi2Status fmi2SetFMUstate(fmi2Component c, fmi2FMUstate FMUstate)
 {
-    ENTER(fmi2SetFMUstate, ALL_MODES)
+    ENTER(fmi2SetFMUstate, SB_CALL_FMU_STATE)
     return st(sb_restore(inst, (const SbSnapshot *)FMUstate));
 }
 
 fmi2Status fmi2FreeFMUstate(fmi2Component c, fmi2FMUstate *FMUstate)
 {
-    ENTER(fmi2FreeFMUstate, ALL_MODES)
+    ENTER(fmi2FreeFMUstate, SB_CALL_FMU_STATE)
     if (!FMUstate) return fmi2OK;
     free(*FMUstate);
     *FMUstate = NULL;
@@ -213,7 +210,7 @@ fmi2Status fmi2FreeFMUstate(fmi2Component c, fmi2FMUstate *FMUstate)
 
 fmi2Status fmi2SerializedFMUstateSize(fmi2Component c, fmi2FMUstate FMUstate, size_t *size)
 {
-    ENTER(fmi2SerializedFMUstateSize, ALL_MODES)
+    ENTER(fmi2SerializedFMUstateSize, SB_CALL_FMU_STATE)
     (void)FMUstate;
     if (!size) return st(sb_fail(inst, "fmi2SerializedFMUstateSize", "size is NULL"));
     *size = sb_snapshot_size(inst);
@@ -222,14 +219,14 @@ fmi2Status fmi2SerializedFMUstateSize(fmi2Component c, fmi2FMUstate FMUstate, si
 
 fmi2Status fmi2SerializeFMUstate(fmi2Component c, fmi2FMUstate FMUstate, fmi2Byte serializedState[], size_t size)
 {
-    ENTER(fmi2SerializeFMUstate, ALL_MODES)
+    ENTER(fmi2SerializeFMUstate, SB_CALL_FMU_STATE)
     return st(sb_serialize(inst, (const SbSnapshot *)FMUstate, (unsigned char *)serializedState, size));
 }
 
 fmi2Status fmi2DeSerializeFMUstate(fmi2Component c, const fmi2Byte serializedState[], size_t size,
                                    fmi2FMUstate *FMUstate)
 {
-    ENTER(fmi2DeSerializeFMUstate, ALL_MODES)
+    ENTER(fmi2DeSerializeFMUstate, SB_CALL_FMU_STATE)
     if (!FMUstate) return st(sb_fail(inst, "fmi2DeSerializeFMUstate", "FMUstate is NULL"));
     SbSnapshot *s = sb_deserialize(inst, (const unsigned char *)serializedState, size);
     if (!s) return fmi2Error;
@@ -244,7 +241,7 @@ fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fmi2ValueReferenc
                                         const fmi2ValueReference vKnown_ref[], size_t nKnown, const fmi2Real dvKnown[],
                                         fmi2Real dvUnknown[])
 {
-    ENTER(fmi2GetDirectionalDerivative, LIVE & ~SB_IN(SB_MODE_INSTANTIATED))
+    ENTER(fmi2GetDirectionalDerivative, SB_CALL_DERIVATIVES)
     return st(sb_directional_derivative(inst, "fmi2GetDirectionalDerivative", vUnknown_ref, nUnknown, vKnown_ref,
                                         nKnown, dvKnown, dvUnknown));
 }
@@ -253,7 +250,7 @@ fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fmi2ValueReferenc
 
 fmi2Status fmi2EnterEventMode(fmi2Component c)
 {
-    ENTER(fmi2EnterEventMode, SB_IN(SB_MODE_EVENT) | SB_IN(SB_MODE_CONTINUOUS))
+    ENTER(fmi2EnterEventMode, SB_CALL_ENTER_EVENT_MODE)
     NEED(SB_ME, fmi2EnterEventMode)
     inst->state.mode = SB_MODE_EVENT;
     return fmi2OK;
@@ -261,7 +258,7 @@ fmi2Status fmi2EnterEventMode(fmi2Component c)
 
 fmi2Status fmi2NewDiscreteStates(fmi2Component c, fmi2EventInfo *eventInfo)
 {
-    ENTER(fmi2NewDiscreteStates, SB_IN(SB_MODE_EVENT))
+    ENTER(fmi2NewDiscreteStates, SB_CALL_UPDATE_DISCRETE_STATES)
     NEED(SB_ME, fmi2NewDiscreteStates)
     if (!eventInfo) return st(sb_fail(inst, "fmi2NewDiscreteStates", "eventInfo is NULL"));
     eventInfo->newDiscreteStatesNeeded = fmi2False;
@@ -275,7 +272,7 @@ fmi2Status fmi2NewDiscreteStates(fmi2Component c, fmi2EventInfo *eventInfo)
 
 fmi2Status fmi2EnterContinuousTimeMode(fmi2Component c)
 {
-    ENTER(fmi2EnterContinuousTimeMode, SB_IN(SB_MODE_EVENT))
+    ENTER(fmi2EnterContinuousTimeMode, SB_CALL_ENTER_CONTINUOUS_MODE)
     NEED(SB_ME, fmi2EnterContinuousTimeMode)
     inst->state.mode = SB_MODE_CONTINUOUS;
     return fmi2OK;
@@ -284,7 +281,7 @@ fmi2Status fmi2EnterContinuousTimeMode(fmi2Component c)
 fmi2Status fmi2CompletedIntegratorStep(fmi2Component c, fmi2Boolean noSetFMUStatePriorToCurrentPoint,
                                        fmi2Boolean *enterEventMode, fmi2Boolean *terminateSimulation)
 {
-    ENTER(fmi2CompletedIntegratorStep, SB_IN(SB_MODE_CONTINUOUS))
+    ENTER(fmi2CompletedIntegratorStep, SB_CALL_COMPLETED_STEP)
     NEED(SB_ME, fmi2CompletedIntegratorStep)
     (void)noSetFMUStatePriorToCurrentPoint;
     if (!enterEventMode || !terminateSimulation)
@@ -296,7 +293,7 @@ fmi2Status fmi2CompletedIntegratorStep(fmi2Component c, fmi2Boolean noSetFMUStat
 
 fmi2Status fmi2SetTime(fmi2Component c, fmi2Real time)
 {
-    ENTER(fmi2SetTime, SB_IN(SB_MODE_EVENT) | SB_IN(SB_MODE_CONTINUOUS))
+    ENTER(fmi2SetTime, SB_CALL_SET_TIME_OR_STATES)
     NEED(SB_ME, fmi2SetTime)
     if (!isfinite(time)) return st(sb_fail(inst, "fmi2SetTime", "time %g is not finite", time));
     *inst->state.time = time;
@@ -306,7 +303,7 @@ fmi2Status fmi2SetTime(fmi2Component c, fmi2Real time)
 
 fmi2Status fmi2SetContinuousStates(fmi2Component c, const fmi2Real x[], size_t nx)
 {
-    ENTER(fmi2SetContinuousStates, SB_IN(SB_MODE_EVENT) | SB_IN(SB_MODE_CONTINUOUS))
+    ENTER(fmi2SetContinuousStates, SB_CALL_SET_TIME_OR_STATES)
     NEED(SB_ME, fmi2SetContinuousStates)
     const size_t n = 2 * (size_t)inst->m->nq;
     if (nx != n || !x) return st(sb_fail(inst, "fmi2SetContinuousStates", "expected %lu states, got %lu", (unsigned long)n, (unsigned long)nx));
@@ -321,7 +318,7 @@ fmi2Status fmi2SetContinuousStates(fmi2Component c, const fmi2Real x[], size_t n
 
 fmi2Status fmi2GetDerivatives(fmi2Component c, fmi2Real derivatives[], size_t nx)
 {
-    ENTER(fmi2GetDerivatives, LIVE & ~SB_IN(SB_MODE_INSTANTIATED))
+    ENTER(fmi2GetDerivatives, SB_CALL_DERIVATIVES)
     NEED(SB_ME, fmi2GetDerivatives)
     const size_t n = (size_t)inst->m->nq;
     if (nx != 2 * n || !derivatives)
@@ -339,7 +336,7 @@ fmi2Status fmi2GetDerivatives(fmi2Component c, fmi2Real derivatives[], size_t nx
 
 fmi2Status fmi2GetEventIndicators(fmi2Component c, fmi2Real eventIndicators[], size_t ni)
 {
-    ENTER(fmi2GetEventIndicators, LIVE)
+    ENTER(fmi2GetEventIndicators, SB_CALL_CONTINUOUS_STATES)
     NEED(SB_ME, fmi2GetEventIndicators)
     (void)eventIndicators;
     if (ni != 0) return st(sb_fail(inst, "fmi2GetEventIndicators", "this FMU has no event indicators (asked %lu)",
@@ -349,7 +346,7 @@ fmi2Status fmi2GetEventIndicators(fmi2Component c, fmi2Real eventIndicators[], s
 
 fmi2Status fmi2GetContinuousStates(fmi2Component c, fmi2Real x[], size_t nx)
 {
-    ENTER(fmi2GetContinuousStates, LIVE)
+    ENTER(fmi2GetContinuousStates, SB_CALL_CONTINUOUS_STATES)
     NEED(SB_ME, fmi2GetContinuousStates)
     const size_t n = 2 * (size_t)inst->m->nq;
     if (nx != n || !x) return st(sb_fail(inst, "fmi2GetContinuousStates", "expected %lu states, got %lu", (unsigned long)n, (unsigned long)nx));
@@ -359,7 +356,7 @@ fmi2Status fmi2GetContinuousStates(fmi2Component c, fmi2Real x[], size_t nx)
 
 fmi2Status fmi2GetNominalsOfContinuousStates(fmi2Component c, fmi2Real x_nominal[], size_t nx)
 {
-    ENTER(fmi2GetNominalsOfContinuousStates, LIVE)
+    ENTER(fmi2GetNominalsOfContinuousStates, SB_CALL_CONTINUOUS_STATES)
     NEED(SB_ME, fmi2GetNominalsOfContinuousStates)
     const size_t n = 2 * (size_t)inst->m->nq;
     if (nx != n || !x_nominal)
@@ -373,7 +370,7 @@ fmi2Status fmi2GetNominalsOfContinuousStates(fmi2Component c, fmi2Real x_nominal
 fmi2Status fmi2SetRealInputDerivatives(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
                                        const fmi2Integer order[], const fmi2Real value[])
 {
-    ENTER(fmi2SetRealInputDerivatives, LIVE)
+    ENTER(fmi2SetRealInputDerivatives, SB_CALL_INPUT_DERIVATIVES)
     (void)vr;
     (void)order;
     (void)value;
@@ -384,7 +381,7 @@ fmi2Status fmi2SetRealInputDerivatives(fmi2Component c, const fmi2ValueReference
 fmi2Status fmi2GetRealOutputDerivatives(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
                                         const fmi2Integer order[], fmi2Real value[])
 {
-    ENTER(fmi2GetRealOutputDerivatives, LIVE)
+    ENTER(fmi2GetRealOutputDerivatives, SB_CALL_OUTPUT_DERIVATIVES)
     (void)vr;
     (void)order;
     (void)value;
@@ -395,7 +392,7 @@ fmi2Status fmi2GetRealOutputDerivatives(fmi2Component c, const fmi2ValueReferenc
 fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunicationPoint, fmi2Real communicationStepSize,
                       fmi2Boolean noSetFMUStatePriorToCurrentCommunicationPoint)
 {
-    ENTER(fmi2DoStep, SB_IN(SB_MODE_STEP))
+    ENTER(fmi2DoStep, SB_CALL_STEP)
     NEED(SB_CS, fmi2DoStep)
     (void)noSetFMUStatePriorToCurrentCommunicationPoint;
     return st(sb_do_step(inst, currentCommunicationPoint, communicationStepSize));
@@ -403,13 +400,13 @@ fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunicationPoint, fmi2R
 
 fmi2Status fmi2CancelStep(fmi2Component c)
 {
-    ENTER(fmi2CancelStep, SB_IN(SB_MODE_STEP))
+    ENTER(fmi2CancelStep, SB_CALL_STEP)
     return st(sb_fail(inst, "fmi2CancelStep", "doStep is synchronous; there is no step to cancel"));
 }
 
 fmi2Status fmi2GetStatus(fmi2Component c, const fmi2StatusKind s, fmi2Status *value)
 {
-    ENTER(fmi2GetStatus, LIVE)
+    ENTER(fmi2GetStatus, SB_CALL_STATUS)
     (void)s;
     (void)value;
     return st(sb_fail(inst, "fmi2GetStatus", "doStep is synchronous: no pending status"));
@@ -417,7 +414,7 @@ fmi2Status fmi2GetStatus(fmi2Component c, const fmi2StatusKind s, fmi2Status *va
 
 fmi2Status fmi2GetRealStatus(fmi2Component c, const fmi2StatusKind s, fmi2Real *value)
 {
-    ENTER(fmi2GetRealStatus, LIVE)
+    ENTER(fmi2GetRealStatus, SB_CALL_STATUS)
     if (s == fmi2LastSuccessfulTime && value) {
         *value = *inst->state.time;
         return fmi2OK;
@@ -427,14 +424,14 @@ fmi2Status fmi2GetRealStatus(fmi2Component c, const fmi2StatusKind s, fmi2Real *
 
 fmi2Status fmi2GetIntegerStatus(fmi2Component c, const fmi2StatusKind s, fmi2Integer *value)
 {
-    ENTER(fmi2GetIntegerStatus, LIVE)
+    ENTER(fmi2GetIntegerStatus, SB_CALL_STATUS)
     (void)value;
     return st(sb_fail(inst, "fmi2GetIntegerStatus", "status kind %d is not available", (int)s));
 }
 
 fmi2Status fmi2GetBooleanStatus(fmi2Component c, const fmi2StatusKind s, fmi2Boolean *value)
 {
-    ENTER(fmi2GetBooleanStatus, LIVE)
+    ENTER(fmi2GetBooleanStatus, SB_CALL_STATUS)
     if (s == fmi2Terminated && value) { /* true after a discarded step that no smaller step can repeat */
         *value = (inst->state.flags & SB_FLAG_TERMINATE) ? fmi2True : fmi2False;
         return fmi2OK;
@@ -444,7 +441,7 @@ fmi2Status fmi2GetBooleanStatus(fmi2Component c, const fmi2StatusKind s, fmi2Boo
 
 fmi2Status fmi2GetStringStatus(fmi2Component c, const fmi2StatusKind s, fmi2String *value)
 {
-    ENTER(fmi2GetStringStatus, LIVE)
+    ENTER(fmi2GetStringStatus, SB_CALL_STATUS)
     (void)value;
     return st(sb_fail(inst, "fmi2GetStringStatus", "status kind %d is not available", (int)s));
 }

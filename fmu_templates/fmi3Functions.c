@@ -10,11 +10,8 @@
 #include <string.h>
 
 #include "fmi3Functions.h"
-#include "sb_runtime.h"
+#include "sb_calls.h"
 #include "sb_solver.h"
-
-#define ALL_MODES 0x7Fu
-#define LIVE (ALL_MODES & ~SB_IN(SB_MODE_ERROR))
 
 typedef struct {
     fmi3LogMessageCallback log;
@@ -28,20 +25,20 @@ static void fmi3_logger(SbInstance *inst, SbStatus status, const char *category,
 
 static fmi3Status st(SbStatus s) { return (fmi3Status)s; }
 
-#define ENTER(fn, modes)                                                                                             \
-    SbInstance *inst = (SbInstance *)instance;                                                                       \
-    if (!inst) return fmi3Error;                                                                                     \
-    sb_log(inst, SB_OK, SB_LOG_CALLS, "%s", #fn);                                                                    \
-    if (!sb_allowed(inst, #fn, (modes))) return fmi3Error;
+#define ENTER(fn, call)                                                                                                  \
+    SbInstance *inst = (SbInstance *)instance;                                                                           \
+    if (!inst) return fmi3Error;                                                                                         \
+    sb_log(inst, SB_OK, SB_LOG_CALLS, "%s", #fn);                                                                        \
+    if (!sb_allowed(inst, #fn, (call))) return fmi3Error;
 
-#define NEED(iface, fn)                                                                                              \
-    if (inst->interface != (iface))                                                                                  \
+#define NEED(iface, fn)                                                                                                  \
+    if (inst->interface != (iface))                                                                                      \
         return st(sb_fail(inst, #fn, "only available in %s", (iface) == SB_ME ? "Model Exchange" : "Co-Simulation"));
 
-#define UNSUPPORTED(fn, what)                                                                                        \
-    {                                                                                                                \
-        ENTER(fn, ALL_MODES)                                                                                         \
-        return st(sb_fail(inst, #fn, "%s", what));                                                                  \
+#define UNSUPPORTED(fn, what)                                                                                            \
+    {                                                                                                                    \
+        ENTER(fn, SB_CALL_ANY_STATE)                                                                                     \
+        return st(sb_fail(inst, #fn, "%s", what));                                                                       \
     }
 
 static fmi3Instance instantiate(SbInterface iface, fmi3String instanceName, fmi3String token, fmi3Boolean loggingOn,
@@ -62,7 +59,7 @@ const char *fmi3GetVersion(void) { return fmi3Version; }
 fmi3Status fmi3SetDebugLogging(fmi3Instance instance, fmi3Boolean loggingOn, size_t nCategories,
                                const fmi3String categories[])
 {
-    ENTER(fmi3SetDebugLogging, ALL_MODES)
+    ENTER(fmi3SetDebugLogging, SB_CALL_ANY_STATE)
     return st(sb_set_debug_logging(inst, loggingOn, nCategories, categories));
 }
 
@@ -134,7 +131,7 @@ void fmi3FreeInstance(fmi3Instance instance)
 fmi3Status fmi3EnterInitializationMode(fmi3Instance instance, fmi3Boolean toleranceDefined, fmi3Float64 tolerance,
                                        fmi3Float64 startTime, fmi3Boolean stopTimeDefined, fmi3Float64 stopTime)
 {
-    ENTER(fmi3EnterInitializationMode, SB_IN(SB_MODE_INSTANTIATED))
+    ENTER(fmi3EnterInitializationMode, SB_CALL_ENTER_INITIALIZATION)
     SbStatus s = sb_setup_experiment(inst, "fmi3EnterInitializationMode", toleranceDefined, tolerance, startTime,
                                      stopTimeDefined, stopTime);
     return st(s != SB_OK ? s : sb_enter_initialization(inst));
@@ -142,13 +139,13 @@ fmi3Status fmi3EnterInitializationMode(fmi3Instance instance, fmi3Boolean tolera
 
 fmi3Status fmi3ExitInitializationMode(fmi3Instance instance)
 {
-    ENTER(fmi3ExitInitializationMode, SB_IN(SB_MODE_INIT))
+    ENTER(fmi3ExitInitializationMode, SB_CALL_EXIT_INITIALIZATION)
     return st(sb_exit_initialization(inst));
 }
 
 fmi3Status fmi3EnterEventMode(fmi3Instance instance)
 {
-    ENTER(fmi3EnterEventMode, SB_IN(SB_MODE_EVENT) | SB_IN(SB_MODE_CONTINUOUS))
+    ENTER(fmi3EnterEventMode, SB_CALL_ENTER_EVENT_MODE)
     NEED(SB_ME, fmi3EnterEventMode)
     inst->state.mode = SB_MODE_EVENT;
     return fmi3OK;
@@ -156,14 +153,14 @@ fmi3Status fmi3EnterEventMode(fmi3Instance instance)
 
 fmi3Status fmi3Terminate(fmi3Instance instance)
 {
-    ENTER(fmi3Terminate, SB_IN(SB_MODE_INIT) | SB_IN(SB_MODE_EVENT) | SB_IN(SB_MODE_CONTINUOUS) | SB_IN(SB_MODE_STEP))
+    ENTER(fmi3Terminate, SB_CALL_TERMINATE)
     inst->state.mode = SB_MODE_TERMINATED;
     return fmi3OK;
 }
 
 fmi3Status fmi3Reset(fmi3Instance instance)
 {
-    ENTER(fmi3Reset, ALL_MODES)
+    ENTER(fmi3Reset, SB_CALL_ANY_STATE)
     sb_reset(inst);
     return fmi3OK;
 }
@@ -183,7 +180,7 @@ static int scalar_count(SbInstance *inst, const char *fn, size_t nvr, size_t nVa
 fmi3Status fmi3GetFloat64(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr, fmi3Float64 values[],
                           size_t nValues)
 {
-    ENTER(fmi3GetFloat64, LIVE)
+    ENTER(fmi3GetFloat64, SB_CALL_GET_VALUES)
     if (!scalar_count(inst, "fmi3GetFloat64", nvr, nValues)) return fmi3Error;
     return st(sb_get_real(inst, "fmi3GetFloat64", vr, nvr, values));
 }
@@ -191,7 +188,7 @@ fmi3Status fmi3GetFloat64(fmi3Instance instance, const fmi3ValueReference vr[], 
 fmi3Status fmi3SetFloat64(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr,
                           const fmi3Float64 values[], size_t nValues)
 {
-    ENTER(fmi3SetFloat64, LIVE)
+    ENTER(fmi3SetFloat64, SB_CALL_SET_VALUES)
     if (!scalar_count(inst, "fmi3SetFloat64", nvr, nValues)) return fmi3Error;
     return st(sb_set_real(inst, "fmi3SetFloat64", vr, nvr, values));
 }
@@ -199,7 +196,7 @@ fmi3Status fmi3SetFloat64(fmi3Instance instance, const fmi3ValueReference vr[], 
 fmi3Status fmi3GetInt64(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr, fmi3Int64 values[],
                         size_t nValues)
 {
-    ENTER(fmi3GetInt64, LIVE)
+    ENTER(fmi3GetInt64, SB_CALL_GET_VALUES)
     if (!scalar_count(inst, "fmi3GetInt64", nvr, nValues)) return fmi3Error;
     if (nvr > 0 && (!vr || !values)) return st(sb_fail(inst, "fmi3GetInt64", "NULL argument"));
     for (size_t k = 0; k < nvr; ++k) {
@@ -216,7 +213,7 @@ static double int64_at(const void *values, size_t k) { return (double)((const fm
 fmi3Status fmi3SetInt64(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr, const fmi3Int64 values[],
                         size_t nValues)
 {
-    ENTER(fmi3SetInt64, LIVE)
+    ENTER(fmi3SetInt64, SB_CALL_SET_VALUES)
     if (!scalar_count(inst, "fmi3SetInt64", nvr, nValues)) return fmi3Error;
     return st(sb_set_values(inst, "fmi3SetInt64", vr, nvr, SB_TYPE_ENUM, values, int64_at));
 }
@@ -224,7 +221,7 @@ fmi3Status fmi3SetInt64(fmi3Instance instance, const fmi3ValueReference vr[], si
 fmi3Status fmi3GetBoolean(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr, fmi3Boolean values[],
                           size_t nValues)
 {
-    ENTER(fmi3GetBoolean, LIVE)
+    ENTER(fmi3GetBoolean, SB_CALL_GET_VALUES)
     if (!scalar_count(inst, "fmi3GetBoolean", nvr, nValues)) return fmi3Error;
     if (nvr > 0 && (!vr || !values)) return st(sb_fail(inst, "fmi3GetBoolean", "NULL argument"));
     for (size_t k = 0; k < nvr; ++k) {
@@ -241,45 +238,45 @@ static double boolean_at(const void *values, size_t k) { return ((const fmi3Bool
 fmi3Status fmi3SetBoolean(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr,
                           const fmi3Boolean values[], size_t nValues)
 {
-    ENTER(fmi3SetBoolean, LIVE)
+    ENTER(fmi3SetBoolean, SB_CALL_SET_VALUES)
     if (!scalar_count(inst, "fmi3SetBoolean", nvr, nValues)) return fmi3Error;
     return st(sb_set_values(inst, "fmi3SetBoolean", vr, nvr, SB_TYPE_BOOLEAN, values, boolean_at));
 }
 
 /* variable types this FMU does not have: only empty requests succeed */
-#define NO_SUCH_TYPE(fn, T, Q)                                                                                       \
-    fmi3Status fn(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr, Q T values[], size_t nValues)   \
-    {                                                                                                                \
-        ENTER(fn, LIVE)                                                                                              \
-        (void)values;                                                                                                \
-        (void)nValues;                                                                                               \
-        if (nvr == 0) return fmi3OK;                                                                                 \
-        return st(sb_fail(inst, #fn, "value reference %u is not a variable of type " #T, vr ? vr[0] : 0));          \
+#define NO_SUCH_TYPE(fn, T, Q, call)                                                                                     \
+    fmi3Status fn(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr, Q T values[], size_t nValues)        \
+    {                                                                                                                    \
+        ENTER(fn, call)                                                                                                  \
+        (void)values;                                                                                                    \
+        (void)nValues;                                                                                                   \
+        if (nvr == 0) return fmi3OK;                                                                                     \
+        return st(sb_fail(inst, #fn, "value reference %u is not a variable of type " #T, vr ? vr[0] : 0));               \
     }
 
-NO_SUCH_TYPE(fmi3GetFloat32, fmi3Float32, )
-NO_SUCH_TYPE(fmi3GetInt8, fmi3Int8, )
-NO_SUCH_TYPE(fmi3GetUInt8, fmi3UInt8, )
-NO_SUCH_TYPE(fmi3GetInt16, fmi3Int16, )
-NO_SUCH_TYPE(fmi3GetUInt16, fmi3UInt16, )
-NO_SUCH_TYPE(fmi3GetInt32, fmi3Int32, )
-NO_SUCH_TYPE(fmi3GetUInt32, fmi3UInt32, )
-NO_SUCH_TYPE(fmi3GetUInt64, fmi3UInt64, )
-NO_SUCH_TYPE(fmi3GetString, fmi3String, )
-NO_SUCH_TYPE(fmi3SetFloat32, fmi3Float32, const)
-NO_SUCH_TYPE(fmi3SetInt8, fmi3Int8, const)
-NO_SUCH_TYPE(fmi3SetUInt8, fmi3UInt8, const)
-NO_SUCH_TYPE(fmi3SetInt16, fmi3Int16, const)
-NO_SUCH_TYPE(fmi3SetUInt16, fmi3UInt16, const)
-NO_SUCH_TYPE(fmi3SetInt32, fmi3Int32, const)
-NO_SUCH_TYPE(fmi3SetUInt32, fmi3UInt32, const)
-NO_SUCH_TYPE(fmi3SetUInt64, fmi3UInt64, const)
-NO_SUCH_TYPE(fmi3SetString, fmi3String, const)
+NO_SUCH_TYPE(fmi3GetFloat32, fmi3Float32, , SB_CALL_GET_VALUES)
+NO_SUCH_TYPE(fmi3GetInt8, fmi3Int8, , SB_CALL_GET_VALUES)
+NO_SUCH_TYPE(fmi3GetUInt8, fmi3UInt8, , SB_CALL_GET_VALUES)
+NO_SUCH_TYPE(fmi3GetInt16, fmi3Int16, , SB_CALL_GET_VALUES)
+NO_SUCH_TYPE(fmi3GetUInt16, fmi3UInt16, , SB_CALL_GET_VALUES)
+NO_SUCH_TYPE(fmi3GetInt32, fmi3Int32, , SB_CALL_GET_VALUES)
+NO_SUCH_TYPE(fmi3GetUInt32, fmi3UInt32, , SB_CALL_GET_VALUES)
+NO_SUCH_TYPE(fmi3GetUInt64, fmi3UInt64, , SB_CALL_GET_VALUES)
+NO_SUCH_TYPE(fmi3GetString, fmi3String, , SB_CALL_GET_VALUES)
+NO_SUCH_TYPE(fmi3SetFloat32, fmi3Float32, const, SB_CALL_SET_VALUES)
+NO_SUCH_TYPE(fmi3SetInt8, fmi3Int8, const, SB_CALL_SET_VALUES)
+NO_SUCH_TYPE(fmi3SetUInt8, fmi3UInt8, const, SB_CALL_SET_VALUES)
+NO_SUCH_TYPE(fmi3SetInt16, fmi3Int16, const, SB_CALL_SET_VALUES)
+NO_SUCH_TYPE(fmi3SetUInt16, fmi3UInt16, const, SB_CALL_SET_VALUES)
+NO_SUCH_TYPE(fmi3SetInt32, fmi3Int32, const, SB_CALL_SET_VALUES)
+NO_SUCH_TYPE(fmi3SetUInt32, fmi3UInt32, const, SB_CALL_SET_VALUES)
+NO_SUCH_TYPE(fmi3SetUInt64, fmi3UInt64, const, SB_CALL_SET_VALUES)
+NO_SUCH_TYPE(fmi3SetString, fmi3String, const, SB_CALL_SET_VALUES)
 
 fmi3Status fmi3GetBinary(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr, size_t valueSizes[],
                          fmi3Binary values[], size_t nValues)
 {
-    ENTER(fmi3GetBinary, LIVE)
+    ENTER(fmi3GetBinary, SB_CALL_GET_VALUES)
     (void)valueSizes;
     (void)values;
     (void)nValues;
@@ -290,7 +287,7 @@ fmi3Status fmi3GetBinary(fmi3Instance instance, const fmi3ValueReference vr[], s
 fmi3Status fmi3SetBinary(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr, const size_t valueSizes[],
                          const fmi3Binary values[], size_t nValues)
 {
-    ENTER(fmi3SetBinary, LIVE)
+    ENTER(fmi3SetBinary, SB_CALL_SET_VALUES)
     (void)valueSizes;
     (void)values;
     (void)nValues;
@@ -300,7 +297,7 @@ fmi3Status fmi3SetBinary(fmi3Instance instance, const fmi3ValueReference vr[], s
 
 fmi3Status fmi3GetClock(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr, fmi3Clock values[])
 {
-    ENTER(fmi3GetClock, LIVE)
+    ENTER(fmi3GetClock, SB_CALL_GET_VALUES)
     (void)values;
     if (nvr == 0) return fmi3OK;
     return st(sb_fail(inst, "fmi3GetClock", "this FMU has no clocks (value reference %u)", vr ? vr[0] : 0));
@@ -308,7 +305,7 @@ fmi3Status fmi3GetClock(fmi3Instance instance, const fmi3ValueReference vr[], si
 
 fmi3Status fmi3SetClock(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr, const fmi3Clock values[])
 {
-    ENTER(fmi3SetClock, LIVE)
+    ENTER(fmi3SetClock, SB_CALL_SET_VALUES)
     (void)values;
     if (nvr == 0) return fmi3OK;
     return st(sb_fail(inst, "fmi3SetClock", "this FMU has no clocks (value reference %u)", vr ? vr[0] : 0));
@@ -342,7 +339,7 @@ fmi3Status fmi3GetVariableDependencies(fmi3Instance instance, fmi3ValueReference
 
 fmi3Status fmi3GetFMUState(fmi3Instance instance, fmi3FMUState *FMUState)
 {
-    ENTER(fmi3GetFMUState, LIVE)
+    ENTER(fmi3GetFMUState, SB_CALL_GET_FMU_STATE)
     if (!FMUState) return st(sb_fail(inst, "fmi3GetFMUState", "FMUState is NULL"));
     SbSnapshot *s = sb_snapshot(inst, (SbSnapshot *)*FMUState);
     if (!s) return st(sb_fail(inst, "fmi3GetFMUState", "out of memory"));
@@ -352,13 +349,13 @@ fmi3Status fmi3GetFMUState(fmi3Instance instance, fmi3FMUState *FMUState)
 
 fmi3Status fmi3SetFMUState(fmi3Instance instance, fmi3FMUState FMUState)
 {
-    ENTER(fmi3SetFMUState, ALL_MODES)
+    ENTER(fmi3SetFMUState, SB_CALL_FMU_STATE)
     return st(sb_restore(inst, (const SbSnapshot *)FMUState));
 }
 
 fmi3Status fmi3FreeFMUState(fmi3Instance instance, fmi3FMUState *FMUState)
 {
-    ENTER(fmi3FreeFMUState, ALL_MODES)
+    ENTER(fmi3FreeFMUState, SB_CALL_FMU_STATE)
     if (!FMUState) return fmi3OK;
     free(*FMUState);
     *FMUState = NULL;
@@ -367,7 +364,7 @@ fmi3Status fmi3FreeFMUState(fmi3Instance instance, fmi3FMUState *FMUState)
 
 fmi3Status fmi3SerializedFMUStateSize(fmi3Instance instance, fmi3FMUState FMUState, size_t *size)
 {
-    ENTER(fmi3SerializedFMUStateSize, ALL_MODES)
+    ENTER(fmi3SerializedFMUStateSize, SB_CALL_FMU_STATE)
     (void)FMUState;
     if (!size) return st(sb_fail(inst, "fmi3SerializedFMUStateSize", "size is NULL"));
     *size = sb_snapshot_size(inst);
@@ -377,14 +374,14 @@ fmi3Status fmi3SerializedFMUStateSize(fmi3Instance instance, fmi3FMUState FMUSta
 fmi3Status fmi3SerializeFMUState(fmi3Instance instance, fmi3FMUState FMUState, fmi3Byte serializedState[],
                                  size_t size)
 {
-    ENTER(fmi3SerializeFMUState, ALL_MODES)
+    ENTER(fmi3SerializeFMUState, SB_CALL_FMU_STATE)
     return st(sb_serialize(inst, (const SbSnapshot *)FMUState, (unsigned char *)serializedState, size));
 }
 
 fmi3Status fmi3DeserializeFMUState(fmi3Instance instance, const fmi3Byte serializedState[], size_t size,
                                    fmi3FMUState *FMUState)
 {
-    ENTER(fmi3DeserializeFMUState, ALL_MODES)
+    ENTER(fmi3DeserializeFMUState, SB_CALL_FMU_STATE)
     if (!FMUState) return st(sb_fail(inst, "fmi3DeserializeFMUState", "FMUState is NULL"));
     SbSnapshot *s = sb_deserialize(inst, (const unsigned char *)serializedState, size);
     if (!s) return fmi3Error;
@@ -399,7 +396,7 @@ fmi3Status fmi3GetDirectionalDerivative(fmi3Instance instance, const fmi3ValueRe
                                         const fmi3ValueReference knowns[], size_t nKnowns, const fmi3Float64 seed[],
                                         size_t nSeed, fmi3Float64 sensitivity[], size_t nSensitivity)
 {
-    ENTER(fmi3GetDirectionalDerivative, LIVE & ~SB_IN(SB_MODE_INSTANTIATED))
+    ENTER(fmi3GetDirectionalDerivative, SB_CALL_DERIVATIVES)
     if (nSeed != nKnowns || nSensitivity != nUnknowns)
         return st(sb_fail(inst, "fmi3GetDirectionalDerivative",
                           "nSeed (%lu) and nSensitivity (%lu) must equal nKnowns (%lu) and nUnknowns (%lu)",
@@ -434,13 +431,13 @@ fmi3Status fmi3ExitConfigurationMode(fmi3Instance instance)
 
 /* Clock functions: this FMU has no clocks, so any value reference is an error.  The value arrays are
    named in `unused` only to mark them as deliberately unused (-Wextra). */
-#define NO_CLOCKS(fn, params, unused)                                                                                \
-    fmi3Status fn(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr, params)                          \
-    {                                                                                                                \
-        ENTER(fn, ALL_MODES)                                                                                         \
-        unused;                                                                                                      \
-        if (nvr == 0) return fmi3OK;                                                                                 \
-        return st(sb_fail(inst, #fn, "this FMU has no clocks (value reference %u)", vr ? vr[0] : 0));              \
+#define NO_CLOCKS(fn, params, unused)                                                                                    \
+    fmi3Status fn(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr, params)                              \
+    {                                                                                                                    \
+        ENTER(fn, SB_CALL_ANY_STATE)                                                                                     \
+        unused;                                                                                                          \
+        if (nvr == 0) return fmi3OK;                                                                                     \
+        return st(sb_fail(inst, #fn, "this FMU has no clocks (value reference %u)", vr ? vr[0] : 0));                    \
     }
 #define ARGS2(a, b) a, b
 #define ARGS3(a, b, c) a, b, c
@@ -462,7 +459,7 @@ NO_CLOCKS(fmi3SetShiftFraction, ARGS2(const fmi3UInt64 counters[], const fmi3UIn
 
 fmi3Status fmi3EvaluateDiscreteStates(fmi3Instance instance)
 {
-    ENTER(fmi3EvaluateDiscreteStates, LIVE)
+    ENTER(fmi3EvaluateDiscreteStates, SB_CALL_EVALUATE_DISCRETE_STATES)
     return fmi3OK; /* no discrete states */
 }
 
@@ -471,7 +468,7 @@ fmi3Status fmi3UpdateDiscreteStates(fmi3Instance instance, fmi3Boolean *discrete
                                     fmi3Boolean *valuesOfContinuousStatesChanged, fmi3Boolean *nextEventTimeDefined,
                                     fmi3Float64 *nextEventTime)
 {
-    ENTER(fmi3UpdateDiscreteStates, SB_IN(SB_MODE_EVENT))
+    ENTER(fmi3UpdateDiscreteStates, SB_CALL_UPDATE_DISCRETE_STATES)
     if (discreteStatesNeedUpdate) *discreteStatesNeedUpdate = fmi3False;
     if (terminateSimulation) *terminateSimulation = fmi3False;
     if (nominalsOfContinuousStatesChanged) *nominalsOfContinuousStatesChanged = fmi3False;
@@ -485,7 +482,7 @@ fmi3Status fmi3UpdateDiscreteStates(fmi3Instance instance, fmi3Boolean *discrete
 
 fmi3Status fmi3EnterContinuousTimeMode(fmi3Instance instance)
 {
-    ENTER(fmi3EnterContinuousTimeMode, SB_IN(SB_MODE_EVENT))
+    ENTER(fmi3EnterContinuousTimeMode, SB_CALL_ENTER_CONTINUOUS_MODE)
     NEED(SB_ME, fmi3EnterContinuousTimeMode)
     inst->state.mode = SB_MODE_CONTINUOUS;
     return fmi3OK;
@@ -494,7 +491,7 @@ fmi3Status fmi3EnterContinuousTimeMode(fmi3Instance instance)
 fmi3Status fmi3CompletedIntegratorStep(fmi3Instance instance, fmi3Boolean noSetFMUStatePriorToCurrentPoint,
                                        fmi3Boolean *enterEventMode, fmi3Boolean *terminateSimulation)
 {
-    ENTER(fmi3CompletedIntegratorStep, SB_IN(SB_MODE_CONTINUOUS))
+    ENTER(fmi3CompletedIntegratorStep, SB_CALL_COMPLETED_STEP)
     NEED(SB_ME, fmi3CompletedIntegratorStep)
     (void)noSetFMUStatePriorToCurrentPoint;
     if (!enterEventMode || !terminateSimulation)
@@ -506,7 +503,7 @@ fmi3Status fmi3CompletedIntegratorStep(fmi3Instance instance, fmi3Boolean noSetF
 
 fmi3Status fmi3SetTime(fmi3Instance instance, fmi3Float64 time)
 {
-    ENTER(fmi3SetTime, SB_IN(SB_MODE_EVENT) | SB_IN(SB_MODE_CONTINUOUS))
+    ENTER(fmi3SetTime, SB_CALL_SET_TIME_OR_STATES)
     NEED(SB_ME, fmi3SetTime)
     if (!isfinite(time)) return st(sb_fail(inst, "fmi3SetTime", "time %g is not finite", time));
     *inst->state.time = time;
@@ -517,7 +514,7 @@ fmi3Status fmi3SetTime(fmi3Instance instance, fmi3Float64 time)
 fmi3Status fmi3SetContinuousStates(fmi3Instance instance, const fmi3Float64 continuousStates[],
                                    size_t nContinuousStates)
 {
-    ENTER(fmi3SetContinuousStates, SB_IN(SB_MODE_EVENT) | SB_IN(SB_MODE_CONTINUOUS))
+    ENTER(fmi3SetContinuousStates, SB_CALL_SET_TIME_OR_STATES)
     NEED(SB_ME, fmi3SetContinuousStates)
     const size_t n = 2 * (size_t)inst->m->nq;
     if (nContinuousStates != n || !continuousStates)
@@ -535,7 +532,7 @@ fmi3Status fmi3SetContinuousStates(fmi3Instance instance, const fmi3Float64 cont
 fmi3Status fmi3GetContinuousStateDerivatives(fmi3Instance instance, fmi3Float64 derivatives[],
                                              size_t nContinuousStates)
 {
-    ENTER(fmi3GetContinuousStateDerivatives, LIVE & ~SB_IN(SB_MODE_INSTANTIATED))
+    ENTER(fmi3GetContinuousStateDerivatives, SB_CALL_DERIVATIVES)
     NEED(SB_ME, fmi3GetContinuousStateDerivatives)
     const size_t n = (size_t)inst->m->nq;
     if (nContinuousStates != 2 * n || !derivatives)
@@ -554,7 +551,7 @@ fmi3Status fmi3GetContinuousStateDerivatives(fmi3Instance instance, fmi3Float64 
 
 fmi3Status fmi3GetEventIndicators(fmi3Instance instance, fmi3Float64 eventIndicators[], size_t nEventIndicators)
 {
-    ENTER(fmi3GetEventIndicators, LIVE)
+    ENTER(fmi3GetEventIndicators, SB_CALL_CONTINUOUS_STATES)
     NEED(SB_ME, fmi3GetEventIndicators)
     (void)eventIndicators;
     if (nEventIndicators != 0)
@@ -565,7 +562,7 @@ fmi3Status fmi3GetEventIndicators(fmi3Instance instance, fmi3Float64 eventIndica
 
 fmi3Status fmi3GetContinuousStates(fmi3Instance instance, fmi3Float64 continuousStates[], size_t nContinuousStates)
 {
-    ENTER(fmi3GetContinuousStates, LIVE)
+    ENTER(fmi3GetContinuousStates, SB_CALL_CONTINUOUS_STATES)
     NEED(SB_ME, fmi3GetContinuousStates)
     const size_t n = 2 * (size_t)inst->m->nq;
     if (nContinuousStates != n || !continuousStates)
@@ -577,7 +574,7 @@ fmi3Status fmi3GetContinuousStates(fmi3Instance instance, fmi3Float64 continuous
 
 fmi3Status fmi3GetNominalsOfContinuousStates(fmi3Instance instance, fmi3Float64 nominals[], size_t nContinuousStates)
 {
-    ENTER(fmi3GetNominalsOfContinuousStates, LIVE)
+    ENTER(fmi3GetNominalsOfContinuousStates, SB_CALL_CONTINUOUS_STATES)
     NEED(SB_ME, fmi3GetNominalsOfContinuousStates)
     const size_t n = 2 * (size_t)inst->m->nq;
     if (nContinuousStates != n || !nominals)
@@ -589,7 +586,7 @@ fmi3Status fmi3GetNominalsOfContinuousStates(fmi3Instance instance, fmi3Float64 
 
 fmi3Status fmi3GetNumberOfEventIndicators(fmi3Instance instance, size_t *nEventIndicators)
 {
-    ENTER(fmi3GetNumberOfEventIndicators, LIVE)
+    ENTER(fmi3GetNumberOfEventIndicators, SB_CALL_CONTINUOUS_STATES)
     if (!nEventIndicators) return st(sb_fail(inst, "fmi3GetNumberOfEventIndicators", "NULL argument"));
     *nEventIndicators = 0;
     return fmi3OK;
@@ -597,7 +594,7 @@ fmi3Status fmi3GetNumberOfEventIndicators(fmi3Instance instance, size_t *nEventI
 
 fmi3Status fmi3GetNumberOfContinuousStates(fmi3Instance instance, size_t *nContinuousStates)
 {
-    ENTER(fmi3GetNumberOfContinuousStates, LIVE)
+    ENTER(fmi3GetNumberOfContinuousStates, SB_CALL_CONTINUOUS_STATES)
     if (!nContinuousStates) return st(sb_fail(inst, "fmi3GetNumberOfContinuousStates", "NULL argument"));
     *nContinuousStates = 2 * (size_t)inst->m->nq;
     return fmi3OK;
@@ -611,7 +608,7 @@ fmi3Status fmi3EnterStepMode(fmi3Instance instance)
 fmi3Status fmi3GetOutputDerivatives(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr,
                                     const fmi3Int32 orders[], fmi3Float64 values[], size_t nValues)
 {
-    ENTER(fmi3GetOutputDerivatives, LIVE)
+    ENTER(fmi3GetOutputDerivatives, SB_CALL_OUTPUT_DERIVATIVES)
     (void)orders;
     (void)values;
     (void)nValues;
@@ -629,7 +626,7 @@ fmi3Status fmi3DoStep(fmi3Instance instance, fmi3Float64 currentCommunicationPoi
     if (terminateSimulation) *terminateSimulation = fmi3False;
     if (earlyReturn) *earlyReturn = fmi3False;
     if (lastSuccessfulTime && instance) *lastSuccessfulTime = *((SbInstance *)instance)->state.time;
-    ENTER(fmi3DoStep, SB_IN(SB_MODE_STEP))
+    ENTER(fmi3DoStep, SB_CALL_STEP)
     NEED(SB_CS, fmi3DoStep)
     (void)noSetFMUStatePriorToCurrentPoint;
     SbStatus s = sb_do_step(inst, currentCommunicationPoint, communicationStepSize);

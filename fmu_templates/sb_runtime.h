@@ -194,8 +194,7 @@ SbStatus sb_fail(SbInstance *inst, const char *function, const char *fmt, ...)
 #endif
     ;
 
-/* 1 if the call is allowed in the current mode; else logs an error naming the function. */
-int sb_allowed(SbInstance *inst, const char *function, unsigned modes);
+/* Bit of a state in state masks (sb_calls.h). */
 #define SB_IN(mode) (1u << (mode))
 
 /* ---- variables ---- */

@@ -28,8 +28,19 @@ from .platforms import host_platform
 from .structure import Dependencies, Known
 from .variables import KINDS, FmuVariable, fmu_variables
 
-GENERIC_SOURCES = ("sb_runtime.c", "sb_snapshot.c", "sb_solver.c", "sb_linalg.c", "sb_singular.c")
-GENERIC_HEADERS = ("symbody_model.h", "sb_runtime.h", "sb_solver.h", "sb_linalg.h")
+GENERIC_SOURCES = (
+    "sb_instance.c",
+    "sb_calls.c",
+    "sb_variables.c",
+    "sb_dynamics.c",
+    "sb_assembly.c",
+    "sb_jacobians.c",
+    "sb_snapshot.c",
+    "sb_solver.c",
+    "sb_linalg.c",
+    "sb_singular.c",
+)
+GENERIC_HEADERS = ("symbody_model.h", "sb_runtime.h", "sb_internal.h", "sb_calls.h", "sb_solver.h", "sb_linalg.h")
 
 
 MAX_IDENTIFIER = 64

@@ -1,0 +1,260 @@
+/*
+ * sb_variables.c -- the variables of a symbody FMU as the host sees them:
+ * Get and Set by value reference with the checks of every value (type, mode,
+ * finiteness, range, valid settings) before any is stored, and the same checks
+ * for the values of an FMU state.
+ */
+#include "sb_calls.h"
+#include "sb_internal.h"
+
+const SbVariable *sb_variable(SbInstance *inst, const char *function, unsigned vr)
+{
+    if (vr >= (unsigned)inst->m->nvars) {
+        sb_fail(inst, function, "unknown value reference %u (this FMU has %d variables)", vr, inst->m->nvars);
+        return NULL;
+    }
+    return &inst->m->variables[vr];
+}
+
+static const char *type_name(SbVarType t)
+{
+    return t == SB_TYPE_REAL ? "Real/Float64" : (t == SB_TYPE_ENUM ? "Integer/Int64" : "Boolean");
+}
+
+static const SbVariable *typed_variable(SbInstance *inst, const char *function, unsigned vr, SbVarType type)
+{
+    const SbVariable *v = sb_variable(inst, function, vr);
+    if (v && v->type != type) {
+        sb_fail(inst, function, "variable '%s' (value reference %u) is of type %s, not %s", v->name, vr,
+                type_name(v->type), type_name(type));
+        return NULL;
+    }
+    return v;
+}
+
+/* Value of a calculated variable: make sure ddq, lam, y belong to the state. */
+static SbStatus need_update(SbInstance *inst, const char *function, const SbVariable *v)
+{
+    SbStatus s = sb_update(inst);
+    if (s != SB_OK)
+        sb_log(inst, s, s == SB_DISCARD ? SB_LOG_DISCARD : SB_LOG_ERROR, "%s: cannot compute '%s' at t = %g: %s",
+               function, v->name, *inst->state.time, inst->problem);
+    return s;
+}
+
+SbStatus sb_get_real(SbInstance *inst, const char *function, const unsigned *vr, size_t n, double *values)
+{
+    if (n > 0 && (!vr || !values)) return sb_fail(inst, function, "NULL value reference or value array");
+    const int nq = inst->m->nq;
+    for (size_t k = 0; k < n; ++k) {
+        const SbVariable *v = typed_variable(inst, function, vr[k], SB_TYPE_REAL);
+        if (!v) return SB_ERROR;
+        switch (v->kind) {
+        case SB_VAR_TIME: values[k] = *inst->state.time; break;
+        case SB_VAR_Q: values[k] = inst->state.x[v->index]; break;
+        case SB_VAR_DQ: values[k] = inst->state.x[nq + v->index]; break;
+        case SB_VAR_U: values[k] = inst->state.u[v->index]; break;
+        case SB_VAR_P: values[k] = inst->state.p[v->index]; break;
+        case SB_VAR_SETTING: values[k] = inst->state.set[v->index]; break;
+        case SB_VAR_DDQ:
+        case SB_VAR_Y: {
+            SbStatus s = need_update(inst, function, v);
+            if (s != SB_OK) return s;
+            values[k] = v->kind == SB_VAR_DDQ ? inst->cache.ddq[v->index] : inst->cache.y[v->index];
+            if (!isfinite(values[k])) { /* an output expression outside its domain (ddq are checked) */
+                sb_log(inst, SB_DISCARD, SB_LOG_DISCARD, "%s: output '%s' is not finite at t = %g", function, v->name,
+                       *inst->state.time);
+                return SB_DISCARD;
+            }
+            break;
+        }
+        }
+    }
+    return SB_OK;
+}
+
+/* Range check of settings (solver.*, baumgarte.*). */
+static int setting_ok(SbSetting s, double value)
+{
+    switch (s) {
+    case SB_SET_METHOD: return value == SB_METHOD_RK4 || value == SB_METHOD_DOPRI5 || value == SB_METHOD_ROSENBROCK23;
+    case SB_SET_STEP:
+    case SB_SET_RTOL:
+    case SB_SET_ATOL:
+    case SB_SET_PROJ_TOL: return value > 0.0;
+    case SB_SET_PROJECTION:
+    case SB_SET_IGNORE_TOL: return value == 0.0 || value == 1.0;
+    default: return value >= 0.0;
+    }
+}
+
+static const char *setting_rule(SbSetting s)
+{
+    switch (s) {
+    case SB_SET_METHOD: return "1 (rk4), 2 (dopri5) or 3 (rosenbrock23)";
+    case SB_SET_STEP:
+    case SB_SET_RTOL:
+    case SB_SET_ATOL:
+    case SB_SET_PROJ_TOL: return "positive";
+    case SB_SET_PROJECTION:
+    case SB_SET_IGNORE_TOL: return "true or false";
+    default: return "zero or positive";
+    }
+}
+
+/* Which modes allow setting a variable of this kind. */
+static unsigned settable_modes(const SbVariable *v)
+{
+    switch (v->kind) {
+    case SB_VAR_Q:
+    case SB_VAR_DQ: return SB_IN(SB_MODE_INSTANTIATED) | SB_IN(SB_MODE_INIT);
+    case SB_VAR_U:
+        return SB_IN(SB_MODE_INSTANTIATED) | SB_IN(SB_MODE_INIT) | SB_IN(SB_MODE_EVENT) | SB_IN(SB_MODE_CONTINUOUS) |
+               SB_IN(SB_MODE_STEP);
+    case SB_VAR_P:
+    case SB_VAR_SETTING:
+        return SB_IN(SB_MODE_INSTANTIATED) | SB_IN(SB_MODE_INIT) | SB_IN(SB_MODE_EVENT) | SB_IN(SB_MODE_STEP);
+    default: return 0u;
+    }
+}
+
+static SbStatus check_range(SbInstance *inst, const char *function, const SbVariable *v, double value);
+
+/* Check that a value may be set: mode, finiteness and range. */
+static SbStatus check_value(SbInstance *inst, const char *function, const SbVariable *v, double value)
+{
+    if (!(settable_modes(v) & SB_IN(inst->state.mode))) {
+        if (settable_modes(v) == 0u)
+            return sb_fail(inst, function, "variable '%s' is calculated by the FMU and cannot be set", v->name);
+        return sb_fail(inst, function, "variable '%s' cannot be set in %s", v->name, sb_mode_name(inst->state.mode));
+    }
+    return check_range(inst, function, v, value);
+}
+
+/* Check a value against its variable's rules: finite, inside [min, max], a valid setting. */
+static SbStatus check_range(SbInstance *inst, const char *function, const SbVariable *v, double value)
+{
+    if (!isfinite(value)) return sb_fail(inst, function, "value %g of variable '%s' is not finite", value, v->name);
+    if (v->kind == SB_VAR_SETTING) {
+        if (!setting_ok((SbSetting)v->index, value))
+            return sb_fail(inst, function, "value %g of '%s' is invalid: it must be %s", value, v->name,
+                           setting_rule((SbSetting)v->index));
+    } else if (value < v->min || value > v->max) {
+        return sb_fail(inst, function, "value %g of variable '%s' is outside its range [%g, %g]", value, v->name,
+                       v->min, v->max);
+    }
+    return SB_OK;
+}
+
+/* Store a checked value. */
+static void store_value(SbInstance *inst, const SbVariable *v, double value)
+{
+    const int nq = inst->m->nq;
+    switch (v->kind) {
+    case SB_VAR_Q: inst->state.x[v->index] = value; break;
+    case SB_VAR_DQ:
+        inst->state.x[nq + v->index] = value;
+        inst->history.dq_set[v->index] = 1; /* a velocity the host chose: kept by the assembly */
+        break;
+    case SB_VAR_U: inst->state.u[v->index] = value; break;
+    case SB_VAR_P:
+        inst->state.p[v->index] = value;
+        inst->dyn.psd_checked = 0; /* a mass or an inertia may have changed sign */
+        break;
+    case SB_VAR_SETTING:
+        if (v->index == SB_SET_METHOD && inst->state.set[v->index] != value) *inst->state.h_next = 0.0;
+        if (v->index == SB_SET_RTOL) inst->state.flags = (inst->state.flags | SB_FLAG_RTOL_SET) & ~SB_FLAG_RTOL_EXPERIMENT;
+        inst->state.set[v->index] = value;
+        if (v->index == SB_SET_IGNORE_TOL && value != 0.0 && (inst->state.flags & SB_FLAG_RTOL_EXPERIMENT)) {
+            inst->state.set[SB_SET_RTOL] = inst->m->settings0[SB_SET_RTOL]; /* undo an earlier fmi2SetupExperiment */
+            inst->state.flags &= ~SB_FLAG_RTOL_EXPERIMENT;
+        }
+        break;
+    default: break;
+    }
+}
+
+SbStatus sb_check_state_values(SbInstance *inst, const char *function, const double *S)
+{
+    const SbModel *m = inst->m;
+    const int nq = m->nq, nx = 2 * nq;
+    if (!isfinite(S[0])) return sb_fail(inst, function, "the time %g of the FMU state is not finite", S[0]);
+    for (int k = 0; k < m->nvars; ++k) { /* the same rules as a host's Set: finite, in range, valid settings */
+        const SbVariable *v = &m->variables[k];
+        const double *x = S + 1, *u = x + nx, *p = u + m->nu, *set = p + m->np;
+        double value;
+        switch (v->kind) {
+        case SB_VAR_Q: /* states come from the integration: finite, not necessarily inside a start range */
+        case SB_VAR_DQ:
+            value = x[(v->kind == SB_VAR_DQ ? nq : 0) + v->index];
+            if (!isfinite(value))
+                return sb_fail(inst, function, "value %g of variable '%s' is not finite", value, v->name);
+            continue;
+        case SB_VAR_U: value = u[v->index]; break;
+        case SB_VAR_P: value = p[v->index]; break;
+        case SB_VAR_SETTING: value = set[v->index]; break;
+        default: continue;
+        }
+        if (check_range(inst, function, v, value) != SB_OK) return SB_ERROR;
+    }
+    const double h_next = S[inst->state.nS - 1];
+    if (!(isfinite(h_next) && h_next >= 0.0))
+        return sb_fail(inst, function, "the solver step size %g of the FMU state is invalid", h_next);
+    return SB_OK;
+}
+
+SbStatus sb_set_values(SbInstance *inst, const char *function, const unsigned *vr, size_t n, SbVarType type,
+                       const void *values, SbValueAt at)
+{
+    if (n > 0 && (!vr || !values)) return sb_fail(inst, function, "NULL value reference or value array");
+    for (size_t k = 0; k < n; ++k) { /* check everything first: a rejected call sets nothing */
+        const SbVariable *v = typed_variable(inst, function, vr[k], type);
+        if (!v) return SB_ERROR;
+        SbStatus s = check_value(inst, function, v, at(values, k));
+        if (s != SB_OK) return s;
+    }
+    for (size_t k = 0; k < n; ++k) store_value(inst, &inst->m->variables[vr[k]], at(values, k));
+    if (n > 0) sb_changed(inst);
+    return SB_OK;
+}
+
+static double real_at(const void *values, size_t k) { return ((const double *)values)[k]; }
+static double int_at(const void *values, size_t k) { return (double)((const long long *)values)[k]; }
+static double bool_at(const void *values, size_t k) { return ((const int *)values)[k] ? 1.0 : 0.0; }
+
+SbStatus sb_set_real(SbInstance *inst, const char *function, const unsigned *vr, size_t n, const double *values)
+{
+    return sb_set_values(inst, function, vr, n, SB_TYPE_REAL, values, real_at);
+}
+
+SbStatus sb_get_int(SbInstance *inst, const char *function, const unsigned *vr, size_t n, long long *values)
+{
+    if (n > 0 && (!vr || !values)) return sb_fail(inst, function, "NULL value reference or value array");
+    for (size_t k = 0; k < n; ++k) {
+        const SbVariable *v = typed_variable(inst, function, vr[k], SB_TYPE_ENUM);
+        if (!v) return SB_ERROR;
+        values[k] = (long long)inst->state.set[v->index];
+    }
+    return SB_OK;
+}
+
+SbStatus sb_set_int(SbInstance *inst, const char *function, const unsigned *vr, size_t n, const long long *values)
+{
+    return sb_set_values(inst, function, vr, n, SB_TYPE_ENUM, values, int_at);
+}
+
+SbStatus sb_get_bool(SbInstance *inst, const char *function, const unsigned *vr, size_t n, int *values)
+{
+    if (n > 0 && (!vr || !values)) return sb_fail(inst, function, "NULL value reference or value array");
+    for (size_t k = 0; k < n; ++k) {
+        const SbVariable *v = typed_variable(inst, function, vr[k], SB_TYPE_BOOLEAN);
+        if (!v) return SB_ERROR;
+        values[k] = inst->state.set[v->index] != 0.0;
+    }
+    return SB_OK;
+}
+
+SbStatus sb_set_bool(SbInstance *inst, const char *function, const unsigned *vr, size_t n, const int *values)
+{
+    return sb_set_values(inst, function, vr, n, SB_TYPE_BOOLEAN, values, bool_at);
+}
