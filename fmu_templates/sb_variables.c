@@ -73,35 +73,6 @@ SbStatus sb_get_real(SbInstance *inst, const char *function, const unsigned *vr,
     return SB_OK;
 }
 
-/* Range check of settings (solver.*, baumgarte.*). */
-static int setting_ok(SbSetting s, double value)
-{
-    switch (s) {
-    case SB_SET_METHOD: return value == SB_METHOD_RK4 || value == SB_METHOD_DOPRI5 || value == SB_METHOD_ROSENBROCK23;
-    case SB_SET_STEP:
-    case SB_SET_RTOL:
-    case SB_SET_ATOL:
-    case SB_SET_PROJ_TOL: return value > 0.0;
-    case SB_SET_PROJECTION:
-    case SB_SET_IGNORE_TOL: return value == 0.0 || value == 1.0;
-    default: return value >= 0.0;
-    }
-}
-
-static const char *setting_rule(SbSetting s)
-{
-    switch (s) {
-    case SB_SET_METHOD: return "1 (rk4), 2 (dopri5) or 3 (rosenbrock23)";
-    case SB_SET_STEP:
-    case SB_SET_RTOL:
-    case SB_SET_ATOL:
-    case SB_SET_PROJ_TOL: return "positive";
-    case SB_SET_PROJECTION:
-    case SB_SET_IGNORE_TOL: return "true or false";
-    default: return "zero or positive";
-    }
-}
-
 /* Which modes allow setting a variable of this kind. */
 static unsigned settable_modes(const SbVariable *v)
 {
@@ -136,9 +107,9 @@ static SbStatus check_range(SbInstance *inst, const char *function, const SbVari
 {
     if (!isfinite(value)) return sb_fail(inst, function, "value %g of variable '%s' is not finite", value, v->name);
     if (v->kind == SB_VAR_SETTING) {
-        if (!setting_ok((SbSetting)v->index, value))
+        if (!sb_setting_ok((SbSetting)v->index, value))
             return sb_fail(inst, function, "value %g of '%s' is invalid: it must be %s", value, v->name,
-                           setting_rule((SbSetting)v->index));
+                           sb_setting_rule((SbSetting)v->index));
     } else if (value < v->min || value > v->max) {
         return sb_fail(inst, function, "value %g of variable '%s' is outside its range [%g, %g]", value, v->name,
                        v->min, v->max);

@@ -51,24 +51,6 @@ typedef enum {
     SB_VAR_SETTING   /* solver or stabilization setting (index: SbSetting) */
 } SbVarKind;
 
-/* Solver and stabilization settings, exposed as FMU parameters with dotted
-   names (solver.method, baumgarte.alpha, ...) that cannot clash with model names. */
-typedef enum {
-    SB_SET_METHOD = 0,   /* solver.method: 1 rk4, 2 dopri5, 3 rosenbrock23 */
-    SB_SET_STEP,         /* solver.step: internal step of rk4 [s] */
-    SB_SET_RTOL,         /* solver.rtol: relative tolerance of the adaptive methods */
-    SB_SET_ATOL,         /* solver.atol: absolute tolerance of the adaptive methods */
-    SB_SET_MAX_STEP,     /* solver.max_step: largest adaptive step, 0 = unbounded [s] */
-    SB_SET_PROJECTION,   /* solver.projection: project onto the constraints after each step */
-    SB_SET_PROJ_TOL,     /* solver.projection_tol: Newton tolerance of the position projection */
-    SB_SET_ALPHA,        /* baumgarte.alpha: damping of the constraint violation [1/s] */
-    SB_SET_BETA,         /* baumgarte.beta: stiffness (natural frequency) of the violation [1/s] */
-    SB_SET_IGNORE_TOL,   /* solver.ignore_external_tolerance: keep solver.rtol when the importer passes one */
-    SB_N_SETTINGS
-} SbSetting;
-
-enum { SB_METHOD_RK4 = 1, SB_METHOD_DOPRI5 = 2, SB_METHOD_ROSENBROCK23 = 3 };
-
 /* FMI types of variables (SB_TYPE_ENUM: an integer code, FMI 2 Integer / FMI 3 Int64). */
 typedef enum { SB_TYPE_REAL = 0, SB_TYPE_ENUM, SB_TYPE_BOOLEAN } SbVarType;
 
@@ -106,13 +88,83 @@ extern const SbModel sb_model;
 /* sign function of the generated code */
 static inline double sb_sign(double x) { return (double)((x > 0) - (x < 0)); }
 
-/* ---- block functions generated in model.c (matrices row-major) ------------ */
+/* ---- generated from symbody/fmu/contract.py (sync_model_header): do not edit by hand ---- */
+
+/* Solver and stabilization settings, exposed as FMU parameters with dotted names (solver.method,
+   baumgarte.alpha, ...) that cannot clash with model names; the index of the settings vector. */
+typedef enum {
+    /* solver.method: Co-Simulation solver: 1 = rk4 (fixed step solver.step), 2 = dopri5 (adaptive,
+       solver.rtol and solver.atol), 3 = rosenbrock23 (adaptive, stiff models) */
+    SB_SET_METHOD = 0,
+    /* solver.step: internal step of rk4 [s] */
+    SB_SET_STEP = 1,
+    /* solver.rtol: relative tolerance of dopri5 and rosenbrock23 */
+    SB_SET_RTOL = 2,
+    /* solver.atol: absolute tolerance of dopri5 and rosenbrock23 */
+    SB_SET_ATOL = 3,
+    /* solver.max_step: largest step of dopri5 and rosenbrock23 (0: unbounded) [s] */
+    SB_SET_MAX_STEP = 4,
+    /* solver.projection: project positions and velocities onto the constraints after each step */
+    SB_SET_PROJECTION = 5,
+    /* solver.projection_tol: tolerance on |Phi| of the position projection and assembly */
+    SB_SET_PROJ_TOL = 6,
+    /* baumgarte.alpha: Baumgarte damping: the constraint rows get 2 alpha (D dq - beta) [1/s] */
+    SB_SET_ALPHA = 7,
+    /* baumgarte.beta: Baumgarte frequency: the holonomic rows get beta^2 Phi [1/s] */
+    SB_SET_BETA = 8,
+    /* solver.ignore_external_tolerance: true: solver.rtol is kept when the importer passes a tolerance
+       (fmi2SetupExperiment, fmi3EnterInitializationMode); false: that tolerance replaces solver.rtol unless
+       solver.rtol is set */
+    SB_SET_IGNORE_TOL = 9,
+    SB_N_SETTINGS
+} SbSetting;
+
+/* codes of solver.method */
+enum { SB_METHOD_RK4 = 1, SB_METHOD_DOPRI5 = 2, SB_METHOD_ROSENBROCK23 = 3 };
+
+/* Whether a finite value is valid for a setting. */
+static inline int sb_setting_ok(SbSetting s, double value)
+{
+    switch (s) {
+    case SB_SET_METHOD: return value == 1.0 || value == 2.0 || value == 3.0;
+    case SB_SET_STEP: return value > 0.0;
+    case SB_SET_RTOL: return value > 0.0;
+    case SB_SET_ATOL: return value > 0.0;
+    case SB_SET_MAX_STEP: return value >= 0.0;
+    case SB_SET_PROJECTION: return value == 0.0 || value == 1.0;
+    case SB_SET_PROJ_TOL: return value > 0.0;
+    case SB_SET_ALPHA: return value >= 0.0;
+    case SB_SET_BETA: return value >= 0.0;
+    case SB_SET_IGNORE_TOL: return value == 0.0 || value == 1.0;
+    default: return 0;
+    }
+}
+
+/* What a setting accepts, for the message that refuses a value. */
+static inline const char *sb_setting_rule(SbSetting s)
+{
+    switch (s) {
+    case SB_SET_METHOD: return "1 (rk4), 2 (dopri5) or 3 (rosenbrock23)";
+    case SB_SET_STEP: return "positive";
+    case SB_SET_RTOL: return "positive";
+    case SB_SET_ATOL: return "positive";
+    case SB_SET_MAX_STEP: return "zero or positive";
+    case SB_SET_PROJECTION: return "true or false";
+    case SB_SET_PROJ_TOL: return "positive";
+    case SB_SET_ALPHA: return "zero or positive";
+    case SB_SET_BETA: return "zero or positive";
+    case SB_SET_IGNORE_TOL: return "true or false";
+    default: return "a known setting";
+    }
+}
+
+/* ---- block functions generated in model.c (matrices row-major) ---- */
 
 /* [M | delta]: mass matrix (nq x nq, symmetric) and generalized forces (nq). */
 void sb_M_delta(const SbPoint *in, double *M, double *delta);
 
-/* [D | beta | gamma | Phi]: velocity/acceleration-level constraints (nc x nq, nc, nc)
-   and the holonomic residual (nh) used by Baumgarte stabilization. */
+/* [D | beta | gamma | Phi]: velocity/acceleration-level constraints (nc x nq, nc, nc) and the holonomic
+   residual (nh) used by Baumgarte stabilization. */
 void sb_constraints(const SbPoint *in, double *D, double *beta, double *gamma, double *Phi);
 
 /* [Phi_q | Phi]: holonomic constraints and their Jacobian (projection). */
@@ -127,9 +179,8 @@ void sb_Phi_init(const SbPoint *in, double *Phi_init_q, double *Phi_init);
 /* User outputs (ny); may use ddq and lam. */
 void sb_outputs(const SbPoint *in, double *y);
 
-/* Exact Jacobians of the residual R = [M ddq + D^T lam - delta; D ddq - gamma]
-   ((nq + nc) rows) with respect to q (nq columns), dq (nq), u (nu) and t (1),
-   at the given ddq and lam. */
+/* Exact Jacobians of the residual R = [M ddq + D^T lam - delta; D ddq - gamma] ((nq + nc) rows) with respect
+   to q (nq columns), dq (nq), u (nu) and t (1), at the given ddq and lam. */
 void sb_residual_jacobians(const SbPoint *in, double *R_q, double *R_dq, double *R_u, double *R_t);
 
 /* Jacobians of the velocity residual V = D dq - beta (nc rows) with respect to q and t. */
@@ -138,6 +189,8 @@ void sb_velocity_jacobians(const SbPoint *in, double *V_q, double *V_t);
 /* Jacobians of the outputs (ny rows) with respect to q, dq, u, t, ddq and lam. */
 void sb_output_jacobians(const SbPoint *in, double *Y_q, double *Y_dq, double *Y_u, double *Y_t, double *Y_ddq,
                          double *Y_lam);
+
+/* ---- end of the part generated from symbody/fmu/contract.py ---- */
 
 #ifdef SB_VISIBILITY_PUSHED_MODEL
 #pragma GCC visibility pop

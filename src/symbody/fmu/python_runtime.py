@@ -31,8 +31,29 @@ import math
 
 import numpy as np
 
-METHOD, STEP, RTOL, ATOL, MAX_STEP, PROJECTION, PROJ_TOL, ALPHA, BETA = range(9)
+#: The settings of the runtime contract (``symbody.fmu.contract.SETTINGS``): (name, rule) in SbSetting
+#: order.  This file runs inside the FMU and cannot import symbody: tests/test_contract.py keeps the two equal.
+SETTING_RULES = (
+    ("solver.method", "method"),
+    ("solver.step", "positive"),
+    ("solver.rtol", "positive"),
+    ("solver.atol", "positive"),
+    ("solver.max_step", "nonnegative"),
+    ("solver.projection", "boolean"),
+    ("solver.projection_tol", "positive"),
+    ("baumgarte.alpha", "nonnegative"),
+    ("baumgarte.beta", "nonnegative"),
+    ("solver.ignore_external_tolerance", "boolean"),
+)
+METHOD, STEP, RTOL, ATOL, MAX_STEP, PROJECTION, PROJ_TOL, ALPHA, BETA, IGNORE_TOL = range(len(SETTING_RULES))
 RK4, DOPRI5, ROSENBROCK23 = 1, 2, 3
+#: what each rule accepts, for the message that refuses a value (``symbody.fmu.contract.RULES``)
+RULES = {
+    "method": "1 (rk4), 2 (dopri5) or 3 (rosenbrock23)",
+    "positive": "positive",
+    "nonnegative": "zero or positive",
+    "boolean": "true or false",
+}
 MAX_STEPS = 1000000
 
 
@@ -73,15 +94,14 @@ def value_problem(kind: str, index: int, value: float, lo: float | None, hi: flo
     if not math.isfinite(value):
         return "is not finite"
     if kind == "setting":
-        if index == METHOD and value not in (RK4, DOPRI5, ROSENBROCK23):
-            return "is invalid: it must be 1 (rk4), 2 (dopri5) or 3 (rosenbrock23)"
-        if index in (STEP, RTOL, ATOL, PROJ_TOL) and not value > 0:
-            return "is invalid: it must be positive"
-        if index == PROJECTION and value not in (0.0, 1.0):
-            return "is invalid: it must be true or false"
-        if index in (MAX_STEP, ALPHA, BETA) and not value >= 0:
-            return "is invalid: it must be zero or positive"
-        return None
+        rule = SETTING_RULES[index][1]
+        accepted = {
+            "method": value in (RK4, DOPRI5, ROSENBROCK23),
+            "positive": value > 0.0,
+            "nonnegative": value >= 0.0,
+            "boolean": value in (0.0, 1.0),
+        }[rule]
+        return None if accepted else f"is invalid: it must be {RULES[rule]}"
     low = -math.inf if lo is None else float(lo)
     high = math.inf if hi is None else float(hi)
     if not low <= value <= high:
@@ -176,7 +196,7 @@ class Model:
         self.rank_ref = 0  # largest number of clearly independent constraint rows met
         self.settings = [float(v) for v in info["settings0"]]
         self.h_next = 0.0
-        self._cache = None
+        self._cache: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self.stop_time = math.inf
         self.dq_set = np.zeros(self.n, dtype=bool)  # start velocities the host set (kept at initialization)
         self.problem = ""  # why the last step was discarded
@@ -558,7 +578,7 @@ class Model:
         """Whether a host retrying with smaller steps can get on (the rules of the C runtime)."""
         count = self._discards[2] + 1 if self._discards[:2] == (t0, H) else 1  # the same step asked for again
         self._discards = (t0, H, count)
-        stuck = count >= MAX_RETRIES or H <= 4 * np.finfo(float).eps * max(1.0, abs(t0))
+        stuck = bool(count >= MAX_RETRIES or H <= 4 * np.finfo(float).eps * max(1.0, abs(t0)))
         stuck = stuck or (method != RK4 and self._underflow_at == t0)
         if not stuck:
             try:

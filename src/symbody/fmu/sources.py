@@ -31,8 +31,9 @@ from .. import __version__
 from ..codegen.c import CAssignment, CBlock, SymbolNames, c_comment, c_function, c_string, nonzero
 from ..symbolic.calculus import diff, subs
 from ..symbolic.expr import NUM, ZERO, Expr
+from .contract import SETTINGS_DEFAULTS, block
 from .jacobians import ResidualJacobians
-from .variables import SETTINGS_DEFAULTS, FmuVariable, fmu_variables
+from .variables import FmuVariable, fmu_variables
 
 _KIND = {
     "time": "SB_VAR_TIME",
@@ -182,8 +183,11 @@ class ModelSource:
         return "".join(out)
 
     # -- block functions ---------------------------------------------------------
-    def _fn(self, name: str, args: list[str], blocks: list[CBlock], doc: str) -> str:
-        sig = f"void {name}(const SbPoint *_in" + "".join(f", double *{a}" for a in args) + ")"
+    def _fn(self, name: str, blocks: list[CBlock], doc: str) -> str:
+        """The block function ``name`` of the runtime contract, its arrays filled by ``blocks``."""
+        spec = block(name)
+        args = [f"_{o}" for o in spec.outputs]
+        sig = f"void {spec.c_name}(const SbPoint *_in" + "".join(f", double *{a}" for a in args) + ")"
         written = {b_arr for b in blocks for b_arr, _ in b.zero} | {
             a.target.split("[")[0] for b in blocks for a in b.assignments
         }
@@ -227,16 +231,14 @@ class ModelSource:
         mblock = CBlock("M", "mass matrix (symmetric)", masg, [("_M", n * n)] if len(masg) < n * (n + 1) // 2 else [])
         parts = [
             self._fn(
-                "sb_M_delta",
-                ["_M", "_delta"],
+                "M_delta",
                 [mblock, self._vector("_delta", eq.delta, qn, "delta", "generalized forces")],
                 "[M | delta]: mass matrix and generalized forces, exported jointly",
             )
         ]
         parts.append(
             self._fn(
-                "sb_constraints",
-                ["_D", "_beta", "_gamma", "_Phi"],
+                "constraints",
                 [
                     self._matrix("_D", eq.D, rows, qn, "D", "velocity-level constraint Jacobian [Phi_q; A_nh]"),
                     self._vector("_beta", eq.beta, rows, "beta", "D dq = beta"),
@@ -248,8 +250,7 @@ class ModelSource:
         )
         parts.append(
             self._fn(
-                "sb_Phi_Phi_q",
-                ["_Phi_q", "_Phi"],
+                "Phi_Phi_q",
                 [
                     self._matrix("_Phi_q", eq.Phi_q, hrows, qn, "Phi_q", "Jacobian of the holonomic constraints"),
                     self._vector("_Phi", eq.Phi, hrows, "Phi", "holonomic constraints"),
@@ -259,8 +260,7 @@ class ModelSource:
         )
         parts.append(
             self._fn(
-                "sb_D_beta",
-                ["_D", "_beta"],
+                "D_beta",
                 [
                     self._matrix("_D", eq.D, rows, qn, "D", "velocity-level constraint Jacobian"),
                     self._vector("_beta", eq.beta, rows, "beta", "D dq = beta"),
@@ -270,8 +270,7 @@ class ModelSource:
         )
         parts.append(
             self._fn(
-                "sb_Phi_init",
-                ["_Phi_init_q", "_Phi_init"],
+                "Phi_init",
                 [
                     self._matrix("_Phi_init_q", eq.Phi_init_q, init_rows, qn, "Phi_init_q", "assembly Jacobian"),
                     self._vector("_Phi_init", eq.Phi_init, init_rows, "Phi_init", "constraints and initial conditions"),
@@ -281,16 +280,14 @@ class ModelSource:
         )
         parts.append(
             self._fn(
-                "sb_outputs",
-                ["_y"],
+                "outputs",
                 [self._vector("_y", [o.expr for o in eq.outputs], yn, "y", "user outputs")],
                 "user outputs",
             )
         )
         parts.append(
             self._fn(
-                "sb_residual_jacobians",
-                ["_R_q", "_R_dq", "_R_u", "_R_t"],
+                "residual_jacobians",
                 [
                     self._matrix("_R_q", jac.R_q, rn, qn, "dR/dq", "residual Jacobian, positions"),
                     self._matrix("_R_dq", jac.R_dq, rn, [f"d{c}" for c in qn], "dR/ddq", "velocities"),
@@ -302,8 +299,7 @@ class ModelSource:
         )
         parts.append(
             self._fn(
-                "sb_velocity_jacobians",
-                ["_V_q", "_V_t"],
+                "velocity_jacobians",
                 [
                     self._matrix("_V_q", jac.V_q, rows, qn, "dV/dq", "Jacobian of V = D dq - beta"),
                     self._vector("_V_t", jac.V_t, rows, "dV/dt", "time derivative of V"),
@@ -314,8 +310,7 @@ class ModelSource:
         dqn = [f"d{c}" for c in qn]
         parts.append(
             self._fn(
-                "sb_output_jacobians",
-                ["_Y_q", "_Y_dq", "_Y_u", "_Y_t", "_Y_ddq", "_Y_lam"],
+                "output_jacobians",
                 [
                     self._matrix("_Y_q", jac.Y_q, yn, qn, "dy/dq", "outputs, positions"),
                     self._matrix("_Y_dq", jac.Y_dq, yn, dqn, "dy/ddq", "velocities"),

@@ -5,10 +5,11 @@ Names follow 3D_MEC: a coordinate ``theta`` gives the outputs
 inputs, parameters and user outputs keep their model names.  The independent
 variable is ``time``.  Solver and stabilization settings are parameters with
 dotted names (``solver.method``, ``baumgarte.alpha``), which no model name can
-take.  Value references are the positions in :func:`fmu_variables`' list, in
-this order: ``time``, positions, velocities, accelerations, inputs,
-parameters, outputs, settings -- the same for FMI 2 and FMI 3, for the C and
-the Python backends.
+take; they come from the runtime contract (:mod:`symbody.fmu.contract`).
+Value references are the positions in :func:`fmu_variables`' list, in this
+order: ``time``, positions, velocities, accelerations, inputs, parameters,
+outputs, settings -- the same for FMI 2 and FMI 3, for the C and the Python
+backends.
 
 Example:
     >>> from symbody.models import pendulum
@@ -27,124 +28,23 @@ import math
 from dataclasses import dataclass
 
 from ..errors import ExportError
+from .contract import SETTINGS, SETTINGS_DEFAULTS, SOLVER_METHODS, Setting, method_code, method_description
 from .units import derivative_unit
+
+__all__ = [
+    "KINDS",
+    "SETTINGS",
+    "SETTINGS_DEFAULTS",
+    "SOLVER_METHODS",
+    "FmuVariable",
+    "Setting",
+    "fmu_variables",
+    "method_code",
+    "method_description",
+]
 
 #: FMU kinds: Co-Simulation, Model Exchange or both interfaces in one FMU.
 KINDS = ("cs", "me", "both")
-
-
-@dataclass(frozen=True)
-class Setting:
-    """A solver or stabilization setting exposed as an FMU parameter (see fmu_templates/symbody_model.h)."""
-
-    name: str
-    index: int  # SbSetting
-    type: str  # "Real", "Integer" or "Boolean"
-    default: float
-    unit: str | None
-    description: str
-    min: float | None = None
-    max: float | None = None
-    interfaces: str = "cs"  # "cs": Co-Simulation only; "any": also Model Exchange
-    constrained_only: bool = False
-
-
-#: Solver methods of ``solver.method`` (value -> name, description).
-SOLVER_METHODS = {
-    1: ("rk4", "classic Runge-Kutta 4 with the fixed internal step solver.step"),
-    2: ("dopri5", "adaptive Dormand-Prince 5(4) with solver.rtol and solver.atol"),
-    3: ("rosenbrock23", "adaptive L-stable Rosenbrock 2(3) using the exact symbolic Jacobian (stiff models)"),
-}
-
-def method_description() -> str:
-    """Description of ``solver.method``: every code with its name, e.g. ``1 = rk4 (...)``."""
-    short = {1: "fixed step solver.step", 2: "adaptive, solver.rtol and solver.atol", 3: "adaptive, stiff models"}
-    codes = ", ".join(f"{value} = {name} ({short[value]})" for value, (name, _) in SOLVER_METHODS.items())
-    return f"Co-Simulation solver: {codes}"
-
-
-def method_code(value: int | str) -> int:
-    """The code of a solver method given by name (``"rk4"``) or code (``1``).
-
-    Raises:
-        ExportError: an unknown name or code.
-
-    Example:
-        >>> method_code("rosenbrock23"), method_code(1)
-        (3, 1)
-    """
-    codes = {name: code for code, (name, _) in SOLVER_METHODS.items()}
-    if isinstance(value, str) and value.strip() in codes:
-        return codes[value.strip()]
-    if not isinstance(value, bool) and isinstance(value, int) and value in SOLVER_METHODS:
-        return value
-    choices = ", ".join(f"{name} ({code})" for name, code in codes.items())
-    raise ExportError(f"unknown solver method {value!r}: use one of {choices}")
-
-
-#: ``solver.method`` is an Integer (FMI 2) / Int64 (FMI 3) parameter rather than an Enumeration, so that
-#: masters without Enumeration support (OSP libcosim, Ecos) can choose the solver; the codes and names
-#: are in its description.
-SETTINGS = (
-    Setting("solver.method", 0, "Integer", 2, None, method_description(), 1, 3),
-    Setting("solver.step", 1, "Real", 1e-3, "s", "internal step of rk4", None),
-    Setting("solver.rtol", 2, "Real", 1e-6, None, "relative tolerance of dopri5 and rosenbrock23", None),
-    Setting("solver.atol", 3, "Real", 1e-8, None, "absolute tolerance of dopri5 and rosenbrock23", None),
-    Setting("solver.max_step", 4, "Real", 0.0, "s", "largest step of dopri5 and rosenbrock23 (0: unbounded)", 0.0),
-    Setting(
-        "solver.projection",
-        5,
-        "Boolean",
-        1,
-        None,
-        "project positions and velocities onto the constraints after each step",
-        constrained_only=True,
-    ),
-    Setting(
-        "solver.projection_tol",
-        6,
-        "Real",
-        1e-10,
-        None,
-        "tolerance on |Phi| of the position projection and assembly",
-        None,
-        constrained_only=True,
-    ),
-    Setting(
-        "baumgarte.alpha",
-        7,
-        "Real",
-        10.0,
-        "1/s",
-        "Baumgarte damping: the constraint rows get 2 alpha (D dq - beta)",
-        0.0,
-        interfaces="any",
-        constrained_only=True,
-    ),
-    Setting(
-        "baumgarte.beta",
-        8,
-        "Real",
-        10.0,
-        "1/s",
-        "Baumgarte frequency: the holonomic rows get beta^2 Phi",
-        0.0,
-        interfaces="any",
-        constrained_only=True,
-    ),
-    Setting(
-        "solver.ignore_external_tolerance",
-        9,
-        "Boolean",
-        0,
-        None,
-        "true: solver.rtol is kept when the importer passes a tolerance (fmi2SetupExperiment, "
-        "fmi3EnterInitializationMode); false: that tolerance replaces solver.rtol unless solver.rtol is set",
-    ),
-)
-
-#: Default values of all settings, in SbSetting order (the C runtime reads them).
-SETTINGS_DEFAULTS = tuple(s.default for s in sorted(SETTINGS, key=lambda s: s.index))
 
 
 @dataclass
@@ -312,8 +212,8 @@ def fmu_variables(eq, kind: str) -> list[FmuVariable]:
             kind="setting",
             index=s.index,
             type=s.type,
-            causality="parameter",
-            variability="tunable",
+            causality=s.causality,
+            variability=s.variability,
             initial="exact",
             start=s.default,
             unit=s.unit,

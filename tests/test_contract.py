@@ -1,0 +1,199 @@
+"""The runtime contract (symbody.fmu.contract) against everything written from it or mirroring it:
+the C header and sources of exported FMUs, model.c, modelDescription.xml, the Python backend."""
+
+from __future__ import annotations
+
+import math
+import re
+import shutil
+import subprocess
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from symbody.fmu import contract, python_runtime
+from symbody.fmu.build import template_dir, write_sources
+from symbody.fmu.contract import BLOCKS, RULES, SETTINGS, SETTINGS_DEFAULTS
+from symbody.fmu.description import model_description
+from symbody.fmu.python_backend import blocks_module
+from symbody.fmu.spec import FmuSpec
+from symbody.fmu.testing import cached_equations
+
+ROOT = Path(__file__).resolve().parents[1]
+FOUR_BAR = str(ROOT / "examples" / "four_bar.py")
+
+#: values probing every rule: its boundaries, both sides of them, the method codes and non-numbers
+PROBES = (-1.0, -0.0, 0.0, 1e-300, 0.5, 1.0, 2.0, 3.0, 4.0, 1e300, math.inf, -math.inf, math.nan)
+
+
+@pytest.fixture(scope="module")
+def sources(tmp_path_factory) -> dict[int, Path]:
+    """The sources/ of the four-bar (constrained, inputs, outputs) for FMI 2 and FMI 3, both interfaces."""
+    eq = cached_equations(FOUR_BAR)
+    out = {}
+    for version in (2, 3):
+        d = tmp_path_factory.mktemp(f"four_bar_fmi{version}")
+        write_sources(FmuSpec(eq, version, "both"), d)
+        out[version] = d
+    return out
+
+
+def c_setting_enum(header: str) -> list[tuple[str, int]]:
+    body = re.search(r"typedef enum \{(.*?)\} SbSetting;", header, re.S)
+    assert body, "no SbSetting enum"
+    text = re.sub(r"/\*.*?\*/", "", body.group(1), flags=re.S)
+    return [(name, int(value)) for name, value in re.findall(r"(SB_SET_\w+)\s*=\s*(\d+)", text)]
+
+
+def c_prototypes(text: str) -> dict[str, list[str]]:
+    """name -> argument names of every `void sb_<block>(const SbPoint *..., double *...)` declared or defined."""
+    found = {}
+    for name, args in re.findall(r"void (sb_\w+)\(const SbPoint \*\w+((?:,\s*double \*\w+)*)\)", text):
+        found[name] = re.findall(r"double \*(\w+)", args)
+    return found
+
+
+def test_model_header_holds_the_generated_contract():
+    """symbody_model.h is what contract.py writes (python -m symbody.fmu.contract symbody_model.h)."""
+    header = (template_dir() / "symbody_model.h").read_text()
+    assert contract.sync_model_header(header) == header
+
+
+@pytest.mark.parametrize("version", (2, 3))
+def test_emitted_sources_declare_the_settings_and_blocks_of_the_table(sources, version):
+    header = (sources[version] / "symbody_model.h").read_text()
+    assert c_setting_enum(header) == [(s.c_name, s.index) for s in SETTINGS]
+    assert [s.index for s in SETTINGS] == list(range(len(SETTINGS)))
+    declared = c_prototypes(header)
+    assert declared == {b.c_name: list(b.outputs) for b in BLOCKS}
+    # model.c defines every block with the table's arrays (as _<name>), and no other block
+    defined = c_prototypes((sources[version] / "model.c").read_text())
+    assert defined == {b.c_name: [f"_{o}" for o in b.outputs] for b in BLOCKS}
+
+
+@pytest.mark.parametrize("version", (2, 3))
+def test_model_c_starts_from_the_default_settings(sources, version):
+    text = (sources[version] / "model.c").read_text()
+    values = re.search(r"settings0\[\] = \{([^}]*)\}", text)
+    assert values, "no settings0 in model.c"
+    assert [float(v) for v in values.group(1).split(",")] == list(SETTINGS_DEFAULTS)
+    assert len(SETTINGS_DEFAULTS) == len(SETTINGS) and SETTINGS_DEFAULTS == tuple(float(s.default) for s in SETTINGS)
+
+
+@pytest.mark.parametrize("version", (2, 3))
+@pytest.mark.parametrize("kind", ("cs", "me"))
+def test_model_description_settings_follow_the_table(version, kind):
+    eq = cached_equations(FOUR_BAR)
+    spec = FmuSpec(eq, version, kind)
+    root = ET.fromstring(model_description(spec))
+    tag = "ScalarVariable" if version == 2 else None
+    described = {}
+    for v in root.find("ModelVariables"):
+        if tag and v.tag != tag:
+            continue
+        described[v.get("name")] = v
+    expected = [s for s in SETTINGS if s.interfaces == "any" or kind == "cs"]  # the four-bar has constraints
+    settings = [v for v in spec.variables if v.kind == "setting"]
+    assert [v.name for v in settings] == [s.name for s in expected]
+    for var, s in zip(settings, expected):
+        assert (var.index, var.type, var.start, var.causality, var.variability) == (
+            s.index,
+            s.type,
+            s.default,
+            s.causality,
+            s.variability,
+        )
+        assert (var.unit, var.description, var.min, var.max) == (s.unit, s.description, s.min, s.max)
+        xml = described[s.name]
+        assert int(xml.get("valueReference")) == var.vr
+        assert (xml.get("causality"), xml.get("variability")) == (s.causality, s.variability)
+        assert xml.get("description") == s.description
+        typed = xml if version == 3 else next(iter(xml))
+        start = typed.get("start")
+        if s.type == "Boolean":
+            assert start == ("true" if s.default else "false")
+        else:
+            assert float(start) == s.default
+
+
+def test_settings_of_models_without_constraints_leave_out_the_constraint_ones():
+    eq = cached_equations(str(ROOT / "examples" / "simple_pendulum.py"))
+    names = [v.name for v in FmuSpec(eq, 2, "both").variables if v.kind == "setting"]
+    assert names == [s.name for s in SETTINGS if not s.constrained_only]
+    names = [v.name for v in FmuSpec(eq, 2, "me").variables if v.kind == "setting"]
+    assert names == [s.name for s in SETTINGS if not s.constrained_only and s.interfaces == "any"] == []
+
+
+def test_python_runtime_settings_mirror_the_table():
+    assert python_runtime.SETTING_RULES == tuple((s.name, s.rule) for s in SETTINGS)
+    assert python_runtime.RULES == RULES
+    assert (python_runtime.RK4, python_runtime.DOPRI5, python_runtime.ROSENBROCK23) == tuple(contract.SOLVER_METHODS)
+    for s in SETTINGS:
+        for value in PROBES:
+            assert python_runtime.value_problem("setting", s.index, value, None, None) == s.problem(value), (
+                s.name,
+                value,
+            )
+
+
+def test_python_backend_blocks_are_blocks_of_the_table():
+    """The numpy blocks have the names of the table and return its arrays in its order (a subset where the
+    Python runtime needs fewer: no input Jacobians)."""
+    text = blocks_module(FmuSpec(cached_equations(FOUR_BAR), 2, "cs"))
+    functions = []
+    for chunk in re.split(r"^def ", text, flags=re.M)[1:]:
+        name = chunk[: chunk.index("(")]
+        if name != "_sign":
+            functions.append((name, re.findall(r"^    return \(([^)]*)\)", chunk, re.M)[-1]))
+    by_name = {b.name: b for b in BLOCKS}
+    assert len(functions) >= 8
+    for name, returned in functions:
+        assert name in by_name, name
+        arrays = [a.strip().removeprefix("_out_") for a in returned.split(",") if a.strip()]
+        outputs = list(by_name[name].outputs)
+        assert arrays == [o for o in outputs if o in arrays] and set(arrays) <= set(outputs), (name, arrays)
+    # and the Python runtime calls nothing else
+    runtime = Path(python_runtime.__file__).read_text()
+    called = set(re.findall(r"self\.b\.(\w+)\(", runtime))
+    assert called and called <= {name for name, _ in functions}
+
+
+def test_c_settings_check_agrees_with_the_table(sources, tmp_path):
+    """sb_setting_ok / sb_setting_rule compiled from the header accept and refuse what the table does."""
+    cc = shutil.which("gcc") or shutil.which("cc")
+    if cc is None:
+        pytest.skip("no C compiler")
+    probes = ", ".join(
+        {math.inf: "INFINITY", -math.inf: "-INFINITY"}.get(v, "NAN" if v != v else repr(v)) for v in PROBES
+    )
+    program = tmp_path / "settings.c"
+    program.write_text(
+        '#include <stdio.h>\n#include "symbody_model.h"\n'
+        "int main(void)\n{\n"
+        f"    const double probes[] = {{{probes}}};\n"
+        "    for (int s = 0; s < SB_N_SETTINGS; ++s) {\n"
+        '        printf("%d|%s|", s, sb_setting_rule((SbSetting)s));\n'
+        "        for (size_t k = 0; k < sizeof probes / sizeof probes[0]; ++k)\n"
+        '            printf("%d", isfinite(probes[k]) && sb_setting_ok((SbSetting)s, probes[k]));\n'
+        '        printf("\\n");\n'
+        "    }\n    return 0;\n}\n"
+    )
+    exe = tmp_path / "settings"
+    flags = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"]
+    subprocess.run([cc, *flags, f"-I{sources[2]}", str(program), "-o", str(exe), "-lm"], check=True)
+    lines = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.splitlines()
+    assert len(lines) == len(SETTINGS)
+    for s, line in zip(SETTINGS, lines):
+        index, rule, accepted = line.split("|")
+        assert (int(index), rule) == (s.index, RULES[s.rule])
+        assert accepted == "".join("1" if s.accepts(v) else "0" for v in PROBES), s.name
+
+
+def test_settings_accept_their_defaults_and_the_method_codes():
+    for s in SETTINGS:
+        assert s.accepts(float(s.default)), s.name
+        assert (s.min is None or s.default >= s.min) and (s.max is None or s.default <= s.max), s.name
+    method = contract.setting("solver.method")
+    assert [code for code in range(0, 6) if method.accepts(code)] == list(contract.SOLVER_METHODS)
+    assert (method.min, method.max) == (min(contract.SOLVER_METHODS), max(contract.SOLVER_METHODS))
