@@ -1,7 +1,8 @@
 /*
  * fmi2Functions.c -- FMI 2.0 Model Exchange and Co-Simulation interface of a
  * symbody FMU.  Model independent: it translates FMI 2 calls into the
- * runtime of sb_runtime.c / sb_solver.c, which uses the generated model.c.
+ * runtime declared in sb_runtime.h and sb_solver.h, which uses the generated
+ * model.c; every call is checked against the state table of sb_calls.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -28,14 +29,14 @@ static void fmi2_logger(SbInstance *inst, SbStatus status, const char *category,
 static fmi2Status st(SbStatus s) { return (fmi2Status)s; }
 
 /* Common entry checks: a valid instance, an allowed mode, the right interface. */
-#define ENTER(fn, call)                                                                                                  \
-    SbInstance *inst = (SbInstance *)c;                                                                                  \
-    if (!inst) return fmi2Error;                                                                                         \
-    sb_log(inst, SB_OK, SB_LOG_CALLS, "%s", #fn);                                                                        \
+#define ENTER(fn, call)                                                                                              \
+    SbInstance *inst = (SbInstance *)c;                                                                              \
+    if (!inst) return fmi2Error;                                                                                     \
+    sb_log(inst, SB_OK, SB_LOG_CALLS, "%s", #fn);                                                                    \
     if (!sb_allowed(inst, #fn, (call))) return fmi2Error;
 
-#define NEED(iface, fn)                                                                                                  \
-    if (inst->interface != (iface))                                                                                      \
+#define NEED(iface, fn)                                                                                              \
+    if (inst->interface != (iface))                                                                                  \
         return st(sb_fail(inst, #fn, "only available in %s", (iface) == SB_ME ? "Model Exchange" : "Co-Simulation"));
 
 /* ---------------------------------------------------------------- common */

@@ -1,7 +1,8 @@
 /*
  * fmi3Functions.c -- FMI 3.0 Model Exchange and Co-Simulation interface of a
  * symbody FMU.  Model independent: it translates FMI 3 calls into the
- * runtime of sb_runtime.c / sb_solver.c, which uses the generated model.c.
+ * runtime declared in sb_runtime.h and sb_solver.h, which uses the generated
+ * model.c; every call is checked against the state table of sb_calls.c.
  * Scheduled Execution, clocks, configuration mode, adjoint derivatives and
  * event mode in Co-Simulation are not provided; those calls return fmi3Error
  * with a message.
@@ -25,20 +26,20 @@ static void fmi3_logger(SbInstance *inst, SbStatus status, const char *category,
 
 static fmi3Status st(SbStatus s) { return (fmi3Status)s; }
 
-#define ENTER(fn, call)                                                                                                  \
-    SbInstance *inst = (SbInstance *)instance;                                                                           \
-    if (!inst) return fmi3Error;                                                                                         \
-    sb_log(inst, SB_OK, SB_LOG_CALLS, "%s", #fn);                                                                        \
+#define ENTER(fn, call)                                                                                              \
+    SbInstance *inst = (SbInstance *)instance;                                                                       \
+    if (!inst) return fmi3Error;                                                                                     \
+    sb_log(inst, SB_OK, SB_LOG_CALLS, "%s", #fn);                                                                    \
     if (!sb_allowed(inst, #fn, (call))) return fmi3Error;
 
-#define NEED(iface, fn)                                                                                                  \
-    if (inst->interface != (iface))                                                                                      \
+#define NEED(iface, fn)                                                                                              \
+    if (inst->interface != (iface))                                                                                  \
         return st(sb_fail(inst, #fn, "only available in %s", (iface) == SB_ME ? "Model Exchange" : "Co-Simulation"));
 
-#define UNSUPPORTED(fn, what)                                                                                            \
-    {                                                                                                                    \
-        ENTER(fn, SB_CALL_ANY_STATE)                                                                                     \
-        return st(sb_fail(inst, #fn, "%s", what));                                                                       \
+#define UNSUPPORTED(fn, what)                                                                                        \
+    {                                                                                                                \
+        ENTER(fn, SB_CALL_ANY_STATE)                                                                                 \
+        return st(sb_fail(inst, #fn, "%s", what));                                                                   \
     }
 
 static fmi3Instance instantiate(SbInterface iface, fmi3String instanceName, fmi3String token, fmi3Boolean loggingOn,
@@ -244,14 +245,14 @@ fmi3Status fmi3SetBoolean(fmi3Instance instance, const fmi3ValueReference vr[], 
 }
 
 /* variable types this FMU does not have: only empty requests succeed */
-#define NO_SUCH_TYPE(fn, T, Q, call)                                                                                     \
-    fmi3Status fn(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr, Q T values[], size_t nValues)        \
-    {                                                                                                                    \
-        ENTER(fn, call)                                                                                                  \
-        (void)values;                                                                                                    \
-        (void)nValues;                                                                                                   \
-        if (nvr == 0) return fmi3OK;                                                                                     \
-        return st(sb_fail(inst, #fn, "value reference %u is not a variable of type " #T, vr ? vr[0] : 0));               \
+#define NO_SUCH_TYPE(fn, T, Q, call)                                                                                 \
+    fmi3Status fn(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr, Q T values[], size_t nValues)    \
+    {                                                                                                                \
+        ENTER(fn, call)                                                                                              \
+        (void)values;                                                                                                \
+        (void)nValues;                                                                                               \
+        if (nvr == 0) return fmi3OK;                                                                                 \
+        return st(sb_fail(inst, #fn, "value reference %u is not a variable of type " #T, vr ? vr[0] : 0));           \
     }
 
 NO_SUCH_TYPE(fmi3GetFloat32, fmi3Float32, , SB_CALL_GET_VALUES)
@@ -431,13 +432,13 @@ fmi3Status fmi3ExitConfigurationMode(fmi3Instance instance)
 
 /* Clock functions: this FMU has no clocks, so any value reference is an error.  The value arrays are
    named in `unused` only to mark them as deliberately unused (-Wextra). */
-#define NO_CLOCKS(fn, params, unused)                                                                                    \
-    fmi3Status fn(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr, params)                              \
-    {                                                                                                                    \
-        ENTER(fn, SB_CALL_ANY_STATE)                                                                                     \
-        unused;                                                                                                          \
-        if (nvr == 0) return fmi3OK;                                                                                     \
-        return st(sb_fail(inst, #fn, "this FMU has no clocks (value reference %u)", vr ? vr[0] : 0));                    \
+#define NO_CLOCKS(fn, params, unused)                                                                                \
+    fmi3Status fn(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr, params)                          \
+    {                                                                                                                \
+        ENTER(fn, SB_CALL_ANY_STATE)                                                                                 \
+        unused;                                                                                                      \
+        if (nvr == 0) return fmi3OK;                                                                                 \
+        return st(sb_fail(inst, #fn, "this FMU has no clocks (value reference %u)", vr ? vr[0] : 0));                \
     }
 #define ARGS2(a, b) a, b
 #define ARGS3(a, b, c) a, b, c

@@ -133,8 +133,8 @@ SbStatus sb_project(SbInstance *inst, double t, double *x)
     int it = 0;
     double res = 0.0;
     if (m->nh > 0) {
-        SbStatus s = newton_positions(inst, t, x, m->nh, eval_Phi, inst->state.set[SB_SET_PROJ_TOL], 20, m->constraint_names,
-                                      &it, &res);
+        SbStatus s = newton_positions(inst, t, x, m->nh, eval_Phi, inst->state.set[SB_SET_PROJ_TOL], 20,
+                                      m->constraint_names, &it, &res);
         if (s != SB_OK) return s;
     }
     project_velocities(inst, t, x, 0);
@@ -277,7 +277,8 @@ SbStatus sb_exit_initialization(SbInstance *inst)
         if (!isfinite(inst->state.p[i])) {
             for (int k = 0; k < m->nvars; ++k)
                 if (m->variables[k].kind == SB_VAR_P && m->variables[k].index == i)
-                    return sb_fail(inst, "ExitInitializationMode", "parameter '%s' is not finite", m->variables[k].name);
+                    return sb_fail(inst, "ExitInitializationMode", "parameter '%s' is not finite",
+                                   m->variables[k].name);
         }
     if (!sb_all_finite(2 * n, inst->state.x))
         return sb_fail(inst, "ExitInitializationMode", "the initial state is not finite");

@@ -97,6 +97,7 @@ SbStatus sb_set_debug_logging(SbInstance *inst, int on, size_t n, const char *co
 /* lifecycle                                                                */
 /* ------------------------------------------------------------------------ */
 
+/* A zeroed buffer of count elements (at least one); *ok turns 0 when the allocation fails. */
 static void *zalloc(size_t count, size_t size, int *ok)
 {
     void *p = calloc(count > 0 ? count : 1, size);
@@ -104,7 +105,110 @@ static void *zalloc(size_t count, size_t size, int *ok)
     return p;
 }
 
+static double *doubles(int rows, int cols, int *ok) { return zalloc((size_t)rows * (size_t)cols, sizeof(double), ok); }
+static int *ints(int count, int *ok) { return zalloc((size_t)count, sizeof(int), ok); }
 static int imax(int a, int b) { return a > b ? a : b; }
+
+/* One array S = [time, x (2 nq), u (nu), p (np), settings, h_next] and the named views into it. */
+static void alloc_state(SbState *s, const SbModel *m, int *ok)
+{
+    s->nS = 1 + 2 * m->nq + m->nu + m->np + SB_N_SETTINGS + 1;
+    s->S = doubles(s->nS, 1, ok);
+    if (!s->S) return;
+    s->time = s->S;
+    s->x = s->S + 1;
+    s->u = s->x + 2 * m->nq;
+    s->p = s->u + m->nu;
+    s->set = s->p + m->np;
+    s->h_next = s->set + SB_N_SETTINGS;
+}
+
+static void alloc_cache(SbCache *c, const SbModel *m, int *ok)
+{
+    c->ddq = doubles(m->nq, 1, ok);
+    c->lam = doubles(m->nc, 1, ok);
+    c->y = doubles(m->ny, 1, ok);
+}
+
+static void alloc_dynamics(SbDynamics *d, const SbModel *m, int *ok)
+{
+    const int n = m->nq, nc = m->nc, nh = m->nh, na = n + nc;
+    d->na = na;
+    d->M = doubles(n, n, ok);
+    d->delta = doubles(n, 1, ok);
+    d->D = doubles(nc, n, ok);
+    d->beta = doubles(nc, 1, ok);
+    d->gamma = doubles(nc, 1, ok);
+    d->Phi = doubles(nh, 1, ok);
+    d->Phi_q = doubles(nh, n, ok);
+    d->Mf = doubles(n, n, ok);
+    d->X = doubles(nc, n, ok);
+    d->Sf = doubles(nc, nc, ok);
+    d->stmp = doubles(na, 1, ok);
+    d->sw = doubles(nc, 1, ok);
+    d->row_ref = doubles(nc, 1, ok);
+    d->A = doubles(na, na, ok);
+    d->prow = ints(na, ok);
+    d->pcol = ints(na, ok);
+    d->rhs = doubles(na, 1, ok);
+    d->sol = doubles(na, 1, ok);
+}
+
+static void free_dynamics(SbDynamics *d)
+{
+    void *buffers[] = {d->M,  d->delta, d->D,  d->beta,    d->gamma, d->Phi,  d->Phi_q, d->Mf,  d->X,
+                       d->Sf, d->stmp,  d->sw, d->row_ref, d->A,     d->prow, d->pcol,  d->rhs, d->sol};
+    for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; ++i) free(buffers[i]);
+}
+
+static void alloc_jacobians(SbJacobianWork *j, const SbModel *m, int *ok)
+{
+    const int n = m->nq, nc = m->nc, nu = m->nu, ny = m->ny, na = n + nc;
+    j->R_q = doubles(na, n, ok);
+    j->R_dq = doubles(na, n, ok);
+    j->R_u = doubles(na, nu, ok);
+    j->R_t = doubles(na, 1, ok);
+    j->V_q = doubles(nc, n, ok);
+    j->V_t = doubles(nc, 1, ok);
+    j->Y_q = doubles(ny, n, ok);
+    j->Y_dq = doubles(ny, n, ok);
+    j->Y_u = doubles(ny, nu, ok);
+    j->Y_t = doubles(ny, 1, ok);
+    j->Y_ddq = doubles(ny, n, ok);
+    j->Y_lam = doubles(ny, nc, ok);
+    j->sq = doubles(n, 1, ok);
+    j->sdq = doubles(n, 1, ok);
+    j->su = doubles(nu, 1, ok);
+    j->dsol = doubles(na, 1, ok);
+}
+
+static void free_jacobians(SbJacobianWork *j)
+{
+    void *buffers[] = {j->R_q, j->R_dq, j->R_u,   j->R_t,   j->V_q, j->V_t,  j->Y_q, j->Y_dq,
+                       j->Y_u, j->Y_t,  j->Y_ddq, j->Y_lam, j->sq,  j->sdq,  j->su,  j->dsol};
+    for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; ++i) free(buffers[i]);
+}
+
+static void alloc_projection(SbProjectionWork *w, const SbModel *m, int *ok)
+{
+    const int n = m->nq, nr = imax(m->ninit, m->nc + m->ninit);
+    w->nrows = nr;
+    w->Jrows = doubles(nr, n, ok);
+    w->rrows = doubles(nr, 1, ok);
+    w->G = doubles(nr, nr, ok);
+    w->gprow = ints(nr, ok);
+    w->gpcol = ints(nr, ok);
+    w->ytmp = doubles(nr, 1, ok);
+    w->dx = doubles(n, 1, ok);
+    w->xwork = doubles(2 * n, 1, ok);
+    w->qfix = doubles(2 * n, 1, ok);
+}
+
+static void free_projection(SbProjectionWork *w)
+{
+    void *buffers[] = {w->Jrows, w->rrows, w->G, w->gprow, w->gpcol, w->ytmp, w->dx, w->xwork, w->qfix};
+    for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; ++i) free(buffers[i]);
+}
 
 SbInstance *sb_instantiate(const SbModel *m, SbInterface interface, const char *name, const char *token, void *env,
                            SbLogger logger, const void *host, int logging_on)
@@ -134,8 +238,6 @@ SbInstance *sb_instantiate(const SbModel *m, SbInterface interface, const char *
         sb_fail(&probe, "Instantiate", "out of memory");
         return NULL;
     }
-    const int n = m->nq, nc = m->nc, nh = m->nh, ni = m->ninit, nu = m->nu, np = m->np, ny = m->ny;
-    const int na = n + nc, nx = 2 * n, nr = imax(ni, nc + ni);
     inst->m = m;
     inst->interface = interface;
     inst->env = env;
@@ -145,70 +247,18 @@ SbInstance *sb_instantiate(const SbModel *m, SbInterface interface, const char *
     inst->log_mask = logging_on ? SB_LOG_ALL : (SB_LOG_WARNING | SB_LOG_DISCARD | SB_LOG_ERROR | SB_LOG_FATAL);
     inst->name = zalloc(strlen(probe.name) + 1, 1, &ok);
     if (inst->name) strcpy(inst->name, probe.name);
-
-    inst->state.nS = 1 + nx + nu + np + SB_N_SETTINGS + 1;
-    inst->state.S = zalloc((size_t)inst->state.nS, sizeof(double), &ok);
-    inst->cache.ddq = zalloc(n, sizeof(double), &ok);
-    inst->cache.lam = zalloc(nc, sizeof(double), &ok);
-    inst->cache.y = zalloc(ny, sizeof(double), &ok);
-    inst->dyn.na = na;
-    inst->dyn.M = zalloc((size_t)n * n, sizeof(double), &ok);
-    inst->dyn.delta = zalloc(n, sizeof(double), &ok);
-    inst->dyn.D = zalloc((size_t)nc * n, sizeof(double), &ok);
-    inst->dyn.beta = zalloc(nc, sizeof(double), &ok);
-    inst->dyn.gamma = zalloc(nc, sizeof(double), &ok);
-    inst->dyn.Phi = zalloc(nh, sizeof(double), &ok);
-    inst->dyn.Phi_q = zalloc((size_t)nh * n, sizeof(double), &ok);
-    inst->dyn.A = zalloc((size_t)na * na, sizeof(double), &ok);
-    inst->dyn.Mf = zalloc((size_t)n * n, sizeof(double), &ok);
-    inst->dyn.X = zalloc((size_t)nc * n, sizeof(double), &ok);
-    inst->dyn.Sf = zalloc((size_t)nc * nc, sizeof(double), &ok);
-    inst->dyn.stmp = zalloc(na, sizeof(double), &ok);
-    inst->dyn.sw = zalloc(nc, sizeof(double), &ok);
-    inst->dyn.row_ref = zalloc(nc, sizeof(double), &ok);
-    inst->dyn.prow = zalloc(na, sizeof(int), &ok);
-    inst->dyn.pcol = zalloc(na, sizeof(int), &ok);
-    inst->dyn.rhs = zalloc(na, sizeof(double), &ok);
-    inst->dyn.sol = zalloc(na, sizeof(double), &ok);
-    inst->jac.R_q = zalloc((size_t)na * n, sizeof(double), &ok);
-    inst->jac.R_dq = zalloc((size_t)na * n, sizeof(double), &ok);
-    inst->jac.R_u = zalloc((size_t)na * nu, sizeof(double), &ok);
-    inst->jac.R_t = zalloc(na, sizeof(double), &ok);
-    inst->jac.V_q = zalloc((size_t)nc * n, sizeof(double), &ok);
-    inst->jac.V_t = zalloc(nc, sizeof(double), &ok);
-    inst->jac.Y_q = zalloc((size_t)ny * n, sizeof(double), &ok);
-    inst->jac.Y_dq = zalloc((size_t)ny * n, sizeof(double), &ok);
-    inst->jac.Y_u = zalloc((size_t)ny * nu, sizeof(double), &ok);
-    inst->jac.Y_t = zalloc(ny, sizeof(double), &ok);
-    inst->jac.Y_ddq = zalloc((size_t)ny * n, sizeof(double), &ok);
-    inst->jac.Y_lam = zalloc((size_t)ny * nc, sizeof(double), &ok);
-    inst->jac.sq = zalloc(n, sizeof(double), &ok);
-    inst->jac.sdq = zalloc(n, sizeof(double), &ok);
-    inst->jac.su = zalloc(nu, sizeof(double), &ok);
-    inst->jac.dsol = zalloc(na, sizeof(double), &ok);
-    inst->proj.nrows = nr;
-    inst->proj.Jrows = zalloc((size_t)nr * n, sizeof(double), &ok);
-    inst->proj.rrows = zalloc(nr, sizeof(double), &ok);
-    inst->proj.G = zalloc((size_t)nr * nr, sizeof(double), &ok);
-    inst->proj.gprow = zalloc(nr, sizeof(int), &ok);
-    inst->proj.gpcol = zalloc(nr, sizeof(int), &ok);
-    inst->proj.ytmp = zalloc(nr, sizeof(double), &ok);
-    inst->proj.dx = zalloc(n, sizeof(double), &ok);
-    inst->proj.xwork = zalloc(nx, sizeof(double), &ok);
-    inst->proj.qfix = zalloc(nx, sizeof(double), &ok);
-    inst->history.dq_set = zalloc(n, 1, &ok);
+    alloc_state(&inst->state, m, &ok);
+    alloc_cache(&inst->cache, m, &ok);
+    alloc_dynamics(&inst->dyn, m, &ok);
+    alloc_jacobians(&inst->jac, m, &ok);
+    alloc_projection(&inst->proj, m, &ok);
+    inst->history.dq_set = zalloc((size_t)m->nq, 1, &ok);
     if (ok && interface == SB_CS && sb_solver_alloc(inst) != SB_OK) ok = 0;
     if (!ok) {
         sb_fail(&probe, "Instantiate", "out of memory");
         sb_free(inst);
         return NULL;
     }
-    inst->state.time = inst->state.S;
-    inst->state.x = inst->state.S + 1;
-    inst->state.u = inst->state.x + nx;
-    inst->state.p = inst->state.u + nu;
-    inst->state.set = inst->state.p + np;
-    inst->state.h_next = inst->state.set + SB_N_SETTINGS;
     sb_reset(inst);
     return inst;
 }
@@ -217,14 +267,15 @@ void sb_free(SbInstance *inst)
 {
     if (!inst) return;
     sb_solver_free(inst);
-    void *blocks[] = {inst->name,  inst->state.S,     inst->cache.ddq,  inst->cache.lam,   inst->cache.y,     inst->dyn.M,     inst->dyn.delta,
-                      inst->dyn.D,     inst->dyn.beta,  inst->dyn.gamma, inst->dyn.Phi,  inst->dyn.Phi_q, inst->dyn.A,     inst->dyn.Mf,    inst->dyn.X,     inst->dyn.Sf,    inst->dyn.stmp,  inst->dyn.sw,  inst->dyn.row_ref,  inst->dyn.prow,
-                      inst->dyn.pcol,  inst->dyn.rhs,   inst->dyn.sol,  inst->jac.R_q,   inst->jac.R_dq,  inst->jac.R_u,   inst->jac.R_t,
-                      inst->jac.V_q,   inst->jac.V_t,   inst->jac.Y_q,  inst->jac.Y_dq,  inst->jac.Y_u,   inst->jac.Y_t,   inst->jac.Y_ddq,
-                      inst->jac.Y_lam, inst->jac.sq,    inst->jac.sdq,  inst->jac.su,    inst->jac.dsol,  inst->proj.G,     inst->proj.gprow,
-                      inst->proj.gpcol, inst->proj.Jrows, inst->proj.rrows, inst->proj.ytmp, inst->proj.dx,    inst->proj.xwork, inst->proj.qfix,
-                      inst->history.dq_set};
-    for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; ++i) free(blocks[i]);
+    free(inst->name);
+    free(inst->state.S);
+    free(inst->cache.ddq);
+    free(inst->cache.lam);
+    free(inst->cache.y);
+    free_dynamics(&inst->dyn);
+    free_jacobians(&inst->jac);
+    free_projection(&inst->proj);
+    free(inst->history.dq_set);
     free(inst);
 }
 

@@ -114,7 +114,8 @@ SbStatus sb_directional_derivative(SbInstance *inst, const char *function, const
         sb_solve_factored(inst, inst->dyn.rhs, inst->jac.dsol);
         if (need_y) {
             SbPoint pt = sb_point(inst, *inst->state.time, inst->state.x, inst->dyn.sol, inst->dyn.sol + n);
-            sb_output_jacobians(&pt, inst->jac.Y_q, inst->jac.Y_dq, inst->jac.Y_u, inst->jac.Y_t, inst->jac.Y_ddq, inst->jac.Y_lam);
+            SbJacobianWork *j = &inst->jac;
+            sb_output_jacobians(&pt, j->Y_q, j->Y_dq, j->Y_u, j->Y_t, j->Y_ddq, j->Y_lam);
         }
     }
     for (size_t k = 0; k < n_unknowns; ++k) {

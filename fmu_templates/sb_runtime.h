@@ -1,11 +1,19 @@
 /*
  * sb_runtime.h -- the FMI-version independent part of a symbody FMU: one
- * instance (state, workspace), variable access, the dynamics (accelerations
- * and multipliers), assembly of the initial configuration, directional
- * derivatives, FMU state snapshots and logging.
+ * instance and the functions the FMI 2 and FMI 3 wrappers translate their
+ * calls into.  The runtime is split by concern:
  *
- * The FMI 2 and FMI 3 wrappers translate their calls into these functions;
- * the embedded Co-Simulation solvers live in sb_solver.c.
+ *   sb_instance.c   lifecycle of an instance (instantiate, free, reset) and logging
+ *   sb_calls.c      the states each FMI function may be called in (sb_calls.h)
+ *   sb_variables.c  Get and Set of variables with their checks
+ *   sb_dynamics.c   accelerations and multipliers, the factorizations, solves with them
+ *   sb_singular.c   filtered multipliers and no projection next to singular positions
+ *   sb_assembly.c   experiment setup, assembly of the initial configuration, projection
+ *   sb_jacobians.c  state Jacobian and directional derivatives
+ *   sb_snapshot.c   FMU state snapshots and their serialization
+ *   sb_solver.c     the embedded Co-Simulation solvers (sb_solver.h)
+ *
+ * sb_internal.h holds what these files share and the wrappers never call.
  */
 #ifndef SB_RUNTIME_H
 #define SB_RUNTIME_H

@@ -6,7 +6,7 @@
  * solution of [M D^T; D 0] then has multipliers that grow like the inverse of the smallest
  * eigenvalue of D M^-1 D^T with the drift of the integration, and the velocity rows turn with
  * the tiny position errors along the direction that loses its row.  Two remedies, used by
- * sb_runtime.c only near such positions:
+ * sb_dynamics.c and sb_assembly.c only near such positions:
  *   - filtered multipliers (Tikhonov's regularization of the range-space system, on rows scaled
  *     by the largest norm each has had);
  *   - no projection while fewer rows are clearly independent than usual.

@@ -134,7 +134,8 @@ static void store_value(SbInstance *inst, const SbVariable *v, double value)
         break;
     case SB_VAR_SETTING:
         if (v->index == SB_SET_METHOD && inst->state.set[v->index] != value) *inst->state.h_next = 0.0;
-        if (v->index == SB_SET_RTOL) inst->state.flags = (inst->state.flags | SB_FLAG_RTOL_SET) & ~SB_FLAG_RTOL_EXPERIMENT;
+        if (v->index == SB_SET_RTOL)
+            inst->state.flags = (inst->state.flags | SB_FLAG_RTOL_SET) & ~SB_FLAG_RTOL_EXPERIMENT;
         inst->state.set[v->index] = value;
         if (v->index == SB_SET_IGNORE_TOL && value != 0.0 && (inst->state.flags & SB_FLAG_RTOL_EXPERIMENT)) {
             inst->state.set[SB_SET_RTOL] = inst->m->settings0[SB_SET_RTOL]; /* undo an earlier fmi2SetupExperiment */

@@ -1,10 +1,11 @@
 /*
  * symbody_model.h -- the interface between one generated model.c and the
- * generic symbody FMU runtime (sb_runtime.c, sb_solver.c, sb_linalg.c and the
- * FMI 2 / FMI 3 wrappers).
+ * generic symbody FMU runtime (sb_*.c and the FMI 2 / FMI 3 wrappers).
  *
  * The generated model.c defines `sb_model` (sizes, variable table, start
- * values) and the block functions declared below.  Everything else in the FMU
+ * values) and the block functions declared below.  The settings and the block
+ * prototypes are written from symbody/fmu/contract.py, the one table of the
+ * runtime contract (a test checks that this file holds what it writes).  Everything else in the FMU
  * is model independent: sizes are read from `sb_model` at run time, so the
  * generic sources compile once for every model.
  *

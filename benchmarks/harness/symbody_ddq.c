@@ -1,7 +1,7 @@
 /*
  * symbody_ddq.c -- accelerations of a symbody model through the FMU runtime.
  *
- * Linked with the generated model.c and fmu_templates/ (sb_runtime.c,
+ * Linked with the generated model.c and the runtime in fmu_templates/ (sb_dynamics.c,
  * sb_solver.c, sb_linalg.c), compiled with the flags of a native FMU.  Each
  * evaluation is one call of sb_accelerations(), the function behind every
  * derivative of the Model Exchange and Co-Simulation interfaces: [M | delta]
@@ -23,8 +23,8 @@ int bench_init(int n, const double *p, const double *u)
     if (n + 1 != sb_model.nq || sb_model.nc != 0) return 1;
     inst = sb_instantiate(&sb_model, SB_ME, "bench", NULL, NULL, NULL, NULL, 0);
     if (!inst) return 2;
-    memcpy(inst->p, p, (size_t)sb_model.np * sizeof(double));
-    memcpy(inst->u, u, (size_t)sb_model.nu * sizeof(double));
+    memcpy(inst->state.p, p, (size_t)sb_model.np * sizeof(double));
+    memcpy(inst->state.u, u, (size_t)sb_model.nu * sizeof(double));
     return 0;
 }
 
@@ -37,8 +37,8 @@ int bench_ddq(const double *x, double *ddq)
 int bench_rhs(const double *x, const double *u, const double *p, double *xdot)
 {
     if (!inst) return 1;
-    memcpy(inst->p, p, (size_t)sb_model.np * sizeof(double));
-    memcpy(inst->u, u, (size_t)sb_model.nu * sizeof(double));
+    memcpy(inst->state.p, p, (size_t)sb_model.np * sizeof(double));
+    memcpy(inst->state.u, u, (size_t)sb_model.nu * sizeof(double));
     return sb_derivatives(inst, 0.0, x, xdot) == SB_OK ? 0 : 2;
 }
 
