@@ -89,7 +89,7 @@ extern const SbModel sb_model;
 /* sign function of the generated code */
 static inline double sb_sign(double x) { return (double)((x > 0) - (x < 0)); }
 
-/* ---- generated from symbody/fmu/contract.py (sync_model_header): do not edit by hand ---- */
+/* ---- generated from symbody/fmu/contract.py (python -m symbody.fmu.contract): do not edit ---- */
 
 /* Solver and stabilization settings, exposed as FMU parameters with dotted names (solver.method,
    baumgarte.alpha, ...) that cannot clash with model names; the index of the settings vector. */

@@ -37,8 +37,10 @@ Example:
 from __future__ import annotations
 
 import math
+import sys
 import textwrap
 from dataclasses import dataclass
+from pathlib import Path
 
 from ..errors import ExportError
 
@@ -302,7 +304,7 @@ def block(name: str) -> Block:
 
 # ---------------------------------------------------------------------------------------------- C header
 
-BEGIN = "/* ---- generated from symbody/fmu/contract.py (sync_model_header): do not edit by hand ---- */"
+BEGIN = "/* ---- generated from symbody/fmu/contract.py (python -m symbody.fmu.contract): do not edit ---- */"
 END = "/* ---- end of the part generated from symbody/fmu/contract.py ---- */"
 
 
@@ -369,10 +371,12 @@ def sync_model_header(text: str) -> str:
     return text[:start] + c_contract() + text[end:]
 
 
-if __name__ == "__main__":  # python -m symbody.fmu.contract path/to/symbody_model.h: rewrite the generated part
-    import sys
-    from pathlib import Path
-
-    for arg in sys.argv[1:]:
+def main(paths: list[str]) -> None:
+    """Rewrite the generated part of each ``symbody_model.h`` in ``paths`` from the table."""
+    for arg in paths:
         path = Path(arg)
         path.write_text(sync_model_header(path.read_text()))
+
+
+if __name__ == "__main__":  # python -m symbody.fmu.contract fmu_templates/symbody_model.h
+    main(sys.argv[1:])
