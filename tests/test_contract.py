@@ -197,3 +197,19 @@ def test_settings_accept_their_defaults_and_the_method_codes():
     method = contract.setting("solver.method")
     assert [code for code in range(0, 6) if method.accepts(code)] == list(contract.SOLVER_METHODS)
     assert (method.min, method.max) == (min(contract.SOLVER_METHODS), max(contract.SOLVER_METHODS))
+
+
+def test_log_categories_of_the_runtime_and_the_description_are_the_table():
+    names = [name for name, _ in contract.LOG_CATEGORIES]
+    runtime = (template_dir() / "sb_runtime.h").read_text()
+    bits = re.findall(r"SB_LOG_\w+ = (\d+),\s*/\* (\w+)", runtime)
+    assert [(int(bit), name) for bit, name in bits] == [(1 << k, name) for k, name in enumerate(names)]
+    assert re.search(rf"SB_LOG_ALL = {(1 << len(names)) - 1}\b", runtime)
+    instance = (template_dir() / "sb_instance.c").read_text()
+    array = re.search(r"sb_log_category_names\[(\d+)\] = \{([^}]*)\}", instance)
+    assert array and int(array.group(1)) == len(names)
+    assert re.findall(r'"(\w+)"', array.group(2)) == names
+    eq = cached_equations(FOUR_BAR)
+    root = ET.fromstring(model_description(FmuSpec(eq, 3, "both")))
+    described = [(c.get("name"), c.get("description")) for c in root.find("LogCategories")]
+    assert described == list(contract.LOG_CATEGORIES)

@@ -8,7 +8,8 @@ A native FMU is the generated ``model.c`` plus the hand-written runtime in
   ``solver.method``, ``baumgarte.alpha``, ...): their index (the C ``SbSetting``),
   type, default, accepted values, causality, variability, unit and description;
 * the **blocks** the generated code provides (``sb_M_delta``, ``sb_constraints``,
-  ...): their names, the arrays they fill, and what those mean.
+  ...): their names, the arrays they fill, and what those mean;
+* the **log categories** the C runtime logs to and ``modelDescription.xml`` lists.
 
 This module is that table.  From it come the C pieces of
 ``fmu_templates/symbody_model.h`` between the ``contract.py`` markers (the
@@ -300,6 +301,19 @@ def block(name: str) -> Block:
         if b.name == name:
             return b
     raise KeyError(f"no block {name!r}: the blocks are {', '.join(b.name for b in BLOCKS)}")
+
+
+#: Log categories of the FMUs (modelDescription.xml ``LogCategories``), in the order of their bits in the C
+#: runtime (``SB_LOG_EVENTS = 1``, ``SB_LOG_WARNING = 2``, ...; ``sb_log_category_names``): (name, description).
+LOG_CATEGORIES = (
+    ("logEvents", "initialization, assembly of the initial configuration, mode changes"),
+    ("logStatusWarning", "messages with status Warning"),
+    ("logStatusDiscard", "messages with status Discard (numerical problems; the host may retry)"),
+    ("logStatusError", "messages with status Error (invalid calls or values)"),
+    ("logStatusFatal", "messages with status Fatal"),
+    ("logSolver", "internal steps, rejections and projections of the Co-Simulation solvers"),
+    ("logCalls", "every FMI function call"),
+)
 
 
 # ---------------------------------------------------------------------------------------------- C header

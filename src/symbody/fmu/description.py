@@ -21,18 +21,9 @@ import xml.etree.ElementTree as ET
 
 from .. import __version__
 from ..model.symbols import check_text
+from .contract import LOG_CATEGORIES
 from .units import base_units
 from .variables import FmuVariable
-
-LOG_CATEGORIES = (
-    ("logEvents", "initialization, assembly of the initial configuration, mode changes"),
-    ("logStatusWarning", "messages with status Warning"),
-    ("logStatusDiscard", "messages with status Discard (numerical problems; the host may retry)"),
-    ("logStatusError", "messages with status Error (invalid calls or values)"),
-    ("logStatusFatal", "messages with status Fatal"),
-    ("logSolver", "internal steps, rejections and projections of the Co-Simulation solvers"),
-    ("logCalls", "every FMI function call"),
-)
 
 DEFAULT_EXPERIMENT = {"startTime": "0", "stopTime": "10", "stepSize": "0.01", "tolerance": "1e-06"}
 
