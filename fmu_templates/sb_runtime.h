@@ -51,7 +51,7 @@ typedef enum {
     SB_FACT_FILTER     /* range space with filtered multipliers: eigenvectors of D M^-1 D^T (singular positions) */
 } SbFactorization;
 
-/* log categories (bit masks); names as in modelDescription.xml */
+/* log categories (bit masks); names as in modelDescription.xml (LOG_CATEGORIES of symbody/fmu/contract.py) */
 enum {
     SB_LOG_EVENTS = 1,    /* logEvents: initialization, assembly, mode changes */
     SB_LOG_WARNING = 2,   /* logStatusWarning */
