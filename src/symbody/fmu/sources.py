@@ -30,7 +30,7 @@ import uuid
 from .. import __version__
 from ..codegen.c import CAssignment, CBlock, SymbolNames, c_comment, c_function, c_string, nonzero
 from ..symbolic.calculus import diff, subs
-from ..symbolic.expr import NUM, ZERO, Expr
+from ..symbolic.expr import ZERO, Expr
 from .contract import SETTINGS_DEFAULTS, block
 from .jacobians import ResidualJacobians
 from .variables import FmuVariable, fmu_variables
@@ -71,7 +71,7 @@ def initial_fixes(eq) -> list[int]:
         fix = -1
         for i, qi in enumerate(eq.q):
             if e.mask & qi.mask:
-                if diff(e, qi) == 1 and subs(e, {qi: ZERO}).op == NUM:
+                if diff(e, qi) == 1 and subs(e, {qi: ZERO}).is_number:
                     fix = i
                 break
         out.append(fix)
