@@ -43,7 +43,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ..symbolic.expr import NUM, Expr, free_symbols
+from ..symbolic.expr import NUM, Expr, free_symbols, symbol_name
 from ..symbolic.printing import CPrinter
 from .emit import ExportPlan
 
@@ -174,8 +174,9 @@ class SymbolNames:
     def __getitem__(self, s: Expr) -> str:
         name = self._names.get(s)
         if name is None:
-            plain = _IDENTIFIER.match(s.name) and len(s.name) <= self.LONGEST
-            name = self.PREFIX + s.name if plain else ""
+            text = symbol_name(s)
+            plain = _IDENTIFIER.match(text) and len(text) <= self.LONGEST
+            name = self.PREFIX + text if plain else ""
             if not name or name in self._used:
                 name = f"_s{len(self._names)}"
             self._names[s] = name

@@ -37,7 +37,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import ExportError
-from ..symbolic.expr import Expr, free_symbols
+from ..symbolic.expr import Expr, free_symbols, symbol_name
 from ..symbolic.printing import Printer
 from .emit import ExportPlan
 
@@ -56,8 +56,8 @@ def geometry_document(eq: Any) -> dict:
         flat.extend(sh.offset)
         flat.extend(sh.rotation)
         flat.extend(sh.sizes.values())
-    symbols = sorted(free_symbols(flat), key=lambda s: s.name)
-    plan = ExportPlan({"geometry": flat}, {s: s.name for s in symbols}, prefix="_g", trig="fold")
+    symbols = sorted(free_symbols(flat), key=symbol_name)
+    plan = ExportPlan({"geometry": flat}, {s: symbol_name(s) for s in symbols}, prefix="_g", trig="fold")
     printer = Printer()
     program = [[name, plan.rhs_text(e, printer)] for name, e in plan.assignments()]
     text = iter([plan.rhs_text(e, printer, top=False) for e in flat])
@@ -96,12 +96,13 @@ def _symbol_table(eq: Any, symbols: list[Expr]) -> dict[str, dict]:
     coords = {c.q: c for c in eq.coordinates}
     table: dict[str, dict] = {}
     for s in symbols:
+        name = symbol_name(s)
         if s is eq.t:
-            table[s.name] = {"kind": "time"}
+            table[name] = {"kind": "time"}
         elif s in coords:
-            table[s.name] = {"kind": "coordinate", "value": coords[s].q0}
+            table[name] = {"kind": "coordinate", "value": coords[s].q0}
         elif s in params:
-            table[s.name] = {"kind": "parameter", "value": params[s].value}
+            table[name] = {"kind": "parameter", "value": params[s].value}
         else:  # the model layer allows only these kinds in geometry
             raise ExportError(f"geometry depends on {s.name!r}, which is not a coordinate, parameter or time")
     return table

@@ -25,10 +25,11 @@ import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
-from ..symbolic.expr import Expr
+from ..symbolic.expr import Expr, reachable
 from ..symbolic.printing import PythonPrinter
 from .emit import ExportPlan
 
@@ -44,9 +45,17 @@ class Layout:
     p: Sequence[Expr] = ()
     lam: Sequence[Expr] = ()
     t: Expr | None = None
-    extra: dict = field(default_factory=dict)  # name -> list of symbols (extra vector arguments)
+    extra: dict[str, Sequence[Expr]] = field(default_factory=dict)  # name -> symbols (extra vector arguments)
 
     def sources(self) -> dict[Expr, tuple[str, int]]:
+        """The argument vector and index each symbol is read from.
+
+        Example:
+            >>> from symbody.symbolic.expr import Context
+            >>> ctx = Context(); x, k = ctx.symbol("x"), ctx.symbol("k")
+            >>> Layout(q=[x], p=[k]).sources() == {x: ("q", 0), k: ("p", 0)}
+            True
+        """
         src: dict[Expr, tuple[str, int]] = {}
         for vec in ("q", "dq", "ddq", "u", "p", "lam"):
             for i, s in enumerate(getattr(self, vec)):
@@ -85,7 +94,19 @@ def _sign(x: float) -> float:
 def python_source(
     blocks: Mapping[str, tuple[Sequence[Expr], tuple[int, ...]]], layout: Layout, fname: str = "evaluate"
 ) -> str:
-    """Source of a function computing ``blocks`` (name -> (flat expressions, shape))."""
+    """Source of a function computing ``blocks`` (name -> (flat expressions, shape)).
+
+    Example:
+        >>> from symbody.symbolic.expr import Context
+        >>> ctx = Context(); x = ctx.symbol("x")
+        >>> print(python_source({"y": ([x * x], (1,))}, Layout(q=[x]), "f"))
+        def f(t, q, dq, u, p, ddq=None, lam=None):
+            _q = q.tolist() if hasattr(q, 'tolist') else list(q)
+            _q0 = _q[0]
+            _out_y = np.array([_q0**2], dtype=float)
+            return (_out_y,)
+        <BLANKLINE>
+    """
     check_identifier(fname, "function")
     for k in blocks:
         check_identifier(k, "block")
@@ -112,14 +133,7 @@ def python_source(
     lines.append(f"def {fname}(t, q, dq, u, p, ddq=None, lam=None{extra_args}):")
     body = []
     # unpack only the symbols used (by the planned expressions: the plan may drop some)
-    reach = set()
-    stack = [e for v in plan.outputs.values() for e in v]
-    while stack:
-        e = stack.pop()
-        if e in reach:
-            continue
-        reach.add(e)
-        stack.extend(e.args)
+    reach = reachable(e for v in plan.outputs.values() for e in v)
     used = {s for s in src if s in reach}
     vecs_used = sorted({src[s][0] for s in used})
     for vec in vecs_used:
@@ -147,12 +161,12 @@ def python_source(
 
 def compile_function(
     blocks: Mapping[str, tuple[Sequence[Expr], tuple[int, ...]]], layout: Layout, fname: str = "evaluate"
-) -> Callable:
-    """Compile the blocks into a Python function (see module docstring for the signature)."""
+) -> Callable[..., Any]:
+    """Compile the blocks into a Python function (see module docstring for the signature and an example)."""
     source = python_source(blocks, layout, fname)
-    namespace = {"math": math, "np": np, "_sign": _sign}
+    namespace: dict[str, Any] = {"math": math, "np": np, "_sign": _sign}
     code = compile(source, f"<symbody:{fname}>", "exec")
     exec(code, namespace)  # noqa: S102 - generated from our own expression DAG
     fn = namespace[fname]
-    fn.source = source  # type: ignore[attr-defined]
+    fn.source = source
     return fn

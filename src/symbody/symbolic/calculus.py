@@ -17,7 +17,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from .expr import (
     ABS,
@@ -87,7 +87,7 @@ def _chain(e: Expr, x: Expr, dx: Expr) -> Expr:
     raise AssertionError(f"no derivative rule for operation {op}")  # pragma: no cover - every op has one
 
 
-def _derive(e: Expr, leaf, mask: int, cache: dict) -> Expr:
+def _derive(e: Expr, leaf: Callable[[Expr], Expr], mask: int, cache: dict[Expr, Expr]) -> Expr:
     """Generic recursive derivative; ``leaf(sym)`` gives the derivative of a symbol."""
     if not (e.mask & mask):
         return ZERO
@@ -136,6 +136,8 @@ def diff(e: Expr, symbol: Expr) -> Expr:
     if not (e.mask & symbol.mask):
         return ZERO
     ctx = symbol.ctx
+    if ctx is None:  # pragma: no cover - a symbol always belongs to a context
+        raise AssertionError("symbol without a context")
     cache = ctx.diff_cache.get(symbol)
     if cache is None:
         cache = ctx.diff_cache[symbol] = {}
@@ -147,6 +149,13 @@ def set_time_rate(ctx: Context, symbol: Expr, with_acc: Expr, without_acc: Expr)
 
     The system declares ``dq/dt = dq`` for coordinates, ``d(dq)/dt = ddq`` (or 0
     when accelerations are dropped) for velocities and ``dt/dt = 1`` for time.
+
+    Example:
+        >>> from symbody.symbolic.expr import Context, ONE, ZERO
+        >>> ctx = Context(); t, q, dq, ddq = (ctx.symbol(n) for n in ("t", "q", "dq", "ddq"))
+        >>> set_time_rate(ctx, t, ONE, ONE); set_time_rate(ctx, q, dq, dq); set_time_rate(ctx, dq, ddq, ZERO)
+        >>> time_derivative(q * dq, ctx), time_derivative(q * dq, ctx, accelerations=False)
+        (dq**2 + q*ddq, dq**2)
     """
     ctx.time_rates[symbol] = (with_acc, without_acc)
     ctx.dt_cache = {True: {}, False: {}}
@@ -157,17 +166,26 @@ def _rate_mask(ctx: Context, accelerations: bool) -> int:
     m = 0
     idx = 0 if accelerations else 1
     for s, rates in ctx.time_rates.items():
-        if rates[idx] is not None and not rates[idx].is_zero:
+        rate = rates[idx]
+        if rate is not None and not rate.is_zero:
             m |= s.mask
     return m
 
 
-def time_derivative(e: Expr, ctx: Context, accelerations: bool = True) -> Expr:
+def time_derivative(e: Expr | float, ctx: Context, accelerations: bool = True) -> Expr:
     """Total time derivative of ``e``.
 
     With ``accelerations=False`` the accelerations are set to zero, which gives
     the velocity-dependent part of an acceleration (``J_q qdot + J_t``) or the
-    ``-gamma`` of a velocity constraint.
+    ``-gamma`` of a velocity constraint.  Symbols without a declared rate
+    (:func:`set_time_rate`) are constant.
+
+    Example:
+        >>> from symbody.symbolic.expr import Context, ONE, sin
+        >>> ctx = Context(); t, k = ctx.symbol("t"), ctx.symbol("k")
+        >>> set_time_rate(ctx, t, ONE, ONE)
+        >>> time_derivative(sin(k * t), ctx)
+        k*cos(t*k)
     """
     if isinstance(e, (int, float)):
         return ZERO
@@ -180,19 +198,27 @@ def time_derivative(e: Expr, ctx: Context, accelerations: bool = True) -> Expr:
 
     def leaf(s: Expr) -> Expr:
         r = rates.get(s)
-        return ZERO if r is None or r[idx] is None else r[idx]
+        rate = None if r is None else r[idx]
+        return ZERO if rate is None else rate
 
     return _derive(e, leaf, mask, cache)
 
 
-def subs(e: Expr, mapping: dict) -> Expr:
+def subs(e: Expr, mapping: Mapping[Expr, object]) -> Expr:
     """Substitute symbols by expressions in an atomized expression.
 
     Atoms that do not contain any substituted symbol are returned unchanged.
+
+    Example:
+        >>> from symbody.symbolic.expr import Context, sin
+        >>> ctx = Context(); x, y = ctx.symbol("x"), ctx.symbol("y")
+        >>> e = sin(x) * y + y
+        >>> subs(e, {x: 0}), subs(e, {y: 2})
+        (y, 2 + 2*sin(x))
     """
     if not mapping:
         return e
-    m = {}
+    m: dict[Expr, Expr] = {}
     mask = 0
     for k, v in mapping.items():
         if not isinstance(k, Expr) or k.op != SYM:
@@ -203,7 +229,7 @@ def subs(e: Expr, mapping: dict) -> Expr:
     return _subs(e, m, mask, cache)
 
 
-def _subs(e: Expr, m: dict, mask: int, cache: dict) -> Expr:
+def _subs(e: Expr, m: Mapping[Expr, Expr], mask: int, cache: dict[Expr, Expr]) -> Expr:
     if not (e.mask & mask):
         return e
     r = cache.get(e)
@@ -217,9 +243,16 @@ def _subs(e: Expr, m: dict, mask: int, cache: dict) -> Expr:
     return r
 
 
-def subs_many(exprs: Iterable[Expr], mapping: dict) -> list[Expr]:
-    """Substitute in several expressions sharing one memo (shared atoms done once)."""
-    m = {}
+def subs_many(exprs: Iterable[Expr], mapping: Mapping[Expr, object]) -> list[Expr]:
+    """Substitute in several expressions sharing one memo (shared atoms done once).
+
+    Example:
+        >>> from symbody.symbolic.expr import Context
+        >>> ctx = Context(); x, y = ctx.symbol("x"), ctx.symbol("y")
+        >>> subs_many([x + y, x * y], {x: 3})
+        [3 + y, 3*y]
+    """
+    m: dict[Expr, Expr] = {}
     mask = 0
     for k, v in mapping.items():
         m[k] = as_expr(v, k.ctx)
@@ -229,12 +262,26 @@ def subs_many(exprs: Iterable[Expr], mapping: dict) -> list[Expr]:
 
 
 def jacobian(exprs: Sequence[Expr], symbols: Sequence[Expr]) -> list[list[Expr]]:
-    """Matrix of partial derivatives ``d exprs[i] / d symbols[j]``."""
+    """Matrix of partial derivatives ``d exprs[i] / d symbols[j]``.
+
+    Example:
+        >>> from symbody.symbolic.expr import Context
+        >>> ctx = Context(); x, y = ctx.symbol("x"), ctx.symbol("y")
+        >>> jacobian([x * y, x + 1], [x, y])
+        [[y, x], [1, 0]]
+    """
     return [[diff(e, s) if e.mask & s.mask else ZERO for s in symbols] for e in exprs]
 
 
 def is_linear_in(e: Expr, symbols: Sequence[Expr]) -> bool:
-    """True if ``e`` is (structurally) linear in ``symbols``: its gradient does not depend on them."""
+    """True if ``e`` is (structurally) linear in ``symbols``: its gradient does not depend on them.
+
+    Example:
+        >>> from symbody.symbolic.expr import Context, sin
+        >>> ctx = Context(); x, y = ctx.symbol("x"), ctx.symbol("y")
+        >>> is_linear_in(sin(y) * x + y, [x]), is_linear_in(x * y, [x, y])
+        (True, False)
+    """
     mask = 0
     for s in symbols:
         mask |= s.mask

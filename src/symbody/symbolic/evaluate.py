@@ -12,7 +12,7 @@ Example:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from .expr import (
     ABS,
@@ -37,7 +37,7 @@ from .expr import (
     walk,
 )
 
-_F1 = {
+_F1: dict[int, Callable[[float], float]] = {
     SIN: math.sin,
     COS: math.cos,
     TAN: math.tan,
@@ -57,10 +57,20 @@ def evaluate_many(exprs: Iterable[Expr], values: Mapping[Expr, float]) -> list[f
 
     Raises:
         KeyError: a symbol has no value.
+
+    Example:
+        >>> from symbody.symbolic.expr import Context
+        >>> ctx = Context(); x, y = ctx.symbol("x"), ctx.symbol("y")
+        >>> evaluate_many([x + y, x * y, x / 4], {x: 2.0, y: 3.0})
+        [5.0, 6.0, 0.5]
+        >>> evaluate_many([x + y], {x: 2.0})
+        Traceback (most recent call last):
+        ...
+        KeyError: "no value for symbol 'y'"
     """
-    exprs = list(exprs)
+    roots = list(exprs)
     val: dict[Expr, float] = {}
-    for e in walk(exprs):
+    for e in walk(roots):
         op = e.op
         if op == NUM:
             v = float(e.value)
@@ -82,9 +92,16 @@ def evaluate_many(exprs: Iterable[Expr], values: Mapping[Expr, float]) -> list[f
         else:
             v = _F1[op](val[e.args[0]])
         val[e] = v
-    return [val[e] for e in exprs]
+    return [val[e] for e in roots]
 
 
 def evaluate(e: Expr, values: Mapping[Expr, float]) -> float:
-    """Numeric value of one expression."""
+    """Numeric value of one expression.
+
+    Example:
+        >>> from symbody.symbolic.expr import Context, atan2
+        >>> ctx = Context(); x = ctx.symbol("x")
+        >>> evaluate(atan2(x, 1) - x ** 2, {x: 0.0})
+        0.0
+    """
     return evaluate_many([e], values)[0]

@@ -15,9 +15,10 @@ Example:
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from fractions import Fraction
 
-from .expr import (
+from .atoms import (
     ABS,
     ADD,
     ATAN2,
@@ -29,26 +30,45 @@ from .expr import (
     SIGN,
     SYM,
     Expr,
+    Number,
+    symbol_name,
 )
+from .walks import walk
+
+#: the nodes printed by a name instead of inline (symbols, temporaries of emitted code)
+Names = Mapping[Expr, str]
 
 _P_ADD, _P_MUL, _P_NEG, _P_POW, _P_ATOM = 1, 2, 3, 4, 5
 
 
 class Printer:
-    """Base infix printer (plain text)."""
+    """Base infix printer (plain text).
+
+    Example:
+        >>> from symbody.symbolic.atoms import Context
+        >>> ctx = Context(); x = ctx.symbol("x")
+        >>> Printer().expr((1 - x) / (x + 2), {})
+        '(1 - x)/(2 + x)'
+    """
 
     func_prefix = ""
     pow_op = "**"
     func_names = dict(FUNCTION_NAMES)
 
-    def number(self, v) -> str:
+    def number(self, v: Number) -> str:
+        """Source text of a number.
+
+        Example:
+            >>> Printer().number(Fraction(1, 3)), Printer().number(0.5)
+            ('1/3', '0.5')
+        """
         if isinstance(v, int):
             return str(v)
         if isinstance(v, Fraction):
             return f"{v.numerator}/{v.denominator}"
         return repr(float(v))
 
-    def _num_prec(self, v) -> int:
+    def _num_prec(self, v: Number) -> int:
         if v < 0:
             return _P_NEG
         if isinstance(v, Fraction):
@@ -56,9 +76,11 @@ class Printer:
         return _P_ATOM
 
     def func(self, name: str, args: list[str]) -> str:
+        """A call of the function ``name``."""
         return f"{self.func_prefix}{name}({', '.join(args)})"
 
-    def power(self, base: str, base_prec: int, n) -> tuple[str, int]:
+    def power(self, base: str, base_prec: int, n: Number) -> tuple[str, int]:
+        """``base`` (printed with precedence ``base_prec``) to the power ``n``, and its precedence."""
         if n == Fraction(1, 2):
             return self.func("sqrt", [base]), _P_ATOM
         if base_prec <= _P_POW:
@@ -68,12 +90,12 @@ class Printer:
             ns = f"({ns})"
         return f"{base}{self.pow_op}{ns}", _P_POW
 
-    def expr(self, e: Expr, names: dict) -> str:
+    def expr(self, e: Expr, names: Names) -> str:
         """Source text of ``e``, printing nodes of ``names`` by their name."""
         return self._p(e, names)[0]
 
     # -- recursive printer returning (text, precedence) --------------------
-    def _p(self, e: Expr, names: dict) -> tuple[str, int]:
+    def _p(self, e: Expr, names: Names) -> tuple[str, int]:
         n = names.get(e)
         if n is not None:
             return n, _P_ATOM
@@ -81,7 +103,7 @@ class Printer:
         if op == NUM:
             return self.number(e.value), self._num_prec(e.value)
         if op == SYM:
-            return e.name, _P_ATOM
+            return symbol_name(e), _P_ATOM
         if op == ADD:
             return self._add(e.args[0], e.args[1], names)
         if op == NEG:
@@ -114,15 +136,18 @@ class Printer:
         return self.func(self.func_names[op], [self.expr(e.args[0], names)]), _P_ATOM
 
     def one(self) -> str:
+        """The numerator of a reciprocal ``1/x``."""
         return "1"
 
     def abs_name(self) -> str:
+        """The name of the absolute value function."""
         return "abs"
 
     def sign(self, arg: str) -> str:
+        """The sign function (-1, 0 or 1) of ``arg``."""
         return self.func("sign", [arg])
 
-    def _add(self, a: Expr, b: Expr, names: dict, negate_second: bool = False) -> tuple[str, int]:
+    def _add(self, a: Expr, b: Expr, names: Names, negate_second: bool = False) -> tuple[str, int]:
         sa, _ = self._p(a, names)
         if not negate_second and b not in names:
             if b.op == NEG:
@@ -138,7 +163,7 @@ class Printer:
             sb = f"({sb})"
         return f"{sa} + {sb}", _P_ADD
 
-    def _mul(self, e: Expr, names: dict) -> tuple[str, int]:
+    def _mul(self, e: Expr, names: Names) -> tuple[str, int]:
         a, b = e.args
         sa, pa = self._p(a, names)
         if pa < _P_MUL:
@@ -160,21 +185,30 @@ class Printer:
 
 
 class PythonPrinter(Printer):
-    """Python source using the :mod:`math` module (scalar evaluation)."""
+    """Python source using the :mod:`math` module (scalar evaluation).
+
+    Example:
+        >>> from symbody.symbolic.atoms import Context
+        >>> from symbody.symbolic.functions import sign
+        >>> ctx = Context(); x = ctx.symbol("x")
+        >>> PythonPrinter().expr(sign(x) * x / 3, {x: "q0"})
+        '0.3333333333333333*q0*_sign(q0)'
+    """
 
     func_prefix = "math."
 
-    def number(self, v) -> str:
+    def number(self, v: Number) -> str:
         if isinstance(v, Fraction):
             return repr(v.numerator / v.denominator)
         if isinstance(v, float) and not math.isfinite(v):
             return f"float({str(v)!r})"
         return super().number(v)
 
-    def _num_prec(self, v) -> int:
+    def _num_prec(self, v: Number) -> int:
         return _P_NEG if v < 0 else _P_ATOM
 
     def func(self, name: str, args: list[str]) -> str:
+        """A call of ``math.name``, or of the builtin ``abs`` and the generated module's ``_sign``."""
         if name in ("abs",):
             return f"abs({', '.join(args)})"
         if name == "sign":
@@ -183,15 +217,28 @@ class PythonPrinter(Printer):
 
 
 class CPrinter(Printer):
-    """C99 source (``math.h``); all numbers are printed as doubles."""
+    """C99 source (``math.h``); all numbers are printed as doubles.
 
-    pow_op = None  # type: ignore[assignment]
+    C has no power operator: :meth:`power` writes products and ``pow``.
+
+    Example:
+        >>> from symbody.symbolic.atoms import Context
+        >>> from symbody.symbolic.functions import Abs
+        >>> ctx = Context(); x = ctx.symbol("x")
+        >>> CPrinter().expr(Abs(x) ** 1.5 + 1 / x + x**2, {x: "s_x"})
+        'pow(fabs(s_x), 1.5) + 1.0/s_x + s_x*s_x'
+    """
+
     func_names = dict(FUNCTION_NAMES)
 
-    def number(self, v) -> str:
-        if isinstance(v, Fraction):
-            v = v.numerator / v.denominator
-        f = float(v)
+    def number(self, v: Number) -> str:
+        """A C double literal.
+
+        Example:
+            >>> CPrinter().number(Fraction(1, 4)), CPrinter().number(3)
+            ('0.25', '3.0')
+        """
+        f = v.numerator / v.denominator if isinstance(v, Fraction) else float(v)
         if not math.isfinite(f):
             return "INFINITY" if f > 0 else ("-INFINITY" if f < 0 else "NAN")
         s = repr(f)
@@ -199,7 +246,7 @@ class CPrinter(Printer):
             return s
         return s + ".0"
 
-    def _num_prec(self, v) -> int:
+    def _num_prec(self, v: Number) -> int:
         return _P_NEG if v < 0 else _P_ATOM
 
     def one(self) -> str:
@@ -214,7 +261,7 @@ class CPrinter(Printer):
     def func(self, name: str, args: list[str]) -> str:
         return f"{name}({', '.join(args)})"
 
-    def power(self, base: str, base_prec: int, n) -> tuple[str, int]:
+    def power(self, base: str, base_prec: int, n: Number) -> tuple[str, int]:
         if n == Fraction(1, 2):
             return f"sqrt({base})", _P_ATOM
         if n == 2 and base_prec == _P_ATOM:
@@ -228,9 +275,16 @@ _TEXT = Printer()
 
 
 def to_str(e: Expr, max_nodes: int = 400) -> str:
-    """Readable text of an expression (large expressions show their atoms as ``a<id>``)."""
-    from .expr import walk
+    """Readable text of an expression (large expressions show their atoms as ``a<id>``).
 
+    Example:
+        >>> from symbody.symbolic.atoms import Context
+        >>> x = Context().symbol("x")
+        >>> to_str((x + 1) ** 2)
+        '(1 + x)**2'
+        >>> to_str((x + 1) ** 2, max_nodes=2).startswith("a")
+        True
+    """
     nodes = walk([e])
     if len(nodes) <= max_nodes:
         return _TEXT.expr(e, {})
