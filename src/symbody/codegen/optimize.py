@@ -27,9 +27,30 @@ from __future__ import annotations
 
 import heapq
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from typing import TypeAlias
 
-from ..symbolic.expr import ADD, MUL, NEG, NUM, ONE, POW, SYM, ZERO, Expr, add, mul, mul_pair, neg, num, pow_, rebuild
+from ..symbolic.expr import (
+    ADD,
+    MUL,
+    NEG,
+    NUM,
+    ONE,
+    POW,
+    SYM,
+    ZERO,
+    Expr,
+    Number,
+    add,
+    mul,
+    mul_pair,
+    neg,
+    num,
+    pow_,
+    rebuild,
+)
+from .trig import expand_trig
 
 
 def _uses(outputs: Sequence[Expr]) -> tuple[list[Expr], dict[Expr, int]]:
@@ -56,11 +77,21 @@ class _Pair:
 
     __slots__ = ("op", "a", "b", "s", "id")
 
-    def __init__(self, op: int, a, b, s: int, ident: int):
+    def __init__(self, op: int, a: Term, b: Term, s: int, ident: int):
         self.op, self.a, self.b, self.s, self.id = op, a, b, s, ident
 
 
-def _tid(t) -> int:
+#: a term of a chain: a node of the DAG or a pair extracted from chains
+Term: TypeAlias = "Expr | _Pair"
+#: the terms of a sum with their signs, or the factors of a product with their multiplicities
+Chain: TypeAlias = "dict[Term, int]"
+#: two terms and their relative sign (sums) or 1 (products)
+PairKey: TypeAlias = "tuple[Term, Term, int]"
+#: a term of a sum being factored: its numeric coefficient and its factors with their multiplicities
+Item: TypeAlias = "tuple[Number, dict[Expr, int]]"
+
+
+def _tid(t: Term) -> int:
     return t.id
 
 
@@ -70,7 +101,7 @@ SEGMENT_FROM = 64
 SEGMENT = 8
 
 
-def _cut_here(t) -> bool:
+def _cut_here(t: Term) -> bool:
     """Content-defined segment boundary: the same terms cut two sums at the same places."""
     return ((t.id * 2654435761) >> 8) % SEGMENT == 0
 
@@ -92,19 +123,20 @@ class _Chains:
 
     def __init__(self, op: int, next_id: int):
         self.op = op
-        self.chains: list[dict] = []
+        self.chains: list[Chain] = []
         self.next_id = next_id
-        self.count: dict = defaultdict(int)  # term -> number of chains holding it
+        self.count: dict[Term, int] = defaultdict(int)  # term -> number of chains holding it
 
-    def add_chain(self, terms: dict) -> int:
+    def add_chain(self, terms: Chain) -> int:
+        """Add a chain; returns its index."""
         self.chains.append(terms)
         return len(self.chains) - 1
 
-    def items(self, ci: int, parts: dict[int, list[int]]) -> list[tuple]:
+    def items(self, ci: int, parts: Mapping[int, list[int]]) -> list[tuple[Term, int]]:
         """The terms of chain ``ci`` with their signs or multiplicities, its segments merged."""
         if ci not in parts:
             return list(self.chains[ci].items())
-        merged: dict = {}
+        merged: Chain = {}
         for part in parts[ci]:
             for t, v in self.chains[part].items():
                 merged[t] = merged.get(t, 0) + v
@@ -122,8 +154,8 @@ class _Chains:
             shared = sorted((t for t in ch if count[t] >= 2), key=_tid)
             if len(shared) <= SEGMENT_FROM:
                 continue
-            pieces: list[dict] = [{t: v for t, v in ch.items() if count[t] < 2}]
-            current: dict = {}
+            pieces: list[Chain] = [{t: v for t, v in ch.items() if count[t] < 2}]
+            current: Chain = {}
             for t in shared:
                 current[t] = ch[t]
                 if _cut_here(t) or len(current) >= 2 * SEGMENT:
@@ -139,10 +171,11 @@ class _Chains:
             parts[ci] = idx
         return parts
 
-    def _pairs(self, ch: dict) -> set:
+    def _pairs(self, ch: Chain) -> set[PairKey]:
+        """The pairs of shared terms of one chain (segment)."""
         count = self.count
         items = sorted(((t, s) for t, s in ch.items() if count[t] >= 2), key=lambda kv: kv[0].id)
-        keys = set()
+        keys: set[PairKey] = set()
         add_op = self.op == ADD
         for i, (t1, s1) in enumerate(items):
             if not add_op and s1 >= 2:
@@ -152,8 +185,9 @@ class _Chains:
         return keys
 
     def run(self) -> None:
-        occ: dict[tuple, set[int]] = defaultdict(set)
-        chain_keys: list[set] = []
+        """Turn the pair found in most chains into a new term of those chains, until no pair occurs twice."""
+        occ: dict[PairKey, set[int]] = defaultdict(set)
+        chain_keys: list[set[PairKey]] = []
         for ci, ch in enumerate(self.chains):
             ks = self._pairs(ch)
             chain_keys.append(ks)
@@ -206,95 +240,13 @@ class _Chains:
             occ.pop(key, None)
 
 
-def expand_trig(outputs: Sequence[Expr]) -> list[Expr]:
-    """Rewrite ``sin``/``cos`` of sums of angles with the addition formulas, for speed.
-
-    ``cos(a - b)`` becomes ``cos(a) cos(b) + sin(a) sin(b)`` when ``sin`` or ``cos``
-    of every angle of the sum is already computed elsewhere: the expansion then
-    replaces a transcendental call by three arithmetic operations.  Sums whose
-    angles are not otherwise available are left alone (expanding them would add
-    calls), and nothing is expanded unless fewer distinct angles remain.  This
-    trades operation count for speed (a call costs tens of operations); the
-    size-optimal export keeps the folded form.
-
-    Example:
-        >>> from symbody.symbolic.expr import Context, sin, cos
-        >>> ctx = Context(); a, b = ctx.symbol("a"), ctx.symbol("b")
-        >>> [str(e) for e in expand_trig([cos(a - b), sin(a), cos(b)])]
-        ['cos(b)*cos(a) + sin(a)*sin(b)', 'sin(a)', 'cos(b)']
-    """
-    from ..symbolic.expr import COS, SIN, cos, sin
-
-    outputs = list(outputs)
-    order, _ = _uses(outputs)
-    available = {e.args[0] for e in order if e.op in (SIN, COS)}
-
-    def leaves(x: Expr, out: list) -> None:
-        if x.op == ADD:
-            leaves(x.args[0], out)
-            leaves(x.args[1], out)
-        elif x.op == NEG:
-            leaves(x.args[0], out)
-        else:
-            out.append(x)
-
-    def expandable(arg: Expr) -> bool:
-        if arg.op not in (ADD, NEG):
-            return False
-        ls: list = []
-        leaves(arg, ls)
-        return all(x.op == NUM or x in available for x in ls)
-
-    # expand only if fewer distinct angles then need sin/cos (a compiler evaluates sin and
-    # cos of one angle together)
-    before = {e.args[0] for e in order if e.op in (SIN, COS)}
-    after: set = set()
-    for x in before:
-        if expandable(x):
-            ls: list = []
-            leaves(x, ls)
-            after.update(v for v in ls if v.op != NUM)
-        else:
-            after.add(x)
-    if len(after) >= len(before):
-        return outputs
-
-    cs: dict = {}
-
-    def cos_sin(x: Expr) -> tuple[Expr, Expr]:
-        r = cs.get(x)
-        if r is None:
-            if x.op == ADD:
-                ca, sa = cos_sin(x.args[0])
-                cb, sb = cos_sin(x.args[1])
-                r = (add(mul(ca, cb), neg(mul(sa, sb))), add(mul(sa, cb), mul(ca, sb)))
-            elif x.op == NEG:
-                c, s_ = cos_sin(x.args[0])
-                r = (c, neg(s_))
-            else:
-                r = (cos(x), sin(x))
-            cs[x] = r
-        return r
-
-    new: dict[Expr, Expr] = {}
-    for e in order:
-        if e.op in (SYM, NUM):
-            new[e] = e
-        elif e.op in (SIN, COS) and expandable(e.args[0]):
-            c, s_ = cos_sin(e.args[0])
-            new[e] = c if e.op == COS else s_
-        else:
-            new[e] = rebuild(e, tuple(new[a] for a in e.args))
-    return [new[e] for e in outputs]
-
-
 def optimize_outputs(outputs: Sequence[Expr]) -> list[Expr]:
     """Factor common factors out of sums, then turn pairs shared by several chains into atoms (twice)."""
     out = extract_pairs(factor_sums(outputs))
     return extract_pairs(factor_sums(out))
 
 
-def _sum_chain_roots(order: list[Expr], uses: dict) -> set[Expr]:
+def _sum_chain_roots(order: list[Expr], uses: Mapping[Expr, int]) -> set[Expr]:
     """ADD/NEG nodes absorbed into an enclosing sum chain."""
     absorbed: set[Expr] = set()
     for e in order:
@@ -320,7 +272,7 @@ def factor_sums(outputs: Sequence[Expr]) -> list[Expr]:
     absorbed = _sum_chain_roots(order, uses)
     new: dict[Expr, Expr] = {}
 
-    def terms_of(e: Expr, sign: int, out: list) -> None:
+    def terms_of(e: Expr, sign: int, out: list[Item]) -> None:
         for a in e.args:
             if a in absorbed and a.op == ADD:
                 terms_of(a, sign, out)
@@ -331,8 +283,8 @@ def factor_sums(outputs: Sequence[Expr]) -> list[Expr]:
             else:
                 out.append(_item(a, sign))
 
-    def _item(t: Expr, sign: int) -> tuple:
-        coef = sign
+    def _item(t: Expr, sign: int) -> Item:
+        coef: Number = sign
         factors: dict[Expr, int] = {}
         if t.op == MUL and uses[t] == 1:
             stack = [t]
@@ -353,7 +305,7 @@ def factor_sums(outputs: Sequence[Expr]) -> list[Expr]:
             factors[t] = 1
         return coef, factors
 
-    def build_item(coef, factors: dict) -> Expr:
+    def build_item(coef: Number, factors: dict[Expr, int]) -> Expr:
         acc = ONE
         for f, k in sorted(factors.items(), key=lambda kv: kv[0].id):
             nf = new[f]
@@ -361,7 +313,7 @@ def factor_sums(outputs: Sequence[Expr]) -> list[Expr]:
             acc = nf if acc is ONE else mul_pair(acc, nf)
         return mul(num(coef), acc)
 
-    def factor_groups(items: list) -> tuple[list[Expr], list]:
+    def factor_groups(items: list[Item]) -> tuple[list[Expr], list[Item]]:
         """Pull out shared factors, the most frequent first: ``(a (x + y), ...)`` and the items left.
 
         Counts are kept up to date as items leave (a heap with lazy updates), so a sum
@@ -386,7 +338,7 @@ def factor_sums(outputs: Sequence[Expr]) -> list[Expr]:
             if c != -negc:
                 heapq.heappush(heap, (-c, best.id, best))
                 continue
-            group = []
+            group: list[Item] = []
             for i in holders[best]:
                 if not alive[i]:
                     continue
@@ -403,12 +355,12 @@ def factor_sums(outputs: Sequence[Expr]) -> list[Expr]:
             heads.append(mul_pair(new[best], inner) if inner.op not in (NUM, NEG) else mul(new[best], inner))
         return heads, [it for i, it in enumerate(items) if alive[i]]
 
-    def coefficient_groups(items: list) -> tuple[list[Expr], list]:
+    def coefficient_groups(items: list[Item]) -> tuple[list[Expr], list[Item]]:
         """A numeric coefficient shared by several terms: ``2 a + 2 b`` -> ``2 (a + b)``, the most frequent first."""
-        ncount: dict = defaultdict(int)
+        ncount: dict[Number, int] = defaultdict(int)
         for coef, factors in items:
             if abs(coef) != 1 and factors:
-                ncount[abs(coef)] += 1
+                ncount[_magnitude(coef)] += 1
         heads: list[Expr] = []
         for c in sorted((c for c in ncount if ncount[c] >= 2), key=lambda c: (-ncount[c], c)):
             group = [
@@ -418,7 +370,7 @@ def factor_sums(outputs: Sequence[Expr]) -> list[Expr]:
             heads.append(mul(num(c), build_sum(group)))
         return heads, items
 
-    def build_sum(items: list) -> Expr:
+    def build_sum(items: list[Item]) -> Expr:
         heads, rest = factor_groups(items)
         more, rest = coefficient_groups(rest)
         heads += more
@@ -435,7 +387,7 @@ def factor_sums(outputs: Sequence[Expr]) -> list[Expr]:
         if e.op in (SYM, NUM):
             new[e] = e
         elif e.op == ADD and e not in absorbed:
-            items: list = []
+            items: list[Item] = []
             terms_of(e, 1, items)
             new[e] = build_sum(items)
         else:
@@ -461,7 +413,7 @@ def extract_pairs(outputs: Sequence[Expr]) -> list[Expr]:
     prods = _Chains(MUL, next_id + 10**9)
     root_chain: dict[Expr, tuple[_Chains, int, Expr]] = {}
 
-    def flat_add(e: Expr, sign: int, terms: dict) -> None:
+    def flat_add(e: Expr, sign: int, terms: Chain) -> None:
         for a in e.args:
             if a in absorbed and a.op == ADD:
                 flat_add(a, sign, terms)
@@ -474,7 +426,8 @@ def extract_pairs(outputs: Sequence[Expr]) -> list[Expr]:
             else:
                 _put(terms, a, sign)
 
-    def flat_mul(e: Expr, factors: dict, coef: list) -> None:
+    def flat_mul(e: Expr, factors: Chain, coef: list[Number]) -> None:
+        """Collect the factors of the product chain ``e``; ``coef[0]`` accumulates its numbers."""
         for a in e.args:
             if a in absorbed and a.op == MUL:
                 flat_mul(a, factors, coef)
@@ -489,21 +442,21 @@ def extract_pairs(outputs: Sequence[Expr]) -> list[Expr]:
         if e in absorbed:
             continue
         if e.op == ADD:
-            terms: dict = {}
+            terms: Chain = {}
             flat_add(e, 1, terms)
             if len(terms) >= 2 and all(v in (1, -1) for v in terms.values()):
                 root_chain[e] = (sums, sums.add_chain(terms), ONE)
         elif e.op == MUL:
-            factors: dict = {}
-            coef = [1]
-            flat_mul(e, factors, coef)
+            factors: Chain = {}
+            product: list[Number] = [1]
+            flat_mul(e, factors, product)
             if sum(factors.values()) >= 2:
-                root_chain[e] = (prods, prods.add_chain(factors), num(coef[0]))
+                root_chain[e] = (prods, prods.add_chain(factors), num(product[0]))
     sum_parts, prod_parts = sums.segment(), prods.segment()
     sums.run()
     prods.run()
 
-    new: dict = {}
+    new: dict[Term, Expr] = {}
 
     def build_pair(p: _Pair) -> Expr:
         r = new.get(p)
@@ -518,7 +471,7 @@ def extract_pairs(outputs: Sequence[Expr]) -> list[Expr]:
             new[p] = r
         return r
 
-    def build_term(t) -> Expr:
+    def build_term(t: Term) -> Expr:
         if isinstance(t, _Pair):
             return build_pair(t)
         if t.op == NUM:
@@ -530,6 +483,7 @@ def extract_pairs(outputs: Sequence[Expr]) -> list[Expr]:
         if rc is not None:
             chains, ci, coef = rc
             items = sorted(chains.items(ci, sum_parts if chains is sums else prod_parts), key=lambda kv: _tid(kv[0]))
+            acc: Expr
             if chains.op == ADD:
                 acc = ZERO
                 # start with a positive term when there is one, so that subtractions print naturally
@@ -545,23 +499,28 @@ def extract_pairs(outputs: Sequence[Expr]) -> list[Expr]:
                     acc = bt if acc is ONE else mul_pair(acc, bt)
                 acc = mul(coef, acc)
             new[e] = acc
-        elif e.op in (SYM, NUM) or e in absorbed:
-            new[e] = e if e.op in (SYM, NUM) else None  # absorbed nodes are rebuilt inside their chain
-            if e.op not in (SYM, NUM):
-                new[e] = _rebuild_absorbed(e, new)
+        elif e.op in (SYM, NUM):
+            new[e] = e
+        elif e in absorbed:
+            new[e] = _rebuild_absorbed(e, new)
         else:
             new[e] = rebuild(e, tuple(new[a] for a in e.args))
     return [new[e] for e in outputs]
 
 
-def _div(a, b):
-    from fractions import Fraction
+def _magnitude(v: Number) -> Number:
+    """``abs(v)``, typed as a number."""
+    return -v if v < 0 else v
 
+
+def _div(a: Number, b: Number) -> Number:
+    """``a / b`` exactly."""
     r = Fraction(a) / Fraction(b)
     return r.numerator if r.denominator == 1 else r
 
 
-def _rebuild_absorbed(e: Expr, new: dict) -> Expr:
+def _rebuild_absorbed(e: Expr, new: Mapping[Term, Expr]) -> Expr:
+    """``e`` with the children that were rewritten replaced."""
     args = []
     for a in e.args:
         v = new.get(a)
@@ -569,8 +528,11 @@ def _rebuild_absorbed(e: Expr, new: dict) -> Expr:
     return rebuild(e, tuple(args))
 
 
-def _put(terms: dict, t: Expr, sign: int) -> None:
+def _put(terms: Chain, t: Expr, sign: int) -> None:
     old = terms.get(t)
     terms[t] = sign if old is None else old + sign
     if terms[t] == 0:
         del terms[t]
+
+
+__all__ = ["optimize_outputs", "factor_sums", "extract_pairs", "expand_trig"]

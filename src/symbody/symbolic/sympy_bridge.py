@@ -17,7 +17,9 @@ Example:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import sympy
 
@@ -45,6 +47,7 @@ from .expr import (
     Abs,
     Context,
     Expr,
+    Number,
     acos,
     add,
     asin,
@@ -62,16 +65,27 @@ from .expr import (
     tanh,
 )
 
+if TYPE_CHECKING:
+    from sympy import Basic as SympyExpr  # no type information: Any to mypy, a name for the reader
+
 
 class UndeclaredSymbolError(ModelError, NameError):
-    """A SymPy symbol has no counterpart in the system's symbol table."""
+    """A SymPy symbol has no counterpart in the system's symbol table.
+
+    Example:
+        >>> try:
+        ...     from_sympy(sympy.Symbol("k"), Context())
+        ... except UndeclaredSymbolError as e:
+        ...     print(e.name, "|", e)
+        k | symbol 'k' is used but never declared
+    """
 
     def __init__(self, name: str):
         super().__init__(f"symbol {name!r} is used but never declared")
         self.name = name
 
 
-_SYMPY_FUNCS = {
+_SYMPY_FUNCS: dict[int, Callable[[SympyExpr], SympyExpr]] = {
     SIN: sympy.sin,
     COS: sympy.cos,
     TAN: sympy.tan,
@@ -86,7 +100,7 @@ _SYMPY_FUNCS = {
 }
 
 
-def _sympy_number(v):
+def _sympy_number(v: Number) -> SympyExpr:
     if isinstance(v, int):
         return sympy.Integer(v)
     if isinstance(v, Fraction):
@@ -96,13 +110,24 @@ def _sympy_number(v):
     return sympy.Float(v)
 
 
-def to_sympy(e: Expr, names: dict | None = None, symbols: dict | None = None, cache: dict | None = None):
+def to_sympy(
+    e: Expr,
+    names: Mapping[Expr, str] | None = None,
+    symbols: Mapping[Expr, SympyExpr] | None = None,
+    cache: dict[Expr, SympyExpr] | None = None,
+) -> SympyExpr:
     """SymPy expression of ``e``.
 
     Args:
         names: nodes to represent by a SymPy symbol of the given name (e.g. temporaries).
         symbols: optional map from symbol node to SymPy object (defaults to ``Symbol(name)``).
         cache: memo shared between calls converting related expressions.
+
+    Example:
+        >>> ctx = Context(); x = ctx.symbol("x")
+        >>> s = sin(x) + 1
+        >>> to_sympy(s * s, names={s: "a0"})
+        a0**2
     """
     names = names or {}
     symbols = symbols if symbols is not None else {}
@@ -110,7 +135,9 @@ def to_sympy(e: Expr, names: dict | None = None, symbols: dict | None = None, ca
     return _to(e, names, symbols, cache)
 
 
-def _to(e: Expr, names: dict, symbols: dict, cache: dict):
+def _to(
+    e: Expr, names: Mapping[Expr, str], symbols: Mapping[Expr, SympyExpr], cache: dict[Expr, SympyExpr]
+) -> SympyExpr:
     r = cache.get(e)
     if r is not None:
         return r
@@ -141,7 +168,7 @@ def _to(e: Expr, names: dict, symbols: dict, cache: dict):
     return r
 
 
-_FROM_FUNCS = {
+_FROM_FUNCS: dict[SympyExpr, Callable[[Expr], Expr]] = {
     sympy.sin: sin,
     sympy.cos: cos,
     sympy.tan: tan,
@@ -156,16 +183,21 @@ _FROM_FUNCS = {
 }
 
 
-def from_sympy(x, ctx: Context | None) -> Expr:
-    """Convert a SymPy expression, resolving symbols by name in ``ctx``.
+def from_sympy(x: object, ctx: Context | None) -> Expr:
+    """Convert a SymPy expression (or anything ``sympy.sympify`` accepts), resolving symbols by name in ``ctx``.
 
     Raises:
         UndeclaredSymbolError: a symbol is not declared in ``ctx``.
+
+    Example:
+        >>> ctx = Context(); x = ctx.symbol("x")
+        >>> from_sympy("2*x + pi", ctx) is 2 * x + PI
+        True
     """
     return _from(sympy.sympify(x), ctx, {})
 
 
-def _from(x, ctx, cache) -> Expr:
+def _from(x: SympyExpr, ctx: Context | None, cache: dict[SympyExpr, Expr]) -> Expr:
     r = cache.get(x)
     if r is not None:
         return r
@@ -216,8 +248,13 @@ def _from(x, ctx, cache) -> Expr:
     return r
 
 
-def count_ops(e) -> int:
-    """``sympy.count_ops`` of a SymPy expression (integer)."""
+def count_ops(e: SympyExpr) -> int:
+    """``sympy.count_ops`` of a SymPy expression (integer).
+
+    Example:
+        >>> count_ops(sympy.sin(sympy.Symbol("x")) + 1)
+        2
+    """
     return int(sympy.count_ops(e, visual=False))
 
 

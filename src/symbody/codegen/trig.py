@@ -1,0 +1,117 @@
+"""Export-time expansion of sines and cosines of sums of angles, for speed.
+
+A compiled ``sin`` or ``cos`` costs tens of arithmetic operations.  The angles of
+chained rigid bodies are sums (``q1 + q2``, ``q1 + q2 - q3``) whose terms usually
+have their own sine and cosine computed anyway; the addition formulas then
+replace each call by three arithmetic operations.  This trades operation count
+for speed: the size-optimal export keeps the folded form.
+
+Example:
+    >>> from symbody.symbolic.expr import Context, sin, cos
+    >>> ctx = Context(); a, b = ctx.symbol("a"), ctx.symbol("b")
+    >>> [str(e) for e in expand_trig([sin(a + b), sin(a), cos(b)])]
+    ['sin(a)*cos(b) + cos(a)*sin(b)', 'sin(a)', 'cos(b)']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+
+from ..symbolic.expr import ADD, COS, NEG, NUM, SIN, SYM, Expr, add, cos, mul, neg, rebuild, sin, walk
+
+
+def angle_terms(x: Expr) -> list[Expr]:
+    """The distinct terms of the angle ``x``, signs dropped: ``a - b + c`` -> ``[a, b, c]`` (in some order).
+
+    Example:
+        >>> from symbody.symbolic.expr import Context
+        >>> ctx = Context(); a, b = ctx.symbol("a"), ctx.symbol("b")
+        >>> sorted(str(t) for t in angle_terms(-(a - 2 * b)))
+        ['2*b', 'a']
+    """
+    out: list[Expr] = []
+    seen: set[Expr] = set()
+    stack = [x]
+    while stack:
+        e = stack.pop()
+        if e in seen:
+            continue
+        seen.add(e)
+        if e.op == ADD:
+            stack.extend(e.args)
+        elif e.op == NEG:
+            stack.append(e.args[0])
+        else:
+            out.append(e)
+    return out
+
+
+def _expandable(arg: Expr, available: Collection[Expr]) -> bool:
+    """True if ``arg`` is a sum (or negation) of numbers and angles in ``available``."""
+    if arg.op not in (ADD, NEG):
+        return False
+    return all(x.op == NUM or x in available for x in angle_terms(arg))
+
+
+class _AdditionFormulas:
+    """``(cos x, sin x)`` of angles, expanded over their sums and negations (memoized)."""
+
+    def __init__(self) -> None:
+        self.memo: dict[Expr, tuple[Expr, Expr]] = {}
+
+    def __call__(self, x: Expr) -> tuple[Expr, Expr]:
+        r = self.memo.get(x)
+        if r is None:
+            if x.op == ADD:
+                ca, sa = self(x.args[0])
+                cb, sb = self(x.args[1])
+                r = (add(mul(ca, cb), neg(mul(sa, sb))), add(mul(sa, cb), mul(ca, sb)))
+            elif x.op == NEG:
+                c, s = self(x.args[0])
+                r = (c, neg(s))
+            else:
+                r = (cos(x), sin(x))
+            self.memo[x] = r
+        return r
+
+
+def expand_trig(outputs: Sequence[Expr]) -> list[Expr]:
+    """Rewrite ``sin``/``cos`` of sums of angles with the addition formulas, for speed.
+
+    ``cos(a - b)`` becomes ``cos(a) cos(b) + sin(a) sin(b)`` when ``sin`` or ``cos``
+    of every angle of the sum is already computed elsewhere: the expansion then
+    replaces a transcendental call by three arithmetic operations.  Sums whose
+    angles are not otherwise available are left alone (expanding them would add
+    calls), and nothing is expanded unless fewer distinct angles remain (a compiler
+    evaluates sin and cos of one angle together).
+
+    Example:
+        >>> from symbody.symbolic.expr import Context, sin, cos
+        >>> ctx = Context(); a, b = ctx.symbol("a"), ctx.symbol("b")
+        >>> [str(e) for e in expand_trig([cos(a - b), sin(a), cos(b)])]
+        ['cos(b)*cos(a) + sin(a)*sin(b)', 'sin(a)', 'cos(b)']
+        >>> [str(e) for e in expand_trig([cos(a - b)])]
+        ['cos(a - b)']
+    """
+    outputs = list(outputs)
+    order = walk(outputs)
+    before = {e.args[0] for e in order if e.op in (SIN, COS)}
+    after: set[Expr] = set()
+    for x in before:
+        if _expandable(x, before):
+            after.update(v for v in angle_terms(x) if v.op != NUM)
+        else:
+            after.add(x)
+    if len(after) >= len(before):
+        return outputs
+    formulas = _AdditionFormulas()
+    new: dict[Expr, Expr] = {}
+    for e in order:
+        if e.op in (SYM, NUM):
+            new[e] = e
+        elif e.op in (SIN, COS) and _expandable(e.args[0], before):
+            c, s = formulas(e.args[0])
+            new[e] = c if e.op == COS else s
+        else:
+            new[e] = rebuild(e, tuple(new[a] for a in e.args))
+    return [new[e] for e in outputs]
