@@ -15,42 +15,59 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
 from ..symbolic.expr import ADD, COS, NEG, NUM, SIN, SYM, Expr, add, cos, mul, neg, rebuild, sin, walk
 
 
-def angle_terms(x: Expr) -> list[Expr]:
-    """The distinct terms of the angle ``x``, signs dropped: ``a - b + c`` -> ``[a, b, c]`` (in some order).
+def angle_terms(angles: Iterable[Expr]) -> set[Expr]:
+    """The terms of the sums ``angles``, signs dropped: ``a - b + c`` -> ``{a, b, c}``.
+
+    One walk for all the angles (a shared partial sum is visited once), so that the
+    cumulative angles ``q1``, ``q1 + q2``, ... of a chain cost linear time.
 
     Example:
         >>> from symbody.symbolic.expr import Context
-        >>> ctx = Context(); a, b = ctx.symbol("a"), ctx.symbol("b")
-        >>> sorted(str(t) for t in angle_terms(-(a - 2 * b)))
-        ['2*b', 'a']
+        >>> ctx = Context(); a, b, c = ctx.symbol("a"), ctx.symbol("b"), ctx.symbol("c")
+        >>> sorted(str(t) for t in angle_terms([-(a - 2 * b), a + b + c]))
+        ['2*b', 'a', 'b', 'c']
     """
-    out: list[Expr] = []
+    out: set[Expr] = set()
     seen: set[Expr] = set()
-    stack = [x]
+    stack = list(angles)
     while stack:
         e = stack.pop()
         if e in seen:
             continue
         seen.add(e)
-        if e.op == ADD:
+        if e.op in (ADD, NEG):
             stack.extend(e.args)
-        elif e.op == NEG:
-            stack.append(e.args[0])
         else:
-            out.append(e)
+            out.add(e)
     return out
 
 
-def _expandable(arg: Expr, available: Collection[Expr]) -> bool:
-    """True if ``arg`` is a sum (or negation) of numbers and angles in ``available``."""
-    if arg.op not in (ADD, NEG):
-        return False
-    return all(x.op == NUM or x in available for x in angle_terms(arg))
+class _Expandable:
+    """Whether an angle is a sum (or negation) of numbers and angles whose sine or cosine is available.
+
+    Memoized over the shared partial sums, so that deciding for every angle of a chain costs linear time.
+    """
+
+    def __init__(self, available: Collection[Expr]) -> None:
+        self.available = available
+        self.memo: dict[Expr, bool] = {}
+
+    def __call__(self, arg: Expr) -> bool:
+        return arg.op in (ADD, NEG) and self._terms_available(arg)
+
+    def _terms_available(self, x: Expr) -> bool:
+        if x.op not in (ADD, NEG):
+            return x.op == NUM or x in self.available
+        r = self.memo.get(x)
+        if r is None:
+            r = all(self._terms_available(a) for a in x.args)
+            self.memo[x] = r
+        return r
 
 
 class _AdditionFormulas:
@@ -96,12 +113,9 @@ def expand_trig(outputs: Sequence[Expr]) -> list[Expr]:
     outputs = list(outputs)
     order = walk(outputs)
     before = {e.args[0] for e in order if e.op in (SIN, COS)}
-    after: set[Expr] = set()
-    for x in before:
-        if _expandable(x, before):
-            after.update(v for v in angle_terms(x) if v.op != NUM)
-        else:
-            after.add(x)
+    expandable = _Expandable(before)
+    sums = [x for x in before if expandable(x)]
+    after = {v for v in angle_terms(sums) if v.op != NUM} | (before - set(sums))
     if len(after) >= len(before):
         return outputs
     formulas = _AdditionFormulas()
@@ -109,7 +123,7 @@ def expand_trig(outputs: Sequence[Expr]) -> list[Expr]:
     for e in order:
         if e.op in (SYM, NUM):
             new[e] = e
-        elif e.op in (SIN, COS) and _expandable(e.args[0], before):
+        elif e.op in (SIN, COS) and expandable(e.args[0]):
             c, s = formulas(e.args[0])
             new[e] = c if e.op == COS else s
         else:
