@@ -14,7 +14,7 @@ import sys
 import numpy as np
 import pytest
 
-from symbody.codegen import optimize
+from symbody.codegen import factoring, optimize, pairs
 from symbody.codegen.emit import ExportPlan
 from symbody.codegen.python import Layout, compile_function
 from symbody.symbolic.evaluate import evaluate
@@ -52,14 +52,14 @@ class PairCounter:
 
     def __init__(self, monkeypatch):
         self.pairs = 0
-        original = optimize._Chains._pairs
+        original = pairs._Chains._pairs
 
         def counted(chains, ch):
             keys = original(chains, ch)
             self.pairs += len(keys) + len(ch)
             return keys
 
-        monkeypatch.setattr(optimize._Chains, "_pairs", counted)
+        monkeypatch.setattr(pairs._Chains, "_pairs", counted)
 
 
 def _work(monkeypatch, outs) -> int:
@@ -129,9 +129,9 @@ def test_optimized_values_are_unchanged(make):
 
 
 def _lines_run(fn, *args) -> int:
-    """Lines of :mod:`symbody.codegen.optimize` executed by ``fn(*args)`` (a machine-independent work count)."""
+    """Lines of :mod:`symbody.codegen.factoring` executed by ``fn(*args)`` (a machine-independent work count)."""
     count = 0
-    here = optimize.__file__
+    here = factoring.__file__
 
     def local(frame, event, arg):
         nonlocal count

@@ -9,9 +9,10 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 
-from .atoms import SYM, Expr
+from .atoms import ADD, NEG, SYM, Expr
 
 
 def reachable(exprs: Iterable[Expr]) -> set[Expr]:
@@ -66,3 +67,60 @@ def walk(roots: Iterable[Expr]) -> list[Expr]:
         stack.extend(e.args)
     out.sort(key=lambda n: n.id)
     return out
+
+
+def use_counts(outputs: Sequence[Expr]) -> tuple[list[Expr], dict[Expr, int]]:
+    """The nodes below ``outputs`` in evaluation order, and how often each is used.
+
+    A node is used once by each parent and once for each time it is an output.
+
+    Example:
+        >>> from symbody.symbolic.atoms import Context
+        >>> from symbody.symbolic.functions import sin
+        >>> x = Context().symbol("x")
+        >>> s = sin(x)
+        >>> order, uses = use_counts([s * s + s, s])
+        >>> len(order), uses[s], uses[x]
+        (5, 3, 1)
+    """
+    nodes: dict[Expr, None] = {}
+    stack = list(outputs)
+    while stack:
+        e = stack.pop()
+        if e in nodes:
+            continue
+        nodes[e] = None
+        stack.extend(e.args)
+    order = sorted(nodes, key=lambda n: n.id)
+    uses: dict[Expr, int] = defaultdict(int)
+    for e in order:
+        for a in e.args:
+            uses[a] += 1
+    for e in outputs:
+        uses[e] += 1
+    return order, uses
+
+
+def inner_sums(order: Sequence[Expr], uses: Mapping[Expr, int]) -> set[Expr]:
+    """The sums (and negated sums) used only inside one enclosing sum: the inner nodes of sum chains.
+
+    ``order`` and ``uses`` are those of :func:`use_counts`.
+
+    Example:
+        >>> from symbody.symbolic.atoms import Context
+        >>> x, y, z = (Context().symbol(n) for n in "xyz")
+        >>> inner = x + y
+        >>> [str(e) for e in inner_sums(*use_counts([inner + z]))]
+        ['x + y']
+        >>> inner_sums(*use_counts([inner + z, inner]))
+        set()
+    """
+    absorbed: set[Expr] = set()
+    for e in order:
+        if e.op == ADD:
+            for a in e.args:
+                if uses[a] == 1 and (a.op == ADD or (a.op == NEG and a.args[0].op == ADD and uses[a.args[0]] == 1)):
+                    absorbed.add(a)
+                    if a.op == NEG:
+                        absorbed.add(a.args[0])
+    return absorbed
