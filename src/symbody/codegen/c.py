@@ -126,7 +126,21 @@ def c_comment(text: str) -> str:
 
 @dataclass(frozen=True)
 class CAssignment:
-    """``target = expr;`` (and ``also`` targets receive the same value, e.g. symmetric entries)."""
+    """``target = expr;`` (and ``also`` targets receive the same value, e.g. symmetric entries).
+
+    Example:
+        >>> from symbody.symbolic.expr import Context
+        >>> x = Context().symbol("x")
+        >>> block = CBlock("M", "mass matrix", [CAssignment("_M[1]", 3 * x, "M(a, b)", also=("_M[2]",))])
+        >>> print(c_function("void m(const double *_in, double *_M)", [block], {x: "_in[0]"}))
+        void m(const double *_in, double *_M)
+        {
+            const double s_x = _in[0]; /* symbol x */
+            /* M: mass matrix */
+            _M[1] = _M[2] = 3.0*s_x; /* M(a, b) */
+        }
+        <BLANKLINE>
+    """
 
     target: str
     expr: Expr
@@ -140,6 +154,20 @@ class CBlock:
 
     ``zero`` lists ``(array, size)`` pairs zero-filled before any assignment, so
     that only nonzero entries need to be assigned.
+
+    Example:
+        >>> from symbody.symbolic.expr import Context
+        >>> x = Context().symbol("x")
+        >>> block = CBlock("J", "sparse Jacobian", [CAssignment("_J[3]", x * x)], zero=[("_J", 4)])
+        >>> print(c_function("void j(const double *_in, double *_J)", [block], {x: "_in[0]"}))
+        void j(const double *_in, double *_J)
+        {
+            const double s_x = _in[0]; /* symbol x */
+            /* J: sparse Jacobian */
+            memset(_J, 0, 4 * sizeof(double));
+            _J[3] = s_x*s_x;
+        }
+        <BLANKLINE>
     """
 
     name: str
@@ -184,7 +212,13 @@ class SymbolNames:
         return name
 
     def comment(self, s: Expr) -> str:
-        """What the local of ``s`` stands for, for a comment: ``coordinate theta``."""
+        """What the local of ``s`` stands for, for a comment: ``coordinate theta``.
+
+        Example:
+            >>> from symbody.symbolic.expr import Context
+            >>> SymbolNames().comment(Context().symbol("theta", kind="coordinate"))
+            'coordinate theta'
+        """
         return c_comment(f"{s.kind or 'symbol'} {s.name}")
 
 
@@ -209,6 +243,14 @@ def c_function(
 
     Raises:
         KeyError: an expression uses a symbol missing from ``sources``.
+
+    Example (see also the module's):
+        >>> from symbody.symbolic.expr import Context
+        >>> ctx = Context(); x, k = ctx.symbol("x"), ctx.symbol("k")
+        >>> c_function("void f(double *_f)", [CBlock("f", "", [CAssignment("_f[0]", k * x)])], {x: "1.0"})
+        Traceback (most recent call last):
+        ...
+        KeyError: "symbol 'k' has no source in the generated function"
     """
     names = names or SymbolNames()
     exprs = [a.expr for b in blocks for a in b.assignments]
@@ -254,5 +296,12 @@ def c_function(
 
 
 def nonzero(e: Expr) -> bool:
-    """True unless ``e`` is the number zero."""
+    """True unless ``e`` is the number zero.
+
+    Example:
+        >>> from symbody.symbolic.expr import Context, num
+        >>> x = Context().symbol("x")
+        >>> nonzero(x - x), nonzero(num(0.0)), nonzero(x)
+        (False, False, True)
+    """
     return not (e.op == NUM and e.value == 0)

@@ -46,7 +46,14 @@ VERSION = 1
 
 
 def geometry_document(eq: Any) -> dict:
-    """The geometry document (a JSON-ready dict) of derived equations with a ``geometry`` field."""
+    """The geometry document (a JSON-ready dict) of derived equations with a ``geometry`` field.
+
+    Example (see also the module's):
+        >>> from symbody.models import pendulum
+        >>> doc = geometry_document(pendulum().derive())
+        >>> doc["format"], doc["symbols"]["theta"]["kind"], [sh["kind"] for sh in doc["shapes"]]
+        ('symbody-geometry', 'coordinate', ['axes', 'line', 'sphere'])
+    """
     geo = eq.geometry
     flat: list[Expr] = []
     for pos, rot in geo.anchors.values():

@@ -36,7 +36,15 @@ from .emit import ExportPlan
 
 @dataclass
 class Layout:
-    """Where each symbol comes from in the argument vectors."""
+    """Where each symbol comes from in the argument vectors.
+
+    Example:
+        >>> from symbody.symbolic.expr import Context
+        >>> ctx = Context(); x, w = ctx.symbol("x"), ctx.symbol("w")
+        >>> f = compile_function({"y": ([x * w], (1,))}, Layout(q=[x], extra={"w": [w]}))
+        >>> f(0.0, [3.0], [], [], [], w=[2.0])[0].tolist()
+        [6.0]
+    """
 
     q: Sequence[Expr] = ()
     dq: Sequence[Expr] = ()

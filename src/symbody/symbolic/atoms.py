@@ -197,7 +197,13 @@ class Expr:
     # -- convenience -------------------------------------------------------
     @property
     def is_number(self) -> bool:
-        """True for a number node."""
+        """True for a number node.
+
+        Example:
+            >>> x = Context().symbol("x")
+            >>> num(2).is_number, x.is_number, x.is_symbol, (x - x).is_zero
+            (True, False, True, True)
+        """
         return self.op == NUM
 
     @property
@@ -327,7 +333,14 @@ class Context:
 
     @property
     def n_atoms(self) -> int:
-        """Number of atoms (non-leaf nodes) created so far."""
+        """Number of atoms (non-leaf nodes) created so far.
+
+        Example:
+            >>> ctx = Context(); x = ctx.symbol("x")
+            >>> _ = [x + 1, x + 1, 1 + x]
+            >>> ctx.n_atoms
+            1
+        """
         return len(self.table)
 
 

@@ -91,7 +91,15 @@ class Printer:
         return f"{base}{self.pow_op}{ns}", _P_POW
 
     def expr(self, e: Expr, names: Names) -> str:
-        """Source text of ``e``, printing nodes of ``names`` by their name."""
+        """Source text of ``e``, printing nodes of ``names`` by their name.
+
+        Example:
+            >>> from symbody.symbolic.atoms import Context
+            >>> x = Context().symbol("x")
+            >>> t = x * x + 1
+            >>> Printer().expr(t / x, {t: "_t0"}), Printer().expr(-(1 - x), {})
+            ('_t0/x', 'x - 1')
+        """
         return self._p(e, names)[0]
 
     # -- recursive printer returning (text, precedence) --------------------
