@@ -218,6 +218,17 @@ def subs(e: Expr, mapping: Mapping[Expr, object]) -> Expr:
     """
     if not mapping:
         return e
+    m, mask = _substitution(mapping)
+    cache: dict[Expr, Expr] = {}
+    return _subs(e, m, mask, cache)
+
+
+def _substitution(mapping: Mapping[Expr, object]) -> tuple[dict[Expr, Expr], int]:
+    """The substituted symbols with their expressions, and the mask of the symbols.
+
+    Raises:
+        TypeError: a key is not a symbol (an atom or a name would be ignored by the walk).
+    """
     m: dict[Expr, Expr] = {}
     mask = 0
     for k, v in mapping.items():
@@ -225,8 +236,7 @@ def subs(e: Expr, mapping: Mapping[Expr, object]) -> Expr:
             raise TypeError(f"can only substitute symbols, got {k!r}")
         m[k] = as_expr(v, k.ctx)
         mask |= k.mask
-    cache: dict[Expr, Expr] = {}
-    return _subs(e, m, mask, cache)
+    return m, mask
 
 
 def _subs(e: Expr, m: Mapping[Expr, Expr], mask: int, cache: dict[Expr, Expr]) -> Expr:
@@ -252,11 +262,7 @@ def subs_many(exprs: Iterable[Expr], mapping: Mapping[Expr, object]) -> list[Exp
         >>> subs_many([x + y, x * y], {x: 3})
         [3 + y, 3*y]
     """
-    m: dict[Expr, Expr] = {}
-    mask = 0
-    for k, v in mapping.items():
-        m[k] = as_expr(v, k.ctx)
-        mask |= k.mask
+    m, mask = _substitution(mapping)
     cache: dict[Expr, Expr] = {}
     return [_subs(e, m, mask, cache) for e in exprs]
 
