@@ -54,3 +54,24 @@ def test_substitution_refuses_a_key_that_is_not_a_symbol(substitute):
     with pytest.raises(TypeError, match="can only substitute symbols"):
         substitute(e, {"x": 0.5})
     assert evaluate(substitute(e, {x: 0.25}), {}) == pytest.approx(math.sin(0.25) + math.cos(0.25), rel=1e-15)
+
+
+def test_folding_finite_numbers_into_a_non_finite_one_is_refused():
+    """Overflow while folding constants, a non-finite exponent or SymPy's infinity gave ``inf*x`` or ``x**(nan)``."""
+    import sympy
+
+    from symbody.errors import ModelError
+    from symbody.symbolic.sympy_bridge import from_sympy
+
+    ctx = Context()
+    x = ctx.symbol("x")
+    for build in (
+        lambda: x * 1e308 * 1e308,
+        lambda: x / 1e-320,
+        lambda: x ** float("nan"),
+        lambda: x ** float("inf"),
+        lambda: from_sympy(sympy.oo * sympy.Symbol("x"), ctx),
+    ):
+        with pytest.raises(ModelError, match="not finite and cannot be part of a model expression"):
+            build()
+    assert evaluate(x * 1e300 * 1e7, {x: 1e-300}) == pytest.approx(1e7, rel=1e-12)

@@ -422,19 +422,33 @@ def num(v: object) -> Expr:
 
     Exact numbers (int, Fraction) and floats are kept apart even when equal in value
     (``Fraction(1, 4) == 0.25``), so that exact arithmetic stays exact whatever ran before.
+    An infinite or NaN number is refused (:class:`~symbody.errors.ModelError`), also when
+    it comes out of folding finite ones: no model expression may hold one, it would reach
+    the generated code and every result silently.
 
     Example:
         >>> num(3) is num(3.0), num(Fraction(1, 4)) is num(0.25)
         (True, False)
+        >>> num(1e308) * 10
+        Traceback (most recent call last):
+        ...
+        symbody.errors.ModelError: the number inf is not finite and cannot be part of a model expression
     """
     n = as_number(v)
     key = (isinstance(n, float), n)
     e = _NUMS.get(key)
     if e is None:
+        _finite(n)
         e = new_node(None, NUM, (), 0)
         e.value = n
         _NUMS[key] = e
     return e
+
+
+def _finite(v: Number) -> None:
+    """Refuse an infinite or NaN number."""
+    if isinstance(v, float) and not math.isfinite(v):
+        raise ModelError(f"the number {v} is not finite and cannot be part of a model expression")
 
 
 ZERO = num(0)
@@ -443,14 +457,6 @@ TWO = num(2)
 MINUS_ONE = num(-1)
 HALF = num(Fraction(1, 2))
 PI = num(math.pi)
-
-
-def _finite(v: Number) -> Number:
-    """``v`` itself; an infinite or NaN number is refused: no model expression may hold one (it would
-    reach the generated code and every result silently)."""
-    if isinstance(v, float) and not math.isfinite(v):
-        raise ModelError(f"the number {v} is not finite and cannot be part of a model expression")
-    return v
 
 
 def as_expr(x: object, ctx: Context | None = None) -> Expr:
@@ -467,14 +473,14 @@ def as_expr(x: object, ctx: Context | None = None) -> Expr:
     if isinstance(x, Expr):
         return x
     if isinstance(x, (int, float, Fraction, bool)):
-        return num(_finite(x))
+        return num(x)
     mod = type(x).__module__
     if mod.startswith("sympy"):
         from .sympy_bridge import from_sympy
 
         return from_sympy(x, ctx)
     if mod.startswith("numpy"):
-        return num(_finite(float(x)))  # type: ignore[arg-type]  # a numpy scalar
+        return num(float(x))  # type: ignore[arg-type]  # a numpy scalar
     raise TypeError(f"cannot use {x!r} (type {type(x).__name__}) in a symbody expression")
 
 
