@@ -26,10 +26,10 @@ from test_core_random_trees import CASES, SympyTree, build_symbody, random_state
 
 import symbody as sb
 from symbody.cli import main
-from symbody.equations import _atom_count
+from symbody.derive.formulation import atom_count as _atom_count
+from symbody.derive.recursive import tree_of
 from symbody.errors import ModelError
 from symbody.loader import load_module
-from symbody.symbolic.recursive import tree_of
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from bench_recursive import chain_3d  # noqa: E402

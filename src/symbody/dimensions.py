@@ -23,16 +23,43 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from .errors import ModelError
 from .symbolic.expr import ABS, ADD, ATAN2, MUL, NEG, NUM, POW, SIGN, SYM, Expr, free_symbols
 from .symbolic.printing import to_str
 from .units import base_units, check_unit
 
-if TYPE_CHECKING:
-    from .equations import Equations
+
+class Equations(Protocol):
+    """What the checks read of :class:`symbody.Equations` (this module sits below it and does not import it).
+
+    The records (``parameters``, ``inputs``, ``coordinates``, ``outputs``, the rows) are those of
+    :mod:`symbody.derive.records`: each has a ``name`` and a ``unit`` or a ``symbol`` / ``expr``.
+    """
+
+    t: Expr
+    parameters: Sequence[Any]
+    inputs: Sequence[Any]
+    coordinates: Sequence[Any]
+    outputs: Sequence[Any]
+    constraint_rows: Sequence[Any]
+    initial_rows: Sequence[Any]
+    M: list[list[Expr]]
+    delta: list[Expr]
+    Phi: list[Expr]
+    beta: list[Expr]
+    gamma: list[Expr]
+    Phi_init: list[Expr]
+
+    @property
+    def nq(self) -> int: ...
+
+    @property
+    def nh(self) -> int: ...
+
 
 Dim = tuple  # sorted tuple of (base, Fraction exponent); () is dimensionless
 

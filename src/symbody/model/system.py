@@ -33,7 +33,6 @@ from typing import Any
 from ..errors import ModelError
 from ..symbolic.calculus import set_time_rate
 from ..symbolic.expr import ONE, Context, Expr
-from ..symbolic.kinematics import Kinematics
 from . import bodies, constraints, geometry, loading, motion, quantities
 from . import expressions as ex
 from .base import Base
@@ -47,6 +46,7 @@ from .joints import (
     SphericalJoint,
     UniversalJoint,
 )
+from .kinematics import Kinematics
 from .loads import Load
 from .point import Frame, Point
 from .registry import Registry, atomic, check_identifier

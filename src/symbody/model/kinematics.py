@@ -20,14 +20,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from .calculus import time_derivative
-from .expr import ZERO, Expr, add, cos, mul, neg, sin, sub
+from ..symbolic.calculus import time_derivative
+from ..symbolic.expr import ZERO, Expr, add, cos, mul, neg, num, sin, sub
 
 if TYPE_CHECKING:
-    from ..model.base import Base
-    from ..model.point import Point
-    from ..model.system import System
-    from ..model.vector import Vector
+    from .base import Base
+    from .point import Point
+    from .system import System
+    from .vector import Vector
 
 Comps = tuple[Expr, Expr, Expr]
 
@@ -155,11 +155,9 @@ class Kinematics:
         R = self._rot.get(key)
         if R is not None:
             return R
-        from ..model.base import elementary_matrix, matmul
+        from .base import elementary_matrix, matmul
 
         one = tuple(tuple((1 if i == j else 0) for j in range(3)) for i in range(3))
-        from .expr import num
-
         R = tuple(tuple(num(v) for v in row) for row in one)
         for s in self.steps(A, B):
             M = elementary_matrix(s[1], cos(s[2]), sin(s[2])) if s[0] == "e" else s[1]
@@ -319,7 +317,7 @@ class Kinematics:
     # vector calculus
     # ------------------------------------------------------------------
     def vector(self, parts: dict) -> Vector:
-        from ..model.vector import Vector
+        from .vector import Vector
 
         return Vector._from_parts(self, parts)
 

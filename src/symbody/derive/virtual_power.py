@@ -24,8 +24,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from .calculus import diff
-from .expr import MUL, NEG, NUM, ONE, ZERO, Expr, add, mul, neg
+from ..symbolic.calculus import diff
+from ..symbolic.expr import MUL, NEG, NUM, ONE, ZERO, Expr, add, mul, neg
 
 if TYPE_CHECKING:
     from ..model.point import Point
