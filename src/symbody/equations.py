@@ -22,8 +22,8 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -59,7 +59,7 @@ class Equations:
         potential_energy: ``V(q, t)`` of the loads that declare a potential (gravity, springs, constant forces).
         nonpotential_forces: generalized forces of the loads, or parts of loads, without a
             potential (dampers, actuators, other forces); ``nonpotential_loads`` names them.
-        derive_seconds: time taken by :meth:`symbody.System.derive`.
+        derive_seconds: time taken by the derivation (:func:`symbody.derive.build.derive_fields`).
         formulation: how ``M`` and ``delta`` were derived: ``"recursive"`` (composite-rigid-body
             and Newton-Euler recursions over a tree of relative joints) or ``"virtual_power"``.
         geometry: the shapes and their anchors' poses (:class:`symbody.model.shapes.GeometryInfo`).
@@ -101,8 +101,6 @@ class Equations:
     nonpotential_loads: list[str]
     derive_seconds: float
     geometry: GeometryInfo
-    _evaluators: dict = field(default_factory=dict, init=False, repr=False)
-    _stats: dict | None = field(default=None, init=False, repr=False)
 
     # -- sizes ---------------------------------------------------------------
     @property
@@ -206,13 +204,6 @@ class Equations:
         """Total time derivative of an expression of this model."""
         return time_derivative(e, self.ctx, accelerations)
 
-    @property
-    def layout(self):
-        """Argument layout of generated functions (see :mod:`symbody.codegen.python`)."""
-        from .codegen.python import Layout
-
-        return Layout(q=self.q, dq=self.dq, ddq=self.ddq, u=self.u_symbols, p=self.p_symbols, lam=self.lam, t=self.t)
-
     def blocks(self) -> dict[str, tuple[list[Expr], tuple[int, ...]]]:
         """All standard blocks as ``name -> (flat expressions, shape)``."""
         n, nc, nh = self.nq, self.nc, self.nh
@@ -228,105 +219,6 @@ class Equations:
             "Phi_init_q": ([e for row in self.Phi_init_q for e in row], (len(self.Phi_init), n)),
             "outputs": ([o.expr for o in self.outputs], (len(self.outputs),)),
         }
-
-    def evaluator(self, *names: str, extra: dict | None = None) -> Callable:
-        """A compiled function ``f(t, q, dq, u, p, ddq=None, lam=None)`` returning the named blocks.
-
-        Blocks evaluated together share their atoms.  Custom blocks can be given
-        in ``extra`` as ``name -> (flat expressions, shape)``.  Compiled functions
-        are cached per set of blocks (custom blocks included).
-        """
-        extra = extra or {}
-        key = (names, tuple((k, tuple(v[0]), tuple(v[1])) for k, v in sorted(extra.items())))
-        f = self._evaluators.get(key)
-        if f is None:
-            from .codegen.python import compile_function
-
-            allb = self.blocks()
-            allb.update(extra)
-            sel = {}
-            for nme in names:
-                if nme not in allb:
-                    raise KeyError(f"unknown block {nme!r}; available: {', '.join(allb)}")
-                sel[nme] = allb[nme]
-            f = compile_function(sel, self.layout, fname="evaluate_" + "_".join(names))
-            self._evaluators[key] = f
-        return f
-
-    def numeric(self, p: Any = None):
-        """A :class:`symbody.numeric.NumericModel` bound to parameter values (default: the model's)."""
-        from .numeric.model import NumericModel
-
-        return NumericModel(self, p)
-
-    # -- statistics ------------------------------------------------------------
-    def export_plan(self, *names: str, symmetric_M: bool = True, trig: str = "fold"):
-        """The :class:`symbody.codegen.emit.ExportPlan` of the named blocks exported jointly.
-
-        ``trig="fold"`` is the size-optimal export (the counts of :meth:`stats`);
-        ``trig="expand"`` is the speed-optimal one the C and Python emitters use.
-        """
-        from .codegen.emit import ExportPlan
-
-        allb = self.blocks()
-        sel = {}
-        for nme in names:
-            exprs, shape = allb[nme]
-            if nme == "M" and symmetric_M:
-                n = self.nq
-                exprs = [self.M[i][j] for i in range(n) for j in range(i, n)]
-            sel[nme] = exprs
-        symnames = {s: s.name for s in self.ctx.symbols}
-        return ExportPlan(sel, symnames, trig=trig)
-
-    def op_count(self, *names: str, trig: str = "fold") -> int:
-        """Operation count (sum of ``sympy.count_ops`` over emitted assignments) of blocks exported jointly."""
-        return self.export_plan(*names, trig=trig).op_count()
-
-    def stats(self) -> dict:
-        """Sizes, atom and operation counts per block (definitions in docs/guide/architecture.md).
-
-        Keys: ``name, coordinates, constraints, dof, parameters, inputs, outputs,
-        atoms, ops, temps, derive_seconds, formulation``; ``ops`` holds ``M, delta, M_delta,
-        Phi, Phi_q, gamma`` (and ``D, beta, outputs``); ``temps`` holds the number of
-        temporaries emitted per block.
-        """
-        if self._stats is not None:
-            return self._stats
-        ops: dict[str, int] = {}
-        temps: dict[str, int] = {}
-        for key, names in (
-            ("M", ("M",)),
-            ("delta", ("delta",)),
-            ("M_delta", ("M", "delta")),
-            ("Phi", ("Phi",)),
-            ("Phi_q", ("Phi_q",)),
-            ("Phi_Phi_q", ("Phi_q", "Phi")),
-            ("D", ("D",)),
-            ("beta", ("beta",)),
-            ("gamma", ("gamma",)),
-            ("outputs", ("outputs",)),
-        ):
-            plan = self.export_plan(*names)
-            ops[key] = plan.op_count()
-            temps[key] = plan.n_temps
-        self._stats = {
-            "name": self.name,
-            "coordinates": self.nq,
-            "constraints": self.nc,
-            "holonomic": self.nh,
-            "nonholonomic": self.nc - self.nh,
-            "dof": self.dof,
-            "parameters": len(self.parameters),
-            "inputs": len(self.inputs),
-            "outputs": len(self.outputs),
-            "atoms": self.n_atoms,
-            "ops": ops,
-            "temps": temps,
-            "derive_seconds": self.derive_seconds,
-            "formulation": self.formulation,
-        }
-        return self._stats
 
     # -- display -----------------------------------------------------------------
     def __repr__(self) -> str:

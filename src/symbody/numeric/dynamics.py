@@ -442,7 +442,7 @@ class SimulationResult(TimeHistory):
     @cached_property
     def energy(self) -> EnergyResult:
         """Kinetic, potential and total energy (see :func:`symbody.numeric.energy`), computed on first use."""
-        return energy(self.eq.numeric(self.p), self.t, self.q, self.dq)
+        return energy(NumericModel(self.eq, self.p), self.t, self.q, self.dq)
 
 
 # ---------------------------------------------------------------------------
