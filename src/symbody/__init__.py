@@ -40,8 +40,8 @@ if TYPE_CHECKING:  # the same names for type checkers and IDEs, which do not run
     from .model.shapes import Axes, Box, Cylinder, Line, Mesh, Sphere
     from .model.solid import Solid, inertia
     from .model.system import System
-    from .numeric.model import NumericModel
     from .model.vector import Tensor, Vector, cross, dot
+    from .numeric.model import NumericModel
     from .study import sweep
     from .symbolic.expr import PI as pi
     from .symbolic.expr import (

@@ -69,7 +69,7 @@ def atom_count(M: list[list[Expr]], delta: list[Expr]) -> int:
     """
     n = len(M)
     roots = [M[i][j] for i in range(n) for j in range(i, n)] + list(delta)
-    return sum(1 for e in walk(roots) if e.op not in (SYM, NUM, NEG))
+    return sum(e.op not in (SYM, NUM, NEG) for e in walk(roots))
 
 
 def export_op_count(M: list[list[Expr]], delta: list[Expr], system: Any) -> int:

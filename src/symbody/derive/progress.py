@@ -32,8 +32,8 @@ def progress_reporter(enabled: bool | Progress | None) -> tuple[Progress | None,
                 from tqdm import tqdm
             except ImportError:  # pragma: no cover - tqdm is a dependency
                 return
-            state["bar"] = tqdm(total=total, desc="deriving", unit="item", file=sys.stderr, leave=False)
-            state["bar"].update(done)
+            bar = state["bar"] = tqdm(total=total, desc="deriving", unit="item", file=sys.stderr, leave=False)
+            bar.update(done)
             return
         bar = state["bar"]
         bar.set_postfix_str(what[:20], refresh=False)

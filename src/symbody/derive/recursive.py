@@ -287,7 +287,7 @@ class _Recursion:
         g = self.g_local[id(body)] = kin.rotate(g_parent, parent.base, B)  # type: ignore[union-attr]
         solid = body.solid
         m = solid.mass  # type: ignore[union-attr]
-        h: Comps = (ZERO, ZERO, ZERO) if solid.is_particle else tuple(solid.first_moment)  # type: ignore[union-attr, assignment]
+        h: Comps = (ZERO, ZERO, ZERO) if solid.is_particle else tuple(solid.first_moment)  # type: ignore[union-attr]
         I: Sym3 = tuple(tuple(r) for r in solid.inertia_origin)  # type: ignore[union-attr, assignment]
         a0 = _sub3(self.comps(kin.acceleration0(P), B), g)
         F = _scale3(m, a0)

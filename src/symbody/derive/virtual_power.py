@@ -170,7 +170,8 @@ class Assembler:
         particle = solid.is_particle
         mr = Vector._from_parts(kin, {})
         if not particle:
-            kin.add_part(mr.parts, solid.base, solid.first_moment)
+            fm = solid.first_moment
+            kin.add_part(mr.parts, solid.base, (fm[0], fm[1], fm[2]))
         rotational = not particle
         w = kin.omega(solid.base)
         Jw = self.partials(w) if rotational else {}

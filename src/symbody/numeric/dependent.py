@@ -92,6 +92,8 @@ class DependentCoordinates:
         Rows count when their singular value exceeds ``SINGULAR_GAP`` times the largest row norm
         met; the usual count is the largest seen along the simulation (redundant rows never count).
         """
+        if self._fvel is None:
+            return False
         D = self._fvel(t, q, np.zeros(self.n), self.eq.u0, self.nm.p)[0]
         self.row_scale = max(self.row_scale, float(np.max(np.sum(D * D, axis=1))))
         sv = np.linalg.svd(D, compute_uv=False)

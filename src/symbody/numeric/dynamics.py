@@ -240,7 +240,17 @@ def simulate(
         form = DependentCoordinates(nm, u, baumgarte, formulation == "projection", projection_tol)
     y0 = form.state0(q, dq)
     tr = integrate(
-        form, t0, tf, y0, method, t_eval=te, rtol=rtol, atol=atol, max_step=max_step, first_step=first_step, step=step
+        form,
+        t0,
+        tf,
+        y0,
+        method,
+        t_eval=None if te is None else te.tolist(),
+        rtol=rtol,
+        atol=atol,
+        max_step=max_step,
+        first_step=first_step,
+        step=step,
     )
     return _postprocess(nm, form, u, tr, formulation, method)
 

@@ -66,7 +66,7 @@ class IndependentCoordinates:
         self.ip = split.position.independent  # position-independent
         self.iv = self.pv.independent  # velocity-independent
         self.q_last = q.copy()
-        self._predictor = None  # d q_dep / d z at q_last
+        self._predictor: np.ndarray | None = None  # d q_dep / d z at q_last
         self.history.append((t, [self.eq.coordinates[i].name for i in self.iv]))
 
     def _refuse_singular(self, t: float, q: np.ndarray) -> None:
