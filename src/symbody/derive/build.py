@@ -1,9 +1,9 @@
 """The derivation of a system: every field of its :class:`symbody.Equations`.
 
-:func:`derive_fields` runs the model checks, derives ``M`` and ``delta`` (:mod:`.formulation`),
-the constraint rows (:mod:`.constraints`), the energies (:mod:`.energy`) and copies the
-metadata (:mod:`.records`); :func:`symbody.equations.derive_equations` builds the
-``Equations`` from them and runs :func:`.checks.check_equations`.
+:func:`derive_fields` runs the model checks, derives ``M`` and ``delta`` (:mod:`symbody.derive.formulation`),
+the constraint rows (:mod:`symbody.derive.constraints`), the energies (:mod:`symbody.derive.energy`) and copies the
+metadata (:mod:`symbody.derive.records`); :func:`symbody.equations.derive_equations` builds the
+``Equations`` from them and runs :func:`symbody.derive.checks.check_equations`.
 
 Example:
     >>> from symbody.models import pendulum
