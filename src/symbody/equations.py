@@ -41,12 +41,17 @@ from .symbolic.expr import Context, Expr
 class Equations:
     """Atomized equations of motion of a system (see module docstring).
 
+    Every field is set once, by :func:`derive_equations`; the methods read them (sizes,
+    default values, name lookup, blocks, display) and never import the layers above.
+
     Attributes:
         name: model name.
         description: model description.
+        ctx: the atom table every expression lives in.
         q, dq, ddq: coordinate, velocity and acceleration symbols.
         t: time symbol.
-        parameters, coordinates, inputs, outputs: metadata records (lists).
+        parameters, coordinates, inputs, outputs, joints: metadata records (lists, see
+            :mod:`symbody.derive.records`).
         M: mass matrix (list of rows), symmetric.
         delta: generalized forces (inertial velocity terms and loads).
         Phi, Phi_q: holonomic constraints and their Jacobian.
@@ -54,6 +59,8 @@ class Equations:
         D, beta, gamma: velocity-level Jacobian ``[Phi_q; A_nh]``, ``beta`` and ``gamma``.
         Phi_init, Phi_init_q: rows for assembling the initial configuration
             (``Phi`` followed by the initial-position conditions).
+        constraint_rows: the rows of ``D`` (holonomic first, then velocity rows).
+        initial_rows: the initial-position conditions, the rows of ``Phi_init`` after ``Phi``.
         lam: multiplier symbols, one per row of ``D``.
         kinetic_energy: ``T(q, dq, t)`` with the full velocities (rheonomic terms included).
         potential_energy: ``V(q, t)`` of the loads that declare a potential (gravity, springs, constant forces).
