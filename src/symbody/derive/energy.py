@@ -51,8 +51,7 @@ if TYPE_CHECKING:
 def _solid_kinetic_energy(kin: Kinematics, solid: Any, v: Any, w: Any) -> Expr:
     """Kinetic energy of one solid whose reference point moves with ``v`` and base turns with ``w`` (or ``None``).
 
-    ``solid``, ``v`` and ``w`` are the model's Solid and Vectors (used as such, not imported:
-    this layer sits below the model).
+    ``solid``, ``v`` and ``w`` are the model's Solid and Vectors.
     """
     T = mul(mul(HALF, solid.mass), v.dot(v))
     if solid.is_particle or w is None or w.is_zero:

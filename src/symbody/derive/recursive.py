@@ -51,7 +51,7 @@ from .virtual_power import Assembler
 if TYPE_CHECKING:
     from ..model.kinematics import Kinematics
 
-# the model's Base, Point, Solid and System (this layer sits below the model and does not import it)
+# the model's Base, Point, Solid and System, read through their tree fields (loosely typed)
 Base: TypeAlias = Any
 Point: TypeAlias = Any
 Solid: TypeAlias = Any
