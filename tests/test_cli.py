@@ -438,7 +438,8 @@ def test_simulating_an_fmu_imports_no_sympy(tmp_path):
         "from symbody.cli import main\n"
         f"status = main(['simulate', {fmu!r}, '--stop-time', '0.1', '-o', {str(tmp_path / 'r.csv')!r}])\n"
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('sympy', 'scipy', 'matplotlib') or m.startswith(\n"
-        "    ('symbody.symbolic', 'symbody.model', 'symbody.numeric', 'symbody.codegen', 'symbody.equations')))\n"
+        "    ('symbody.symbolic', 'symbody.model', 'symbody.derive', 'symbody.numeric', 'symbody.codegen',\n"
+        "     'symbody.equations')))\n"
         "print(status, heavy)\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
