@@ -150,7 +150,7 @@ _SIGN = "static double sb_sign(double x) { return (double)((x > 0) - (x < 0)); }
 
 
 def compile_evaluator(eq, *names: str, extra: dict | None = None) -> CEvaluator:
-    """The C counterpart of :meth:`symbody.Equations.evaluator` (same blocks, same call).
+    """The C counterpart of :func:`symbody.codegen.evaluators.evaluator` (same blocks, same call).
 
     Example:
         >>> from symbody.models import pendulum

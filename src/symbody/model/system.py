@@ -3,8 +3,9 @@
 A :class:`System` holds everything a 3D_MEC user can define: parameters,
 coordinates, inputs, time functions, bases, points, frames, solids, loads,
 constraints, joints and outputs.  Its methods are thin: each delegates to the
-module of its concept (:mod:`.quantities`, :mod:`.geometry`, :mod:`.motion`,
-:mod:`.bodies`, :mod:`.loading`, :mod:`.constraints`, :mod:`.joints`) and every
+module of its concept (:mod:`~symbody.model.quantities`, :mod:`~symbody.model.geometry`,
+:mod:`~symbody.model.motion`, :mod:`~symbody.model.bodies`, :mod:`~symbody.model.loading`,
+:mod:`~symbody.model.constraints`, :mod:`~symbody.model.joints`) and every
 factory runs in a transaction of the name :class:`~.registry.Registry`: a call
 that fails leaves the system exactly as it was.  :meth:`System.derive` turns
 it into an :class:`symbody.Equations`.
