@@ -24,6 +24,8 @@ import sys
 import time
 from pathlib import Path
 
+from symbody.codegen.counts import op_count
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import Row  # noqa: E402
@@ -74,9 +76,9 @@ def measure(n: int, formulation: str) -> dict:
     seconds = time.perf_counter() - t0
     return {
         "derive_seconds": seconds,
-        "M": eq.op_count("M"),
-        "delta": eq.op_count("delta"),
-        "M_delta": eq.op_count("M", "delta"),
+        "M": op_count(eq, "M"),
+        "delta": op_count(eq, "delta"),
+        "M_delta": op_count(eq, "M", "delta"),
     }
 
 

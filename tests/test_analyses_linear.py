@@ -19,6 +19,7 @@ from conftest import example
 
 import symbody as sb
 from symbody.numeric import (
+    NumericModel,
     assemble,
     linearize,
     modal_analysis,
@@ -55,7 +56,7 @@ def test_equilibrium_of_a_pendulum_with_a_torsional_spring_matches_closed_form()
     assert res["theta"] == pytest.approx(exact, abs=1e-12)
     assert res.residual < 1e-10 and res.iterations <= 8
     # with other parameters (and a relaxed Newton)
-    res2 = static_equilibrium(eq.numeric({"k": 5.0}), relax=0.5, max_iter=200)
+    res2 = static_equilibrium(NumericModel(eq, {"k": 5.0}), relax=0.5, max_iter=200)
     exact2 = scipy.optimize.brentq(lambda x: 5.0 * (x - rest) + m * G * l * math.sin(x), 0.0, rest, xtol=1e-15)
     assert res2["theta"] == pytest.approx(exact2, abs=1e-10)
 
@@ -88,7 +89,7 @@ def test_slider_crank_equilibrium_normal_force():
 
     eq = example("slider_crank").derive()
     res = static_equilibrium(eq, assemble(eq).q)
-    ddq, lam = eq.numeric().accelerations(res.q, [0.0, 0.0])
+    ddq, lam = NumericModel(eq).accelerations(res.q, [0.0, 0.0])
     assert np.max(np.abs(ddq)) < 1e-12
     p = {x.name: x.value for x in eq.parameters}
     N = slider_normal_force_newton_euler(res.q, [0, 0], [0, 0], p)
@@ -151,7 +152,7 @@ def cart_pendulum_textbook(M, m, l):
 def test_linearized_cart_pendulum_matches_the_textbook():
     M, m, l = 2.0, 0.5, 0.8
     eq = example("n_link_pendulum_on_cart", n=1).derive()
-    nm = eq.numeric({"m0": M, "m1": m, "l0": l})
+    nm = NumericModel(eq, {"m0": M, "m1": m, "l0": l})
     lin = linearize(nm, [0.0, math.pi / 2], inputs=["F", "T1"], outputs=["q0", "q1"])
     A, B = cart_pendulum_textbook(M, m, l)
     assert lin.states == ["q0", "q1", "dq0", "dq1"]
@@ -193,7 +194,7 @@ def test_lqr_from_the_linearization_stabilizes_the_nonlinear_cart_pendulum():
 def reduced_dynamics(eq, lin, q_guess, u=None):
     """The reduced ODE x' = f(x, u), x = (position-independent coordinates, independent velocities),
     computed with the kinematic solvers and the saddle-point accelerations (not with linearize)."""
-    nm = eq.numeric()
+    nm = NumericModel(eq)
     names = [c.name for c in eq.coordinates]
     ip = [names.index(n) for n in lin.independent_positions]
     iv = [names.index(n) for n in lin.independent]
@@ -258,7 +259,7 @@ def test_output_depending_on_multipliers_linearizes_correctly():
 
 def test_nonholonomic_linearization_matches_finite_differences():
     eq = example("crank_rod_disc").derive()
-    nm = eq.numeric()
+    nm = NumericModel(eq)
     sim = simulate(eq, 0.8, t_eval=[0.8], rtol=1e-12, atol=1e-12, formulation="projection", projection_tol=1e-13)
     q, dq = sim.q[-1], sim.dq[-1]
     lin = linearize(nm, q, dq, inputs=["T1"], outputs=["x_c", "y_c"])

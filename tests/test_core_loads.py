@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import symbody as sb
+from symbody.numeric import NumericModel
 
 
 def test_coulomb_friction_on_a_sliding_block():
@@ -17,7 +18,7 @@ def test_coulomb_friction_on_a_sliding_block():
     F, vs = s.parameter("F", 3.0), s.parameter("vs", 0.01)
     s.particle("b", s.point("P", s.origin, (x, 0, 0)), 2.0)
     s.coulomb_friction("friction", x, F, vs)
-    nm = s.derive().numeric()
+    nm = NumericModel(s.derive())
     for v in (-1.0, -0.003, 0.0, 0.004, 2.0):
         assert nm.delta([0.0], [v])[0] == pytest.approx(-3.0 * math.tanh(v / 0.01), rel=1e-14, abs=1e-15)
 
@@ -43,7 +44,7 @@ def test_viscous_friction_about_an_axis_between_bases():
     rng = np.random.default_rng(3)
     for _ in range(5):
         q, dq = rng.uniform(-3, 3, 2), rng.uniform(-3, 3, 2)
-        extra = eq.numeric().delta(q, dq) - eq0.numeric().delta(q, dq)
+        extra = NumericModel(eq).delta(q, dq) - NumericModel(eq0).delta(q, dq)
         np.testing.assert_allclose(extra, [0.0, -0.7 * dq[1]], atol=1e-13)
 
 
@@ -56,7 +57,7 @@ def test_torsion_spring_between_bases():
     rng = np.random.default_rng(4)
     for _ in range(5):
         q, dq = rng.uniform(-3, 3, 2), rng.uniform(-3, 3, 2)
-        extra = eq.numeric().delta(q, dq) - eq0.numeric().delta(q, dq)
+        extra = NumericModel(eq).delta(q, dq) - NumericModel(eq0).delta(q, dq)
         np.testing.assert_allclose(extra, [0.0, -5.0 * (q[1] - 0.3) - 0.2 * dq[1]], atol=1e-12)
 
 
@@ -67,7 +68,7 @@ def test_spring_damper_actuator_and_sign():
     u = s.input("u")
     s.particle("b", s.point("P", s.origin, (x, 0, 0)), 1.0)
     s.spring_damper("sd", s.origin, "P", k=10.0, rest_length=1.5, damping=0.5, actuator=u)
-    nm = s.derive().numeric()
+    nm = NumericModel(s.derive())
     for xv, v, uv in ((2.0, 0.3, 1.0), (3.0, -1.0, -2.0), (-2.5, 0.7, 0.5)):
         d, ddot = abs(xv), math.copysign(1.0, xv) * v
         f = -10.0 * (d - 1.5) - 0.5 * ddot + uv

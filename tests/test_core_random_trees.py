@@ -31,6 +31,7 @@ import sympy.physics.mechanics as me
 from scipy.spatial.transform import Rotation
 
 import symbody as sb
+from symbody.numeric import NumericModel
 
 AXES = "xyz"
 
@@ -542,7 +543,7 @@ CASES = [
 
 
 def compare(eq, values: dict, states, references) -> None:
-    nm = eq.numeric(values)
+    nm = NumericModel(eq, values)
     for (q, dq, u), (Mk, fk) in zip(states, references):
         M, delta = nm.M_delta(q, dq, 0.0, u)
         Mk = np.asarray(Mk, dtype=float)

@@ -29,6 +29,8 @@ import pytest
 from conftest import ROOT
 from scipy.integrate import quad
 
+from symbody.numeric import NumericModel
+
 sys.path.insert(0, str(ROOT / "examples" / "crane_control"))
 
 import crane_design  # noqa: E402
@@ -177,7 +179,7 @@ def test_overhead_equilibrium_and_linear_model(overhead):
     assert d.swing_omega == pytest.approx(hand, rel=2e-3)
     assert 0 < d.swing_zeta < 0.07
     # A, B against central differences of the accelerations (independent of symbody's Jacobians)
-    nm = d.eq.numeric()
+    nm = NumericModel(d.eq)
     q0, u0 = d.q_eq, np.array([0.0, d.F_hold])
 
     def f(x, u):

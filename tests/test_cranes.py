@@ -17,6 +17,8 @@ import sympy.physics.mechanics as me
 from conftest import example
 from scipy.integrate import solve_ivp
 
+from symbody.numeric import NumericModel
+
 G0 = 9.80665
 
 # ---------------------------------------------------------------------------
@@ -148,7 +150,7 @@ def test_overhead_crane_matches_lagrange(spatial):
         p = {x.name: x.value * rng.uniform(0.5, 2) for x in eq.parameters}
         u = {x.name: rng.uniform(-5e4, 5e4) for x in eq.inputs}
         pv, uv = _values(eq, p, u)
-        M, delta = eq.numeric(p).M_delta(qv, dqv, 0.0, uv)
+        M, delta = NumericModel(eq, p).M_delta(qv, dqv, 0.0, uv)
         Mr, dr = f(*qv, *dqv, *pv, *uv)
         np.testing.assert_allclose(M, np.asarray(Mr, float), rtol=1e-12, atol=1e-9)
         np.testing.assert_allclose(delta, np.asarray(dr, float).ravel(), rtol=1e-10, atol=1e-7)
@@ -158,7 +160,7 @@ def test_overhead_crane_matches_lagrange(spatial):
 def test_overhead_crane_hanging_equilibrium(spatial):
     """At rest, hanging, F_hoist = m_payload g gives zero accelerations; any other force accelerates the hoist."""
     eq = example("overhead_crane", spatial=spatial).derive()
-    nm = eq.numeric()
+    nm = NumericModel(eq)
     p = {x.name: x.value for x in eq.parameters}
     weight = p["m_payload"] * p["g"]
     u_names = [x.name for x in eq.inputs]
@@ -206,7 +208,7 @@ def test_overhead_crane_small_swing_frequency(changes):
     eq = example("overhead_crane").derive()
     p = {x.name: x.value for x in eq.parameters} | OVERHEAD_UNDAMPED | changes
     p = {k: v for k, v in p.items() if k in {x.name for x in eq.parameters}}
-    nm = eq.numeric(p)
+    nm = NumericModel(eq, p)
     u = np.array([0.0, p["m_payload"] * p["g"]])
     for l0 in (12.0, 4.0):
         A = _fd_state_matrix(nm, np.array([3.0, l0, 0.0]), np.zeros(3), u)
@@ -225,7 +227,7 @@ def test_overhead_crane_swing_period_in_simulation():
     eq = example("overhead_crane").derive()
     p = {x.name: x.value for x in eq.parameters} | OVERHEAD_UNDAMPED
     p = {k: v for k, v in p.items() if k in {x.name for x in eq.parameters}}
-    nm = eq.numeric(p)
+    nm = NumericModel(eq, p)
     u = np.array([0.0, p["m_payload"] * p["g"]])
     l0 = 12.0
     period = 2 * np.pi / np.sqrt(_swing_omega2(p, l0))
@@ -247,7 +249,7 @@ def test_overhead_crane_energy_conserved_without_damping(spatial):
     eq = example("overhead_crane", spatial=spatial).derive()
     p = {x.name: x.value for x in eq.parameters} | OVERHEAD_UNDAMPED
     p = {k: v for k, v in p.items() if k in {x.name for x in eq.parameters}}
-    nm = eq.numeric(p)
+    nm = NumericModel(eq, p)
     Fh = 0.8 * p["m_payload"] * p["g"]  # the payload falls while it swings
     u = np.array([Fh if x.name == "F_hoist" else 0.0 for x in eq.inputs])
     il = [c.name for c in eq.coordinates].index("l")
@@ -269,11 +271,11 @@ def test_overhead_crane_energy_balance_with_damping_and_inputs(spatial):
     """Energy change equals the work of the inputs minus the viscous dissipation."""
     eq = example("overhead_crane", spatial=spatial).derive()
     p = {x.name: x.value for x in eq.parameters}
-    nm = eq.numeric()
+    nm = NumericModel(eq)
     # a lot of damping so that dissipation is a visible part of the balance
     p |= {"b_x": 2500.0, "b_l": 1200.0, "c_theta": 4e4, "b_y": 3000.0}
     p = {k: v for k, v in p.items() if k in {x.name for x in eq.parameters}}
-    nm = eq.numeric(p)
+    nm = NumericModel(eq, p)
     names = [x.name for x in eq.inputs]
     coords = [c.name for c in eq.coordinates]
     weight = p["m_payload"] * p["g"]
@@ -445,7 +447,7 @@ def test_tower_crane_matches_kane(tower):
         I = Lw @ Lw.T * 3000 + np.diag([50, 5000, 5000])
         p |= {"I_xx": I[0, 0], "I_yy": I[1, 1], "I_zz": I[2, 2], "I_xy": I[0, 1], "I_yz": I[1, 2], "I_xz": I[0, 2]}
         u = rng.uniform(-2e4, 2e4, eq.nu)
-        M, delta = eq.numeric(p).M_delta(q, dq, 0.0, u)
+        M, delta = NumericModel(eq, p).M_delta(q, dq, 0.0, u)
         pv, uv = _tower_args(tower, p, u)
         Mk = np.asarray(tower["fM"](q, dq, pv, uv), float)
         Fk = np.asarray(tower["fF"](q, dq, pv, uv), float).ravel()
@@ -456,7 +458,7 @@ def test_tower_crane_matches_kane(tower):
 def test_tower_crane_hanging_equilibrium_and_rope_tension(tower):
     """Hanging at rest: zero accelerations at any slew angle and radius; rope tension = payload weight."""
     eq = tower["eq"]
-    nm = eq.numeric()
+    nm = NumericModel(eq)
     coords = [c.name for c in eq.coordinates]
     outs = [o.name for o in eq.outputs]
     p = {x.name: x.value for x in eq.parameters}
@@ -477,7 +479,7 @@ def test_tower_crane_hanging_equilibrium_and_rope_tension(tower):
 def test_tower_crane_rope_tension_equals_winch_balance():
     """With the hoist, Newton's rope tension at the payload equals the winch balance F_hoist + b_l dl + m_w ddl."""
     eq = example("tower_crane", hoist=True).derive()
-    nm = eq.numeric()
+    nm = NumericModel(eq)
     coords = [c.name for c in eq.coordinates]
     il = coords.index("l")
     p = {x.name: x.value for x in eq.parameters}
@@ -511,7 +513,7 @@ def test_tower_crane_swing_and_twist_frequencies():
     eq = example("tower_crane").derive()
     p = {x.name: x.value for x in eq.parameters} | {k: 0.0 for k in TOWER_DAMPING if k != "b_l"}
     p["k_twist"] = 800.0  # a twist mode well apart from the others
-    nm = eq.numeric(p)
+    nm = NumericModel(eq, p)
     r0, l = 30.0, p["l"]
     m, mt, g = p["m_payload"], p["m_trolley"], p["g"]
     q = np.array([0.4, r0, 0, 0, 0])
@@ -538,7 +540,7 @@ def test_tower_crane_energy_conserved_without_damping(tower):
     eq = tower["eq"]
     p = {x.name: x.value for x in eq.parameters} | {k: 0.0 for k in TOWER_DAMPING}
     p = {k: v for k, v in p.items() if k in tower["par_names"]}
-    nm = eq.numeric(p)
+    nm = NumericModel(eq, p)
     Fh = 0.9 * p["m_payload"] * p["g"]
     u = np.array([Fh if x.name == "F_hoist" else 0.0 for x in eq.inputs])
     coords = [c.name for c in eq.coordinates]
@@ -565,7 +567,7 @@ def test_tower_crane_energy_balance_with_damping_and_inputs(tower):
     p = {x.name: x.value for x in eq.parameters}
     p |= {"c_slew": 2e6, "b_r": 2000.0, "c_swing": 2e4, "c_twist": 2e3, "b_l": 2000.0}
     p = {k: v for k, v in p.items() if k in tower["par_names"]}
-    nm = eq.numeric(p)
+    nm = NumericModel(eq, p)
     names = [x.name for x in eq.inputs]
     coords = [c.name for c in eq.coordinates]
     weight = p["m_payload"] * p["g"]

@@ -3,6 +3,8 @@
 import sympy
 from conftest import example
 
+from symbody.codegen.counts import stats
+
 
 def test_latex_display_of_small_models_shows_M_delta_and_Phi():
     eq = example("slider_crank").derive()
@@ -35,7 +37,7 @@ def test_progress_callback_sees_every_solid_and_load():
 
 
 def test_stats_keys_follow_the_cli_contract():
-    st = example("four_bar", spring=False).derive().stats()
+    st = stats(example("four_bar", spring=False).derive())
     for key in (
         "name",
         "coordinates",

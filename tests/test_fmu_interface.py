@@ -22,7 +22,7 @@ from symbody.fmu.testing import (
     max_relative_error,
     reference_simulation,
 )
-from symbody.numeric import assemble
+from symbody.numeric import NumericModel, assemble
 
 ROOT = Path(__file__).resolve().parents[1]
 FOUR_BAR = str(ROOT / "examples" / "four_bar.py")
@@ -375,7 +375,7 @@ def test_rosenbrock_takes_large_steps_on_a_stiff_model(tmp_path):
 @pytest.mark.parametrize("projection", (True, False))
 def test_projection_keeps_the_loop_closed(projection):
     eq = cached_equations(FOUR_BAR)
-    nm = eq.numeric()
+    nm = NumericModel(eq)
     r = fmu_simulation(
         cached_fmu(FOUR_BAR, 3, "cs"),
         2.0,
@@ -402,7 +402,7 @@ def test_assembly_holds_the_start_values_the_importer_sets():
     assert q[0] == -1.2
     p = eq.p0.copy()
     p[[x.name for x in eq.parameters].index("l1")] = 0.45
-    nm = eq.numeric(p)
+    nm = NumericModel(eq, p)
     assert np.abs(nm.Phi(q)).max() < 1e-12
     assert np.abs(nm.D(q) @ dq).max() < 1e-12
     ref = assemble(eq, [-1.2, *eq.q0[1:]], use_initial=False, fixed=["theta1"], p=p)
@@ -411,7 +411,7 @@ def test_assembly_holds_the_start_values_the_importer_sets():
 
 def test_baumgarte_damps_constraint_drift_in_model_exchange():
     eq = cached_equations(FOUR_BAR)
-    nm = eq.numeric()
+    nm = NumericModel(eq)
 
     def drift_after(alpha_beta: float) -> tuple[float, float]:
         s = FmuSession(cached_fmu(FOUR_BAR, 2, "me"), "ModelExchange")

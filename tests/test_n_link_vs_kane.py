@@ -6,6 +6,7 @@ import sympy as sm
 from conftest import EXAMPLES, example
 
 from symbody.loader import load_module
+from symbody.numeric import NumericModel
 
 
 def kane_n_link(n):
@@ -27,7 +28,7 @@ def test_mass_matrix_and_forcing_match_kane(n):
         Mk, fk = f(qv, uv, mv, lv, gv, Tv, Fv)
         p = {f"m{i}": mv[i] for i in range(n + 1)} | {f"l{i}": lv[i] for i in range(n)} | {"g": gv}
         u = {"F": Fv} | {f"T{i + 1}": Tv[i] for i in range(n)}
-        nm = eq.numeric(p)
+        nm = NumericModel(eq, p)
         M, d = nm.M_delta(qv, uv, 0.0, [u[x.name] for x in eq.inputs])
         np.testing.assert_allclose(M, np.asarray(Mk, float), rtol=1e-9, atol=1e-12)
         np.testing.assert_allclose(d, np.asarray(fk, float).ravel(), rtol=1e-9, atol=1e-9)

@@ -12,7 +12,7 @@ import sympy
 import sympy.physics.mechanics as me
 
 import symbody as sb
-from symbody.numeric import energy, kinetic_energy, potential_energy, simulate
+from symbody.numeric import NumericModel, energy, kinetic_energy, potential_energy, simulate
 from symbody.numeric.energy import exact_potential_energy
 
 G = 9.81
@@ -33,7 +33,7 @@ def test_kinetic_energy_of_a_prescribed_motion():
     assert kinetic_energy(eq, [[0.0]], [[0.0]], 0.7)[0] == pytest.approx(2.25, abs=1e-12)
     dy = np.array([-2.0, 0.5, 3.0])
     np.testing.assert_allclose(kinetic_energy(eq, np.zeros((3, 1)), dy[:, None]), 2.25 + dy**2, atol=1e-12)
-    assert eq.numeric().kinetic_energy([0.0], [0.5], 0.3) == pytest.approx(2.25 + 0.25, abs=1e-12)
+    assert NumericModel(eq).kinetic_energy([0.0], [0.5], 0.3) == pytest.approx(2.25 + 0.25, abs=1e-12)
 
 
 def test_kinetic_energy_of_a_solid_on_a_driven_turntable():

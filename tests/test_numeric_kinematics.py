@@ -12,6 +12,7 @@ from conftest import example
 import symbody as sb
 from symbody.numeric import (
     HeldCoordinateWarning,
+    NumericModel,
     assemble,
     kinematic_simulation,
     solve_accelerations,
@@ -114,7 +115,7 @@ def test_assembly_reports_unreachable_configuration():
     eq = four_bar_eq()
     # lengths that cannot close the loop: l4 longer than l1 + l2 + l3
     with pytest.raises(sb.NumericalError, match="assembly of 'four_bar' failed.*loop_"):
-        assemble(eq.numeric({"l4": 5.0}))
+        assemble(NumericModel(eq, {"l4": 5.0}))
 
 
 # ---------------------------------------------------------------------------
@@ -129,7 +130,7 @@ def four_bar_positions(eq, theta1):
 
 def test_four_bar_velocities_and_accelerations_match_finite_differences():
     eq = four_bar_eq()
-    nm = eq.numeric()
+    nm = NumericModel(eq)
     th1, w1, al1 = eq.q0[0] + 0.3, 1.7, -0.8
     q = four_bar_positions(eq, th1)
     v = solve_velocities(nm, q, independent=["theta1"], values=[w1])
@@ -243,7 +244,7 @@ def test_kinematic_simulation_with_rheonomic_constraint_needs_no_driver():
 
 def test_kinematic_simulation_reports_leaving_the_workspace():
     eq = four_bar_eq()
-    nm = eq.numeric({"l4": 2.9})  # the loop cannot close when the crank points away from O2 (|A O2| > l2 + l3)
+    nm = NumericModel(eq, {"l4": 2.9})  # the loop cannot close when the crank points away from O2 (|A O2| > l2 + l3)
     q0 = assemble(nm, eq.q0).q
     ts = np.linspace(0.0, 2.0, 41)
     # |A - O2| reaches l2 + l3 = 3.2 when theta1 = -pi/2 - 1.5 t is about -2.39 (t = 0.55)

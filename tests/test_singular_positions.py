@@ -30,7 +30,7 @@ from scipy.integrate import solve_ivp
 
 import symbody as sb
 from symbody.fmu.testing import cached_equations, cached_fmu, fmu_simulation
-from symbody.numeric import simulate
+from symbody.numeric import NumericModel, simulate
 
 MODELS = Path(__file__).resolve().parent / "models"
 PARALLELOGRAM = str(MODELS / "parallelogram.py")
@@ -189,7 +189,7 @@ def test_python_slider_crank_passes_its_dead_points(formulation, method, kw, tol
 
 def test_accelerations_at_and_next_to_the_dead_point_are_the_branch_limit():
     """At the dead point the guide row vanishes: the accelerations are still those of the branch."""
-    nm = slider_crank().numeric()
+    nm = NumericModel(slider_crank())
     for e in (0.0, 1e-12, 1e-9, 1e-6, 1e-3, 0.3):
         a = math.pi / 2 + e
         da = OMEGA_S

@@ -44,7 +44,7 @@ from typing import Any
 
 import numpy as np
 
-from symbody.numeric import simulate
+from symbody.numeric import NumericModel, simulate
 
 # ---------------------------------------------------------------------------
 # controllers
@@ -174,7 +174,7 @@ class ModelPlant:
 
     def __init__(self, eq, parameters: dict[str, float] | None = None, rtol: float = 1e-10, atol: float = 1e-12):
         self.eq = eq
-        self.nm = eq.numeric(parameters)
+        self.nm = NumericModel(eq, parameters)
         self.q = np.array(eq.q0, dtype=float)
         self.dq = np.array(eq.dq0, dtype=float)
         self.u = np.array(eq.u0, dtype=float)

@@ -63,6 +63,8 @@ from pathlib import Path
 
 import numpy as np
 
+from symbody.numeric import NumericModel
+
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
@@ -178,7 +180,7 @@ def design(eq=None, verbose: bool = False) -> TowerDesign:
         eq, params, rest.q, lin.A, lin.B, modes, K, loop_poles, slew_move, trolley_move, slew_flat, trolley_flat
     )
     if verbose:
-        nm = eq.numeric()
+        nm = NumericModel(eq)
         ddq, lam = nm.accelerations(rest.q, np.zeros(eq.nq))
         tension = nm.outputs(rest.q, np.zeros(eq.nq), 0.0, None, ddq, lam)[
             [o.name for o in eq.outputs].index("rope_tension")

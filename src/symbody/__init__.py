@@ -41,6 +41,7 @@ if TYPE_CHECKING:  # the same names for type checkers and IDEs, which do not run
     from .model.solid import Solid, inertia
     from .model.system import System
     from .model.vector import Tensor, Vector, cross, dot
+    from .numeric.model import NumericModel
     from .study import sweep
     from .symbolic.expr import PI as pi
     from .symbolic.expr import (
@@ -94,6 +95,7 @@ _LAZY = {
     "Solid": "model.solid",
     "inertia": "model.solid",
     "System": "model.system",
+    "NumericModel": "numeric.model",
     "Tensor": "model.vector",
     "Vector": "model.vector",
     "cross": "model.vector",
@@ -129,6 +131,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "System",
     "Equations",
+    "NumericModel",
     "Base",
     "Point",
     "Frame",

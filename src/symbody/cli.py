@@ -203,7 +203,9 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def _model_info(eq) -> dict[str, Any]:
-    st = dict(eq.stats())
+    from .codegen.counts import stats
+
+    st = dict(stats(eq))
     st["coordinate_names"] = [c.name for c in eq.coordinates]
     st["constraint_names"] = [r.name for r in eq.constraint_rows]
     st["parameter_names"] = [p.name for p in eq.parameters]

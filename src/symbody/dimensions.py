@@ -23,16 +23,43 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import Any, Protocol, TypeGuard
 
 from .errors import ModelError
 from .symbolic.expr import ABS, ADD, ATAN2, MUL, NEG, NUM, POW, SIGN, SYM, Expr, free_symbols
 from .symbolic.printing import to_str
 from .units import base_units, check_unit
 
-if TYPE_CHECKING:
-    from .equations import Equations
+
+class Equations(Protocol):
+    """What the checks read of :class:`symbody.Equations` (this module sits below it and does not import it).
+
+    The records (``parameters``, ``inputs``, ``coordinates``, ``outputs``, the rows) are those of
+    :mod:`symbody.derive.records`: each has a ``name`` and a ``unit`` or a ``symbol`` / ``expr``.
+    """
+
+    t: Expr
+    parameters: Sequence[Any]
+    inputs: Sequence[Any]
+    coordinates: Sequence[Any]
+    outputs: Sequence[Any]
+    constraint_rows: Sequence[Any]
+    initial_rows: Sequence[Any]
+    M: list[list[Expr]]
+    delta: list[Expr]
+    Phi: list[Expr]
+    beta: list[Expr]
+    gamma: list[Expr]
+    Phi_init: list[Expr]
+
+    @property
+    def nq(self) -> int: ...
+
+    @property
+    def nh(self) -> int: ...
+
 
 Dim = tuple  # sorted tuple of (base, Fraction exponent); () is dimensionless
 
@@ -101,8 +128,9 @@ class DimensionChecker:
     """Infers dimensions of atoms and reports the first inconsistent sum or function argument."""
 
     def __init__(self, eq: Equations):
-        self.dims: dict[Expr, object] = {}
-        self.scales: dict[Expr, object] = {}
+        # a Dim, _UNKNOWN (None) or _WILD (a number: any dimension); a float scale, _UNKNOWN or _WILD
+        self.dims: dict[Expr, Any] = {}
+        self.scales: dict[Expr, Any] = {}
         sym_dims: dict[Expr, Dim | None] = {eq.t: (("s", Fraction(1)),)}
         sym_scales: dict[Expr, float | None] = {eq.t: 1.0}
         self.units: dict[Expr, str] = {}
@@ -271,9 +299,10 @@ def _bare_number_hint(a: Expr, dim_a: Dim, b: Expr, dim_b: Dim) -> str:
             f"; the terms {terms} hold bare numbers, and numbers carry no unit: declare them as parameters"
             " with units, e.g. s.parameter('c', value, unit=...)"
         )
-    if not (found_a or found_b):
+    found = found_a or found_b
+    if found is None:
         return ""
-    term, value = found_a or found_b
+    term, value = found
     unit = unit_text(_mul(dim_b, dim_a, Fraction(-1)) if found_a else _mul(dim_a, dim_b, Fraction(-1)))
     return (
         f"; the term {to_str(term, max_nodes=30)} has the bare number {value} as a factor, and numbers"
@@ -361,7 +390,8 @@ def check_dimensions(eq: Equations) -> None:
         _check_declared_unit(chk, o)
 
 
-def _known(x) -> bool:
+def _known(x: Any) -> TypeGuard[Any]:
+    """A dimension or scale that is known: neither unknown nor a bare number's wildcard."""
     return x is not _UNKNOWN and x is not _WILD
 
 

@@ -30,6 +30,7 @@ import numpy as np
 from ..errors import ExportError
 from ..symbolic.expr import Expr
 from .c import CAssignment, CBlock, c_function, nonzero
+from .evaluators import layout_of
 from .python import Layout, check_identifier
 
 _ARRAY = np.ctypeslib.ndpointer(dtype=np.float64, flags="C_CONTIGUOUS")
@@ -149,7 +150,7 @@ _SIGN = "static double sb_sign(double x) { return (double)((x > 0) - (x < 0)); }
 
 
 def compile_evaluator(eq, *names: str, extra: dict | None = None) -> CEvaluator:
-    """The C counterpart of :meth:`symbody.Equations.evaluator` (same blocks, same call).
+    """The C counterpart of :func:`symbody.codegen.evaluators.evaluator` (same blocks, same call).
 
     Example:
         >>> from symbody.models import pendulum
@@ -166,4 +167,4 @@ def compile_evaluator(eq, *names: str, extra: dict | None = None) -> CEvaluator:
         if n not in allb:
             raise KeyError(f"unknown block {n!r}; available: {', '.join(allb)}")
         sel[n] = allb[n]
-    return CEvaluator(sel, eq.layout, name="evaluate_" + "_".join(names))
+    return CEvaluator(sel, layout_of(eq), name="evaluate_" + "_".join(names))

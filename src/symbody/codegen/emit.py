@@ -40,7 +40,7 @@ class ExportPlan:
         optimize: extract pairs of terms shared by several sums or products first
             (:mod:`symbody.codegen.optimize`).
         trig: ``"fold"`` keeps ``sin``/``cos`` of sums of angles (fewest operations, the
-            size-optimal export whose counts :meth:`symbody.Equations.stats` reports);
+            size-optimal export whose counts :func:`symbody.codegen.counts.stats` reports);
             ``"expand"`` rewrites them with the addition formulas where that saves
             transcendental calls (fastest code, used by the C and Python emitters).
 

@@ -26,6 +26,7 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
+from ..codegen.evaluators import layout_of
 from ..codegen.python import python_source
 from ..errors import ExportError
 from .build import write_atomically
@@ -67,7 +68,7 @@ def blocks_module(spec: FmuSpec) -> str:
         "def _sign(x):\n    return float((x > 0) - (x < 0))\n\n\n",
     ]
     for name, blocks in funcs:
-        parts.append(python_source(blocks, eq.layout, fname=name))
+        parts.append(python_source(blocks, layout_of(eq), fname=name))
         parts.append("\n\n")
     info = {
         "nq": n,

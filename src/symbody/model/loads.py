@@ -32,10 +32,10 @@ from ..symbolic.expr import HALF, ONE, ZERO, Expr, add, div, mul, neg, pow_, sqr
 from .point import relative_position
 
 if TYPE_CHECKING:
-    from ..symbolic.dynamics import Assembler
-    from ..symbolic.kinematics import Kinematics
     from .base import Base
+    from .kinematics import Kinematics
     from .point import Point
+    from .power import VirtualPower as Assembler
     from .solid import Solid
     from .vector import Vector
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..symbolic.kinematics import tree_lca
+from .kinematics import tree_lca
 
 if TYPE_CHECKING:
-    from ..symbolic.kinematics import Kinematics
     from .base import Base
+    from .kinematics import Kinematics
     from .system import System
     from .vector import Vector
 

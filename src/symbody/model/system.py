@@ -3,8 +3,9 @@
 A :class:`System` holds everything a 3D_MEC user can define: parameters,
 coordinates, inputs, time functions, bases, points, frames, solids, loads,
 constraints, joints and outputs.  Its methods are thin: each delegates to the
-module of its concept (:mod:`.quantities`, :mod:`.geometry`, :mod:`.motion`,
-:mod:`.bodies`, :mod:`.loading`, :mod:`.constraints`, :mod:`.joints`) and every
+module of its concept (:mod:`~symbody.model.quantities`, :mod:`~symbody.model.geometry`,
+:mod:`~symbody.model.motion`, :mod:`~symbody.model.bodies`, :mod:`~symbody.model.loading`,
+:mod:`~symbody.model.constraints`, :mod:`~symbody.model.joints`) and every
 factory runs in a transaction of the name :class:`~.registry.Registry`: a call
 that fails leaves the system exactly as it was.  :meth:`System.derive` turns
 it into an :class:`symbody.Equations`.
@@ -33,7 +34,6 @@ from typing import Any
 from ..errors import ModelError
 from ..symbolic.calculus import set_time_rate
 from ..symbolic.expr import ONE, Context, Expr
-from ..symbolic.kinematics import Kinematics
 from . import bodies, constraints, geometry, loading, motion, quantities
 from . import expressions as ex
 from .base import Base
@@ -47,6 +47,7 @@ from .joints import (
     SphericalJoint,
     UniversalJoint,
 )
+from .kinematics import Kinematics
 from .loads import Load
 from .point import Frame, Point
 from .registry import Registry, atomic, check_identifier

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ModelError
 from ..symbolic.expr import ZERO, Expr, add, as_expr, div, mul, neg, pow_, sqrt
-from ..symbolic.kinematics import Comps, Kinematics, _dot3, _matvec
+from .kinematics import Comps, Kinematics, _dot3, _matvec
 
 if TYPE_CHECKING:
     from .base import Base

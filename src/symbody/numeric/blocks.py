@@ -2,7 +2,7 @@
 
 Linearization, static equilibrium and inverse dynamics use exact Jacobians,
 built once per model with the public symbolic API (``eq.jacobian``) and
-compiled together with the standard blocks by ``eq.evaluator(..., extra=...)``:
+compiled together with the standard blocks by ``symbody.codegen.evaluators.evaluator(eq, ..., extra=...)``:
 
 ========== ===================================== =========
 name       expression                            shape
@@ -39,6 +39,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable
 
+from ..codegen.evaluators import evaluator as compiled_evaluator
 from ..symbolic.expr import ZERO, Expr
 
 _CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -121,7 +122,7 @@ class _ModelBlocks:
         if f is None:
             standard = self.eq.blocks()
             extra = {nm: self.block(nm) for nm in names if nm not in standard}
-            f = self.functions[names] = self.eq.evaluator(*names, extra=extra or None)
+            f = self.functions[names] = compiled_evaluator(self.eq, *names, extra=extra or None)
         return f
 
 

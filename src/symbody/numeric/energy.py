@@ -30,7 +30,7 @@ Example (a mass on a spring: ``V = 0.5 k x^2``):
     >>> P = s.point("P", s.origin, (x, 0, 0))
     >>> _ = s.particle("m", P, 1.0)
     >>> _ = s.spring_damper("spring", s.point("A", s.origin, (-1, 0, 0)), P, k=k, rest_length=1.0)
-    >>> nm = s.derive().numeric()
+    >>> nm = NumericModel(s.derive())
     >>> V = potential_energy(nm, np.array([[0.0], [0.5], [-0.5]]))
     >>> np.round(V, 12).tolist()
     [0.0, 0.5, 0.5]
@@ -45,6 +45,7 @@ from typing import Any
 
 import numpy as np
 
+from ..codegen.evaluators import evaluator as compiled_evaluator
 from ..symbolic.calculus import subs_many
 from ..symbolic.expr import ZERO, Expr
 from .blocks import model_blocks
@@ -141,7 +142,7 @@ def _energy_function(nm: NumericModel, name: str) -> Callable:
             block = (_static_nonpotential_forces(eq), (n,))
         else:
             block = ([e for row in eq.jacobian(_static_nonpotential_forces(eq), eq.q) for e in row], (n, n))
-        f = cache[key] = eq.evaluator("energy_" + name, extra={"energy_" + name: block})
+        f = cache[key] = compiled_evaluator(eq, "energy_" + name, extra={"energy_" + name: block})
     return f
 
 

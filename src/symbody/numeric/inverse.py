@@ -89,7 +89,7 @@ def joint_reactions(model: Any, lam: Any, p: Any = None) -> dict[str, JointReact
         >>> s.gravity((0, -9.81, 0))
         >>> _ = s.spherical_joint("pin", s.point("A", s.origin, (1.0, 0, 0)), "P")
         >>> eq = s.derive()
-        >>> ddq, lam = eq.numeric().accelerations([1.0, 0.0], [0.0, 0.0])
+        >>> ddq, lam = NumericModel(eq).accelerations([1.0, 0.0], [0.0, 0.0])
         >>> r = joint_reactions(eq, lam)["pin"]
         >>> sorted(r.components), round(float(r["Fy"]), 10)      # the pin holds the weight
         (['Fx', 'Fy'], 19.62)

@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 from scipy.integrate import solve_ivp
 
+from ..codegen.evaluators import evaluator as compiled_evaluator
 from ..errors import NumericalError
 from ..symbolic.expr import Expr
 from .assembly import newton_least_squares
@@ -304,7 +305,7 @@ def _driver_evaluator(eq, laws: tuple) -> Callable:
             dz = eq.time_derivative(z)
             exprs.append((z, dz, eq.time_derivative(dz)))
         flat = [e[j] for j in range(3) for e in exprs]
-        f = cache[key] = eq.evaluator("drivers", extra={"drivers": (flat, (3, len(laws)))})
+        f = cache[key] = compiled_evaluator(eq, "drivers", extra={"drivers": (flat, (3, len(laws)))})
     return f
 
 

@@ -13,7 +13,7 @@ Example:
     >>> th = s.coordinate("theta", 0.3)
     >>> _ = s.particle("bob", s.point("P", s.origin, sb.Vector(s.base("B", s.ground_base, sb.Rz(th)), 0, -l, 0)), m)
     >>> s.gravity((0, -g, 0))
-    >>> nm = s.derive().numeric({"l": 1.0})
+    >>> nm = NumericModel(s.derive(), {"l": 1.0})
     >>> nm.M([0.3])
     array([[1.]])
     >>> ddq, lam = nm.accelerations([0.5], [0.0])
@@ -28,6 +28,8 @@ from typing import Any
 
 import numpy as np
 
+from ..codegen.evaluators import evaluator as compiled_evaluator
+from ..equations import Equations
 from ..errors import NumericalError
 from .blocks import evaluator as _block_evaluator
 from .linalg import solve_saddle
@@ -88,7 +90,7 @@ class NumericModel:
     def _fn(self, *names: str):
         f = self._f.get(names)
         if f is None:
-            f = self._f[names] = self.eq.evaluator(*names)
+            f = self._f[names] = compiled_evaluator(self.eq, *names)
         return f
 
     def _args(self, q, dq=None, t=0.0, u=None):
@@ -170,7 +172,7 @@ class NumericModel:
             >>> B = s.base("B", s.ground_base, sb.Rz(th))
             >>> _ = s.particle("b", s.point("P", s.origin, sb.Vector(B, 0, -1, 0)), 1.0)
             >>> s.gravity((0, -9.81, 0))
-            >>> M, K = s.derive().numeric().evaluate("M", "delta_q", q=[0.0])
+            >>> M, K = NumericModel(s.derive()).evaluate("M", "delta_q", q=[0.0])
             >>> M.tolist(), K.tolist()                 # d delta / d theta = -m g l cos(theta)
             ([[1.0]], [[-9.81]])
         """
@@ -303,6 +305,6 @@ def as_numeric(model: Any, p: Any = None) -> NumericModel:
         if isinstance(p, dict):
             return model.with_parameters(**p)
         return NumericModel(model.eq, p)
-    if hasattr(model, "numeric") and hasattr(model, "M"):
-        return model.numeric(p)
+    if isinstance(model, Equations):
+        return NumericModel(model, p)
     raise TypeError(f"expected symbody.Equations or NumericModel, got {type(model).__name__}")

@@ -1,6 +1,6 @@
 """Direct numeric evaluation of expressions (for checks and small computations).
 
-For repeated evaluation use the compiled evaluators of :class:`symbody.Equations`.
+For repeated evaluation use the compiled evaluators of :mod:`symbody.codegen.evaluators`.
 
 Example:
     >>> from symbody.symbolic.expr import Context, sin

@@ -18,18 +18,19 @@ derived once and its atoms are shared by every later use.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from .calculus import time_derivative
-from .expr import ZERO, Expr, add, cos, mul, neg, sin, sub
+from ..symbolic.calculus import time_derivative
+from ..symbolic.expr import ZERO, Expr, add, cos, mul, neg, num, sin, sub
 
 if TYPE_CHECKING:
-    from ..model.base import Base
-    from ..model.point import Point
-    from ..model.system import System
-    from ..model.vector import Vector
+    from .base import Base, Rotation
+    from .point import Point
+    from .system import System
+    from .vector import Vector
 
 Comps = tuple[Expr, Expr, Expr]
+Step = tuple[Any, ...]  # ("e", axis, angle) or ("m", matrix)
 
 
 def _nz(c: Comps) -> int:
@@ -65,6 +66,14 @@ def _cross3(a: Comps, b: Comps) -> Comps:
         sub(mul(a[2], b[0]), mul(a[0], b[2])),
         sub(mul(a[0], b[1]), mul(a[1], b[0])),
     )
+
+
+def _to_parent(base: Base) -> tuple[Rotation, Base]:
+    """The rotation of ``base`` from its parent, and the parent (``base`` is not the ground)."""
+    rot, parent = base.rotation, base.parent
+    if rot is None or parent is None:
+        raise ValueError(f"the ground base {base.name!r} has no parent")
+    return rot, parent
 
 
 def tree_lca(a, b):
@@ -106,7 +115,7 @@ class Kinematics:
         """Deepest common ancestor of two bases."""
         return tree_lca(A, B)
 
-    def steps(self, A: Base, B: Base) -> list:
+    def steps(self, A: Base, B: Base) -> list[Step]:
         """Rotation steps taking components in ``A`` to components in ``B``.
 
         Each step is ``("e", axis, angle)`` (elementary) or ``("m", matrix)``;
@@ -117,25 +126,25 @@ class Kinematics:
         if st is not None:
             return st
         L = self.lca(A, B)
-        raw = []
+        raw: list[Step] = []
         X = A
         while X is not L:
-            rot = X.rotation
-            if rot.axis is not None:
+            rot, parent = _to_parent(X)
+            if rot.axis is not None and rot.angle is not None:
                 raw.append(("e", rot.axis, rot.angle))
             else:
                 raw.append(("m", X.R))
-            X = X.parent
-        down = []
+            X = parent
+        down: list[Step] = []
         Y = B
         while Y is not L:
-            rot = Y.rotation
-            if rot.axis is not None:
+            rot, parent = _to_parent(Y)
+            if rot.axis is not None and rot.angle is not None:
                 down.append(("e", rot.axis, neg(rot.angle)))
             else:
                 R = Y.R
                 down.append(("m", tuple(tuple(R[j][i] for j in range(3)) for i in range(3))))
-            Y = Y.parent
+            Y = parent
         raw.extend(reversed(down))
         st = []
         for s in raw:
@@ -155,11 +164,9 @@ class Kinematics:
         R = self._rot.get(key)
         if R is not None:
             return R
-        from ..model.base import elementary_matrix, matmul
+        from .base import elementary_matrix, matmul
 
         one = tuple(tuple((1 if i == j else 0) for j in range(3)) for i in range(3))
-        from .expr import num
-
         R = tuple(tuple(num(v) for v in row) for row in one)
         for s in self.steps(A, B):
             M = elementary_matrix(s[1], cos(s[2]), sin(s[2])) if s[0] == "e" else s[1]
@@ -190,7 +197,7 @@ class Kinematics:
     def settle(base: Base, comps: Comps) -> Base:
         """Lowest ancestor base in which ``comps`` keep the same values (§5.7)."""
         while base.parent is not None:
-            ax = base.rotation.axis
+            ax = None if base.rotation is None else base.rotation.axis
             if ax is None:
                 break
             if (
@@ -319,7 +326,7 @@ class Kinematics:
     # vector calculus
     # ------------------------------------------------------------------
     def vector(self, parts: dict) -> Vector:
-        from ..model.vector import Vector
+        from .vector import Vector
 
         return Vector._from_parts(self, parts)
 
@@ -380,7 +387,7 @@ class Kinematics:
         r = self._pos.get(point)
         if r is not None:
             return r
-        if point.parent is None:
+        if point.parent is None or point.vector is None:
             r = self.vector({})
         else:
             parts = dict(self.position(point.parent).parts)
@@ -395,7 +402,7 @@ class Kinematics:
         v = self._vel.get(point)
         if v is not None:
             return v
-        if point.parent is None:
+        if point.parent is None or point.vector is None:
             v = self.vector({})
         else:
             parts = dict(self.velocity(point.parent).parts)
@@ -411,7 +418,7 @@ class Kinematics:
         a = self._acc0.get(point)
         if a is not None:
             return a
-        if point.parent is None:
+        if point.parent is None or point.vector is None:
             a = self.vector({})
         else:
             parts = dict(self.acceleration0(point.parent).parts)

@@ -27,7 +27,7 @@ Example (a pendulum whose support moves with ``x_s = a sin(t)``):
     >>> S = s.point("S", s.origin, (0.5 * sb.sin(s.t), 0, 0))
     >>> _ = s.particle("bob", s.point("P", S, sb.Vector(B, 0, -1, 0)), 2.0)
     >>> s.gravity((0, -9.81, 0))
-    >>> from symbody.symbolic.dynamics import assemble
+    >>> from symbody.derive.virtual_power import assemble
     >>> T = kinetic_energy(s, assemble(s)[0])   # m/2 (dx_s^2 + 2 dx_s l dth cos(th) + l^2 dth^2)
     >>> import sympy
     >>> sympy.nsimplify(sympy.expand(T.sympy()))
@@ -41,18 +41,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .dynamics import Assembler
-from .expr import HALF, ZERO, Expr, add, mul, sub
+from ..symbolic.expr import HALF, ZERO, Expr, add, mul, sub
+from .virtual_power import Assembler
 
 if TYPE_CHECKING:
-    from .kinematics import Kinematics
+    from ..model.kinematics import Kinematics
 
 
 def _solid_kinetic_energy(kin: Kinematics, solid: Any, v: Any, w: Any) -> Expr:
     """Kinetic energy of one solid whose reference point moves with ``v`` and base turns with ``w`` (or ``None``).
 
-    ``solid``, ``v`` and ``w`` are the model's Solid and Vectors (used as such, not imported:
-    this layer sits below the model).
+    ``solid``, ``v`` and ``w`` are the model's Solid and Vectors.
     """
     T = mul(mul(HALF, solid.mass), v.dot(v))
     if solid.is_particle or w is None or w.is_zero:

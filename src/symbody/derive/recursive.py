@@ -27,7 +27,7 @@ kinematics) returns ``None`` and is assembled by the virtual-power loop.
 
 Example:
     >>> import symbody as sb
-    >>> from symbody.symbolic.recursive import tree_of, assemble_recursive
+    >>> from symbody.derive.recursive import tree_of, assemble_recursive
     >>> s = sb.System("pend")
     >>> th = s.coordinate("th"); m = s.parameter("m", 1.0); l = s.parameter("l", 1.0)
     >>> B = s.base("B", s.ground_base, sb.Rz(th))
@@ -43,15 +43,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from .calculus import diff
-from .dynamics import Assembler
-from .expr import ZERO, Expr, add, mul, neg, sub
-from .kinematics import Comps, _cross3, _dot3
+from ..model.kinematics import Comps, _cross3, _dot3
+from ..symbolic.calculus import diff
+from ..symbolic.expr import ZERO, Expr, add, mul, neg, sub
+from .virtual_power import Assembler
 
 if TYPE_CHECKING:
-    from .kinematics import Kinematics
+    from ..model.kinematics import Kinematics
 
-# the model's Base, Point, Solid and System (this layer sits below the model and does not import it)
+# the model's Base, Point, Solid and System, read through their tree fields (loosely typed)
 Base: TypeAlias = Any
 Point: TypeAlias = Any
 Solid: TypeAlias = Any
@@ -287,7 +287,7 @@ class _Recursion:
         g = self.g_local[id(body)] = kin.rotate(g_parent, parent.base, B)  # type: ignore[union-attr]
         solid = body.solid
         m = solid.mass  # type: ignore[union-attr]
-        h: Comps = (ZERO, ZERO, ZERO) if solid.is_particle else tuple(solid.first_moment)  # type: ignore[union-attr, assignment]
+        h: Comps = (ZERO, ZERO, ZERO) if solid.is_particle else tuple(solid.first_moment)  # type: ignore[union-attr]
         I: Sym3 = tuple(tuple(r) for r in solid.inertia_origin)  # type: ignore[union-attr, assignment]
         a0 = _sub3(self.comps(kin.acceleration0(P), B), g)
         F = _scale3(m, a0)
@@ -362,7 +362,7 @@ def assemble_recursive(
     """``M`` and ``delta`` of a tree model (``order`` from :func:`tree_of`) by the recursions.
 
     Gravity enters as an acceleration of the ground; the other loads add their
-    virtual power as in :func:`symbody.symbolic.dynamics.assemble`.
+    virtual power as in :func:`symbody.derive.virtual_power.assemble`.
     """
     rec = _Recursion(system, order)
     rec.run(progress)

@@ -24,8 +24,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from .calculus import diff
-from .expr import MUL, NEG, NUM, ONE, ZERO, Expr, add, mul, neg
+from ..symbolic.calculus import diff
+from ..symbolic.expr import MUL, NEG, NUM, ONE, ZERO, Expr, add, mul, neg
 
 if TYPE_CHECKING:
     from ..model.point import Point
@@ -170,7 +170,8 @@ class Assembler:
         particle = solid.is_particle
         mr = Vector._from_parts(kin, {})
         if not particle:
-            kin.add_part(mr.parts, solid.base, solid.first_moment)
+            fm = solid.first_moment
+            kin.add_part(mr.parts, solid.base, (fm[0], fm[1], fm[2]))
         rotational = not particle
         w = kin.omega(solid.base)
         Jw = self.partials(w) if rotational else {}

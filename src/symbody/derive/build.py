@@ -1,0 +1,76 @@
+"""The derivation of a system: every field of its :class:`symbody.Equations`.
+
+:func:`derive_fields` runs the model checks, derives ``M`` and ``delta`` (:mod:`symbody.derive.formulation`),
+the constraint rows (:mod:`symbody.derive.constraints`), the energies (:mod:`symbody.derive.energy`) and copies the
+metadata (:mod:`symbody.derive.records`); :func:`symbody.equations.derive_equations` builds the
+``Equations`` from them and runs :func:`symbody.derive.checks.check_equations`.
+
+Example:
+    >>> from symbody.models import pendulum
+    >>> fields = derive_fields(pendulum())
+    >>> fields["M"], fields["formulation"]
+    ([[1]], 'virtual_power')
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from ..model.shapes import describe_geometry
+from .checks import check_system
+from .constraints import constraint_rows
+from .energy import kinetic_energy, potential_energy
+from .formulation import mass_and_forces
+from .progress import Progress, progress_reporter
+from .records import coordinate_records, input_records, joint_records, output_records, parameter_records
+
+
+def derive_fields(
+    system: Any, progress: bool | Progress | None = None, check: bool = True, formulation: str = "auto"
+) -> dict[str, Any]:
+    """The fields of the :class:`symbody.Equations` of ``system``, by name.
+
+    ``formulation``: ``"recursive"``, ``"virtual_power"`` or ``"auto"`` (see
+    :mod:`symbody.derive.formulation`); ``check=False`` skips the model checks.
+    """
+    t0 = time.perf_counter()
+    if check:
+        check_system(system)
+    report, close = progress_reporter(progress)
+    try:
+        M, delta, used = mass_and_forces(system, report, formulation)
+    finally:
+        close()
+    rows = constraint_rows(system)
+    n_atoms = system.ctx.n_atoms  # the equations of motion only: energies and plans add atoms later
+    V, Q_np, np_loads = potential_energy(system)
+    fields: dict[str, Any] = {
+        "name": system.name,
+        "description": system.description,
+        "formulation": used,
+        "ctx": system.ctx,
+        "t": system.t,
+        "q": [c.q for c in system.coordinates],
+        "dq": [c.dq for c in system.coordinates],
+        "ddq": [c.ddq for c in system.coordinates],
+        "parameters": parameter_records(system),
+        "coordinates": coordinate_records(system),
+        "inputs": input_records(system),
+        "outputs": output_records(system),
+        "joints": joint_records(system),
+        "M": M,
+        "delta": delta,
+        **vars(rows),
+        "n_atoms": n_atoms,
+        "kinetic_energy": kinetic_energy(system, M),
+        "potential_energy": V,
+        "nonpotential_forces": Q_np,
+        "nonpotential_loads": np_loads,
+    }
+    fields["derive_seconds"] = time.perf_counter() - t0
+    fields["geometry"] = describe_geometry(system)  # drawing only: not part of the equations nor of their timing
+    return fields
+
+
+__all__ = ["derive_fields"]
