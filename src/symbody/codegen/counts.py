@@ -16,6 +16,7 @@ from typing import Any
 from weakref import WeakKeyDictionary
 
 from ..equations import Equations
+from ..symbolic.expr import symbol_name
 from .emit import ExportPlan
 
 _STATS: WeakKeyDictionary[Equations, dict[str, Any]] = WeakKeyDictionary()
@@ -50,7 +51,7 @@ def export_plan(eq: Equations, *names: str, symmetric_M: bool = True, trig: str 
             n = eq.nq
             exprs = [eq.M[i][j] for i in range(n) for j in range(i, n)]
         sel[name] = exprs
-    return ExportPlan(sel, {s: s.name for s in eq.ctx.symbols}, trig=trig)
+    return ExportPlan(sel, {s: symbol_name(s) for s in eq.ctx.symbols}, trig=trig)
 
 
 def op_count(eq: Equations, *names: str, trig: str = "fold") -> int:
