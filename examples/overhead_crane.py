@@ -36,6 +36,14 @@ by ``theta_y`` (swing towards +y), so that the rope direction is
 ``(sin(theta_x) cos(theta_y), sin(theta_y), -cos(theta_x) cos(theta_y))``;
 the output ``y_payload`` is added.
 
+``end_stops=True`` adds the buffers at the ends of the bridge: unilateral contacts ``stop_low``
+(gap ``x - x_min``) and ``stop_high`` (gap ``x_max - x``) with restitution ``e_stop``; the trolley
+rebounds from them, or is held against them by its drive (the contact forces are the outputs
+``F_stop_low`` and ``F_stop_high``).  ``ground=True`` adds the floor at ``h_ground`` below the
+trolley rail: the payload lands on it without rebound (contact ``ground``, gap
+``h_ground + z_payload``) and rests on it with the force ``F_ground`` while the hoist pays out.
+Both simulate with ``symbody.numeric.simulate``; the FMU export refuses them for now.
+
 Example:
     >>> import overhead_crane  # doctest: +SKIP
     >>> eq = overhead_crane.build().derive()  # doctest: +SKIP
@@ -51,8 +59,11 @@ G0 = 9.80665  # standard gravity, m/s2
 M_PAYLOAD = 4000.0  # kg
 
 
-def build(spatial: bool = False, l0: float = 12.0, x0: float = 0.0) -> sb.System:
-    """The overhead crane; ``spatial`` adds the bridge travel, ``l0`` and ``x0`` are the initial rope length and trolley position."""
+def build(
+    spatial: bool = False, l0: float = 12.0, x0: float = 0.0, end_stops: bool = False, ground: bool = False
+) -> sb.System:
+    """The overhead crane; ``spatial`` adds the bridge travel, ``l0`` and ``x0`` are the initial rope length and
+    trolley position, ``end_stops`` and ``ground`` add the trolley's end stops and the floor (module docstring)."""
     s = sb.System(
         "overhead_crane_3d" if spatial else "overhead_crane",
         description=("spatial" if spatial else "planar") + " overhead crane with hoisting",
@@ -126,4 +137,16 @@ def build(spatial: bool = False, l0: float = 12.0, x0: float = 0.0) -> sb.System
         "N",
         "rope tension at the payload (winch equation)",
     )
+    if end_stops:
+        x_min = P("x_min", -1.0, "m", "trolley travel at the lower end stop")
+        x_max = P("x_max", 20.0, "m", "trolley travel at the upper end stop")
+        e_stop = P("e_stop", 0.3, "1", "coefficient of restitution of the end-stop buffers", min=0.0, max=1.0)
+        low = s.unilateral("stop_low", x - x_min, restitution=e_stop)
+        high = s.unilateral("stop_high", x_max - x, restitution=e_stop)
+        s.output("F_stop_low", low.force, "N", "force of the lower end stop on the trolley (along +x)")
+        s.output("F_stop_high", high.force, "N", "force of the upper end stop on the trolley (along -x)")
+    if ground:
+        h_ground = P("h_ground", 15.0, "m", "depth of the floor below the trolley rail")
+        floor = s.unilateral("ground", h_ground + r[2], restitution=0.0)
+        s.output("F_ground", floor.force, "N", "force of the floor on the payload (upwards)")
     return s

@@ -60,6 +60,7 @@ if TYPE_CHECKING:  # the same names for type checkers and IDEs, which do not run
         tan,
         tanh,
     )
+    from .symbolic.nonsmooth import maximum, minimum, positive_part, step
     from .viz.animation import animate
 
 # Public names and the module that defines each.  They are imported on first
@@ -105,6 +106,7 @@ _LAZY = {
         "symbolic.expr",
     ),
 }
+_LAZY.update(dict.fromkeys(("maximum", "minimum", "positive_part", "step"), "symbolic.nonsmooth"))
 _LAZY["sweep"] = "study"  # parameter studies on dask (pandas and dask load only when a study runs)
 _RENAMED = {"pi": ("symbolic.expr", "PI")}
 
@@ -129,6 +131,10 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "maximum",
+    "minimum",
+    "positive_part",
+    "step",
     "System",
     "Equations",
     "NumericModel",

@@ -23,7 +23,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -32,6 +32,8 @@ from .derive.build import derive_fields
 from .derive.checks import RedundantConstraintWarning, check_equations, default_values, evaluate_matrix, redundant_rows
 from .derive.progress import Progress
 from .derive.records import ConstraintInfo, CoordinateInfo, InputInfo, JointInfo, OutputInfo, ParameterInfo
+from .model.contacts import ContactInfo
+from .model.friction import FrictionInfo
 from .model.shapes import GeometryInfo
 from .symbolic.calculus import jacobian, time_derivative
 from .symbolic.expr import Context, Expr
@@ -73,6 +75,12 @@ class Equations:
         n_atoms: number of atoms created by the derivation of the equations of motion
             (the energy expressions, later Jacobians and export plans add atoms to the
             same table; they are not counted here).
+        contacts: the unilateral contacts (:class:`symbody.model.contacts.ContactInfo`: gap, its
+            Jacobian row, ``beta``, ``gamma``, restitution, force symbol).
+        frictions: the stick-slip friction elements (:class:`symbody.model.friction.FrictionInfo`).
+        switches: the switching functions of the loads (arguments of ``Abs`` and ``sign`` in ``delta``).
+            These three are the events of a simulation (:mod:`symbody.numeric.events`); the contact and
+            friction force symbols follow the multipliers in the ``lam`` argument of generated functions.
     """
 
     name: str
@@ -108,6 +116,9 @@ class Equations:
     nonpotential_loads: list[str]
     derive_seconds: float
     geometry: GeometryInfo
+    contacts: list[ContactInfo] = field(default_factory=list)
+    frictions: list[FrictionInfo] = field(default_factory=list)
+    switches: list[Expr] = field(default_factory=list)
 
     # -- sizes ---------------------------------------------------------------
     @property

@@ -20,6 +20,7 @@ from typing import Any
 from weakref import WeakKeyDictionary
 
 from ..equations import Equations
+from ..model.contacts import event_force_symbols
 from .python import Layout, compile_function
 
 Blocks = dict[str, tuple[list[Any], tuple[int, ...]]]
@@ -29,7 +30,8 @@ _CACHE: WeakKeyDictionary[Equations, dict[Any, Callable]] = WeakKeyDictionary()
 
 def layout_of(eq: Equations) -> Layout:
     """The argument layout of the functions generated for ``eq`` (see :mod:`symbody.codegen.python`)."""
-    return Layout(q=eq.q, dq=eq.dq, ddq=eq.ddq, u=eq.u_symbols, p=eq.p_symbols, lam=eq.lam, t=eq.t)
+    lam = list(eq.lam) + event_force_symbols(eq)  # contact and friction forces follow (outputs may use them)
+    return Layout(q=eq.q, dq=eq.dq, ddq=eq.ddq, u=eq.u_symbols, p=eq.p_symbols, lam=lam, t=eq.t)
 
 
 def select_blocks(eq: Equations, names: tuple[str, ...], extra: Blocks | None = None) -> Blocks:

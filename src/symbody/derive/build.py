@@ -17,7 +17,10 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from ..model.contacts import contact_equations
+from ..model.friction import friction_equations
 from ..model.shapes import describe_geometry
+from ..symbolic.nonsmooth import switching_functions
 from .checks import check_system
 from .constraints import constraint_rows
 from .energy import kinetic_energy, potential_energy
@@ -67,6 +70,9 @@ def derive_fields(
         "potential_energy": V,
         "nonpotential_forces": Q_np,
         "nonpotential_loads": np_loads,
+        "contacts": contact_equations(system),  # the events of a simulation: contacts, friction, switching loads
+        "frictions": friction_equations(system),
+        "switches": switching_functions(delta),
     }
     fields["derive_seconds"] = time.perf_counter() - t0
     fields["geometry"] = describe_geometry(system)  # drawing only: not part of the equations nor of their timing

@@ -91,6 +91,12 @@ class FmuSpec:
             raise ExportError(f"unsupported FMI version {fmi_version!r}: use 2 or 3")
         if kind not in KINDS:
             raise ExportError(f"unknown FMU kind {kind!r}: use one of {', '.join(KINDS)}")
+        events = [c.name for c in getattr(eq, "contacts", ())] + [f.name for f in getattr(eq, "frictions", ())]
+        if events:  # an FMU without their events would let the bodies pass through each other
+            raise ExportError(
+                f"model {eq.name!r} has unilateral contacts or stick-slip friction ({', '.join(events)}): FMU export "
+                "does not handle their events yet; simulate it with symbody.numeric.simulate"
+            )
         self.eq = eq
         self.fmi_version = fmi_version
         self.kind = kind

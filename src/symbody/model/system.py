@@ -34,7 +34,7 @@ from typing import Any
 from ..errors import ModelError
 from ..symbolic.calculus import set_time_rate
 from ..symbolic.expr import ONE, Context, Expr
-from . import bodies, constraints, geometry, loading, motion, quantities
+from . import bodies, constraints, contacts, friction, geometry, loading, motion, quantities
 from . import expressions as ex
 from .base import Base
 from .joints import (
@@ -110,10 +110,12 @@ class System:
         self.joints: dict[str, Joint] = {}
         self._multipliers: dict[str, Expr] = {}
         self.shapes: list[ShapeAttachment] = []
+        self.unilaterals: list[contacts.Unilateral] = []
+        self.frictions: list[friction.StickSlip] = []
         self.registry.track(
             self.parameters, self.coordinates, self.inputs, self.outputs, self.time_functions, self.bases,
             self.points, self.frames, self.solids, self.loads, self.constraints, self.joints, self._multipliers,
-            self.shapes, self.ctx.symbols, self.ctx.by_name, self.ctx.time_rates,
+            self.shapes, self.unilaterals, self.frictions, self.ctx.symbols, self.ctx.by_name, self.ctx.time_rates,
         )  # fmt: skip
         self.registry.claim("t", "time")
         self.t = self.ctx.symbol("t", "time")
@@ -205,6 +207,10 @@ class System:
     fix_initial = atomic(constraints.fix_initial)
     prescribe = atomic(constraints.prescribe)
     multiplier = constraints.multiplier
+
+    # -- events (modules contacts, friction) -------------------------------
+    unilateral = atomic(contacts.add_unilateral)
+    stick_slip = atomic(friction.add_stick_slip)
 
     # -- joints (module joints) --------------------------------------------
     @atomic

@@ -220,6 +220,12 @@ def simulate(
     """
     nm = as_numeric(model, p)
     eq = nm.eq
+    if getattr(eq, "contacts", None) or getattr(eq, "frictions", None) or getattr(eq, "switches", None):
+        from .event_simulation import SIMULATE_OPTIONS, handles_events, simulate_events  # (imports this module)
+
+        if handles_events(eq, formulation, method):  # impacts, contact and friction modes, switching loads
+            options = {k: v for k, v in locals().items() if k in SIMULATE_OPTIONS}
+            return simulate_events(nm, t_span, **options)
     if formulation not in FORMULATIONS:
         raise ValueError(f"unknown formulation {formulation!r}; choose one of {', '.join(FORMULATIONS)}")
     if method not in METHODS:

@@ -31,6 +31,7 @@ import numpy as np
 from ..codegen.evaluators import evaluator as compiled_evaluator
 from ..equations import Equations
 from ..errors import NumericalError
+from ..model.contacts import event_force_symbols
 from .blocks import evaluator as _block_evaluator
 from .linalg import solve_saddle
 
@@ -138,6 +139,9 @@ class NumericModel:
         t_, q_, dq_, u_, p_ = self._args(q, dq, t, u)
         ddq = np.zeros(self.eq.nq) if ddq is None else np.asarray(ddq, dtype=float)
         lam = np.zeros(self.eq.nc) if lam is None else np.asarray(lam, dtype=float)
+        n_forces = len(event_force_symbols(self.eq))
+        if n_forces and lam.size == self.eq.nc:  # contact and friction forces: only the simulation knows them
+            lam = np.concatenate([lam, np.full(n_forces, np.nan)])
         return self._fn("outputs")(t_, q_, dq_, u_, p_, ddq, lam)[0]
 
     def accelerations(self, q, dq, t: float = 0.0, u=None) -> tuple[np.ndarray, np.ndarray]:

@@ -1,0 +1,219 @@
+"""Forward dynamics with unilateral contacts in a given mode: :class:`ContactDynamics`.
+
+In a mode, the closed contacts are constraints ``g(q, t) = 0`` stacked under the bilateral rows
+(``[M D^T G_C^T; D 0 0; G_C 0 0]``), with Baumgarte's terms like the other rows; their multipliers
+are minus the contact forces.  The open contacts exert nothing.  The sticking friction elements
+add their rate ``A dq - beta = 0`` as rows too (minus their multipliers are the friction forces);
+the slipping ones add ``-mu |N| s A^T`` to the generalized forces, ``s`` the slip direction held
+through the mode.  A normal force that depends on multipliers or contact forces (a block pressed by
+its weight on a contact) is found by fixed-point iteration.  The mode changes, the impacts and
+the event location are the work of :mod:`symbody.numeric.events`; the impact and mode laws are in
+:mod:`symbody.numeric.impacts`.
+
+Example (a ball resting on the floor: the closed contact carries its weight):
+    >>> import numpy as np, symbody as sb
+    >>> from symbody.numeric import NumericModel
+    >>> from symbody.numeric.inputs import input_function
+    >>> s = sb.System("ball"); y = s.coordinate("y", 0.0)
+    >>> _ = s.particle("b", s.point("P", s.origin, (0, y, 0)), 2.0); s.gravity((0, -9.81, 0))
+    >>> _ = s.unilateral("floor", y)
+    >>> eq = s.derive()
+    >>> cd = ContactDynamics(NumericModel(eq), input_function(eq, None), (1.0, 10.0), False, 1e-10)
+    >>> cd.closed[:] = True
+    >>> a = cd.accelerations(0.0, np.zeros(1), np.zeros(1), np.zeros(0))
+    >>> float(a.ddq[0]), float(a.contact[0])
+    (0.0, 19.62)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..codegen.evaluators import evaluator
+from ..errors import NumericalError
+from ..model.contacts import contact_blocks, event_force_symbols
+from ..model.friction import friction_blocks
+from .inputs import InputFunction
+from .linalg import regularized_correction, solve_saddle
+from .model import NumericModel
+
+BLOCKS = ("M", "delta", "D", "gamma", "Phi", "beta", "gap", "gap_q", "gap_beta", "gap_gamma", "restitution")
+FRICTION_BLOCKS = ("fr_A", "fr_beta", "fr_gamma", "fr_mu", "fr_mu_static", "switch")
+#: the blocks the event location watches (cheap: no mass matrix)
+WATCHED = ("gap", "gap_beta", "gap_q", "fr_A", "fr_beta", "switch")
+#: iterations of the normal forces that depend on the multipliers
+NORMAL_ITERATIONS = 50
+
+
+@dataclass
+class ContactState:
+    """The blocks of the dynamics, of the contacts and of the friction elements at one state."""
+
+    M: np.ndarray
+    delta: np.ndarray
+    D: np.ndarray
+    gamma: np.ndarray
+    Phi: np.ndarray
+    beta: np.ndarray
+    gap: np.ndarray
+    G: np.ndarray  # gap Jacobian rows
+    gap_beta: np.ndarray
+    gap_gamma: np.ndarray
+    restitution: np.ndarray
+    A: np.ndarray  # friction rate rows
+    fr_beta: np.ndarray
+    fr_gamma: np.ndarray
+    mu: np.ndarray
+    mu_static: np.ndarray
+    switch: np.ndarray  # the switching functions of the loads
+
+    def gap_rate(self, dq: np.ndarray) -> np.ndarray:
+        return self.G @ dq - self.gap_beta
+
+    def slip_rate(self, dq: np.ndarray) -> np.ndarray:
+        return self.A @ dq - self.fr_beta
+
+
+@dataclass
+class Accelerations:
+    """Accelerations of a mode: bilateral multipliers, contact forces (0 when open), friction forces
+    along their rates and normal forces."""
+
+    ddq: np.ndarray
+    lam: np.ndarray
+    contact: np.ndarray
+    friction: np.ndarray
+    normal: np.ndarray
+
+
+class ContactDynamics:
+    """State ``y = (q, dq)``; index-1 accelerations of the current mode (module docstring).
+
+    Attributes:
+        closed: which contacts are closed (a boolean array, changed by the event logic).
+        slip: per friction element, the slip direction (+1 or -1), 0 while it sticks.
+    """
+
+    def __init__(
+        self, nm: NumericModel, u: InputFunction, baumgarte: tuple[float, float] | None, project: bool, tol: float
+    ):
+        self.nm = nm
+        self.eq = eq = nm.eq
+        self.n = eq.nq
+        self.u = u
+        self.project = project
+        self.tol = tol
+        self.a, self.b = (0.0, 0.0) if baumgarte is None else (2.0 * baumgarte[0] * baumgarte[1], baumgarte[1] ** 2)
+        self.contacts = list(eq.contacts)
+        self.frictions = list(getattr(eq, "frictions", ()))
+        self.closed = np.zeros(len(self.contacts), dtype=bool)
+        self.slip = np.zeros(len(self.frictions))
+        extra = contact_blocks(self.contacts, eq.nq) | friction_blocks(self.frictions, eq.nq)
+        switches = list(getattr(eq, "switches", ()))
+        extra["switch"] = (switches, (len(switches),))
+        self._f = evaluator(eq, *BLOCKS, *FRICTION_BLOCKS, extra=extra)
+        self._fw = evaluator(eq, *WATCHED, extra={k: extra[k] for k in WATCHED})
+        normals = [f.normal for f in self.frictions]
+        self._normal = evaluator(eq, "fr_normal", extra={"fr_normal": (normals, (len(normals),))})
+        mask = 0
+        for sym in list(eq.lam) + event_force_symbols(eq):
+            mask |= sym.mask
+        self._implicit = any(nrm.mask & mask for nrm in normals)
+        self.last_failure: str | None = None
+
+    def state(self, t: float, q: np.ndarray, dq: np.ndarray, u: np.ndarray | None = None) -> ContactState:
+        """All blocks at a state (inputs at their defaults when ``u`` is not given)."""
+        u = self.eq.u0 if u is None else u
+        return ContactState(*self._f(t, q, dq, u, self.nm.p))
+
+    def watched(self, t: float, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Gaps, gap rates, slip rates and switching functions at a state (for the event location)."""
+        n = self.n
+        q, dq = y[:n], y[n:]
+        gap, gap_beta, G, A, fr_beta, switch = self._fw(t, q, dq, self.u(t, q, dq), self.nm.p)
+        return gap, G @ dq - gap_beta, A @ dq - fr_beta, switch
+
+    def held(self, s: ContactState) -> np.ndarray:
+        """The rows an impulse must respect: the bilateral ones and the sticking friction elements."""
+        return np.vstack([s.D, s.A[self.slip == 0]])
+
+    def _rows(self, s: ContactState, dq: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The stacked constraint rows and their right-hand sides (with Baumgarte's terms)."""
+        C, S = self.closed, self.slip == 0
+        D = np.vstack([s.D, s.G[C], s.A[S]])
+        g = np.concatenate([s.gamma, s.gap_gamma[C], s.fr_gamma[S]])
+        if self.a or self.b:
+            g = g - self.a * (D @ dq - np.concatenate([s.beta, s.gap_beta[C], s.fr_beta[S]]))
+            n_vel = s.D.shape[0] - s.Phi.size
+            g -= self.b * np.concatenate([s.Phi, np.zeros(n_vel), s.gap[C], np.zeros(int(S.sum()))])
+        return D, g
+
+    def accelerations(self, t: float, q: np.ndarray, dq: np.ndarray, u: np.ndarray) -> Accelerations:
+        """Accelerations and forces of the current mode (see :class:`Accelerations`)."""
+        s = self.state(t, q, dq, u)
+        D, g = self._rows(s, dq)
+        nc, nC = s.D.shape[0], int(self.closed.sum())
+        stick, slipping = self.slip == 0, self.slip != 0
+        contact, friction = np.zeros(len(self.contacts)), np.zeros(len(self.frictions))
+        lam_all = np.zeros(len(self.eq.lam) + contact.size + friction.size)
+        N = np.zeros(0)
+        for _ in range(NORMAL_ITERATIONS):
+            N = np.abs(self._normal(t, q, dq, u, self.nm.p, None, lam_all)[0])
+            friction[slipping] = -s.mu[slipping] * N[slipping] * self.slip[slipping]
+            try:
+                ddq, lam = solve_saddle(s.M, D, s.delta + s.A.T @ np.where(slipping, friction, 0.0), g)
+            except NumericalError as e:
+                raise NumericalError(f"{e} at t = {t:.6g}, q = {q}") from None
+            contact[self.closed] = -lam[nc : nc + nC]
+            friction[stick] = -lam[nc + nC :]
+            new = np.concatenate([lam[:nc], contact, friction])
+            if not self._implicit or np.allclose(new, lam_all, rtol=1e-12, atol=1e-12):
+                break
+            lam_all = new
+        else:
+            raise NumericalError(f"the normal forces of the friction elements do not converge at t = {t:.6g}")
+        return Accelerations(ddq, lam[:nc], contact, friction, N)
+
+    def rhs(self, t: float, y: np.ndarray) -> np.ndarray:
+        n = self.n
+        q, dq = y[:n], y[n:]
+        if not np.all(np.isfinite(y)):
+            return np.full(y.shape, np.nan)
+        try:
+            ddq = self.accelerations(t, q, dq, self.u(t, q, dq)).ddq
+        except (NumericalError, np.linalg.LinAlgError) as e:
+            self.last_failure = str(e)  # a trial stage the step-size control rejects
+            return np.full(y.shape, np.nan)
+        return np.concatenate([dq, ddq])
+
+    def at(self, t: float, y: np.ndarray) -> Accelerations:
+        """The accelerations and forces at a state (for locating mode changes)."""
+        n = self.n
+        return self.accelerations(t, y[:n], y[n:], self.u(t, y[:n], y[n:]))
+
+    def project_state(self, t: float, y: np.ndarray) -> np.ndarray:
+        """Positions onto ``Phi = 0`` and the closed gaps, then velocities onto the rows (``"projection"``)."""
+        n = self.n
+        q, dq = y[:n].copy(), y[n:].copy()
+        nh = self.eq.nh
+        if nh or self.closed.any():
+            for _ in range(20):
+                s = self.state(t, q, dq)
+                r = np.concatenate([s.Phi, s.gap[self.closed]])
+                if float(np.max(np.abs(r))) <= self.tol:
+                    break
+                q -= regularized_correction(np.vstack([s.D[:nh], s.G[self.closed]]), r)
+            else:
+                raise NumericalError(f"position projection did not reach {self.tol:g} at t = {t:.6g}")
+        s = self.state(t, q, dq)
+        S = self.slip == 0
+        D = np.vstack([s.D, s.G[self.closed], s.A[S]])
+        if D.shape[0]:
+            rhs = np.concatenate([s.beta, s.gap_beta[self.closed], s.fr_beta[S]])
+            dq -= regularized_correction(D, D @ dq - rhs)
+        return np.concatenate([q, dq])
+
+
+__all__ = ["ContactDynamics", "ContactState", "Accelerations", "BLOCKS"]
