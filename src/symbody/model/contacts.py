@@ -146,8 +146,8 @@ def event_force_symbols(eq: Any) -> list[Expr]:
 
 
 def contact_blocks(contacts: list[ContactInfo], nq: int) -> dict[str, tuple[list[Expr], tuple[int, ...]]]:
-    """The contacts' blocks for ``symbody.codegen.evaluators.evaluator(eq, ..., extra=...)``: ``gap``, ``gap_q``, ``gap_beta``,
-    ``gap_gamma`` and ``restitution`` (one row per contact)."""
+    """The contacts' blocks for ``symbody.codegen.evaluators.evaluator(eq, ..., extra=...)``: ``gap``,
+    ``gap_q``, ``gap_beta``, ``gap_gamma`` and ``restitution`` (one row per contact)."""
     k = len(contacts)
     return {
         "gap": ([c.gap for c in contacts], (k,)),

@@ -121,8 +121,8 @@ def friction_equations(system: Any) -> list[FrictionInfo]:
 
 
 def friction_blocks(frictions: list[FrictionInfo], nq: int) -> dict[str, tuple[list[Expr], tuple[int, ...]]]:
-    """The blocks for ``symbody.codegen.evaluators.evaluator(eq, ..., extra=...)``: ``fr_A``, ``fr_beta``, ``fr_gamma``, ``fr_mu``,
-    ``fr_mu_static`` (``fr_normal`` apart: it may need the multipliers)."""
+    """The blocks for ``symbody.codegen.evaluators.evaluator(eq, ..., extra=...)``: ``fr_A``, ``fr_beta``,
+    ``fr_gamma``, ``fr_mu``, ``fr_mu_static`` (``fr_normal`` apart: it may need the multipliers)."""
     k = len(frictions)
     return {
         "fr_A": ([e for f in frictions for e in f.A], (k, nq)),
