@@ -22,12 +22,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ..symbolic.expr import MUL, NEG, NUM, SYM, Expr
-from ..symbolic.sympy_bridge import _SYMPY_FUNCS, _sympy_number, count_ops
-
-ADD_OP = 2
-POW_OP = 5
-ATAN2_OP = 17
+from ..symbolic.expr import NEG, NUM, SYM, Expr
+from .opcount import rhs_op_count
 
 
 class ExportPlan:
@@ -129,48 +125,22 @@ class ExportPlan:
         return printer.expr(e, self.names)
 
     # -- operation counts ----------------------------------------------------
-    def _sympy_rhs(self, e: Expr, cache: dict):
-        import sympy
-
-        from ..symbolic.sympy_bridge import _to
-
-        names = self.names
-
-        def conv(a):
-            return _to(a, names, {}, cache)
-
-        op = e.op
-        if op == NUM:
-            return _sympy_number(e.value)
-        if op == SYM:
-            return sympy.Symbol(e.name)
-        if op == ADD_OP:
-            return sympy.Add(conv(e.args[0]), conv(e.args[1]))
-        if op == MUL:
-            return sympy.Mul(conv(e.args[0]), conv(e.args[1]))
-        if op == NEG:
-            return -conv(e.args[0])
-        if op == POW_OP:
-            return sympy.Pow(conv(e.args[0]), _sympy_number(e.args[1].value))
-        if op == ATAN2_OP:
-            return sympy.atan2(conv(e.args[0]), conv(e.args[1]))
-        return _SYMPY_FUNCS[op](conv(e.args[0]))
-
     def op_counts(self) -> dict[str, int]:
-        """``sympy.count_ops`` summed over emitted assignments.
+        """``sympy.count_ops`` summed over emitted assignments, counted on the DAG.
 
         Returns a dict with ``"temps"`` (the shared temporaries) and one entry per
-        block (its output assignments); ``"total"`` is their sum.
+        block (its output assignments); ``"total"`` is their sum.  The count is taken by
+        :mod:`symbody.codegen.opcount` in time linear in the size of the code.
         """
         cache: dict = {}
         counts: dict[str, int] = {}
-        counts["temps"] = sum(count_ops(self._sympy_rhs(e, cache)) for e in self.temps)
+        counts["temps"] = sum(rhs_op_count(e, self.names, cache) for e in self.temps)
         for name, exprs in self.blocks.items():
             c = 0
             for e in exprs:
                 if e.op in (SYM, NUM) or e in self.names:
                     continue  # a plain copy costs nothing
-                c += count_ops(self._sympy_rhs(e, cache))
+                c += rhs_op_count(e, self.names, cache)
             counts[name] = c
         counts["total"] = counts["temps"] + sum(counts[k] for k in self.blocks)
         return counts
