@@ -26,7 +26,7 @@ Example:
     >>> from symbody.symbolic.expr import Context, sin
     >>> ctx = Context(); x, y = ctx.symbol("x"), ctx.symbol("y")
     >>> dag_op_count(2 * (x + y) * x - sin(y - x), {})
-    5
+    6
 """
 
 from __future__ import annotations
