@@ -60,6 +60,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import Row, load_example  # noqa: E402
 
+from symbody.codegen.c_eval import compile_evaluator  # noqa: E402
+
 HARNESS = Path(__file__).resolve().parent / "harness"
 N_STATES = 16
 #: relative agreement required between the tools' accelerations
@@ -400,6 +402,7 @@ class Measured:
     pydy_c: float | None
     pin_cpp: float | None
     pin_py: float | None
+    symbody_eval: float
     agreement: float
     checked: list[str]
 
@@ -425,6 +428,10 @@ def measure(n: int, effort: Effort, workdir: Path, pin_lib: LoopLibrary | None, 
         "symbody_blocks": lambda c: blocks.loop(X, c),
     }
     calls: dict[str, Callable[[int], float]] = {"symbody_py": python_block(sb_rhs, [(x, 0.0, u, p) for x in X])}
+    evaluator = compile_evaluator(eq, "M", "delta")
+    eval_args = [(0.0, x[: n + 1].copy(), x[n + 1 :].copy(), u, p) for x in X]
+    others["symbody CEvaluator [M | delta] (Python)"] = np.array([np.linalg.solve(*evaluator(*a)) for a in eval_args])
+    calls["symbody_eval"] = python_block(evaluator, eval_args)
 
     X_rel = to_relative(X)
     if pin_lib is not None:
@@ -459,6 +466,7 @@ def measure(n: int, effort: Effort, workdir: Path, pin_lib: LoopLibrary | None, 
         times.get("pydy_c"),
         times.get("pin_cpp"),
         times.get("pin_py"),
+        times["symbody_eval"],
         agreement,
         list(others),
     )
@@ -524,6 +532,38 @@ def pinocchio_row(m: Measured, pin_reason: str, describe: bool) -> Row:
         target,
         None,
         "skipped: pip install pin cmeel-eigen (the bench extra).",
+    )
+
+
+def overhead_row(m: Measured) -> Row:
+    """Per-call time of symbody's Python evaluator (``compile_evaluator``) next to ``pinocchio.aba``."""
+    case = f"per-call overhead from Python, n = {m.n}: compiled [M | delta] evaluator vs pinocchio.aba"
+    how = (
+        f"f(t, q, dq, u, p) of symbody.codegen.c_eval (arguments copied into one buffer, one ctypes call, "
+        f"fresh output arrays) against pin.aba(model, data, q, v, tau), both timed from Python in the same run, "
+        f"each call including its own evaluation (symbody's [M | delta] alone takes well under "
+        f"{fmt_eval(m.symbody_blocks)}, the C loop time of [M | delta] + LDL^T)."
+    )
+    if m.pin_py is None:
+        return Row(
+            "ddq evaluation",
+            case,
+            fmt_eval(m.symbody_eval),
+            "Pinocchio not installed",
+            None,
+            "< 3 us",
+            m.symbody_eval < 3e-6,
+            how,
+        )
+    return Row(
+        "ddq evaluation",
+        case,
+        fmt_eval(m.symbody_eval),
+        f"pinocchio.aba {fmt_eval(m.pin_py)}",
+        m.pin_py / m.symbody_eval,
+        "< 3 us",
+        m.symbody_eval < 3e-6,
+        how,
     )
 
 
@@ -597,6 +637,8 @@ def run(quick: bool = False, smoke: bool = False) -> list[Row]:
         for n in sizes:
             m = measure(n, effort, Path(tmp), pin_lib, with_pydy)
             rows.append(pinocchio_row(m, pin_reason, describe=n == sizes[0]))
+            if n == sizes[0]:
+                rows.append(overhead_row(m))
             rows += pydy_rows(m, describe=n == sizes[0])
     rows[0].note += (
         f" Machine load average {load:.1f} -> {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores during these rows;"

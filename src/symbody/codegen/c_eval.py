@@ -11,7 +11,7 @@ Example:
     >>> from symbody.codegen.python import Layout
     >>> ctx = Context(); x = ctx.symbol("x", "coordinate")
     >>> f = CEvaluator({"y": ([sin(x), 2 * sin(x)], (2,))}, Layout(q=[x]))
-    >>> f(0.0, [0.5], [0.0], [], [])[0].round(6)
+    >>> f(0.0, [0.5], [], [], [])[0].round(6)
     array([0.479426, 0.958851])
 """
 
@@ -22,6 +22,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -32,8 +33,6 @@ from ..symbolic.expr import Expr
 from .c import CAssignment, CBlock, c_function, nonzero
 from .evaluators import layout_of
 from .python import Layout, check_identifier
-
-_ARRAY = np.ctypeslib.ndpointer(dtype=np.float64, flags="C_CONTIGUOUS")
 
 
 def c_compiler() -> str:
@@ -113,37 +112,95 @@ class CEvaluator:
         self.source = (
             "#include <math.h>\n#include <string.h>\n" + _SIGN + c_function(sig, cblocks, sources, unused=unused)
         )
+        self.source += _packed_wrapper(name, self._slots, self.sizes)
         self._dir = tempfile.TemporaryDirectory(prefix="symbody_c_")
         src = Path(self._dir.name) / f"{name}.c"
         lib = Path(self._dir.name) / f"{name}.so"
         src.write_text(self.source)
         compile_shared([src], lib)
-        self._lib = ctypes.CDLL(str(lib))
-        fn = getattr(self._lib, name)
-        fn.restype = None
-        fn.argtypes = [ctypes.c_double] + [_ARRAY] * (6 + len(self.names))
-        self._fn = fn
+        self._call = _PackedCall(ctypes.PyDLL(str(lib)), name + "_packed", self._slots, self.shapes)
 
-    @staticmethod
-    def _vec(x, n: int) -> np.ndarray:
-        a = np.zeros(max(n, 1)) if x is None else np.ascontiguousarray(x, dtype=np.float64).reshape(-1)
-        if a.size < max(n, 1):
-            a = np.concatenate([a, np.zeros(max(n, 1) - a.size)])
-        return a
+    @property
+    def _slots(self) -> list[tuple[str, int]]:
+        lay = self._layout
+        return [(vec, len(getattr(lay, vec))) for vec in ("q", "dq", "u", "p", "ddq", "lam")]
 
     def __call__(self, t, q, dq, u, p, ddq=None, lam=None) -> tuple[np.ndarray, ...]:
-        lay = self._layout
-        args = [
-            self._vec(q, len(lay.q)),
-            self._vec(dq, len(lay.dq)),
-            self._vec(u, len(lay.u)),
-            self._vec(p, len(lay.p)),
-            self._vec(ddq, len(lay.ddq)),
-            self._vec(lam, len(lay.lam)),
-        ]
-        outs = [np.zeros(max(n, 1)) for n in self.sizes]
-        self._fn(float(t), *args, *outs)
-        return tuple(o[:n].reshape(s) for o, n, s in zip(outs, self.sizes, self.shapes))
+        """The blocks at one point, as fresh arrays (one per block, in the order of the names).
+
+        Raises:
+            ValueError: an argument has not the length of its vector in the layout.
+        """
+        return self._call(t, (q, dq, u, p, ddq, lam))
+
+
+class _PackedCall:
+    """One C call per evaluation: the arguments are copied into one preallocated input buffer
+    whose address (like that of the output buffer) is converted once, not at every call.
+
+    ``ctypes.PyDLL`` keeps the interpreter lock during the call and a lock serializes callers,
+    so threads sharing an evaluator cannot overwrite each other's buffers.
+    """
+
+    def __init__(self, lib: ctypes.PyDLL, symbol: str, slots: list[tuple[str, int]], shapes: list):
+        self._lib = lib  # kept alive with the function
+        fn = getattr(lib, symbol)
+        fn.restype = None
+        fn.argtypes = None  # the arguments below are ready-made ctypes objects
+        self._fn = fn
+        self._in = np.zeros(1 + sum(n for _, n in slots))
+        # one output array per block, in its final shape: a call returns copies of them
+        self._outs = [np.zeros(shape) for shape in shapes]
+        self._args = tuple(ctypes.c_void_p(a.ctypes.data) for a in (self._in, *self._outs))
+        self._views: list[tuple[str, int, np.ndarray]] = []
+        k = 1
+        for vec, n in slots:
+            self._views.append((vec, n, self._in[k : k + n]))
+            k += n
+        self._optional_zero = [True, True]  # ddq and lam hold zeros
+        self._lock = threading.Lock()
+
+    def __call__(self, t, values) -> tuple[np.ndarray, ...]:
+        with self._lock:
+            self._in[0] = t
+            views = self._views
+            for i in range(4):
+                _copy(views[i], values[i])
+            for i in (4, 5):
+                x = values[i]
+                if x is None:
+                    if not self._optional_zero[i - 4]:
+                        views[i][2][:] = 0.0
+                        self._optional_zero[i - 4] = True
+                else:
+                    _copy(views[i], x)
+                    self._optional_zero[i - 4] = False
+            self._fn(*self._args)
+            return tuple([o.copy() for o in self._outs])
+
+
+def _copy(view: tuple[str, int, np.ndarray], x) -> None:
+    vec, n, buf = view
+    if x is None:
+        raise ValueError(f"{vec} is required ({n} values)")
+    if len(x) != n:
+        raise ValueError(f"{vec} has {len(x)} values, the model has {n}")
+    if n:
+        buf[:] = x
+
+
+def _packed_wrapper(name: str, slots: list[tuple[str, int]], sizes: Sequence[int]) -> str:
+    """C function ``<name>_packed(in, out0, out1, ...)`` with ``in = [t, q, dq, u, p, ddq, lam]``."""
+    args, k = ["_in[0]"], 1
+    for _, n in slots:
+        args.append(f"_in + {k}")
+        k += n
+    outs = [f"_out{i}" for i in range(len(sizes))]
+    params = ", ".join(["const double *_in", *(f"double *{o}" for o in outs)])
+    return (
+        f"\n/* all inputs in one buffer, so that Python converts no address at a call */\n"
+        f"void {name}_packed({params})\n{{\n    {name}({', '.join(args + outs)});\n}}\n"
+    )
 
 
 _SIGN = "static double sb_sign(double x) { return (double)((x > 0) - (x < 0)); }\n"
