@@ -9,6 +9,7 @@
 
 #include "sb_internal.h"
 #include "sb_linalg.h"
+#include "sb_ltdl.h"
 
 #define SB_RANK_RTOL 1e-13     /* relative pivot threshold of the augmented matrix */
 #define SB_FILTER_SWITCH 1e-4  /* D M^-1 D^T with a pivot below this (relative): filtered multipliers */
@@ -58,7 +59,7 @@ void sb_solve_factored(SbInstance *inst, const double *b, double *z)
     switch (inst->dyn.fact) {
     case SB_FACT_LDLT:
         if (z != b) memcpy(z, b, (size_t)na * sizeof(double));
-        sb_ldlt_solve(n, inst->dyn.Mf, z);
+        sb_mass_solve(n, inst->dyn.Mf, z);
         break;
     case SB_FACT_SCHUR:
     case SB_FACT_FILTER: {
@@ -189,7 +190,7 @@ SbStatus sb_accelerations(SbInstance *inst, double t, const double *x, double *d
         memcpy(inst->dyn.Mf, inst->dyn.M, (size_t)n * n * sizeof(double));
         inst->dyn.fact = SB_FACT_LDLT;
         inst->dyn.rank = n;
-        int k = sb_ldlt(n, inst->dyn.Mf);
+        int k = sb_mass_factor(n, inst->dyn.Mf); /* along the tree where model.c gives one (sb_ltdl.c) */
         if (k) { /* not positive definite: singular, indefinite or not finite */
             SbStatus s = nonfinite_blocks(inst);
             if (s != SB_OK) return s;

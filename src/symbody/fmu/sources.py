@@ -29,6 +29,7 @@ import uuid
 
 from .. import __version__
 from ..codegen.c import CAssignment, CBlock, SymbolNames, c_comment, c_function, c_string, nonzero
+from ..codegen.mass_tree import mass_tree_source
 from ..symbolic.calculus import diff, subs
 from ..symbolic.expr import ZERO, Expr
 from .contract import SETTINGS_DEFAULTS, block
@@ -102,7 +103,7 @@ class ModelSource:
         digest.update(kind.encode())
         self.token = "{" + str(uuid.UUID(bytes=digest.digest()[:16], version=4)) + "}"
         token_line = f"/* instantiation token (FMI 3) / GUID (FMI 2) */\n#define SB_TOKEN {c_string(self.token)}\n\n"
-        self.text = self._header() + token_line + self._tables() + functions
+        self.text = self._header() + token_line + self._tables() + functions + mass_tree_source(eq)
 
     # -- symbol sources --------------------------------------------------------
     def _symbol_sources(self) -> dict[Expr, str]:

@@ -39,8 +39,17 @@ GENERIC_SOURCES = (
     "sb_solver.c",
     "sb_linalg.c",
     "sb_singular.c",
+    "sb_ltdl.c",
 )
-GENERIC_HEADERS = ("symbody_model.h", "sb_runtime.h", "sb_internal.h", "sb_calls.h", "sb_solver.h", "sb_linalg.h")
+GENERIC_HEADERS = (
+    "symbody_model.h",
+    "sb_runtime.h",
+    "sb_internal.h",
+    "sb_calls.h",
+    "sb_solver.h",
+    "sb_linalg.h",
+    "sb_ltdl.h",
+)
 
 
 MAX_IDENTIFIER = 64

@@ -1,0 +1,49 @@
+/*
+ * sb_ltdl.h -- factorization of a tree-structured mass matrix that keeps the tree's sparsity.
+ *
+ * In a kinematic tree, M(i, j) = 0 unless coordinate j is coordinate i itself or one of its
+ * ancestors (or descendants): the coordinates that move body i's subtree are the only ones
+ * whose inertia couples with i.  Numbered so that every coordinate's parent lambda(i) comes
+ * before it (lambda(i) < i, -1 for a root), M = L^T D L with L unit lower triangular and
+ * nonzero only where M is (no fill-in): Featherstone's LTDL factorization (R. Featherstone,
+ * Rigid Body Dynamics Algorithms, Springer, 2008, sec. 6.5).  It costs the sum over
+ * coordinates of their depth squared instead of n^3 / 6, and a solve the sum of depths
+ * instead of n^2.
+ *
+ * model.c defines sb_mass_parent: the parent array, or NULL when M has no such structure
+ * (closed loops, constraints): sb_mass_factor / sb_mass_solve then use the dense L D L^T.
+ */
+#ifndef SB_LTDL_H
+#define SB_LTDL_H
+
+#if defined(__GNUC__) && __GNUC__ >= 4 && !defined(_WIN32) && !defined(__CYGWIN__)
+#pragma GCC visibility push(hidden)
+#define SB_VISIBILITY_PUSHED_LTDL
+#endif
+
+/* Parent of each coordinate in the tree of the mass matrix (-1: a root), emitted in model.c;
+   NULL when the model's mass matrix is not factored along a tree. */
+extern const int *const sb_mass_parent;
+
+/* M = L^T D L in place (row-major n x n; the strict lower triangle along the tree holds L, the
+   diagonal 1/D; other entries are left alone).  Returns 0, or k + 1 when the pivot of
+   coordinate k is not positive (M is not positive definite). */
+int sb_ltdl(int n, const int *parent, double *A);
+
+/* Solve L^T D L x = b in place (b becomes x) with a factorization of sb_ltdl. */
+void sb_ltdl_solve(int n, const int *parent, const double *F, double *b);
+
+/* The factorization of the model's mass matrix without constraints: sb_ltdl along
+   sb_mass_parent, else the dense sb_ldlt (also when compiled with -DSB_MASS_DENSE).
+   Same return value as sb_ldlt. */
+int sb_mass_factor(int n, double *A);
+
+/* Solve with a factorization of sb_mass_factor (b becomes x). */
+void sb_mass_solve(int n, const double *F, double *b);
+
+#ifdef SB_VISIBILITY_PUSHED_LTDL
+#pragma GCC visibility pop
+#undef SB_VISIBILITY_PUSHED_LTDL
+#endif
+
+#endif /* SB_LTDL_H */
