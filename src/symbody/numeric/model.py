@@ -47,7 +47,7 @@ class NumericModel:
     def __init__(self, eq, p: Any = None):
         self.eq = eq
         self.p = self._params(p)
-        self._f = {}
+        self._f: dict[tuple[str, ...], Any] = {}
 
     def _params(self, p: Any) -> np.ndarray:
         p0 = self.eq.p0.copy()
