@@ -131,12 +131,27 @@ class CEvaluator:
         Raises:
             ValueError: an argument has not the length of its vector in the layout.
         """
-        return self._call(t, (q, dq, u, p, ddq, lam))
+        c = self._call
+        values = (q, dq, u, p)
+        try:
+            ok = (len(q), len(dq), len(u), len(p)) == c.lengths
+        except TypeError:
+            ok = False
+        if not ok:
+            c.refuse(values)
+        with c.lock:
+            c.buffer[0] = t
+            for k, view in c.required:
+                view[:] = values[k]
+            if ddq is not None or lam is not None or c.optional_set:
+                c.set_optional(ddq, lam)
+            c.fn(*c.args)
+            return tuple([o.copy() for o in c.outs])
 
 
 class _PackedCall:
     """One C call per evaluation: the arguments are copied into one preallocated input buffer
-    whose address (like that of the output buffer) is converted once, not at every call.
+    whose address (like those of the output arrays) is converted once, not at every call.
 
     ``ctypes.PyDLL`` keeps the interpreter lock during the call and a lock serializes callers,
     so threads sharing an evaluator cannot overwrite each other's buffers.
@@ -147,46 +162,40 @@ class _PackedCall:
         fn = getattr(lib, symbol)
         fn.restype = None
         fn.argtypes = None  # the arguments below are ready-made ctypes objects
-        self._fn = fn
-        self._in = np.zeros(1 + sum(n for _, n in slots))
+        self.fn = fn
+        self.buffer = np.zeros(1 + sum(n for _, n in slots))
         # one output array per block, in its final shape: a call returns copies of them
-        self._outs = [np.zeros(shape) for shape in shapes]
-        self._args = tuple(ctypes.c_void_p(a.ctypes.data) for a in (self._in, *self._outs))
-        self._views: list[tuple[str, int, np.ndarray]] = []
+        self.outs = [np.zeros(shape) for shape in shapes]
+        self.args = tuple(ctypes.c_void_p(a.ctypes.data) for a in (self.buffer, *self.outs))
+        self.slots = slots
+        self.views: list[np.ndarray] = []
         k = 1
-        for vec, n in slots:
-            self._views.append((vec, n, self._in[k : k + n]))
+        for _, n in slots:
+            self.views.append(self.buffer[k : k + n])
             k += n
-        self._optional_zero = [True, True]  # ddq and lam hold zeros
-        self._lock = threading.Lock()
+        self.lengths = tuple(n for _, n in slots[:4])
+        self.required = [(k, self.views[k]) for k in range(4) if slots[k][1]]
+        self.optional_set = False  # ddq or lam hold values of an earlier call
+        self.lock = threading.Lock()
 
-    def __call__(self, t, values) -> tuple[np.ndarray, ...]:
-        with self._lock:
-            self._in[0] = t
-            views = self._views
-            for i in range(4):
-                _copy(views[i], values[i])
-            for i in (4, 5):
-                x = values[i]
-                if x is None:
-                    if not self._optional_zero[i - 4]:
-                        views[i][2][:] = 0.0
-                        self._optional_zero[i - 4] = True
-                else:
-                    _copy(views[i], x)
-                    self._optional_zero[i - 4] = False
-            self._fn(*self._args)
-            return tuple([o.copy() for o in self._outs])
+    def refuse(self, values) -> None:
+        """Raise the error that names the first argument of a wrong length."""
+        for (vec, n), x in zip(self.slots, values):
+            if x is None:
+                raise ValueError(f"{vec} is required ({n} values)")
+            if len(x) != n:
+                raise ValueError(f"{vec} has {len(x)} values, the model has {n}")
 
-
-def _copy(view: tuple[str, int, np.ndarray], x) -> None:
-    vec, n, buf = view
-    if x is None:
-        raise ValueError(f"{vec} is required ({n} values)")
-    if len(x) != n:
-        raise ValueError(f"{vec} has {len(x)} values, the model has {n}")
-    if n:
-        buf[:] = x
+    def set_optional(self, ddq, lam) -> None:
+        """Copy ``ddq`` and ``lam`` (zeros where ``None``); the lock is held."""
+        for (vec, n), view, x in zip(self.slots[4:], self.views[4:], (ddq, lam)):
+            if x is None:
+                view[:] = 0.0
+            elif len(x) != n:
+                raise ValueError(f"{vec} has {len(x)} values, the model has {n}")
+            elif n:
+                view[:] = x
+        self.optional_set = ddq is not None or lam is not None
 
 
 def _packed_wrapper(name: str, slots: list[tuple[str, int]], sizes: Sequence[int]) -> str:
