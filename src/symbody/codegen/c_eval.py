@@ -3,7 +3,10 @@
 :class:`CEvaluator` has the calling convention of the numpy evaluators of
 :mod:`symbody.codegen.python` -- ``f(t, q, dq, u, p, ddq=None, lam=None)``
 returns a tuple of arrays, one per block -- so tests can check the generated
-C against numpy block by block.
+C against numpy block by block.  A call costs about a microsecond beyond the
+evaluation itself: the arguments are copied into one preallocated buffer (their
+lengths checked, a wrong one refused by name), one ``ctypes`` call passes
+addresses converted once at compilation, and the results are fresh copies.
 
 Example:
     >>> import numpy as np
