@@ -20,7 +20,7 @@ from conftest import example
 
 import symbody as sb
 from symbody.codegen.c_eval import compile_shared
-from symbody.codegen.mass_tree import mass_parents
+from symbody.codegen.mass_tree import mass_parents, mass_tree_source
 from symbody.fmu.build import CFLAGS, template_dir
 from symbody.fmu.sources import ModelSource
 from symbody.fmu.spec import GENERIC_SOURCES
@@ -105,6 +105,23 @@ def test_closed_loops_and_constraints_keep_the_dense_factorization():
     assert "const int *const sb_mass_parent = NULL;" in ModelSource(eq, "me").text
 
 
+def test_ltdl_is_chosen_where_it_saves_work():
+    """A chain (M full) keeps the dense loops; bodies hanging side by side factor along the tree."""
+    chain = example("n_link_pendulum_on_cart", n=3).derive()
+    assert mass_parents(chain.M) == [-1, 0, 1, 2]
+    assert "sb_mass_parent = NULL;" in mass_tree_source(chain)
+    assert "sb_mass_parent = mass_parent;" in mass_tree_source(chain, min_saving=0.0)
+    s = sb.System("comb")
+    s.gravity((0, -9.81, 0))
+    for k in range(4):
+        th = s.coordinate(f"th{k}", 0.1 * k)
+        base = s.base(f"B{k}", s.ground_base, sb.Rz(th))
+        s.particle(f"m{k}", s.point(f"P{k}", s.origin, sb.Vector(base, 0, -1.0 - k, 0)), 1.0)
+    comb = s.derive()
+    assert mass_parents(comb.M) == [-1, -1, -1, -1]
+    assert "static const int mass_parent[]" in ModelSource(comb, "me").text
+
+
 # -- sb_ltdl on matrices built along random trees -----------------------------------------
 @pytest.fixture(scope="module")
 def linalg(tmp_path_factory):
@@ -176,8 +193,10 @@ def test_ltdl_names_a_pivot_that_is_not_positive(linalg):
 
 # -- the FMU runtime on random tree models ------------------------------------------------
 def runtime_library(eq, folder: Path, dense: bool) -> ctypes.CDLL:
+    """model.c (LTDL along the tree even where it would not save work) + runtime + driver."""
     folder.mkdir(exist_ok=True)
-    (folder / "model.c").write_text(ModelSource(eq, "me").text)
+    text = ModelSource(eq, "me").text
+    (folder / "model.c").write_text(text.replace(mass_tree_source(eq), mass_tree_source(eq, min_saving=0.0)))
     (folder / "driver.c").write_text(DRIVER)
     tdir = template_dir()
     sources = [folder / "model.c", folder / "driver.c", *(tdir / s for s in GENERIC_SOURCES)]

@@ -44,12 +44,36 @@ def mass_parents(M: Sequence[Sequence[Expr]]) -> list[int] | None:
     return parent
 
 
-def mass_tree_source(eq) -> str:
-    """The definition of ``sb_mass_parent`` for ``model.c`` (``NULL`` with constraints or no tree)."""
+def factorization_work(parents: Sequence[int]) -> tuple[int, int]:
+    """Multiply-adds of LTDL along ``parents`` (the sum of depth (depth + 1) / 2) and of a dense L D L^T.
+
+    Example:
+        >>> factorization_work([-1, 0, 0, 0])   # a star: no coupling between the branches
+        (3, 10)
+    """
+    depth: list[int] = []
+    for p in parents:
+        depth.append(0 if p < 0 else depth[p] + 1)
+    n = len(parents)
+    return sum(d * (d + 1) // 2 for d in depth), (n**3 - n) // 6
+
+
+#: LTDL follows the tree with indirect indexing, about three times slower per multiply-add than the
+#: dense loops (benchmarks/bench_ltdl.py): it is used where it saves at least that factor of work.
+MIN_SAVING = 3.0
+
+
+def mass_tree_source(eq, min_saving: float = MIN_SAVING) -> str:
+    """The definition of ``sb_mass_parent`` for ``model.c``: the tree where LTDL saves ``min_saving``
+    times the work of the dense factorization, else ``NULL`` (constraints, no tree, a chain)."""
     parents = mass_parents(eq.M) if eq.nc == 0 else None
     head = '\n#include "sb_ltdl.h"\n\n'
+    why = "constraints" if eq.nc else "no tree structure"
+    if parents is not None:
+        work, dense = factorization_work(parents)
+        if dense < min_saving * work:
+            parents, why = None, f"a tree too deep to save work: {work} vs {dense} multiply-adds"
     if parents is None:
-        why = "constraints" if eq.nc else "no tree structure"
         return head + f"/* mass matrix factored densely ({why}) */\nconst int *const sb_mass_parent = NULL;\n"
     names = [c.name.replace("*/", "* /") for c in eq.coordinates]
     rows = "".join(f"    {p}, /* {names[i]} <- {names[p] if p >= 0 else 'root'} */\n" for i, p in enumerate(parents))
