@@ -139,8 +139,8 @@ def measure(name: str, system: sb.System, effort, workdir: Path) -> Row:
         f"(gcc {' '.join(CFLAGS)}), one with -DSB_MASS_DENSE; "
         f"each call evaluates [M | delta], factors M and solves. Factorization work about {work} multiply-adds "
         f"along the tree vs {dense_work} dense. ddq agree on {N_STATES} random states to {agreement:.0e} "
-        f"relative. The FMU of this model uses {shipped}. Best of {effort.rounds} rounds of about {effort.round_seconds * 1e3:g} ms; machine load "
-        f"average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores.",
+        f"relative. The FMU of this model uses {shipped}. Best of {effort.rounds} rounds of about "
+        f"{effort.round_seconds * 1e3:g} ms; machine load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores.",
     )
 
 
