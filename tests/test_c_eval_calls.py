@@ -16,12 +16,13 @@ import pytest
 from conftest import example
 
 from symbody.codegen.c_eval import compile_evaluator
+from symbody.codegen.evaluators import evaluator
 
 
 @pytest.fixture(scope="module")
 def four_bar():
     eq = example("four_bar").derive()
-    return eq, compile_evaluator(eq, "M", "delta", "outputs"), eq.evaluator("M", "delta", "outputs")
+    return eq, compile_evaluator(eq, "M", "delta", "outputs"), evaluator(eq, "M", "delta", "outputs")
 
 
 def point(eq, seed: int):

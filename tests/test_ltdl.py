@@ -20,6 +20,7 @@ from conftest import example
 
 import symbody as sb
 from symbody.codegen.c_eval import compile_shared
+from symbody.codegen.evaluators import evaluator
 from symbody.codegen.mass_tree import mass_parents, mass_tree_source
 from symbody.fmu.build import CFLAGS, template_dir
 from symbody.fmu.sources import ModelSource
@@ -216,7 +217,7 @@ def test_runtime_accelerations_equal_the_dense_solve(tmp_path, seed):
     tree = runtime_library(eq, tmp_path / "tree", dense=False)
     dense = runtime_library(eq, tmp_path / "dense", dense=True)
     assert tree.test_tree() == 1
-    py = eq.evaluator("M", "delta")
+    py = evaluator(eq, "M", "delta")
     rng = np.random.default_rng(seed)
     p, u = np.ascontiguousarray(eq.p0, float), np.ascontiguousarray(eq.u0, float)
     for _ in range(5):
