@@ -61,6 +61,8 @@ def test_wrong_lengths_are_refused(four_bar):
         c(t, q, dq, u, np.append(p, 1.0))
     with pytest.raises(ValueError, match="dq is required"):
         c(t, q, None, u, p)
+    with pytest.raises(ValueError, match="q must be a sequence of 3 values, not float"):
+        c(t, 0.5, dq, u, p)
 
 
 def test_results_are_fresh_arrays(four_bar):

@@ -186,6 +186,8 @@ class _PackedCall:
         for (vec, n), x in zip(self.slots, values):
             if x is None:
                 raise ValueError(f"{vec} is required ({n} values)")
+            if not hasattr(x, "__len__"):
+                raise ValueError(f"{vec} must be a sequence of {n} values, not {type(x).__name__}")
             if len(x) != n:
                 raise ValueError(f"{vec} has {len(x)} values, the model has {n}")
 
