@@ -7,13 +7,14 @@ dependency cannot hide in a function body.  Layers, from the bottom:
 rank  packages / modules
 ====  ==========================================================================
 0     ``errors``, ``_version`` (foundation)
-1     ``symbolic`` (atoms, calculus, evaluation, printing, SymPy bridge)
+1     ``symbolic`` (atoms, calculus, evaluation, printing, SymPy bridge, export plan,
+      optimizer and operation counts)
 2     ``model`` (with its kinematic engine), ``units``, ``dimensions`` (unit strings,
       dimensional analysis)
 3     ``loader``, ``models`` (model files and the models of the docstring examples)
 4     ``derive`` (virtual power, recursions, constraint derivatives, energies, checks)
 5     ``equations`` (the data object the derivation fills)
-6     ``codegen`` (export plans, C and Python emitters, compiled evaluators)
+6     ``codegen`` (C and Python emitters, compiled evaluators)
 7     ``numeric`` (analyses: they evaluate the blocks through the compiled evaluators)
 8     ``fmu``
 9     ``viz``, ``study`` (animation, parameter studies)
@@ -22,8 +23,7 @@ rank  packages / modules
 
 ``symbody/__init__.py`` is the public facade and may import anything; ``System.derive`` is the
 one sanctioned call upward (model -> equations, which builds the ``Equations`` from the fields
-:mod:`symbody.derive` derives).  ``KNOWN`` lists the upward imports that exist today and are
-scheduled to go: the list may only shrink, and a new upward import fails this test.
+:mod:`symbody.derive` derives).  No other import runs upward.
 """
 
 from __future__ import annotations
@@ -57,14 +57,6 @@ SANCTIONED = {("model/system.py", "equations")}
 
 # layers of one rank that must stay independent of each other
 SIBLINGS = {frozenset({"viz", "study"})}
-
-# (importing file, imported layer) pairs that run upward today; each is a debt, none may be added.
-# The formulation choice compares the export plans' operation counts of two derivations on small
-# trees; the export plan (codegen/emit.py, codegen/optimize.py) is algebra on the atom DAG and is
-# to move into the algebra core, which pays this debt.
-KNOWN = {
-    ("derive/formulation.py", "codegen"),
-}
 
 
 def _layer(module: str) -> str:
@@ -119,10 +111,5 @@ def test_every_module_belongs_to_a_layer():
 
 
 def test_no_new_upward_imports():
-    new = upward_imports() - KNOWN
-    assert not new, f"imports that run up the pipeline (see this module's docstring): {sorted(new)}"
-
-
-def test_known_debts_are_still_real():
-    """When a debt is paid, take it off ``KNOWN`` so that it cannot come back."""
-    assert KNOWN <= upward_imports() | {k for k in KNOWN if not (PACKAGE / k[0]).exists()}
+    bad = upward_imports()
+    assert not bad, f"imports that run up the pipeline (see this module's docstring): {sorted(bad)}"

@@ -1,9 +1,9 @@
 """Operation counts taken on the expression DAG equal ``sympy.count_ops`` (the definition).
 
 The count of docs/guide/architecture.md is ``sympy.count_ops`` of every emitted right-hand
-side after SymPy's evaluation; :mod:`symbody.codegen.opcount` reproduces that evaluation
+side after SymPy's evaluation; :mod:`symbody.symbolic.opcount` reproduces that evaluation
 without SymPy.  The tests compare, right-hand side by right-hand side, with SymPy itself
-(:mod:`symbody.codegen.sympy_count`) on every example model, on random expressions built
+(:mod:`symbody.symbolic.sympy_count`) on every example model, on random expressions built
 to meet each evaluation rule (like terms, distribution of numbers, powers, signs of odd
 functions, floats and fractions), and check that the four-bar keeps its 132 operations.
 """
@@ -17,11 +17,11 @@ import pytest
 import sympy
 from conftest import example
 
-from symbody.codegen import opcount
 from symbody.codegen.counts import export_plan, stats
-from symbody.codegen.emit import ExportPlan
-from symbody.codegen.sympy_count import sympy_rhs, sympy_rhs_op_count
 from symbody.symbolic import expr as X
+from symbody.symbolic import opcount
+from symbody.symbolic.plan import ExportPlan
+from symbody.symbolic.sympy_count import sympy_rhs, sympy_rhs_op_count
 
 BLOCKS = ("M", "delta", "Phi", "Phi_q", "D", "beta", "gamma", "outputs")
 

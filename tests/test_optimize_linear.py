@@ -16,7 +16,7 @@ from types import ModuleType
 import pytest
 
 import symbody as sb
-from symbody.codegen import optimize, trig
+from symbody.symbolic import optimize, trig
 from symbody.symbolic.evaluate import evaluate_many
 from symbody.symbolic.expr import COS, MUL, SIN, Context, Expr, cos, reachable, sin
 

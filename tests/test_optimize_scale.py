@@ -14,11 +14,11 @@ import sys
 import numpy as np
 import pytest
 
-from symbody.codegen import factoring, optimize, pairs
-from symbody.codegen.emit import ExportPlan
 from symbody.codegen.python import Layout, compile_function
+from symbody.symbolic import factoring, optimize, pairs
 from symbody.symbolic.evaluate import evaluate
 from symbody.symbolic.expr import ADD, Context, cos, sin
+from symbody.symbolic.plan import ExportPlan
 
 
 def _sum(terms):
@@ -129,7 +129,7 @@ def test_optimized_values_are_unchanged(make):
 
 
 def _lines_run(fn, *args) -> int:
-    """Lines of :mod:`symbody.codegen.factoring` executed by ``fn(*args)`` (a machine-independent work count)."""
+    """Lines of :mod:`symbody.symbolic.factoring` executed by ``fn(*args)`` (a machine-independent work count)."""
     count = 0
     here = factoring.__file__
 

@@ -1,7 +1,7 @@
 """C code generation for atomized blocks.
 
 :func:`c_function` writes one C99 function that evaluates several blocks
-sharing their temporaries: the :class:`~symbody.codegen.emit.ExportPlan` of the
+sharing their temporaries: the :class:`~symbody.symbolic.plan.ExportPlan` of the
 blocks decides which atoms become temporaries (atoms used more than once, in
 dependency order) and which are inlined (atoms used once).  Each block is
 preceded by a comment naming it, and every assignment carries a comment tying
@@ -44,8 +44,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..symbolic.expr import NUM, Expr, free_symbols, symbol_name
+from ..symbolic.plan import ExportPlan
 from ..symbolic.printing import CPrinter
-from .emit import ExportPlan
 
 #: Names a model symbol must not take as a C local: keywords, math.h and stdlib names, runtime prefixes.
 C_RESERVED = frozenset(

@@ -1,6 +1,6 @@
 """Operation counts of the exported blocks of an :class:`~symbody.Equations` (``symbody info``).
 
-The counts are those of the size-optimal export (:class:`symbody.codegen.emit.ExportPlan`
+The counts are those of the size-optimal export (:class:`symbody.symbolic.plan.ExportPlan`
 with ``trig="fold"``); definitions in docs/guide/architecture.md.
 
 Example:
@@ -17,7 +17,7 @@ from weakref import WeakKeyDictionary
 
 from ..equations import Equations
 from ..symbolic.expr import symbol_name
-from .emit import ExportPlan
+from ..symbolic.plan import ExportPlan
 
 _STATS: WeakKeyDictionary[Equations, dict[str, Any]] = WeakKeyDictionary()
 
@@ -37,7 +37,7 @@ STAT_BLOCKS = {
 
 
 def export_plan(eq: Equations, *names: str, symmetric_M: bool = True, trig: str = "fold") -> ExportPlan:
-    """The :class:`~symbody.codegen.emit.ExportPlan` of the named blocks exported jointly.
+    """The :class:`~symbody.symbolic.plan.ExportPlan` of the named blocks exported jointly.
 
     ``trig="fold"`` is the size-optimal export (the counts of :func:`stats`);
     ``trig="expand"`` is the speed-optimal one the C and Python emitters use.

@@ -38,8 +38,8 @@ from typing import Any
 
 from ..errors import ExportError
 from ..symbolic.expr import Expr, free_symbols, symbol_name
+from ..symbolic.plan import ExportPlan
 from ..symbolic.printing import Printer
-from .emit import ExportPlan
 
 FORMAT = "symbody-geometry"
 VERSION = 1

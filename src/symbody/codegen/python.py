@@ -30,8 +30,8 @@ from typing import Any
 import numpy as np
 
 from ..symbolic.expr import Expr, reachable
+from ..symbolic.plan import ExportPlan
 from ..symbolic.printing import PythonPrinter
-from .emit import ExportPlan
 
 
 @dataclass

@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..codegen.emit import ExportPlan
 from ..errors import ModelError
 from ..symbolic.expr import NEG, NUM, SYM, Expr, walk
+from ..symbolic.plan import ExportPlan
 from .recursive import assemble_recursive, tree_of
 from .virtual_power import assemble
 

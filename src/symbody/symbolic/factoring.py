@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import TypeAlias
 
-from ..symbolic.expr import (
+from .expr import (
     ADD,
     MUL,
     NEG,
@@ -41,7 +41,7 @@ from ..symbolic.expr import (
     pow_,
     rebuild,
 )
-from ..symbolic.walks import inner_sums, use_counts
+from .walks import inner_sums, use_counts
 
 #: a term of a sum being factored: its numeric coefficient and its factors with their multiplicities
 Item: TypeAlias = "tuple[Number, dict[Expr, int]]"

@@ -26,7 +26,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import TypeAlias
 
-from ..symbolic.expr import (
+from .expr import (
     ADD,
     MUL,
     NEG,
@@ -45,7 +45,7 @@ from ..symbolic.expr import (
     pow_,
     rebuild,
 )
-from ..symbolic.walks import inner_sums, use_counts
+from .walks import inner_sums, use_counts
 
 
 class _Pair:

@@ -4,9 +4,9 @@ Atomization shares identical sub-expressions, but not sub-expressions that diffe
 by associativity or distributivity: ``m1*(l0*c)`` and ``(m1*l0)*g`` do not share
 ``m1*l0``, and ``a*x + a*y`` computes ``a`` times twice.  Before code is emitted,
 :func:`optimize_outputs` rewrites the outputs in two passes, each pulling common
-factors out of sums (:mod:`~symbody.codegen.factoring`) and then turning pairs of
-terms shared by several sums or products into atoms (:mod:`~symbody.codegen.pairs`).
-:func:`expand_trig` (:mod:`~symbody.codegen.trig`) optionally trades operation
+factors out of sums (:mod:`~symbody.symbolic.factoring`) and then turning pairs of
+terms shared by several sums or products into atoms (:mod:`~symbody.symbolic.pairs`).
+:func:`expand_trig` (:mod:`~symbody.symbolic.trig`) optionally trades operation
 count for speed.  Every step works in time about linear in the size of the DAG.
 
 Example:
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..symbolic.expr import Expr
+from .expr import Expr
 from .factoring import factor_sums
 from .pairs import extract_pairs
 from .trig import expand_trig

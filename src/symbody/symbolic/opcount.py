@@ -36,7 +36,7 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any, Union
 
-from ..symbolic.expr import (
+from .expr import (
     ACOS,
     ADD,
     ASIN,

@@ -1,6 +1,6 @@
 """Operation count of one emitted right-hand side through SymPy (the definition itself).
 
-:mod:`symbody.codegen.opcount` counts on the expression DAG and calls this only for the
+:mod:`symbody.symbolic.opcount` counts on the expression DAG and calls this only for the
 right-hand sides whose SymPy evaluation it does not reproduce; tests compare both.
 
 Example:
@@ -17,8 +17,8 @@ from typing import Any
 
 import sympy
 
-from ..symbolic.expr import ADD, ATAN2, MUL, NEG, NUM, POW, SYM, Expr
-from ..symbolic.sympy_bridge import _SYMPY_FUNCS, _sympy_number, _to, count_ops
+from .expr import ADD, ATAN2, MUL, NEG, NUM, POW, SYM, Expr
+from .sympy_bridge import _SYMPY_FUNCS, _sympy_number, _to, count_ops
 
 
 def sympy_rhs(e: Expr, names: Mapping[Expr, str], cache: dict) -> Any:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
 
-from ..symbolic.expr import ADD, COS, NEG, NUM, SIN, SYM, Expr, add, cos, mul, neg, rebuild, sin, walk
+from .expr import ADD, COS, NEG, NUM, SIN, SYM, Expr, add, cos, mul, neg, rebuild, sin, walk
 
 
 def angle_terms(angles: Iterable[Expr]) -> set[Expr]:
