@@ -302,6 +302,7 @@ SbStatus sb_exit_initialization(SbInstance *inst)
         if (!sb_all_finite(2 * n, xs))
             return sb_fail(inst, "ExitInitializationMode", "the assembled initial state is not finite");
         memcpy(inst->state.x, xs, (size_t)2 * n * sizeof(double));
+        sb_seed_row_reference(inst, *inst->state.time);
         sb_log(inst, SB_OK, SB_LOG_EVENTS, "assembled the initial configuration: %d Newton iterations, |Phi| = %g", it,
                res);
     }

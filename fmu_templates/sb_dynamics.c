@@ -320,6 +320,7 @@ SbStatus sb_update(SbInstance *inst)
 {
     if (inst->cache.valid) return inst->cache.status;
     SbStatus s = sb_accelerations(inst, *inst->state.time, inst->state.x, inst->cache.ddq, inst->cache.lam);
+    inst->cache.undetermined = s == SB_OK && sb_multipliers_undetermined(inst);
     if (s == SB_OK && inst->m->ny > 0) {
         SbPoint pt = sb_point(inst, *inst->state.time, inst->state.x, inst->cache.ddq, inst->cache.lam);
         sb_outputs(&pt, inst->cache.y);

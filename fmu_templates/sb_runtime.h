@@ -110,6 +110,7 @@ typedef struct {
     int valid;           /* ddq, lam, y and the factorization belong to the current state */
     SbStatus status;
     double *ddq, *lam, *y;
+    int undetermined;    /* some multipliers at the current state are not determined (a singular position) */
 } SbCache;
 
 /* The blocks and the factorization of the last dynamics evaluation (sb_dynamics.c, sb_singular.c),
@@ -259,6 +260,12 @@ SbStatus sb_directional_derivative(SbInstance *inst, const char *function, const
 void sb_factor_filter(SbInstance *inst, double t);
 void sb_filter_multipliers(SbInstance *inst, double *lam);
 int sb_near_singular(SbInstance *inst, double t, const double *x);
+/* Reference row norms (row_ref) at the assembled initial configuration, from the rows next to it. */
+void sb_seed_row_reference(SbInstance *inst, double t);
+/* Whether the last factorization left undetermined multipliers; and the status of reading output v
+   at the current state (SB_WARNING with a message when it depends on them). */
+int sb_multipliers_undetermined(const SbInstance *inst);
+SbStatus sb_undetermined_output(SbInstance *inst, const char *function, const SbVariable *v);
 
 /* ---- constraint projection ---- */
 /* Newton on Phi(q, t) = 0 with minimum-norm steps (positions) and D dq = beta (velocities). */

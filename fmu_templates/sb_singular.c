@@ -10,6 +10,9 @@
  *   - filtered multipliers (Tikhonov's regularization of the range-space system, on rows scaled
  *     by the largest norm each has had);
  *   - no projection while fewer rows are clearly independent than usual.
+ * The reference row norms start from the rows next to the initial configuration (a mechanism
+ * started at a singular position), and reading an output that depends on reactions the equations
+ * do not determine there returns a warning.
  */
 #include <math.h>
 #include <string.h>
@@ -19,6 +22,70 @@
 
 #define SB_FILTER_LEVEL 1e-6 /* filter level tau, relative to the regular eigenvalues of E D M^-1 D^T E */
 #define SB_SINGULAR_GAP 1e-2 /* rows independent for the projection: singular value above this part of |D| */
+#define SB_UNDETERMINED 1e3   /* a filtered mode with eigenvalue below this many tau: its multiplier is not
+                                   determined (the filter changes it by more than (1 / SB_UNDETERMINED)^2) */
+#define SB_SEED_STEP 0.1     /* change of each coordinate for the reference row norms at initialization */
+#define SB_SEED_SHARE 1e-2   /* part of the squared row norms met there taken as reference */
+#define SB_SEED_VANISHED 1e-4 /* a start row below this part of its reference: a singular start (as sb_runtime.c) */
+
+/* Reference row norms at initialization (row_ref), before the motion has shown the norms the rows
+   have: a mechanism started at or next to a singular position has rows that vanish there, and
+   without a reference they would be taken as small by their units, so that the first steps solve
+   the nearly dependent rows exactly (multipliers growing like the inverse of the distance to the
+   singular position, and a jump to another assembly branch under an adaptive solver).  The norms of
+   the rows at the configurations q0 +- SB_SEED_STEP e_i (each coordinate changed in turn; D does
+   not need the constraints satisfied) show what the rows are next to the start; SB_SEED_SHARE of
+   them is the reference, so that a row is taken as vanishing only far below the norms it has a
+   tenth of a unit away (a coordinate in metres of a millimetre mechanism overestimates the norms by
+   less than that share).  The motion raises the reference as it meets larger norms. */
+void sb_seed_row_reference(SbInstance *inst, double t)
+{
+    const SbModel *m = inst->m;
+    const int n = m->nq, nc = m->nc;
+    if (nc == 0) return;
+    double *x = inst->proj.xwork, *J = inst->proj.Jrows, *r = inst->proj.rrows, *near = inst->dyn.stmp; /* free after assembly */
+    memcpy(x, inst->state.x, (size_t)2 * n * sizeof(double));
+    SbPoint pt;
+    memset(&pt, 0, sizeof pt);
+    pt.t = t;
+    pt.q = x;
+    pt.dq = x + n;
+    pt.u = inst->state.u;
+    pt.p = inst->state.p;
+    sb_D_beta(&pt, J, r);
+    for (int k = 0; k < nc; ++k) {
+        double v = 0.0;
+        for (int j = 0; j < n; ++j) v += J[k * n + j] * J[k * n + j];
+        inst->dyn.row_ref[k] = isfinite(v) ? v : 0.0;
+        near[k] = 0.0;
+    }
+    for (int i = 0; i < n; ++i)
+        for (int side = -1; side <= 1; side += 2) {
+            x[i] = inst->state.x[i] + side * SB_SEED_STEP;
+            sb_D_beta(&pt, J, r);
+            for (int k = 0; k < nc; ++k) {
+                double v = 0.0;
+                for (int j = 0; j < n; ++j) v += J[k * n + j] * J[k * n + j];
+                if (isfinite(v)) near[k] = fmax(near[k], v);
+            }
+            x[i] = inst->state.x[i];
+        }
+    int worst = -1;
+    double least = 1.0;
+    for (int k = 0; k < nc; ++k) {
+        const double seed = SB_SEED_SHARE * near[k];
+        if (inst->dyn.row_ref[k] < SB_SEED_VANISHED * seed && inst->dyn.row_ref[k] < least * seed) {
+            least = inst->dyn.row_ref[k] / seed;
+            worst = k;
+        }
+        inst->dyn.row_ref[k] = fmax(inst->dyn.row_ref[k], seed);
+    }
+    if (worst >= 0)
+        sb_log(inst, SB_OK, SB_LOG_EVENTS,
+               "t = %.17g: the initial configuration is at or next to a singular position: constraint row '%s' "
+               "has %.3g of the norm it has next to it; its multiplier is filtered there",
+               t, m->constraint_names[worst], sqrt(least * SB_SEED_SHARE));
+}
 
 /* 1 / sqrt of the reference squared norm of constraint row r: the largest it has had */
 static double row_weight(const SbInstance *inst, int r)
@@ -105,4 +172,66 @@ int sb_near_singular(SbInstance *inst, double t, const double *x)
         if (w[k] > SB_SINGULAR_GAP * SB_SINGULAR_GAP * ref) ++rank;
     if (rank > inst->dyn.rank_ref) inst->dyn.rank_ref = rank;
     return rank < inst->dyn.rank_ref;
+}
+
+/* 1 when the factorization left by sb_accelerations has multipliers the equations do not determine:
+   filtered modes whose eigenvalue s is below SB_UNDETERMINED tau, where the filtered value
+   s / (s^2 + tau^2) departs from the exact 1 / s by more than 1e-6 of it, up to the singular instant
+   itself, where the rows are dependent and any multiple of the dependent direction solves the
+   equations (the filter returns the minimum-norm choice: that component is zero). */
+int sb_multipliers_undetermined(const SbInstance *inst)
+{
+    if (inst->dyn.fact != SB_FACT_FILTER) return 0;
+    for (int k = 0; k < inst->m->nc; ++k)
+        if (inst->dyn.sw[k] < SB_UNDETERMINED * inst->dyn.filter_tau) return 1;
+    return 0;
+}
+
+/* Reading output v at a state whose multipliers are partly undetermined (inst->cache.undetermined, set by
+   sb_update): SB_WARNING with a message when v depends on the multipliers along an undetermined
+   direction E V_k (the output Jacobian Y_lam at the current state), else SB_OK.  The factorization
+   is made again at the current state: the solvers' evaluations since sb_update have replaced it. */
+SbStatus sb_undetermined_output(SbInstance *inst, const char *function, const SbVariable *v)
+{
+    const SbModel *m = inst->m;
+    const int nc = m->nc, i = v->index;
+    if (!inst->cache.undetermined || v->kind != SB_VAR_Y) return SB_OK;
+    char why[sizeof inst->problem];
+    memcpy(why, inst->problem, sizeof why);
+    SbStatus s = sb_accelerations(inst, *inst->state.time, inst->state.x, NULL, NULL);
+    memcpy(inst->problem, why, sizeof why);
+    if (s != SB_OK || inst->dyn.fact != SB_FACT_FILTER) return SB_OK;
+    SbPoint pt;
+    memset(&pt, 0, sizeof pt);
+    pt.t = *inst->state.time;
+    pt.q = inst->state.x;
+    pt.dq = inst->state.x + m->nq;
+    pt.u = inst->state.u;
+    pt.p = inst->state.p;
+    pt.ddq = inst->cache.ddq;
+    pt.lam = inst->cache.lam;
+    sb_output_jacobians(&pt, inst->jac.Y_q, inst->jac.Y_dq, inst->jac.Y_u, inst->jac.Y_t, inst->jac.Y_ddq, inst->jac.Y_lam);
+    const double *y_lam = inst->jac.Y_lam + (size_t)i * nc;
+    double scale = 0.0;
+    for (int r = 0; r < nc; ++r) scale += fabs(y_lam[r]) * row_weight(inst, r);
+    if (!(scale > 0.0)) return SB_OK; /* no multiplier in this output */
+    for (int k = 0; k < nc; ++k) {
+        if (!(inst->dyn.sw[k] < SB_UNDETERMINED * inst->dyn.filter_tau)) continue;
+        double w = 0.0, big = 0.0;
+        int row = 0;
+        for (int r = 0; r < nc; ++r) {
+            const double d = row_weight(inst, r) * inst->dyn.Sf[r * nc + k]; /* undetermined direction E V_k */
+            w += y_lam[r] * d;
+            if (fabs(d) > big) big = fabs(d), row = r;
+        }
+        if (!(fabs(w) > 1e-8 * scale * big)) continue;
+        sb_log(inst, SB_WARNING, SB_LOG_WARNING,
+               "%s: output '%s' at t = %.17g depends on constraint reactions the equations do not determine "
+               "here: a singular position, where constraint row '%s' vanishes or becomes dependent on the "
+               "others; the value is the bounded filtered one (the reaction along the dependent rows is "
+               "damped to zero), not the physical reaction, which needs the motion before and after",
+               function, v->name, *inst->state.time, m->constraint_names[row]);
+        return SB_WARNING;
+    }
+    return SB_OK;
 }

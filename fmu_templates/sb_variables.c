@@ -46,6 +46,7 @@ SbStatus sb_get_real(SbInstance *inst, const char *function, const unsigned *vr,
 {
     if (n > 0 && (!vr || !values)) return sb_fail(inst, function, "NULL value reference or value array");
     const int nq = inst->m->nq;
+    SbStatus status = SB_OK; /* SB_WARNING: an output depends on undetermined reactions */
     for (size_t k = 0; k < n; ++k) {
         const SbVariable *v = typed_variable(inst, function, vr[k], SB_TYPE_REAL);
         if (!v) return SB_ERROR;
@@ -66,11 +67,12 @@ SbStatus sb_get_real(SbInstance *inst, const char *function, const unsigned *vr,
                        *inst->state.time);
                 return SB_DISCARD;
             }
+            if (inst->cache.undetermined && sb_undetermined_output(inst, function, v) != SB_OK) status = SB_WARNING;
             break;
         }
         }
     }
-    return SB_OK;
+    return status;
 }
 
 /* Which modes allow setting a variable of this kind. */
