@@ -24,6 +24,11 @@
    estimate of h |lambda| exceeds SB_RK4_UNSTABLE, confirmed by the Jacobian at the start of the step,
    is unstable: its errors grow at every step. */
 #define SB_RK4_UNSTABLE 3.0
+/* An rk4 step is not trustworthy when its error estimate (rk4_error) exceeds this part of the size of
+   a coordinate: a step across a singular instant of the forces (a point mass falling into an
+   attracting centre) or a motion far faster than solver.step resolves. */
+#define SB_RK4_UNTRUSTED 0.01
+#define SB_RK4_SIZE_FLOOR 1e-3 /* a coordinate's size is at least this part of the largest (one at rest at 0) */
 
 typedef struct {
     int nx;
@@ -186,6 +191,47 @@ static SbStatus rk4_stability(SbInstance *inst, double t, double hh, const doubl
     return SB_DISCARD;
 }
 
+/* The rk4 update y <- y + hh (k1 + 2 k2 + 2 k3 + k4) / 6 with an error estimate of the step at no
+   extra evaluation.  With f(y1), the first stage of the next step, y + hh (k1 + 2 k2 + 2 k3 + f(y1)) / 6
+   is a solution of order three (it meets the order conditions up to three with the stages of rk4);
+   it differs from rk4's by hh (f(y1) - k4) / 6, an estimate of its local error that overestimates
+   rk4's own.  Its position part needs no evaluation: hh (dq1 - dq4) / 6, dq1 the new velocities and
+   dq4 = dq + hh dq'_3 those where k4 was evaluated (still in ytmp).  Compared with the size of each
+   coordinate over the step (at least SB_RK4_SIZE_FLOOR of the largest coordinate and its travel,
+   plus atol); the velocity part is not used, as a switch of the forces inside the step (dry friction,
+   a contact) changes the velocities' slopes but the positions little.  SB_DISCARD with the advice
+   when the estimate exceeds SB_RK4_UNTRUSTED of that size (the caller restores the state). */
+static SbStatus rk4_update(SbInstance *inst, double t, double hh, double *y)
+{
+    SbSolver *w = inst->solver;
+    const int n = inst->m->nq;
+    double **k = w->k, big = 0.0, worst = 0.0;
+    int at = -1;
+    for (int j = 0; j < n; ++j) {
+        const int v = n + j;
+        const double q0 = y[j];
+        y[j] += hh / 6.0 * (k[0][j] + 2.0 * k[1][j] + 2.0 * k[2][j] + k[3][j]);
+        y[v] += hh / 6.0 * (k[0][v] + 2.0 * k[1][v] + 2.0 * k[2][v] + k[3][v]);
+        const double e = fabs(hh * (y[v] - w->ytmp[v])) / 6.0, size = fmax(fabs(q0), fabs(y[j]));
+        big = fmax(big, size + fabs(hh * y[v]));
+        if (e > worst + SB_RK4_UNTRUSTED * size) worst = e - SB_RK4_UNTRUSTED * size, at = j; /* rare */
+    }
+    /* the largest excess over SB_RK4_UNTRUSTED of a coordinate's own size, against the floor */
+    if (at < 0 || !(worst > SB_RK4_UNTRUSTED * (SB_RK4_SIZE_FLOOR * big + inst->state.set[SB_SET_ATOL]))) return SB_OK;
+    const double floor = SB_RK4_SIZE_FLOOR * big + inst->state.set[SB_SET_ATOL];
+    double ratio = 0.0; /* the worst coordinate by its ratio, for the message */
+    for (int j = 0; j < n; ++j) {
+        const double e = fabs(hh * (y[n + j] - w->ytmp[n + j])) / 6.0, r = e / (fabs(y[j]) + floor);
+        if (r > ratio) ratio = r, at = j;
+    }
+    snprintf(inst->problem, sizeof inst->problem,
+             "the rk4 step from t = %.17g (h = %g) is not trustworthy: its error estimate is %.3g of the size of "
+             "coordinate '%s' (the motion changes faster than solver.step resolves, e.g. close to a singular "
+             "point of the forces); %s",
+             t, hh, ratio, inst->m->coordinate_names[at], RK4_ADVICE);
+    return SB_DISCARD;
+}
+
 static SbStatus rk4(SbInstance *inst, double t0, double tend)
 {
     SbSolver *w = inst->solver;
@@ -219,7 +265,7 @@ static SbStatus rk4(SbInstance *inst, double t0, double tend)
         }
         if (s != SB_OK) return s;
         if ((s = rk4_stability(inst, t, hh, y)) != SB_OK) return s;
-        for (int j = 0; j < nx; ++j) y[j] += hh / 6.0 * (k[0][j] + 2.0 * k[1][j] + 2.0 * k[2][j] + k[3][j]);
+        if ((s = rk4_update(inst, t, hh, y)) != SB_OK) return s;
         if (!sb_all_finite(nx, y)) {
             snprintf(inst->problem, sizeof inst->problem,
                      "the state is not finite after the rk4 step from t = %.17g (h = %g): %s", t, hh, RK4_ADVICE);
