@@ -149,10 +149,25 @@ class {name}(Fmi2Slave):
         """An acceleration or output; where it cannot be computed: NaN with an error message (an exception
         would make pythonfmu return fmi2Fatal)."""
         try:
-            return float(self.model.values()[block][i])
+            value = float(self.model.values()[block][i])
+            if block == 2 and i in self.model.undetermined_outputs:
+                self._undetermined(i)
+            return value
         except runtime.NUMERICAL_ERRORS as e:
             self.log(f"fmi2GetReal: cannot compute the value at t = {{self.model.t!r}}: {{e}}", Fmi2Status.error)
             return runtime.math.nan
+
+    def _undetermined(self, i):
+        """Reading output i where it depends on constraint reactions the equations do not determine (a
+        singular position): a warning (pythonfmu's GetReal returns fmi2OK; the C FMU returns fmi2Warning)."""
+        name = blocks.INFO["output_names"][i]
+        self.log(
+            f"fmi2GetReal: output {{name!r}} at t = {{self.model.t!r}} depends on constraint reactions the "
+            "equations do not determine here: a singular position, where constraint rows vanish or become "
+            "dependent; the value is the bounded filtered one (the reaction along the dependent rows is damped "
+            "to zero), not the physical reaction, which needs the motion before and after",
+            Fmi2Status.warning,
+        )
 
     def _setter(self, assign):
         def setter(value):

@@ -111,6 +111,8 @@ def value_problem(kind: str, index: int, value: float, lo: float | None, hi: flo
 
 #: as the C runtime's SB_FILTER_SWITCH, SB_VANISHING_ROW, SB_FILTER_LEVEL, SB_CORR_REG, SB_SINGULAR_GAP
 FILTER_SWITCH, VANISHING_ROW, FILTER_LEVEL, CORR_REG, SINGULAR_GAP = 1e-4, 1e-4, 1e-6, 1e-6, 1e-2
+#: as SB_UNDETERMINED, SB_SEED_STEP and SB_SEED_SHARE (fmu_templates/sb_singular.c)
+UNDETERMINED, SEED_STEP, SEED_SHARE = 1e3, 0.1, 1e-2
 
 
 def _min_norm(J: np.ndarray, r: np.ndarray, ref: float = 0.0, reg: float = CORR_REG) -> np.ndarray:
@@ -129,7 +131,9 @@ def _schur(M: np.ndarray, D: np.ndarray, f: np.ndarray, g: np.ndarray, row_ref: 
     Where D M^-1 D^T is nearly singular or a row has fallen far below the largest norm it has had
     (``row_ref``; a singular position), the multipliers are filtered: with the rows scaled by
     E = diag(row_ref)^-1/2 and E D M^-1 D^T E = V diag(s) V^T, each mode is r s / (s^2 + tau^2)
-    instead of r / s, tau = FILTER_LEVEL max(s, 1 / max M_ii): exact where s >> tau, bounded."""
+    instead of r / s, tau = FILTER_LEVEL max(s, 1 / max M_ii): exact where s >> tau, bounded.
+    Also returns the directions E V_k of the multipliers that the equations do not determine
+    (s_k < UNDETERMINED tau, a singular position; none where the solution is regular)."""
     try:
         L = np.linalg.cholesky(M)
     except np.linalg.LinAlgError:
@@ -146,6 +150,7 @@ def _schur(M: np.ndarray, D: np.ndarray, f: np.ndarray, g: np.ndarray, row_ref: 
             regular = np.min(np.diag(Ls)) ** 2 > FILTER_SWITCH * np.max(np.diag(S))
         except np.linalg.LinAlgError:
             regular = False
+    undetermined = np.zeros((len(r), 0))
     if regular:
         lam = np.linalg.solve(Ls.T, np.linalg.solve(Ls, r))
     else:
@@ -155,7 +160,8 @@ def _schur(M: np.ndarray, D: np.ndarray, f: np.ndarray, g: np.ndarray, row_ref: 
         tau = FILTER_LEVEL * max(float(s.max()), 1.0 / float(np.max(np.diag(M))))
         c = V.T @ (e * r)
         lam = e * (V @ np.where(s > 0, c * s / (s * s + tau * tau), 0.0))
-    return y - X @ lam, lam
+        undetermined = e[:, None] * V[:, s < UNDETERMINED * tau]
+    return y - X @ lam, lam, undetermined
 
 
 class Model:
@@ -192,6 +198,8 @@ class Model:
         self.x = np.concatenate([np.asarray(info["q0"], float), np.asarray(info["dq0"], float)])
         self.u = np.array(info["u0"], dtype=float)
         self.p = np.array(info["p0"], dtype=float)
+        self.undetermined = np.zeros((self.nc, 0))  # multipliers' directions the last solve did not determine
+        self.undetermined_outputs: set[int] = set()  # outputs depending on them at the current state
         self.row_ref = np.zeros(self.nc)  # largest squared norm each constraint row has had
         self.rank_ref = 0  # largest number of clearly independent constraint rows met
         self.settings = [float(v) for v in info["settings0"]]
@@ -207,12 +215,14 @@ class Model:
 
     def changed(self) -> None:
         self._cache = None
+        self.undetermined_outputs = set()
 
     # -- dynamics ------------------------------------------------------------------
     def accelerations(self, t: float, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         n, nc, nh = self.n, self.nc, self.nh
         q, dq = x[:n], x[n:]
         M, delta = self.b.M_delta(t, q, dq, self.u, self.p)
+        self.undetermined = np.zeros((nc, 0))  # directions of the multipliers not determined here
         if nc == 0:
             try:
                 ddq = np.linalg.solve(M, delta)
@@ -230,7 +240,9 @@ class Model:
             rhs = np.concatenate([delta, g])
             self.row_ref = np.maximum(self.row_ref, np.sum(D * D, axis=1))
             sol = _schur(M, D, delta, g, self.row_ref)
-            if sol is None:  # M singular (coordinates without inertia)
+            if sol is not None:
+                *sol, self.undetermined = sol
+            else:  # M singular (coordinates without inertia)
                 try:
                     sol = np.split(np.linalg.solve(A, rhs), [n])
                 except np.linalg.LinAlgError:
@@ -283,7 +295,21 @@ class Model:
             ddq, lam = self.accelerations(self.t, self.x)
             (y,) = self.b.outputs(self.t, self.x[:n], self.x[n:], self.u, self.p, ddq, lam)
             self._cache = (ddq, lam, y)
+            self.undetermined_outputs = self._undetermined_outputs(ddq, lam, np.asarray(y, dtype=float))
         return self._cache
+
+    def _undetermined_outputs(self, ddq: np.ndarray, lam: np.ndarray, y: np.ndarray) -> set[int]:
+        """Outputs that change with the multipliers along a direction the equations do not determine
+        (a singular position; the outputs are linear in the multipliers)."""
+        found: set[int] = set()
+        n = self.n
+        for d in self.undetermined.T:
+            step = 1.0 + float(np.abs(lam).max(initial=0.0))
+            (y2,) = self.b.outputs(self.t, self.x[:n], self.x[n:], self.u, self.p, ddq, lam + step * d)
+            change = np.abs(np.asarray(y2, dtype=float) - y)
+            scale = 1e-8 * step * float(np.abs(d).max()) * (1.0 + np.abs(y))
+            found |= {int(i) for i in np.flatnonzero(change > scale)}
+        return found
 
     # -- constraints -----------------------------------------------------------------------
     def near_singular(self, t: float, x: np.ndarray) -> bool:
@@ -330,8 +356,28 @@ class Model:
                     break
             self._initial_velocities(x, start[n:], [i for i in fix if i >= 0])
             self.x = x
+            self._seed_row_reference()
         self.changed()
         self.values()
+
+    def _seed_row_reference(self) -> None:
+        """Reference row norms at the initial configuration from the rows next to it (as
+        sb_seed_row_reference): a start at or next to a singular position filters the vanishing rows."""
+        n = self.n
+        q, dq = self.x[:n], self.x[n:]
+        norms = [np.sum(self.b.D_beta(self.t, q, dq, self.u, self.p)[0] ** 2, axis=1)]
+        near = np.zeros(self.nc)
+        for i in range(n):
+            for side in (-1.0, 1.0):
+                qi = q.copy()
+                qi[i] += side * SEED_STEP
+                try:  # a configuration outside the model's domain tells nothing
+                    with np.errstate(all="ignore"):
+                        v = np.sum(self.b.D_beta(self.t, qi, dq, self.u, self.p)[0] ** 2, axis=1)
+                except NUMERICAL_ERRORS:
+                    continue
+                near = np.maximum(near, np.where(np.isfinite(v), v, 0.0))
+        self.row_ref = np.maximum(np.where(np.isfinite(norms[0]), norms[0], 0.0), SEED_SHARE * near)
 
     def _constrained_velocities(self, x: np.ndarray, keep: np.ndarray) -> tuple[float, int]:
         """D dq = beta with the velocities ``keep`` held, the others changed least; (violation, worst row)."""
