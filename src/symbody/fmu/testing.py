@@ -123,6 +123,27 @@ def max_relative_error(actual: np.ndarray, reference: np.ndarray) -> float:
     return float(np.max(np.abs(np.asarray(actual) - np.asarray(reference)))) / scale
 
 
+_FMI2_LOGGERS: list = []  # every FMI 2 logger handed to fmpy's message proxy, alive for the process
+
+
+def _route_fmi2_messages(logger) -> None:
+    """Send the messages of FMI 2 instances to ``logger`` through fmpy's formatting proxy.
+
+    The proxy holds one Python logger for the whole process.  ``fmpy.instantiate_fmu(logger=...)``
+    hands it a callback that dies after instantiation: a message the FMU logs later (a warning while
+    reading an output) would call freed memory.  Here the callback lives as long as the process.
+    """
+    from ctypes import byref
+
+    from fmpy.fmi2 import fmi2CallbackFunctions, fmi2CallbackLoggerTYPE
+    from fmpy.logging import addLoggerProxy
+
+    callbacks, thunk = fmi2CallbackFunctions(), fmi2CallbackLoggerTYPE(logger)
+    callbacks.logger = thunk
+    addLoggerProxy(byref(callbacks))
+    _FMI2_LOGGERS.append((callbacks, thunk))
+
+
 class FmuSession:
     """One FMU instance driven through fmpy's low-level API, FMI 2 and 3 alike.
 
@@ -142,6 +163,9 @@ class FmuSession:
         self.fmi_type = fmi_type
         self.vr = {v.name: v.valueReference for v in self.md.modelVariables}
         self.types = {v.name: v.type for v in self.md.modelVariables}
+        if logger is not None and not self.fmi3:  # fmpy would keep the logger only while instantiating
+            _route_fmi2_messages(logger)
+            logger = None
         self.fmu = instantiate_fmu(self.unzipdir, self.md, fmi_type, logger=logger, debug_logging=debug_logging)
         self.time = 0.0
         self.nx = len(self.md.derivatives) if fmi_type == "ModelExchange" else 0
