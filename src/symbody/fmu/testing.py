@@ -129,9 +129,10 @@ _FMI2_LOGGERS: list = []  # every FMI 2 logger handed to fmpy's message proxy, a
 def _route_fmi2_messages(logger) -> None:
     """Send the messages of FMI 2 instances to ``logger`` through fmpy's formatting proxy.
 
-    The proxy holds one Python logger for the whole process.  ``fmpy.instantiate_fmu(logger=...)``
-    hands it a callback that dies after instantiation: a message the FMU logs later (a warning while
-    reading an output) would call freed memory.  Here the callback lives as long as the process.
+    The proxy holds one Python logger for the whole process, also for the instances created with
+    fmpy's default callbacks.  ``fmpy.instantiate_fmu(logger=...)`` hands it a callback that lives only
+    as long as that FMU object: a message another instance logs afterwards (a warning while reading
+    an output) would call freed memory.  Here the callback lives as long as the process.
     """
     from ctypes import byref
 
@@ -163,7 +164,7 @@ class FmuSession:
         self.fmi_type = fmi_type
         self.vr = {v.name: v.valueReference for v in self.md.modelVariables}
         self.types = {v.name: v.type for v in self.md.modelVariables}
-        if logger is not None and not self.fmi3:  # fmpy would keep the logger only while instantiating
+        if logger is not None and not self.fmi3:  # fmpy would keep the logger only as long as this FMU
             _route_fmi2_messages(logger)
             logger = None
         self.fmu = instantiate_fmu(self.unzipdir, self.md, fmi_type, logger=logger, debug_logging=debug_logging)
