@@ -280,7 +280,10 @@ def _run(fmpy, fmu: Path, kw: dict[str, Any], start: float, stop: float, step: f
     with tempfile.TemporaryDirectory(prefix="symbody_run_") as unzipdir:
         try:
             fmpy.extract(str(fmu), unzipdir, include=lambda n: n.startswith(RUN_FILES))
-            result = fmpy.simulate_fmu(unzipdir, logger=logger, step_finished=guard, **kw)
+            try:
+                result = fmpy.simulate_fmu(unzipdir, logger=logger, step_finished=guard, **kw)
+            finally:
+                _restore_fmi2_message_proxy()
         except Exception as e:  # noqa: BLE001 - fmpy raises plain exceptions
             text = str(e).strip().splitlines()
             first = text[0] if text else type(e).__name__
@@ -298,6 +301,32 @@ def _run(fmpy, fmu: Path, kw: dict[str, Any], start: float, stop: float, step: f
             )
         raise SimulationError(f"simulation of {fmu.name} failed: {early}{detail()}")
     return result
+
+
+_FMI2_DEFAULT_LOGGER: list = []  # fmpy's default FMI 2 callbacks with their own thunk, alive for the process
+
+
+def _restore_fmi2_message_proxy() -> None:
+    """Point fmpy's process-wide FMI 2 message proxy back at a logger that lives as long as the process.
+
+    fmpy formats FMI 2 messages in a native proxy that holds ONE Python logger for the whole
+    process; ``simulate_fmu(logger=...)`` points it at a callback that lives only as long as that
+    run.  An FMI 2 instance logging after the run (any instance of the process: they all log through
+    the proxy) would call freed memory and crash the host.  After every run the proxy gets fmpy's
+    message printer back, through callbacks kept here for the life of the process.
+    """
+    from ctypes import byref
+
+    try:
+        from fmpy import fmi2
+        from fmpy.logging import addLoggerProxy
+    except (ImportError, OSError):  # no native proxy on this platform: nothing was re-pointed
+        return
+    if not _FMI2_DEFAULT_LOGGER:
+        _FMI2_DEFAULT_LOGGER.extend([fmi2.fmi2CallbackFunctions(), fmi2.fmi2CallbackLoggerTYPE(fmi2.printLogMessage)])
+    callbacks, printer = _FMI2_DEFAULT_LOGGER
+    callbacks.logger = printer  # the proxy replaces it by itself: set the printer again every time
+    addLoggerProxy(byref(callbacks))
 
 
 def _rounding(t, step: float):
