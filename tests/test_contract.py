@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from symbody.fmu import contract, python_runtime
+from symbody.fmu import contract, python_runtime, python_settings
 from symbody.fmu.build import template_dir, write_sources
 from symbody.fmu.contract import BLOCKS, RULES, SETTINGS, SETTINGS_DEFAULTS
 from symbody.fmu.description import model_description
@@ -126,12 +126,12 @@ def test_settings_of_models_without_constraints_leave_out_the_constraint_ones():
 
 
 def test_python_runtime_settings_mirror_the_table():
-    assert python_runtime.SETTING_RULES == tuple((s.name, s.rule) for s in SETTINGS)
-    assert python_runtime.RULES == RULES
-    assert (python_runtime.RK4, python_runtime.DOPRI5, python_runtime.ROSENBROCK23) == tuple(contract.SOLVER_METHODS)
+    assert python_settings.SETTING_RULES == tuple((s.name, s.rule) for s in SETTINGS)
+    assert python_settings.RULES == RULES
+    assert (python_settings.RK4, python_settings.DOPRI5, python_settings.ROSENBROCK23) == tuple(contract.SOLVER_METHODS)
     for s in SETTINGS:
         for value in PROBES:
-            assert python_runtime.value_problem("setting", s.index, value, None, None) == s.problem(value), (
+            assert python_settings.value_problem("setting", s.index, value, None, None) == s.problem(value), (
                 s.name,
                 value,
             )

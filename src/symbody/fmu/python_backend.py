@@ -37,6 +37,8 @@ from .spec import FmuSpec
 from .variables import SETTINGS_DEFAULTS
 
 RUNTIME = Path(__file__).with_name("python_runtime.py")
+SETTINGS = Path(__file__).with_name("python_settings.py")  # imported by the runtime
+RUNTIME_MODULES = ("symbody_python_runtime", "symbody_python_settings")  # their names inside the FMU
 
 
 def blocks_module(spec: FmuSpec) -> str:
@@ -306,26 +308,25 @@ def build_python_fmu(spec: FmuSpec, path: str | Path, progress: Callable[[str], 
         script.write_text(slave_script(spec, blocks_name))
         (src / f"{blocks_name}.py").write_text(blocks_module(spec))
         shutil.copyfile(RUNTIME, src / "symbody_python_runtime.py")
+        shutil.copyfile(SETTINGS, src / "symbody_python_settings.py")
         step("packaging")
         out = work / "out"
         out.mkdir()
         # pythonfmu imports the script by its bare name: a module of the host process with the
         # model's name (a test's helper, a user's package) must not stand in for it
-        shadowed = {
-            mod: sys.modules.pop(mod) for mod in (name, blocks_name, "symbody_python_runtime") if mod in sys.modules
-        }
+        shadowed = {mod: sys.modules.pop(mod) for mod in (name, blocks_name, *RUNTIME_MODULES) if mod in sys.modules}
         try:
             built = Path(
                 FmuBuilder.build_FMU(
                     script,
                     dest=out,
-                    project_files=[src / f"{blocks_name}.py", src / "symbody_python_runtime.py"],
+                    project_files=[src / f"{blocks_name}.py", *(src / f"{mod}.py" for mod in RUNTIME_MODULES)],
                 )
             )
         except Exception as e:  # noqa: BLE001 - report any pythonfmu failure as an export error
             raise ExportError(f"pythonfmu failed to build the FMU: {type(e).__name__}: {e}") from e
         finally:
-            for mod in (name, blocks_name, "symbody_python_runtime"):
+            for mod in (name, blocks_name, *RUNTIME_MODULES):
                 sys.modules.pop(mod, None)
             sys.modules.update(shadowed)
 

@@ -31,29 +31,13 @@ import math
 
 import numpy as np
 
-#: The settings of the runtime contract (``symbody.fmu.contract.SETTINGS``): (name, rule) in SbSetting
-#: order.  This file runs inside the FMU and cannot import symbody: tests/test_contract.py keeps the two equal.
-SETTING_RULES = (
-    ("solver.method", "method"),
-    ("solver.step", "positive"),
-    ("solver.rtol", "positive"),
-    ("solver.atol", "positive"),
-    ("solver.max_step", "nonnegative"),
-    ("solver.projection", "boolean"),
-    ("solver.projection_tol", "positive"),
-    ("baumgarte.alpha", "nonnegative"),
-    ("baumgarte.beta", "nonnegative"),
-    ("solver.ignore_external_tolerance", "boolean"),
-)
-METHOD, STEP, RTOL, ATOL, MAX_STEP, PROJECTION, PROJ_TOL, ALPHA, BETA, IGNORE_TOL = range(len(SETTING_RULES))
-RK4, DOPRI5, ROSENBROCK23 = 1, 2, 3
-#: what each rule accepts, for the message that refuses a value (``symbody.fmu.contract.RULES``)
-RULES = {
-    "method": "1 (rk4), 2 (dopri5) or 3 (rosenbrock23)",
-    "positive": "positive",
-    "nonnegative": "zero or positive",
-    "boolean": "true or false",
-}
+# The settings' order and rules: a file of their own, copied into the FMU next to this one.
+try:
+    import symbody_python_settings as setting  # type: ignore[import-not-found,unused-ignore]
+except ImportError:  # imported from the package (tests, documentation)
+    from . import python_settings as setting
+value_problem = setting.value_problem  # the slave checks the values it is given through this module
+
 MAX_STEPS = 1000000
 
 
@@ -78,35 +62,6 @@ class HostError(Exception):
 # errors of Python arithmetic inside the generated blocks: math domain errors (ValueError), overflow
 # and division by zero (ArithmeticError); numpy's raise as FloatingPointError
 NUMERICAL_ERRORS = (StepFailure, np.linalg.LinAlgError, ArithmeticError, ValueError)
-
-
-def value_problem(kind: str, index: int, value: float, lo: float | None, hi: float | None) -> str | None:
-    """Why ``Set`` must refuse ``value`` for a variable, or None (the C runtime's rules).
-
-    Example:
-        >>> value_problem("p", 0, float("nan"), 0.0, None)
-        'is not finite'
-        >>> value_problem("p", 0, -1.0, 0.0, None)
-        'is outside its range [0, inf]'
-        >>> value_problem("setting", METHOD, 4.0, None, None)
-        'is invalid: it must be 1 (rk4), 2 (dopri5) or 3 (rosenbrock23)'
-    """
-    if not math.isfinite(value):
-        return "is not finite"
-    if kind == "setting":
-        rule = SETTING_RULES[index][1]
-        accepted = {
-            "method": value in (RK4, DOPRI5, ROSENBROCK23),
-            "positive": value > 0.0,
-            "nonnegative": value >= 0.0,
-            "boolean": value in (0.0, 1.0),
-        }[rule]
-        return None if accepted else f"is invalid: it must be {RULES[rule]}"
-    low = -math.inf if lo is None else float(lo)
-    high = math.inf if hi is None else float(hi)
-    if not low <= value <= high:
-        return f"is outside its range [{low:g}, {high:g}]"
-    return None
 
 
 #: as the C runtime's SB_FILTER_SWITCH, SB_VANISHING_ROW, SB_FILTER_LEVEL, SB_CORR_REG, SB_SINGULAR_GAP
@@ -231,8 +186,8 @@ class Model:
             lam = np.zeros(0)
         else:
             D, beta, gamma, Phi = self.b.constraints(t, q, dq, self.u, self.p)
-            g = gamma - 2.0 * self.settings[ALPHA] * (D @ dq - beta)
-            g[:nh] -= self.settings[BETA] ** 2 * Phi
+            g = gamma - 2.0 * self.settings[setting.ALPHA] * (D @ dq - beta)
+            g[:nh] -= self.settings[setting.BETA] ** 2 * Phi
             A = np.zeros((n + nc, n + nc))
             A[:n, :n] = M
             A[:n, n:] = D.T
@@ -270,7 +225,7 @@ class Model:
             D, beta, _, _ = self.b.constraints(t, q, dq, self.u, self.p)
             V_q, V_t = self.b.velocity_jacobians(t, q, dq, self.u, self.p)
             Phi_q, _ = self.b.Phi_Phi_q(t, q, dq, self.u, self.p)
-            a, bb = self.settings[ALPHA], self.settings[BETA]
+            a, bb = self.settings[setting.ALPHA], self.settings[setting.BETA]
             R_q, R_dq, R_t = R_q.copy(), R_dq.copy(), R_t.copy()
             R_q[n:] += 2 * a * V_q
             R_q[n : n + nh] += bb * bb * Phi_q
@@ -321,10 +276,10 @@ class Model:
         return rank < self.rank_ref
 
     def project(self, t: float, x: np.ndarray) -> None:
-        if self.nc == 0 or not self.settings[PROJECTION] or self.near_singular(t, x):
+        if self.nc == 0 or not self.settings[setting.PROJECTION] or self.near_singular(t, x):
             return
         n = self.n
-        tol = self.settings[PROJ_TOL]
+        tol = self.settings[setting.PROJ_TOL]
         if self.nh:
             for _ in range(21):
                 Phi_q, Phi = self.b.Phi_Phi_q(t, x[:n], x[n:], self.u, self.p)
@@ -342,7 +297,7 @@ class Model:
             n, fix = self.n, self.info["init_fix"]
             x = self.x.copy()
             start = x.copy()
-            tol = self.settings[PROJ_TOL]
+            tol = self.settings[setting.PROJ_TOL]
             for _ in range(51):
                 J, r = self.b.Phi_init(self.t, x[:n], x[n:], self.u, self.p)
                 for k, i in enumerate(fix):
@@ -418,15 +373,15 @@ class Model:
 
     # -- Co-Simulation ------------------------------------------------------------------------
     def _error_norm(self, err, y0, y1) -> float:
-        sc = self.settings[ATOL] + self.settings[RTOL] * np.maximum(np.abs(y0), np.abs(y1))
+        sc = self.settings[setting.ATOL] + self.settings[setting.RTOL] * np.maximum(np.abs(y0), np.abs(y1))
         return float(np.sqrt(np.mean((err / sc) ** 2))) if err.size else 0.0
 
     def _initial_step(self, t, y, f0, order, span) -> float:
         s = self.settings
-        sc = s[ATOL] + s[RTOL] * np.abs(y)
+        sc = s[setting.ATOL] + s[setting.RTOL] * np.abs(y)
         d0 = float(np.sqrt(np.mean((y / sc) ** 2)))
         d1 = float(np.sqrt(np.mean((f0 / sc) ** 2)))
-        hmax = s[MAX_STEP] if s[MAX_STEP] > 0 else math.inf
+        hmax = s[setting.MAX_STEP] if s[setting.MAX_STEP] > 0 else math.inf
         h0 = 1e-6 if (d0 < 1e-5 or d1 < 1e-5) else 0.01 * d0 / d1
         h0 = min(h0, span, hmax)
         try:
@@ -439,7 +394,7 @@ class Model:
         return min(100 * h0, h1, span, hmax)
 
     def _rk4(self, t0: float, tend: float) -> None:
-        H, h = tend - t0, self.settings[STEP]
+        H, h = tend - t0, self.settings[setting.STEP]
         N = max(1, math.ceil(H / h * (1 - 1e-12)))
         y = self.x
         for i in range(N):
@@ -482,8 +437,8 @@ class Model:
     def _adaptive(self, t: float, tend: float, method: int) -> None:
         y = self.x
         h = self.h_next
-        hmax = self.settings[MAX_STEP] if self.settings[MAX_STEP] > 0 else math.inf
-        order = 4 if method == DOPRI5 else 2
+        hmax = self.settings[setting.MAX_STEP] if self.settings[setting.MAX_STEP] > 0 else math.inf
+        order = 4 if method == setting.DOPRI5 else 2
         k1 = None
         rejected = False
         count = 0
@@ -502,7 +457,9 @@ class Model:
             if t + hs >= tend - tiny:
                 hs, last = tend - t, True
             try:
-                y1, err, k_last = (self._dopri_step if method == DOPRI5 else self._rosenbrock_step)(t, y, k1, hs)
+                y1, err, k_last = (self._dopri_step if method == setting.DOPRI5 else self._rosenbrock_step)(
+                    t, y, k1, hs
+                )
                 errn = self._error_norm(err, y, y1)
             except NUMERICAL_ERRORS as e:  # a failed evaluation rejects the step (a smaller one may succeed)
                 errn, k_last = math.inf, None
@@ -511,11 +468,11 @@ class Model:
                 t = tend if last else t + hs
                 y[:] = y1
                 k1 = k_last
-                if self.nc and self.settings[PROJECTION]:
+                if self.nc and self.settings[setting.PROJECTION]:
                     self.project(t, y)
                     k1 = None
-                expo = -0.2 if method == DOPRI5 else -1 / 3
-                safety = 0.9 if method == DOPRI5 else 0.8
+                expo = -0.2 if method == setting.DOPRI5 else -1 / 3
+                safety = 0.9 if method == setting.DOPRI5 else 0.8
                 fac = 5.0 if errn == 0 else min(5.0, max(0.2, safety * errn**expo))
                 if rejected:
                     fac = min(fac, 1.0)
@@ -524,7 +481,7 @@ class Model:
                     h = max(h, hprop)
                 rejected = False
             else:
-                expo = -0.2 if method == DOPRI5 else -1 / 3
+                expo = -0.2 if method == setting.DOPRI5 else -1 / 3
                 h = hs * (max(0.2, 0.9 * errn**expo) if math.isfinite(errn) else 0.25)
                 rejected = True
             if h < 1e-14 * max(1.0, abs(t)):
@@ -600,10 +557,10 @@ class Model:
             return True
         saved = (self.t, self.x.copy(), self.h_next)
         self._underflow_at, self.warning = math.nan, ""
-        method = int(self.settings[METHOD])
+        method = int(self.settings[setting.METHOD])
         try:
             with np.errstate(divide="raise", over="raise", invalid="raise"):
-                if method == RK4:
+                if method == setting.RK4:
                     self._rk4(t0, t0 + H)
                 else:
                     self._adaptive(t0, t0 + H, method)
@@ -625,7 +582,7 @@ class Model:
         count = self._discards[2] + 1 if self._discards[:2] == (t0, H) else 1  # the same step asked for again
         self._discards = (t0, H, count)
         stuck = bool(count >= MAX_RETRIES or H <= 4 * np.finfo(float).eps * max(1.0, abs(t0)))
-        stuck = stuck or (method != RK4 and self._underflow_at == t0)
+        stuck = stuck or (method != setting.RK4 and self._underflow_at == t0)
         if not stuck:
             try:
                 with np.errstate(divide="raise", over="raise", invalid="raise"):
