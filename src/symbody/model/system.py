@@ -34,7 +34,7 @@ from typing import Any
 from ..errors import ModelError
 from ..symbolic.calculus import set_time_rate
 from ..symbolic.expr import ONE, Context, Expr
-from . import bodies, constraints, contacts, friction, geometry, loading, motion, quantities
+from . import bodies, constraints, contacts, friction, geometry, loading, motion, quantities, reactions
 from . import expressions as ex
 from .base import Base
 from .joints import (
@@ -207,6 +207,7 @@ class System:
     fix_initial = atomic(constraints.fix_initial)
     prescribe = atomic(constraints.prescribe)
     multiplier = constraints.multiplier
+    joint_reaction = atomic(reactions.joint_reaction)
 
     # -- events (modules contacts, friction) -------------------------------
     unilateral = atomic(contacts.add_unilateral)

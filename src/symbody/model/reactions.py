@@ -1,0 +1,411 @@
+"""Reactions of tree joints: the wrench a body's parent exerts on its subtree.
+
+With relative coordinates, a body's joint is no constraint and has no multiplier;
+its reaction follows from the Newton-Euler equations of the *subtree* of the body
+(the body and every solid whose point and base hang below the body's point and
+base): the wrench the parent exerts on the subtree through the joint is::
+
+    F = sum_S (m a_G - m g) - F_ext
+    M_J = sum_S (dH_G/dt + r_JG x m (a_G - g)) - M_J,ext
+
+over the solids ``S`` of the subtree, where ``F_ext`` and ``M_J,ext`` are the
+loads acting on the subtree from outside it: forces and moments of
+:meth:`~symbody.System.force`/:meth:`~symbody.System.torque`, spring-dampers
+and viscous friction with one end outside, and the constraint forces of
+joints written as constraints (:meth:`~symbody.System.revolute_joint`, ...) with
+one side outside (multiplier terms).  This is the backward pass of the
+recursive Newton-Euler algorithm (Featherstone, "Rigid Body Dynamics
+Algorithms", Springer, 2008, sec. 5.3) written for one joint with the full
+accelerations ``ddq``.
+
+Loads given along coordinates (generalized forces, torsion springs,
+Coulomb friction, plain constraint rows) act *in* the joints of those
+coordinates: on the joint's own coordinates they are part of the transmitted
+wrench (its component along the joint's free direction equals the generalized
+force), inside the subtree or outside it they are internal.  A load of that
+kind that couples coordinates of the subtree with coordinates of other joints
+has no point of application: :class:`ModelError`.
+
+Example:
+    >>> import symbody as sb
+    >>> s = sb.System("pend")
+    >>> th = s.coordinate("th"); m = s.parameter("m", 1.0); l = s.parameter("l", 1.0)
+    >>> g = s.parameter("g", 9.81)
+    >>> B = s.base("B", s.ground_base, sb.Rz(th))
+    >>> bob = s.particle("bob", s.point("P", s.origin, (l, 0, 0), B), m)
+    >>> s.gravity((0, -g, 0))
+    >>> pin = joint_reaction(s, bob, s.origin, B)
+    >>> pin.force.components(B)
+    (sin(th)*m*g - m*l*dth**2, m*ddth*l + cos(th)*m*g, 0)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ModelError
+from ..symbolic.calculus import time_derivative
+from ..symbolic.expr import Expr, add, as_expr, div, mul, neg, sqrt, sub
+from .base import Base, axis_index
+from .geometry import resolve_base, resolve_point, resolve_solid
+from .joints import AXES, DistanceJoint, Joint, SphericalJoint, UniversalJoint, _FramesJoint
+from .kinematics import Kinematics
+from .loads import (
+    CoulombFriction,
+    Gravity,
+    Load,
+    RelativeDamper,
+    ScalarForce,
+    SpringDamper,
+    TorsionSpringDamper,
+    Wrench,
+)
+from .point import Point, relative_position
+from .quantities import declare_output_vector
+from .solid import Solid
+from .vector import Tensor, Vector
+
+if TYPE_CHECKING:
+    from .system import System
+
+
+@dataclass(frozen=True)
+class JointReaction:
+    """The wrench the parent exerts on the subtree of ``solid``: ``force`` and ``moment`` about ``point``.
+
+    ``components()`` gives ``(Fx, Fy, Fz, Mx, My, Mz)`` in ``base``; the vectors are
+    usable in :meth:`~symbody.System.output_vector` and in any expression.
+    """
+
+    solid: Solid
+    point: Point
+    base: Base
+    force: Vector
+    moment: Vector
+    subtree: tuple[Solid, ...]
+
+    def components(self) -> tuple[Expr, ...]:
+        """``(Fx, Fy, Fz, Mx, My, Mz)`` in ``base``."""
+        return self.force.components(self.base) + self.moment.components(self.base)
+
+
+def _below(a: Any, b: Any) -> bool:
+    """True if ``b`` is ``a`` or hangs below ``a`` (points or bases: ``depth`` and ``parent``)."""
+    while b is not None and b.depth > a.depth:
+        b = b.parent
+    return b is a
+
+
+class _Subtree:
+    """Which solids, points and bases move with the subtree of one solid, and its coordinates."""
+
+    def __init__(self, system: System, root: Solid):
+        self.system = system
+        self.kin: Kinematics = system.kinematics
+        self.root = root
+        solids = [s for s in system.solids.values() if s.has_inertia or s is root]
+        self.solids = [s for s in solids if _below(root.point, s.point) and _below(root.base, s.base)]
+        inside, outside = 0, 0
+        for s in solids:
+            m = self._pose_mask(s.point, s.base)
+            if s in self.solids:
+                inside |= m
+            else:
+                outside |= m
+        own = self._pose_mask(root.point, root.base) & ~outside
+        self.coords = inside & ~outside  # coordinates moving the subtree only
+        self.own = own  # those of the root's joint
+        self.q_of = {c.q.mask | c.dq.mask: c for c in system.coordinates}
+
+    def _pose_mask(self, point: Point, base: Base) -> int:
+        """The coordinate bits (``q``) of the position of ``point`` and the orientation of ``base``."""
+        kin = self.kin
+        m = 0
+        for e in kin.position(point).components(self.system.ground_base):
+            m |= e.mask
+        for row in kin.rotation(base, self.system.ground_base):
+            for e in row:
+                m |= e.mask
+        return m & _q_bits(self.system)
+
+    def has_solid(self, solid: Solid | None) -> bool:
+        return solid is not None and solid in self.solids
+
+    def has_point(self, point: Point, what: str) -> bool:
+        """True if ``point`` moves with the subtree; :class:`ModelError` if it moves partly with it."""
+        root = self.root
+        if _below(root.point, point):
+            p = point
+            fixed = True
+            while p is not root.point:
+                fixed = fixed and all(_below(root.base, B) for B in p.vector.parts)
+                p = p.parent
+            if fixed:
+                return True
+        self._check_outside(self._pose_mask(point, self.system.ground_base), what)
+        return False
+
+    def has_base(self, base: Base, what: str) -> bool:
+        """True if ``base`` turns with the subtree; :class:`ModelError` if it turns partly with it."""
+        if _below(self.root.base, base):
+            return True
+        self._check_outside(self._pose_mask(self.system.origin, base), what)
+        return False
+
+    def _check_outside(self, mask: int, what: str) -> None:
+        if mask & self.coords:
+            raise ModelError(
+                f"reaction of joint of solid {self.root.name!r}: {what} is not attached to the subtree of "
+                f"{self.root.name!r} but moves with its coordinates: attach it to a solid of the subtree"
+            )
+
+    def check_coordinate_load(self, mask: int, what: str) -> None:
+        """A load along coordinates (bits ``mask``) must act in one joint's coordinates or off the subtree."""
+        mine = mask & self.coords
+        if not mine or mask & self.coords == mask and not mask & self.own:
+            return  # outside the subtree, or inside it (internal)
+        if mask & ~self.own == 0:
+            return  # along the joint's own coordinates: transmitted by the joint
+        raise ModelError(
+            f"reaction of joint of solid {self.root.name!r}: {what} couples coordinates of the subtree of "
+            f"{self.root.name!r} with other coordinates and has no point of application: write it as a "
+            "force between points or a joint (System.revolute_joint, ...)"
+        )
+
+
+def _q_bits(system: System) -> int:
+    m = 0
+    for c in system.coordinates:
+        m |= c.q.mask
+    return m
+
+
+def _coordinate_bits(system: System, *exprs: Expr) -> int:
+    """The coordinate bits (``q``) of the coordinates whose ``q`` or ``dq`` appear in ``exprs``."""
+    m = 0
+    for e in exprs:
+        for c in system.coordinates:
+            if e.mask & (c.q.mask | c.dq.mask):
+                m |= c.q.mask
+    return m
+
+
+class _Accumulator:
+    """Sums the wrench (force, moment about ``J``) of the subtree's inertia minus the loads acting on it."""
+
+    def __init__(self, sub: _Subtree, J: Point):
+        self.sub = sub
+        self.kin = sub.kin
+        self.J = J
+        self.force = Vector.zero(self.kin)
+        self.moment = Vector.zero(self.kin)
+
+    def add(self, F: Vector | None, at: Point, M: Vector | None = None) -> None:
+        if F is not None and not F.is_zero:
+            self.force = self.force + F
+            self.moment = self.moment + relative_position(self.kin, self.J, at).cross(F)
+        if M is not None and not M.is_zero:
+            self.moment = self.moment + M
+
+    def load(self, F: Vector | None, at: Point, M: Vector | None = None) -> None:
+        """An external load on the subtree: subtracted."""
+        self.add(None if F is None else -F, at, None if M is None else -M)
+
+    def inertia(self, solid: Solid, g: Vector) -> None:
+        kin = self.kin
+        m = solid.mass
+        a = kin.acceleration(solid.point) - g
+        F = a * m
+        if solid.is_particle:
+            self.add(F, solid.point)
+            return
+        w, al = kin.omega(solid.base), kin.alpha(solid.base)
+        h = Vector(solid.base, *solid.first_moment)
+        I = Tensor._make(solid.base, solid.inertia_origin)
+        F = F + al.cross(h) + w.cross(w.cross(h))
+        self.add(F, solid.point, (I @ al) + w.cross(I @ w) + h.cross(a))
+
+
+def _material_velocity(kin: Kinematics, point: Point, solid: Solid | None) -> Vector:
+    if solid is None or solid.point is point or solid.mass is None:
+        return kin.velocity(point)
+    return kin.velocity(solid.point) + kin.omega(solid.base).cross(relative_position(kin, solid.point, point))
+
+
+def _on_side(sub: _Subtree, solid: Solid | None, point: Point, what: str) -> bool:
+    if solid is not None:
+        return solid.mass is not None and sub.has_solid(solid)
+    return sub.has_point(point, what)
+
+
+def _apply_load(acc: _Accumulator, load: Load) -> None:
+    """Subtract from ``acc`` what ``load`` exerts on the subtree from outside it."""
+    sub, kin, system = acc.sub, acc.kin, acc.sub.system
+    what = f"load {load.name!r}"
+    if isinstance(load, Gravity):
+        return  # in the inertia terms
+    if isinstance(load, Wrench):
+        for solid, sign in ((load.solid, 1), (load.reaction, -1)):
+            if solid is None and sign < 0:
+                continue
+            if _on_side(sub, solid, load.point, what):
+                F = None if load.force is None else load.force * sign
+                M = None if load.moment is None else load.moment * sign
+                acc.load(F, load.point, M)
+        return
+    if isinstance(load, SpringDamper):
+        r = relative_position(kin, load.p1, load.p2)
+        d = sqrt(r.norm2())
+        f = add(neg(mul(load.k, sub(d, load.l0))), load.actuator)
+        if not load.c.is_zero:
+            vrel = _material_velocity(kin, load.p2, load.solid2) - _material_velocity(kin, load.p1, load.solid1)
+            f = sub(f, mul(load.c, div(r.dot(vrel), d)))
+        F2 = r * div(f, d)  # on p2, pushing the points apart for f > 0
+        if _on_side(sub, load.solid2, load.p2, what):
+            acc.load(F2, load.p2)
+        if _on_side(sub, load.solid1, load.p1, what):
+            acc.load(-F2, load.p1)
+        return
+    if isinstance(load, RelativeDamper):
+        wrel = kin.omega(load.base2) - kin.omega(load.base1)
+        if load.axis is not None:
+            T = load.axis * neg(mul(load.c, wrel.dot(load.axis)))
+        else:
+            T = wrel * neg(load.c)
+        if sub.has_base(load.base2, what):
+            acc.load(None, acc.J, T)
+        if sub.has_base(load.base1, what):
+            acc.load(None, acc.J, -T)
+        return
+    if isinstance(load, (ScalarForce, CoulombFriction)):
+        sub.check_coordinate_load(_coordinate_bits(system, load.rate), what)
+        return
+    if isinstance(load, TorsionSpringDamper):
+        rate = time_derivative(load.angle, load.ctx, accelerations=False)
+        sub.check_coordinate_load(_coordinate_bits(system, load.angle, rate), what)
+        return
+    raise ModelError(f"reaction of joint of solid {sub.root.name!r}: {what} of kind {load.kind!r} is not supported")
+
+
+def _apply_joint(acc: _Accumulator, joint: Joint) -> None:
+    """Subtract the constraint forces (multiplier terms) ``joint`` exerts on the subtree from outside it."""
+    sub, kin, system = acc.sub, acc.kin, acc.sub.system
+    what = f"joint {joint.name!r}"
+    p1, p2 = (resolve_point(system, p) for p in joint._points)  # type: ignore[attr-defined]
+    in1, in2 = sub.has_point(p1, what + " point1"), sub.has_point(p2, what + " point2")
+    lam = {r: system._multipliers[r] for r in joint.rows}
+    F2 = Vector.zero(kin)  # force on the side of point2, at point2
+    if isinstance(joint, DistanceJoint):
+        F2 = relative_position(kin, p1, p2) * mul(as_expr(-2), lam[joint.name])
+    else:
+        if isinstance(joint, SphericalJoint):
+            b_pos = resolve_base(system, joint._base)
+        else:
+            b_pos = resolve_base(system, joint._bases[0])  # type: ignore[attr-defined]
+        for i in range(3):
+            row = f"{joint.name}_{AXES[i]}"
+            if row in lam:
+                F2 = F2 - b_pos.unit(i) * lam[row]
+    if in1 != in2:
+        acc.load(F2 if in2 else -F2, p2 if in2 else p1)
+    if not isinstance(joint, _FramesJoint):
+        return
+    b1, b2 = joint.bases(system)
+    M2 = Vector.zero(kin)  # moment on the side of base2
+    for row, lam_r in lam.items():
+        pair = _dot_row(joint, row, b1, b2)
+        if pair is not None:
+            a2, c1 = pair  # row = a2 . c1, a2 fixed in base2, c1 in base1: moment on base2 -lam a2 x c1
+            M2 = M2 - a2.cross(c1) * lam_r
+    t1, t2 = sub.has_base(b1, what + " base1"), sub.has_base(b2, what + " base2")
+    if t1 != t2:
+        acc.load(None, acc.J, M2 if t2 else -M2)
+
+
+def _dot_row(joint: _FramesJoint, row: str, b1: Base, b2: Base) -> tuple[Vector, Vector] | None:
+    """``(a2, c1)`` of an orientation row ``a2 . c1`` of ``joint`` (``None`` for a position row)."""
+    name = joint.name
+    if isinstance(joint, UniversalJoint):
+        return (b2.unit(joint.axis2), b1.unit(joint.axis)) if row == f"{name}_perp" else None
+    if row.startswith(f"{name}_a"):  # revolute, cylindrical: axis of base2 normal to axis i of base1
+        return b2.unit(axis_index(joint.axis)), b1.unit(row[-1])
+    if row.startswith(f"{name}_r"):  # prismatic: axis i of base2 normal to axis k of base1
+        return b2.unit(row[-2]), b1.unit(row[-1])
+    return None
+
+
+def _is_point_joint(joint: Joint) -> bool:
+    return isinstance(joint, (SphericalJoint, _FramesJoint, DistanceJoint))
+
+
+def reaction_wrench(system: System, solid: Solid, point: Point, base: Base) -> JointReaction:
+    """The :class:`JointReaction` of ``solid``'s tree joint about ``point``, components in ``base``."""
+    sub = _Subtree(system, solid)
+    acc = _Accumulator(sub, point)
+    g = Vector.zero(system.kinematics)
+    for load in system.loads:
+        if isinstance(load, Gravity):
+            g = g + load.g
+    for s in sub.solids:
+        acc.inertia(s, g)
+    for load in system.loads:
+        _apply_load(acc, load)
+    point_joints = [j for j in system.joints.values() if _is_point_joint(j)]
+    grouped = {r for j in point_joints for r in j.rows}
+    for j in point_joints:
+        _apply_joint(acc, j)
+    for row in system.constraints:
+        if row.kind != "initial" and row.name not in grouped:
+            sub.check_coordinate_load(_coordinate_bits(system, row.expr), f"constraint row {row.name!r}")
+    return JointReaction(solid, point, base, acc.force, acc.moment, tuple(sub.solids))
+
+
+def joint_reaction(
+    system: System,
+    solid: Solid | str,
+    point: Point | str | None = None,
+    base: Base | str | None = None,
+    name: str | None = None,
+    unit: tuple[str | None, str | None] = ("N", "N*m"),
+) -> JointReaction:
+    """The wrench the parent exerts on the subtree of ``solid`` through its tree joint.
+
+    Args:
+        solid: the body (or its name) whose joint transmits the wrench; its subtree is
+            every solid whose point and base hang below the body's point and base.
+        point: the moment's reference point (default: the body's point, its joint).
+        base: the base of the components (default: the body's base).
+        name: if given, also declare the outputs ``<name>_F_x ... <name>_F_z`` and
+            ``<name>_M_x ... <name>_M_z`` (components in ``base``).
+        unit: units of the force and moment outputs.
+
+    The expressions depend on ``q``, ``dq``, ``ddq`` (and on the multipliers of
+    constraint joints acting on the subtree); outputs that use them are evaluated
+    with the accelerations of the solved dynamics.  See the module docstring for the
+    loads counted as acting through the joint.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("pend")
+        >>> th = s.coordinate("th"); m = s.parameter("m", 2.0); g = s.parameter("g", 9.81)
+        >>> B = s.base("B", s.ground_base, sb.Rz(th))
+        >>> bob = s.particle("bob", s.point("P", s.origin, (0, -1, 0), B), m)
+        >>> s.gravity((0, -g, 0))
+        >>> pin = s.joint_reaction(bob, s.origin, B, name="pin")
+        >>> s.outputs["pin_F_y"].expr  # along the rod (l = 1): m (l dth^2 + g cos th)
+        m*dth**2 + cos(th)*m*g
+    """
+    body = resolve_solid(system, solid, "solid of a joint reaction")
+    if body is None or body.mass is None:
+        raise ModelError("a joint reaction needs a solid of the model (the ground has no joint)")
+    J = body.point if point is None else resolve_point(system, point, f"point of the reaction of {body.name!r}")
+    B = body.base if base is None else resolve_base(system, base, f"base of the reaction of {body.name!r}")
+    w = reaction_wrench(system, body, J, B)
+    if name is not None:
+        declare_output_vector(system, f"{name}_F", w.force, B, unit[0], f"force on {body.name!r} from its parent")
+        declare_output_vector(system, f"{name}_M", w.moment, B, unit[1], f"moment on {body.name!r} about {J.name!r}")
+    return w
+
+
+__all__ = ["JointReaction", "joint_reaction", "reaction_wrench"]
