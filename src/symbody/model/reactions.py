@@ -194,9 +194,9 @@ def _coordinate_bits(system: System, *exprs: Expr) -> int:
 class _Accumulator:
     """Sums the wrench (force, moment about ``J``) of the subtree's inertia minus the loads acting on it."""
 
-    def __init__(self, sub: _Subtree, J: Point):
-        self.sub = sub
-        self.kin = sub.kin
+    def __init__(self, tree: _Subtree, J: Point):
+        self.tree = tree
+        self.kin = tree.kin
         self.J = J
         self.force = Vector.zero(self.kin)
         self.moment = Vector.zero(self.kin)
@@ -233,15 +233,15 @@ def _material_velocity(kin: Kinematics, point: Point, solid: Solid | None) -> Ve
     return kin.velocity(solid.point) + kin.omega(solid.base).cross(relative_position(kin, solid.point, point))
 
 
-def _on_side(sub: _Subtree, solid: Solid | None, point: Point, what: str) -> bool:
+def _on_side(tree: _Subtree, solid: Solid | None, point: Point, what: str) -> bool:
     if solid is not None:
-        return solid.mass is not None and sub.has_solid(solid)
-    return sub.has_point(point, what)
+        return solid.mass is not None and tree.has_solid(solid)
+    return tree.has_point(point, what)
 
 
 def _apply_load(acc: _Accumulator, load: Load) -> None:
     """Subtract from ``acc`` what ``load`` exerts on the subtree from outside it."""
-    sub, kin, system = acc.sub, acc.kin, acc.sub.system
+    tree, kin, system = acc.tree, acc.kin, acc.tree.system
     what = f"load {load.name!r}"
     if isinstance(load, Gravity):
         return  # in the inertia terms
@@ -249,7 +249,7 @@ def _apply_load(acc: _Accumulator, load: Load) -> None:
         for solid, sign in ((load.solid, 1), (load.reaction, -1)):
             if solid is None and sign < 0:
                 continue
-            if _on_side(sub, solid, load.point, what):
+            if _on_side(tree, solid, load.point, what):
                 F = None if load.force is None else load.force * sign
                 M = None if load.moment is None else load.moment * sign
                 acc.load(F, load.point, M)
@@ -262,9 +262,9 @@ def _apply_load(acc: _Accumulator, load: Load) -> None:
             vrel = _material_velocity(kin, load.p2, load.solid2) - _material_velocity(kin, load.p1, load.solid1)
             f = sub(f, mul(load.c, div(r.dot(vrel), d)))
         F2 = r * div(f, d)  # on p2, pushing the points apart for f > 0
-        if _on_side(sub, load.solid2, load.p2, what):
+        if _on_side(tree, load.solid2, load.p2, what):
             acc.load(F2, load.p2)
-        if _on_side(sub, load.solid1, load.p1, what):
+        if _on_side(tree, load.solid1, load.p1, what):
             acc.load(-F2, load.p1)
         return
     if isinstance(load, RelativeDamper):
@@ -273,27 +273,27 @@ def _apply_load(acc: _Accumulator, load: Load) -> None:
             T = load.axis * neg(mul(load.c, wrel.dot(load.axis)))
         else:
             T = wrel * neg(load.c)
-        if sub.has_base(load.base2, what):
+        if tree.has_base(load.base2, what):
             acc.load(None, acc.J, T)
-        if sub.has_base(load.base1, what):
+        if tree.has_base(load.base1, what):
             acc.load(None, acc.J, -T)
         return
     if isinstance(load, (ScalarForce, CoulombFriction)):
-        sub.check_coordinate_load(_coordinate_bits(system, load.rate), what)
+        tree.check_coordinate_load(_coordinate_bits(system, load.rate), what)
         return
     if isinstance(load, TorsionSpringDamper):
         rate = time_derivative(load.angle, load.ctx, accelerations=False)
-        sub.check_coordinate_load(_coordinate_bits(system, load.angle, rate), what)
+        tree.check_coordinate_load(_coordinate_bits(system, load.angle, rate), what)
         return
-    raise ModelError(f"reaction of joint of solid {sub.root.name!r}: {what} of kind {load.kind!r} is not supported")
+    raise ModelError(f"reaction of joint of solid {tree.root.name!r}: {what} of kind {load.kind!r} is not supported")
 
 
 def _apply_joint(acc: _Accumulator, joint: Joint) -> None:
     """Subtract the constraint forces (multiplier terms) ``joint`` exerts on the subtree from outside it."""
-    sub, kin, system = acc.sub, acc.kin, acc.sub.system
+    tree, kin, system = acc.tree, acc.kin, acc.tree.system
     what = f"joint {joint.name!r}"
     p1, p2 = (resolve_point(system, p) for p in joint._points)  # type: ignore[attr-defined]
-    in1, in2 = sub.has_point(p1, what + " point1"), sub.has_point(p2, what + " point2")
+    in1, in2 = tree.has_point(p1, what + " point1"), tree.has_point(p2, what + " point2")
     lam = {r: system._multipliers[r] for r in joint.rows}
     F2 = Vector.zero(kin)  # force on the side of point2, at point2
     if isinstance(joint, DistanceJoint):
@@ -318,7 +318,7 @@ def _apply_joint(acc: _Accumulator, joint: Joint) -> None:
         if pair is not None:
             a2, c1 = pair  # row = a2 . c1, a2 fixed in base2, c1 in base1: moment on base2 -lam a2 x c1
             M2 = M2 - a2.cross(c1) * lam_r
-    t1, t2 = sub.has_base(b1, what + " base1"), sub.has_base(b2, what + " base2")
+    t1, t2 = tree.has_base(b1, what + " base1"), tree.has_base(b2, what + " base2")
     if t1 != t2:
         acc.load(None, acc.J, M2 if t2 else -M2)
 
@@ -341,13 +341,13 @@ def _is_point_joint(joint: Joint) -> bool:
 
 def reaction_wrench(system: System, solid: Solid, point: Point, base: Base) -> JointReaction:
     """The :class:`JointReaction` of ``solid``'s tree joint about ``point``, components in ``base``."""
-    sub = _Subtree(system, solid)
-    acc = _Accumulator(sub, point)
+    tree = _Subtree(system, solid)
+    acc = _Accumulator(tree, point)
     g = Vector.zero(system.kinematics)
     for load in system.loads:
         if isinstance(load, Gravity):
             g = g + load.g
-    for s in sub.solids:
+    for s in tree.solids:
         acc.inertia(s, g)
     for load in system.loads:
         _apply_load(acc, load)
@@ -357,8 +357,8 @@ def reaction_wrench(system: System, solid: Solid, point: Point, base: Base) -> J
         _apply_joint(acc, j)
     for row in system.constraints:
         if row.kind != "initial" and row.name not in grouped:
-            sub.check_coordinate_load(_coordinate_bits(system, row.expr), f"constraint row {row.name!r}")
-    return JointReaction(solid, point, base, acc.force, acc.moment, tuple(sub.solids))
+            tree.check_coordinate_load(_coordinate_bits(system, row.expr), f"constraint row {row.name!r}")
+    return JointReaction(solid, point, base, acc.force, acc.moment, tuple(tree.solids))
 
 
 def joint_reaction(

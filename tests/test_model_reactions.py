@@ -1,0 +1,333 @@
+"""Reactions of tree joints (System.joint_reaction) against independent truth.
+
+Closed forms (Newton's law for the subtree), the multipliers of the same
+mechanism written with absolute coordinates and constraint joints, and the
+output of an exported FMU.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy as sm
+
+import symbody as sb
+from symbody.errors import ModelError
+from symbody.numeric import NumericModel, simulate
+
+G = 9.81
+
+
+def _rot(a: float) -> np.ndarray:
+    c, s = np.cos(a), np.sin(a)
+    return np.array([[c, -s], [s, c]])
+
+
+# ---------------------------------------------------------------------------
+# (a) simple pendulum: F = m (a_G - g), no moment about the pin axis
+# ---------------------------------------------------------------------------
+def pendulum(name: str = "pend") -> sb.System:
+    s = sb.System(name)
+    th = s.coordinate("th", 0.7, unit="rad")
+    m = s.parameter("m", 2.0)
+    l = s.parameter("l", 0.8)
+    g = s.parameter("g", G)
+    B = s.base("B", s.ground_base, sb.Rz(th))
+    s.solid("bar", s.origin, B, mass=m, com=(l, 0, 0), inertia=(0.01, 0.02, 0.03))
+    s.gravity((0, -g, 0))
+    s.joint_reaction("bar", name="pin", base="xyz")
+    return s
+
+
+def test_pendulum_pin_reaction_is_m_times_aG_minus_g():
+    res = simulate(pendulum().derive(), 2.0, dt=0.05)
+    m, l = 2.0, 0.8
+    th, dth, ddth = res["th"], res["dth"], res["ddth"]
+    aGx = l * (-(dth**2) * np.cos(th) - ddth * np.sin(th))
+    aGy = l * (-(dth**2) * np.sin(th) + ddth * np.cos(th))
+    assert np.max(np.abs(dth)) > 1.0  # a real swing
+    np.testing.assert_allclose(res["pin_F_x"], m * aGx, atol=1e-9)
+    np.testing.assert_allclose(res["pin_F_y"], m * (aGy + G), atol=1e-9)
+    np.testing.assert_allclose(res["pin_F_z"], 0.0, atol=1e-12)
+    # the pin axis is free: no moment about z; about x and y the planar body needs none either
+    for ax in "xyz":
+        np.testing.assert_allclose(res[f"pin_M_{ax}"], 0.0, atol=1e-9)
+
+
+def test_pendulum_reaction_moment_about_another_point():
+    s = pendulum()
+    P = s.point("Q", s.origin, (0, 1.0, 0))
+    w = s.joint_reaction("bar", P, "xyz")
+    s.output("Mq", w.moment.components(s.ground_base)[2])
+    res = simulate(s.derive(), 1.0, dt=0.1)
+    # M_Q = r_QO x F = (0, -1) x (Fx, Fy) = Fx (out of plane)
+    np.testing.assert_allclose(res["Mq"], res["pin_F_x"], atol=1e-9)
+
+
+# ---------------------------------------------------------------------------
+# (b) double pendulum: tree reactions = multipliers of the absolute model
+# ---------------------------------------------------------------------------
+L1, L2, M1, M2, J1, J2 = 1.0, 0.7, 1.5, 0.8, 0.12, 0.05
+
+
+def double_relative() -> sb.System:
+    s = sb.System("dp_rel")
+    t1, t2 = s.coordinate("t1", 0.9), s.coordinate("t2", -0.4)
+    B1 = s.base("B1", s.ground_base, sb.Rz(t1))
+    B2 = s.base("B2", B1, sb.Rz(t2))
+    A = s.point("A", s.origin, (L1, 0, 0), B1)
+    s.solid("b1", s.origin, B1, mass=M1, com=(L1 / 2, 0, 0), inertia=(0, 0, J1))
+    s.solid("b2", A, B2, mass=M2, com=(L2 / 2, 0, 0), inertia=(0, 0, J2))
+    s.gravity((0, -G, 0))
+    s.joint_reaction("b1", name="R1", base="xyz")
+    s.joint_reaction("b2", name="R2", base="xyz")
+    return s
+
+
+def double_absolute() -> sb.System:
+    s = sb.System("dp_abs")
+    x1, y1, p1 = s.coordinate("x1"), s.coordinate("y1"), s.coordinate("p1")
+    x2, y2, p2 = s.coordinate("x2"), s.coordinate("y2"), s.coordinate("p2")
+    B1 = s.base("B1", s.ground_base, sb.Rz(p1))
+    B2 = s.base("B2", s.ground_base, sb.Rz(p2))
+    O1 = s.point("O1", s.origin, (x1, y1, 0))
+    O2 = s.point("O2", s.origin, (x2, y2, 0))
+    A1 = s.point("A1", O1, (L1, 0, 0), B1)
+    s.solid("b1", O1, B1, mass=M1, com=(L1 / 2, 0, 0), inertia=(0, 0, J1))
+    s.solid("b2", O2, B2, mass=M2, com=(L2 / 2, 0, 0), inertia=(0, 0, J2))
+    s.gravity((0, -G, 0))
+    s.revolute_joint("J1", s.origin, "xyz", O1, B1)
+    s.revolute_joint("J2", A1, "xyz", O2, B2)
+    return s
+
+
+def _absolute_state(t1, t2, d1, d2):
+    a2 = t1 + t2
+    e1, n1 = np.array([np.cos(t1), np.sin(t1)]), np.array([-np.sin(t1), np.cos(t1)])
+    A, vA = L1 * e1, L1 * d1 * n1
+    q = np.array([0, 0, t1, A[0], A[1], a2])
+    dq = np.array([0, 0, d1, vA[0], vA[1], d1 + d2])
+    return q, dq
+
+
+def test_double_pendulum_reactions_equal_multipliers_of_absolute_model():
+    res = simulate(double_relative().derive(), 2.0, dt=0.1, rtol=1e-10, atol=1e-12)
+    eq_abs = double_absolute().derive()
+    nm = NumericModel(eq_abs)
+    lam_index = {info.name: k for k, info in enumerate(eq_abs.constraint_rows)}
+    for k in range(len(res.t)):
+        q, dq = _absolute_state(res["t1"][k], res["t2"][k], res["dt1"][k], res["dt2"][k])
+        ddq, lam = nm.accelerations(q, dq)
+        np.testing.assert_allclose(ddq[2], res["ddt1"][k], atol=1e-8)
+        for joint, out in (("J1", "R1"), ("J2", "R2")):
+            for ax in "xy":
+                expected = -lam[lam_index[f"{joint}_{ax}"]]  # force on the body of point2
+                assert abs(res[f"{out}_F_{ax}"][k] - expected) < 1e-8
+            assert abs(res[f"{out}_M_z"][k]) < 1e-8
+    assert np.max(np.abs(res["R1_F_y"])) > 5.0
+
+
+# ---------------------------------------------------------------------------
+# (c) 3-D body on a spherical joint (Euler angles)
+# ---------------------------------------------------------------------------
+R_G = (0.1, 0.05, -0.6)
+
+
+def top() -> sb.System:
+    s = sb.System("top")
+    a = s.coordinate("a", 0.3)
+    b = s.coordinate("b", 0.5)
+    c = s.coordinate("c", 0.1)
+    for q, v in ((a, 0.4), (b, -1.0), (c, 3.0)):
+        s.coordinate_of(q).dq0 = v
+    B = s.base("B", s.ground_base, sb.EulerAngles("zxz", (a, b, c)))
+    s.solid("body", s.origin, B, mass=3.0, com=R_G, inertia=(0.2, 0.3, 0.1, 0.01, 0.02, -0.015))
+    s.gravity((0, 0, -G))
+    s.joint_reaction("body", name="ball", base="xyz")
+    return s
+
+
+def _euler_zxz_position():
+    a, b, c = (sm.Function(n)(sm.Symbol("t")) for n in "abc")
+    R = sm.rot_axis3(-a) * sm.rot_axis1(-b) * sm.rot_axis3(-c)  # sympy's rot_axis is the passive rotation
+    p = R * sm.Matrix(R_G)
+    t = sm.Symbol("t")
+    acc = p.diff(t, 2)
+    syms = sm.symbols("a b c da db dc dda ddb ddc")
+    subs = {}
+    for f, s0, s1, s2 in zip((a, b, c), syms[:3], syms[3:6], syms[6:]):
+        subs[f.diff(t, 2)] = s2
+        subs[f.diff(t)] = s1
+        subs[f] = s0
+    acc = acc.subs(subs)
+    return sm.lambdify(syms, list(acc))
+
+
+def test_spherical_joint_force_is_newton_and_moment_vanishes():
+    s = top()
+    res = simulate(s.derive(), 1.0, dt=0.05, rtol=1e-10, atol=1e-12)
+    aG = _euler_zxz_position()
+    for k in range(len(res.t)):
+        args = [res[n][k] for n in ("a", "b", "c", "da", "db", "dc", "dda", "ddb", "ddc")]
+        F = 3.0 * (np.array(aG(*args), dtype=float) - np.array([0, 0, -G]))
+        got = np.array([res[f"ball_F_{ax}"][k] for ax in "xyz"])
+        np.testing.assert_allclose(got, F, atol=1e-8)
+        for ax in "xyz":  # every axis of a ball joint is free
+            assert abs(res[f"ball_M_{ax}"][k]) < 1e-8
+    assert np.max(np.abs(res["ball_F_z"] - 3.0 * G)) > 0.5  # the body does not hang still
+
+
+# ---------------------------------------------------------------------------
+# (e) closed loop: four-bar in relative coordinates closed by one revolute joint
+# ---------------------------------------------------------------------------
+LC, LK, LR, DX = 0.4, 1.2, 0.9, 1.0  # crank, coupler, rocker, ground link
+MB = (1.0, 2.0, 1.5)
+IB = (0.02, 0.25, 0.1)
+
+
+def fourbar_relative() -> sb.System:
+    s = sb.System("fb_rel")
+    t1 = s.coordinate("t1", 1.2)
+    t2 = s.coordinate("t2", 0.0)
+    t3 = s.coordinate("t3", 0.0)
+    B1 = s.base("B1", s.ground_base, sb.Rz(t1))
+    B2 = s.base("B2", B1, sb.Rz(t2))
+    B3 = s.base("B3", s.ground_base, sb.Rz(t3))
+    A = s.point("A", s.origin, (LC, 0, 0), B1)
+    D = s.point("D", s.origin, (DX, 0, 0))
+    Bk = s.point("Bk", A, (LK, 0, 0), B2)
+    Br = s.point("Br", D, (LR, 0, 0), B3)
+    s.solid("crank", s.origin, B1, mass=MB[0], com=(LC / 2, 0, 0), inertia=(0, 0, IB[0]))
+    s.solid("coupler", A, B2, mass=MB[1], com=(LK / 2, 0, 0), inertia=(0, 0, IB[1]))
+    s.solid("rocker", D, B3, mass=MB[2], com=(LR / 2, 0, 0), inertia=(0, 0, IB[2]))
+    s.gravity((0, -G, 0))
+    s.revolute_joint("close", Br, B3, Bk, B2)
+    s.joint_reaction("crank", name="Rc", base="xyz")
+    s.joint_reaction("coupler", name="Rk", base="xyz")
+    s.joint_reaction("rocker", name="Rr", base="xyz")
+    return s
+
+
+def fourbar_absolute(q0) -> sb.System:
+    s = sb.System("fb_abs")
+    bodies = []
+    for i, (L, m, J) in enumerate(zip((LC, LK, LR), MB, IB)):
+        x, y, p = (s.coordinate(f"{n}{i}", q0[3 * i + k]) for k, n in enumerate("xyp"))
+        B = s.base(f"B{i}", s.ground_base, sb.Rz(p))
+        O = s.point(f"O{i}", s.origin, (x, y, 0))
+        E = s.point(f"E{i}", O, (L, 0, 0), B)
+        s.solid(f"s{i}", O, B, mass=m, com=(L / 2, 0, 0), inertia=(0, 0, J))
+        bodies.append((O, B, E))
+    D = s.point("D", s.origin, (DX, 0, 0))
+    s.gravity((0, -G, 0))
+    s.revolute_joint("crank", s.origin, "xyz", bodies[0][0], bodies[0][1])
+    s.revolute_joint("coupler", bodies[0][2], bodies[0][1], bodies[1][0], bodies[1][1])
+    s.revolute_joint("rocker", D, "xyz", bodies[2][0], bodies[2][1])
+    s.revolute_joint("close", bodies[2][2], bodies[2][1], bodies[1][2], bodies[1][1])
+    return s
+
+
+def _fourbar_start() -> tuple[float, float, float]:
+    from scipy.optimize import fsolve
+
+    t1 = 1.2
+
+    def closure(v):
+        t2, t3 = v
+        A = LC * np.array([np.cos(t1), np.sin(t1)])
+        Bk = A + LK * np.array([np.cos(t1 + t2), np.sin(t1 + t2)])
+        Br = np.array([DX, 0]) + LR * np.array([np.cos(t3), np.sin(t3)])
+        return Bk - Br
+
+    t2, t3 = fsolve(closure, [-0.9, 1.6], xtol=1e-14)
+    return t1, t2, t3
+
+
+def _fourbar_absolute_state(t1, t2, t3, d1, d2, d3):
+    a, da = [t1, t1 + t2, t3], [d1, d1 + d2, d3]
+    A = LC * np.array([np.cos(a[0]), np.sin(a[0])])
+    vA = LC * da[0] * np.array([-np.sin(a[0]), np.cos(a[0])])
+    q = np.array([0, 0, a[0], A[0], A[1], a[1], DX, 0, a[2]])
+    dq = np.array([0, 0, da[0], vA[0], vA[1], da[1], 0, 0, da[2]])
+    return q, dq
+
+
+def test_fourbar_tree_reactions_include_the_loop_multipliers():
+    s = fourbar_relative()
+    t1, t2, t3 = _fourbar_start()
+    for n, v in (("t1", t1), ("t2", t2), ("t3", t3)):
+        s.coordinate_of(n).q0 = v
+    assert "lambda_close_x" in str(s.outputs["Rr_F_x"].expr)  # the closure's force acts on the rocker
+    eq = s.derive()
+    res = simulate(eq, 1.0, dt=0.05, rtol=1e-10, atol=1e-12)
+    eq_abs = fourbar_absolute(_fourbar_absolute_state(t1, t2, t3, 0, 0, 0)[0]).derive()
+    nm = NumericModel(eq_abs)
+    lam_index = {info.name: k for k, info in enumerate(eq_abs.constraint_rows)}
+    for k in range(len(res.t)):
+        state = [res[n][k] for n in ("t1", "t2", "t3", "dt1", "dt2", "dt3")]
+        ddq, lam = nm.accelerations(*_fourbar_absolute_state(*state))
+        crank = _rot(state[0])  # the coupler's pin rows are in the crank's base
+        for joint, out, R in (("crank", "Rc", np.eye(2)), ("coupler", "Rk", crank), ("rocker", "Rr", np.eye(2))):
+            expected = -R @ [lam[lam_index[f"{joint}_{ax}"]] for ax in "xy"]
+            got = [res[f"{out}_F_{ax}"][k] for ax in "xy"]
+            np.testing.assert_allclose(got, expected, atol=1e-8)
+            assert abs(res[f"{out}_M_z"][k]) < 1e-8
+    assert np.max(np.abs(res["dt1"])) > 0.5
+
+
+# ---------------------------------------------------------------------------
+# loads on the subtree, and what the joint transmits
+# ---------------------------------------------------------------------------
+def test_spring_and_force_on_subtree_and_actuation_in_the_joint():
+    s = sb.System("cart")
+    x = s.coordinate("x", 0.2)
+    th = s.coordinate("th", 0.5)
+    C = s.point("C", s.origin, (x, 0, 0))
+    B = s.base("B", s.ground_base, sb.Rz(th))
+    s.solid("cart", C, "xyz", mass=3.0)
+    P = s.point("P", C, (0, -1.0, 0), B)
+    s.particle("bob", P, 0.5)
+    s.gravity((0, -G, 0))
+    s.spring_damper("k", s.origin, C, 20.0, 0.0, 0.3)
+    s.force("push", "bob", P, (2.0, 0, 0))
+    s.force("link", "bob", P, (0, 1.5, 0), reaction="cart")  # internal to the cart's subtree
+    s.generalized_force("motor", th, -0.4 * s.dt(th))
+    s.joint_reaction("bob", C, "xyz", name="rod")
+    s.joint_reaction("cart", C, "xyz", name="rail")
+    res = simulate(s.derive(), 1.0, dt=0.05)
+    ths, dth, ddth, ddx = res["th"], res["dth"], res["ddth"], res["ddx"]
+    # bob: a_P = ddx ex + d2/dt2 (sin th, -cos th)
+    ax = ddx + ddth * np.cos(ths) - dth**2 * np.sin(ths)
+    ay = ddth * np.sin(ths) + dth**2 * np.cos(ths)
+    np.testing.assert_allclose(res["rod_F_x"], 0.5 * ax - 2.0, atol=1e-9)
+    np.testing.assert_allclose(res["rod_F_y"], 0.5 * (ay + G) - 1.5, atol=1e-9)
+    # the motor torque on th is transmitted by the joint: M_z = motor torque
+    np.testing.assert_allclose(res["rod_M_z"], -0.4 * dth, atol=1e-9)
+    # the rail (x free) transmits along x exactly the spring force it does not see: none
+    np.testing.assert_allclose(res["rail_F_x"], 0.0, atol=1e-8)
+    np.testing.assert_allclose(res["rail_F_y"], (3.0 + 0.5) * G + 0.5 * ay, atol=1e-8)
+
+
+def test_load_coupling_the_subtree_with_other_joints_is_refused():
+    s = sb.System("coupled")
+    t1, t2 = s.coordinate("t1"), s.coordinate("t2")
+    B1 = s.base("B1", s.ground_base, sb.Rz(t1))
+    B2 = s.base("B2", B1, sb.Rz(t2))
+    A = s.point("A", s.origin, (1, 0, 0), B1)
+    s.solid("b1", s.origin, B1, mass=1.0, com=(0.5, 0, 0), inertia=(0, 0, 0.1))
+    s.solid("b2", A, B2, mass=1.0, com=(0.5, 0, 0), inertia=(0, 0, 0.1))
+    s.generalized_force("relative", t2, -(t1 + t2))  # in b2's joint, inside b1's subtree
+    s.joint_reaction("b2", name="ok")  # a generalized force on the joint's own coordinate is transmitted
+    s.joint_reaction("b1", name="ok1")
+    s.torsion_spring_damper("absolute", t1 + t2, 5.0)
+    with pytest.raises(ModelError, match="'absolute'.*couples coordinates"):
+        s.joint_reaction("b2", name="R")
+    assert not [o for o in s.outputs if o.startswith("R_")]  # the failed call declared nothing
+    with pytest.raises(ModelError, match="'absolute'.*couples coordinates"):
+        s.joint_reaction("b1")  # the part on t1 acts in b1's joint, the part on t2 inside: no single reading
+
+
+def test_unknown_solid_is_an_error():
+    s = pendulum("p2")
+    with pytest.raises(ModelError, match="nope"):
+        s.joint_reaction("nope")
