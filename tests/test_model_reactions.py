@@ -147,9 +147,13 @@ def top() -> sb.System:
     return s
 
 
-def _euler_zxz_position():
+def _euler_zxz_position(axes: str = "zxz"):
+    """``a_G(q, dq, ddq)`` of the centre of mass for Euler angles about ``axes`` (rotating axes)."""
     a, b, c = (sm.Function(n)(sm.Symbol("t")) for n in "abc")
-    R = sm.rot_axis3(-a) * sm.rot_axis1(-b) * sm.rot_axis3(-c)  # sympy's rot_axis is the passive rotation
+    turn = {"x": sm.rot_axis1, "y": sm.rot_axis2, "z": sm.rot_axis3}
+    R = sm.eye(3)
+    for ax, angle in zip(axes, (a, b, c)):
+        R = R * turn[ax](-angle)  # sympy's rot_axis is the passive rotation
     p = R * sm.Matrix(R_G)
     t = sm.Symbol("t")
     acc = p.diff(t, 2)
@@ -175,6 +179,54 @@ def test_spherical_joint_force_is_newton_and_moment_vanishes():
         for ax in "xyz":  # every axis of a ball joint is free
             assert abs(res[f"ball_M_{ax}"][k]) < 1e-8
     assert np.max(np.abs(res["ball_F_z"] - 3.0 * G)) > 0.5  # the body does not hang still
+
+
+def test_hinge_written_as_constraint_carries_the_moments_of_a_ball_tree_joint():
+    """Euler angles (a ball tree joint) held to a hinge by a revolute constraint joint: the hinge's
+    multipliers carry every moment (its orientation rows), the tree joint none."""
+    s = sb.System("hinged")
+    a, b, c = s.coordinate("a"), s.coordinate("b"), s.coordinate("c")
+    s.coordinate_of(c).dq0 = 2.0
+    B = s.base("B", s.ground_base, sb.EulerAngles("xyz", (a, b, c)))
+    s.solid("body", s.origin, B, mass=3.0, com=R_G, inertia=(0.2, 0.3, 0.1, 0.01, 0.02, -0.015))
+    s.gravity((0, -G, 0))
+    s.revolute_joint("hinge", s.origin, "xyz", s.origin, B, axis="z")
+    w = s.joint_reaction("body", name="ball", base="xyz")
+    assert "lambda_hinge_ax" in str(w.moment.components(s.ground_base))
+    res = simulate(s.derive(), 1.0, dt=0.05, rtol=1e-10, atol=1e-12)
+    aG = _euler_zxz_position("xyz")
+    for k in range(len(res.t)):
+        args = [res[n][k] for n in ("a", "b", "c", "da", "db", "dc", "dda", "ddb", "ddc")]
+        F = 3.0 * (np.array(aG(*args), dtype=float) - np.array([0, -G, 0]))
+        np.testing.assert_allclose([res[f"ball_F_{ax}"][k] for ax in "xyz"], F, atol=1e-8)
+        np.testing.assert_allclose([res[f"ball_M_{ax}"][k] for ax in "xyz"], 0.0, atol=1e-8)
+    assert np.max(np.abs(res["lambda_hinge_ax"])) > 0.1  # the hinge does carry moments
+
+
+@pytest.mark.parametrize("kind", ("spherical", "revolute", "prismatic", "cylindrical", "universal", "distance"))
+def test_free_tree_joint_transmits_nothing_when_a_constraint_joint_holds_the_body(kind):
+    """A body on six relative coordinates (a free tree joint) held by a joint written as constraints:
+    Newton-Euler on the body with that joint's multiplier forces leaves nothing for the tree joint."""
+    s = sb.System(f"held_{kind}")
+    x, y, z, a, b, c = (s.coordinate(n) for n in ("x", "y", "z", "a", "b", "c"))
+    B = s.base("B", s.ground_base, sb.EulerAngles("xyz", (a, b, c)))
+    O = s.point("Ob", s.origin, (x, y, z))
+    s.solid("body", O, B, mass=2.0, com=(0.3, -0.2, 0.25), inertia=(0.2, 0.3, 0.1, 0.01, 0.02, -0.015))
+    s.gravity((1.0, -G, -3.0))
+    if kind == "distance":
+        s.distance_joint("J", s.origin, s.point("E", O, (1, 0, 0), B), 1.0)
+    elif kind == "universal":
+        s.universal_joint("J", s.origin, "xyz", "x", O, B, "y")
+    elif kind == "spherical":
+        s.spherical_joint("J", s.origin, O)
+    else:
+        getattr(s, f"{kind}_joint")("J", s.origin, "xyz", O, B, "x")
+    s.joint_reaction("body", name="free", base="xyz")
+    res = simulate(s.derive(), 0.5, dt=0.05, rtol=1e-10, atol=1e-12)
+    assert np.max(np.abs(res.dq)) > 0.1  # it moves
+    for part in "FM":
+        for ax in "xyz":
+            np.testing.assert_allclose(res[f"free_{part}_{ax}"], 0.0, atol=1e-8, err_msg=f"{part}_{ax}")
 
 
 # ---------------------------------------------------------------------------

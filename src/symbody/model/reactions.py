@@ -134,17 +134,19 @@ class _Subtree:
 
     def has_point(self, point: Point, what: str) -> bool:
         """True if ``point`` moves with the subtree; :class:`ModelError` if it moves partly with it."""
-        root = self.root
-        if _below(root.point, point):
-            p = point
-            fixed = True
-            while p is not root.point:
-                fixed = fixed and all(_below(root.base, B) for B in p.vector.parts)
-                p = p.parent
-            if fixed:
-                return True
+        if _below(self.root.point, point) and self._carried(point):
+            return True
         self._check_outside(self._pose_mask(point, self.system.ground_base), what)
         return False
+
+    def _carried(self, point: Point) -> bool:
+        """True if every vector from the root's point down to ``point`` is fixed in a base of the subtree."""
+        p: Point | None = point
+        while p is not None and p is not self.root.point:
+            if p.vector is not None and not all(_below(self.root.base, B) for B in p.vector.parts):
+                return False
+            p = p.parent
+        return True
 
     def has_base(self, base: Base, what: str) -> bool:
         """True if ``base`` turns with the subtree; :class:`ModelError` if it turns partly with it."""
