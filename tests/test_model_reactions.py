@@ -411,3 +411,25 @@ def test_fmu_outputs_equal_the_python_reactions(fmi_type, tmp_path):
         expected[k] = nm.outputs(q, dq, float(r["time"][k]), None, ddq, lam)
     for j, name in enumerate(names):  # within the loop's drift from Phi = 0 the FMU stabilizes
         assert max_relative_error(r[name], expected[:, j]) < 1e-6, name
+
+
+def test_coordinate_shared_with_a_sibling_branch_is_refused():
+    s = sb.System("belt")
+    th = s.coordinate("th")
+    B1 = s.base("B1", s.ground_base, sb.Rz(th))
+    B2 = s.base("B2", s.ground_base, sb.Rz(th))  # a second wheel turned by the same angle: a belt
+    s.solid("w1", s.origin, B1, mass=1.0, com=(0.1, 0, 0), inertia=(0, 0, 0.1))
+    s.solid("w2", s.point("D", s.origin, (2, 0, 0)), B2, mass=1.0, com=(0.1, 0, 0), inertia=(0, 0, 0.1))
+    with pytest.raises(ModelError, match="coordinate\\(s\\) 'th' move its subtree and bodies outside"):
+        s.joint_reaction("w2")
+
+
+def test_torque_on_a_particle_is_not_counted():
+    """The equations give a particle no rotation, so a moment on it does no work: nor does it in the reaction."""
+    s = pendulum("pt")
+    P = s.point("Pp", s.origin, (0.8, 0, 0), "B")
+    s.particle("tip", P, 0.3)
+    s.force("twist", "tip", P, moment=(0, 0, 5.0))
+    s.joint_reaction("bar", name="R", base="xyz")
+    res = simulate(s.derive(), 0.5, dt=0.05)
+    np.testing.assert_allclose(res["R_M_z"], 0.0, atol=1e-9)

@@ -105,18 +105,35 @@ class _Subtree:
         self.kin: Kinematics = system.kinematics
         self.root = root
         solids = [s for s in system.solids.values() if s.has_inertia or s is root]
-        self.solids = [s for s in solids if _below(root.point, s.point) and _below(root.base, s.base)]
-        inside, outside = 0, 0
+        self.solids = [s for s in solids if self._carries(s)]
+        inside, outside, above = 0, 0, 0
         for s in solids:
             m = self._pose_mask(s.point, s.base)
             if s in self.solids:
                 inside |= m
             else:
                 outside |= m
-        own = self._pose_mask(root.point, root.base) & ~outside
+                if _below(s.point, root.point) and _below(s.base, root.base):
+                    above |= m
+        self._check_shared(inside & outside & ~above)
         self.coords = inside & ~outside  # coordinates moving the subtree only
-        self.own = own  # those of the root's joint
-        self.q_of = {c.q.mask | c.dq.mask: c for c in system.coordinates}
+        self.own = self._pose_mask(root.point, root.base) & ~outside  # those of the root's joint
+
+    def _carries(self, solid: Solid) -> bool:
+        """True if ``solid`` hangs below the root: its point (and base, unless a particle) below the root's."""
+        if not _below(self.root.point, solid.point):
+            return False
+        return self._carried(solid.point) if solid.is_particle else _below(self.root.base, solid.base)
+
+    def _check_shared(self, shared: int) -> None:
+        """Coordinates moving the subtree and bodies outside it other than its ancestors couple them."""
+        if shared:
+            names = [c.name for c in self.system.coordinates if c.q.mask & shared]
+            raise ModelError(
+                f"reaction of joint of solid {self.root.name!r}: coordinate(s) {', '.join(map(repr, names))} move "
+                f"its subtree and bodies outside it that are not its ancestors: the forces of that coupling "
+                "have no joint to pass through (model the bodies as a tree of relative coordinates)"
+            )
 
     def _pose_mask(self, point: Point, base: Base) -> int:
         """The coordinate bits (``q``) of the position of ``point`` and the orientation of ``base``."""
@@ -253,7 +270,8 @@ def _apply_load(acc: _Accumulator, load: Load) -> None:
                 continue
             if _on_side(tree, solid, load.point, what):
                 F = None if load.force is None else load.force * sign
-                M = None if load.moment is None else load.moment * sign
+                turns = solid is not None and not solid.is_particle  # a particle takes no moment
+                M = None if load.moment is None or not turns else load.moment * sign
                 acc.load(F, load.point, M)
         return
     if isinstance(load, SpringDamper):
