@@ -71,7 +71,7 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class JointReaction:
+class JointWrench:
     """The wrench the parent exerts on the subtree of ``solid``: ``force`` and ``moment`` about ``point``.
 
     ``components()`` gives ``(Fx, Fy, Fz, Mx, My, Mz)`` in ``base``; the vectors are
@@ -359,8 +359,8 @@ def _is_point_joint(joint: Joint) -> bool:
     return isinstance(joint, (SphericalJoint, _FramesJoint, DistanceJoint))
 
 
-def reaction_wrench(system: System, solid: Solid, point: Point, base: Base) -> JointReaction:
-    """The :class:`JointReaction` of ``solid``'s tree joint about ``point``, components in ``base``."""
+def reaction_wrench(system: System, solid: Solid, point: Point, base: Base) -> JointWrench:
+    """The :class:`JointWrench` of ``solid``'s tree joint about ``point``, components in ``base``."""
     tree = _Subtree(system, solid)
     acc = _Accumulator(tree, point)
     g = Vector.zero(system.kinematics)
@@ -378,7 +378,7 @@ def reaction_wrench(system: System, solid: Solid, point: Point, base: Base) -> J
     for row in system.constraints:
         if row.kind != "initial" and row.name not in grouped:
             tree.check_coordinate_load(_coordinate_bits(system, row.expr), f"constraint row {row.name!r}")
-    return JointReaction(solid, point, base, acc.force, acc.moment, tuple(tree.solids))
+    return JointWrench(solid, point, base, acc.force, acc.moment, tuple(tree.solids))
 
 
 def joint_reaction(
@@ -388,7 +388,7 @@ def joint_reaction(
     base: Base | str | None = None,
     name: str | None = None,
     unit: tuple[str | None, str | None] = ("N", "N*m"),
-) -> JointReaction:
+) -> JointWrench:
     """The wrench the parent exerts on the subtree of ``solid`` through its tree joint.
 
     Args:
@@ -428,4 +428,4 @@ def joint_reaction(
     return w
 
 
-__all__ = ["JointReaction", "joint_reaction", "reaction_wrench"]
+__all__ = ["JointWrench", "joint_reaction", "reaction_wrench"]
