@@ -5,7 +5,7 @@ coordinates, inputs, time functions, bases, points, frames, solids, loads,
 constraints, joints and outputs.  Its methods are thin: each delegates to the
 module of its concept (:mod:`~symbody.model.quantities`, :mod:`~symbody.model.geometry`,
 :mod:`~symbody.model.motion`, :mod:`~symbody.model.bodies`, :mod:`~symbody.model.loading`,
-:mod:`~symbody.model.constraints`, :mod:`~symbody.model.joints`) and every
+:mod:`~symbody.model.constraints`, :mod:`~symbody.model.joints`, :mod:`~symbody.model.reactions`) and every
 factory runs in a transaction of the name :class:`~.registry.Registry`: a call
 that fails leaves the system exactly as it was.  :meth:`System.derive` turns
 it into an :class:`symbody.Equations`.
