@@ -26,7 +26,7 @@ def _rot(a: float) -> np.ndarray:
 # ---------------------------------------------------------------------------
 # (a) simple pendulum: F = m (a_G - g), no moment about the pin axis
 # ---------------------------------------------------------------------------
-def pendulum(name: str = "pend") -> sb.System:
+def pendulum(name: str = "pend", reaction: bool = True) -> sb.System:
     s = sb.System(name)
     th = s.coordinate("th", 0.7, unit="rad")
     m = s.parameter("m", 2.0)
@@ -35,7 +35,8 @@ def pendulum(name: str = "pend") -> sb.System:
     B = s.base("B", s.ground_base, sb.Rz(th))
     s.solid("bar", s.origin, B, mass=m, com=(l, 0, 0), inertia=(0.01, 0.02, 0.03))
     s.gravity((0, -g, 0))
-    s.joint_reaction("bar", name="pin", base="xyz")
+    if reaction:
+        s.joint_reaction("bar", name="pin", base="xyz")
     return s
 
 
@@ -426,10 +427,42 @@ def test_coordinate_shared_with_a_sibling_branch_is_refused():
 
 def test_torque_on_a_particle_is_not_counted():
     """The equations give a particle no rotation, so a moment on it does no work: nor does it in the reaction."""
-    s = pendulum("pt")
+    s = pendulum("pt", reaction=False)
     P = s.point("Pp", s.origin, (0.8, 0, 0), "B")
     s.particle("tip", P, 0.3)
     s.force("twist", "tip", P, moment=(0, 0, 5.0))
     s.joint_reaction("bar", name="R", base="xyz")
     res = simulate(s.derive(), 0.5, dt=0.05)
     np.testing.assert_allclose(res["R_M_z"], 0.0, atol=1e-9)
+
+
+def test_contact_acting_on_the_subtree_is_refused():
+    s = pendulum("walled")
+    wall = s.unilateral("wall", s.coordinate_of("th").q + 0.5)  # a stop on the pin angle
+    with pytest.raises(ModelError, match="contact 'wall'.*no point of application"):
+        s.joint_reaction("bar")
+    assert wall.name == "wall"
+
+
+def test_reaction_taken_before_a_load_is_refused_at_derivation():
+    s = pendulum("late")
+    s.spring_damper("k", s.origin, s.point("T", s.origin, (0.8, 0, 0), "B"), 5.0, 0.1, solid2="bar")
+    with pytest.raises(ModelError, match="joint reaction of solid 'bar' was taken before"):
+        s.derive()
+    s.joint_reaction("bar")  # taking it again does not make the first one right
+    with pytest.raises(ModelError, match="taken before"):
+        s.derive()
+
+
+def test_failed_reaction_leaves_nothing_behind():
+    s = pendulum("rollback")
+    with pytest.raises(ModelError):
+        s.joint_reaction("bar", name="pin")  # the outputs pin_* exist already
+    assert len(s.reactions) == 1
+    s.derive()
+
+
+def test_initial_rows_after_the_reaction_are_fine():
+    s = pendulum("init")
+    s.fix_initial("th")
+    s.derive()

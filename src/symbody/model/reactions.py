@@ -84,6 +84,7 @@ class JointWrench:
     force: Vector
     moment: Vector
     subtree: tuple[Solid, ...]
+    taken: tuple[int, ...] = ()  # the model's size when it was taken (see :func:`check_reactions`)
 
     def components(self) -> tuple[Expr, ...]:
         """``(Fx, Fy, Fz, Mx, My, Mz)`` in ``base``."""
@@ -177,6 +178,16 @@ class _Subtree:
             raise ModelError(
                 f"reaction of joint of solid {self.root.name!r}: {what} is not attached to the subtree of "
                 f"{self.root.name!r} but moves with its coordinates: attach it to a solid of the subtree"
+            )
+
+    def check_contact(self, mask: int, what: str) -> None:
+        """A contact or stick-slip element (bits ``mask``) acts on bodies, not in a joint: only off the subtree
+        or inside it."""
+        if mask & self.coords and not (mask & self.coords == mask and not mask & self.own):
+            raise ModelError(
+                f"reaction of joint of solid {self.root.name!r}: {what} acts on the subtree of "
+                f"{self.root.name!r} along coordinates and has no point of application: joint reactions of "
+                "models with such contacts are not available"
             )
 
     def check_coordinate_load(self, mask: int, what: str) -> None:
@@ -378,7 +389,46 @@ def reaction_wrench(system: System, solid: Solid, point: Point, base: Base) -> J
     for row in system.constraints:
         if row.kind != "initial" and row.name not in grouped:
             tree.check_coordinate_load(_coordinate_bits(system, row.expr), f"constraint row {row.name!r}")
-    return JointWrench(solid, point, base, acc.force, acc.moment, tuple(tree.solids))
+    for contact in system.unilaterals:
+        tree.check_contact(_coordinate_bits(system, contact.gap), f"contact {contact.name!r}")
+    for element in system.frictions:
+        tree.check_contact(_coordinate_bits(system, element.rate), f"stick-slip friction {element.name!r}")
+    return JointWrench(solid, point, base, acc.force, acc.moment, tuple(tree.solids), _model_size(system))
+
+
+def _model_size(system: System) -> tuple[int, ...]:
+    """How many solids, loads, constraint rows, joints, contacts and friction elements the model has."""
+    rows = [r for r in system.constraints if r.kind != "initial"]  # assembly rows exert no force
+    parts = (system.solids, system.loads, rows, system.joints, system.unilaterals, system.frictions)
+    return tuple(len(x) for x in parts)
+
+
+def check_reactions(system: System) -> None:
+    """:class:`ModelError` if a joint reaction was taken before solids, loads or joints were added.
+
+    A reaction is the balance of the model as it was when :func:`joint_reaction` ran;
+    the derivation calls this check so that no reaction silently misses a later load.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("late")
+        >>> th = s.coordinate("th")
+        >>> bar = s.solid("bar", s.origin, s.base("B", s.ground_base, sb.Rz(th)), mass=1.0, com=(1, 0, 0))
+        >>> _ = s.joint_reaction(bar)
+        >>> s.gravity((0, -9.81, 0))
+        >>> try:
+        ...     check_reactions(s)
+        ... except ModelError as e:
+        ...     print(e)  # doctest: +ELLIPSIS
+        the joint reaction of solid 'bar' was taken before the model's last solids, loads, ...
+    """
+    now = _model_size(system)
+    for w in system.reactions:
+        if w.taken != now:
+            raise ModelError(
+                f"the joint reaction of solid {w.solid.name!r} was taken before the model's last solids, loads, "
+                "constraints or joints were added: call joint_reaction after them"
+            )
 
 
 def joint_reaction(
@@ -422,10 +472,11 @@ def joint_reaction(
     J = body.point if point is None else resolve_point(system, point, f"point of the reaction of {body.name!r}")
     B = body.base if base is None else resolve_base(system, base, f"base of the reaction of {body.name!r}")
     w = reaction_wrench(system, body, J, B)
+    system.reactions.append(w)
     if name is not None:
         declare_output_vector(system, f"{name}_F", w.force, B, unit[0], f"force on {body.name!r} from its parent")
         declare_output_vector(system, f"{name}_M", w.moment, B, unit[1], f"moment on {body.name!r} about {J.name!r}")
     return w
 
 
-__all__ = ["JointWrench", "joint_reaction", "reaction_wrench"]
+__all__ = ["JointWrench", "check_reactions", "joint_reaction", "reaction_wrench"]
