@@ -466,3 +466,27 @@ def test_initial_rows_after_the_reaction_are_fine():
     s = pendulum("init")
     s.fix_initial("th")
     s.derive()
+
+
+def test_free_body_transmits_nothing_whatever_loads_act_on_it():
+    """On six relative coordinates the tree joint is free: the body's Newton-Euler balance with every
+    load the model applies (springs, dampers, forces, torques, viscous friction) leaves nothing."""
+    s = sb.System("free")
+    x, y, z, a, b, c = (s.coordinate(n, v) for n, v in zip("xyzabc", (0.1, 0.2, -0.1, 0.3, -0.2, 0.5)))
+    for q, v in zip((x, a, c), (0.5, -1.0, 2.0)):
+        s.coordinate_of(q).dq0 = v
+    B = s.base("B", s.ground_base, sb.EulerAngles("zyx", (a, b, c)))
+    O = s.point("Ob", s.origin, (x, y, z))
+    s.solid("body", O, B, mass=2.0, com=(0.3, -0.2, 0.25), inertia=(0.2, 0.3, 0.1, 0.01, 0.02, -0.015))
+    E = s.point("E", O, (0.5, 0.1, 0), B)
+    s.gravity((0.5, -G, -1.0))
+    s.spring_damper("k", s.point("A", s.origin, (1, 1, 1)), E, 30.0, 0.5, 0.7, solid2="body")
+    s.force("f", "body", E, (0.0, 1.0, 2.0), moment=(0.3, 0, -0.2), base=B)
+    s.torque("twist", "body", (0, 0.4, 0))
+    s.viscous_friction("air", c=0.2, base1="xyz", base2=B)
+    s.viscous_friction("axle", c=0.3, base1="xyz", base2=B, axis=sb.Vector(B, 0, 0, 1))
+    s.joint_reaction("body", s.origin, "xyz", name="free")
+    res = simulate(s.derive(), 0.5, dt=0.05, rtol=1e-10, atol=1e-12)
+    for part in "FM":
+        for ax in "xyz":
+            np.testing.assert_allclose(res[f"free_{part}_{ax}"], 0.0, atol=1e-8, err_msg=f"{part}_{ax}")
