@@ -197,10 +197,11 @@ class _Subtree:
             return  # outside the subtree, or inside it (internal)
         if mask & ~self.own == 0:
             return  # along the joint's own coordinates: transmitted by the joint
+        names = ", ".join(repr(c.name) for c in self.system.coordinates if c.q.mask & mask)
         raise ModelError(
-            f"reaction of joint of solid {self.root.name!r}: {what} couples coordinates of the subtree of "
-            f"{self.root.name!r} with other coordinates and has no point of application: write it as a "
-            "force between points or a joint (System.revolute_joint, ...)"
+            f"reaction of joint of solid {self.root.name!r}: {what} acts along coordinates {names}, of the "
+            f"joint of {self.root.name!r} and of other joints: it has no point of application; write it as "
+            "a force or torque between bodies (System.force, System.torque with reaction, ...)"
         )
 
 
