@@ -24,7 +24,10 @@ coordinates: on the joint's own coordinates they are part of the transmitted
 wrench (its component along the joint's free direction equals the generalized
 force), inside the subtree or outside it they are internal.  A load of that
 kind that couples coordinates of the subtree with coordinates of other joints
-has no point of application: :class:`ModelError`.
+has no point of application: :class:`ModelError`; so is a unilateral contact or
+stick-slip element acting on the subtree.  A reaction is the balance of the model
+when it is taken: :func:`check_reactions` (run by the derivation) refuses one
+taken before later solids, loads or joints.
 
 Example:
     >>> import symbody as sb
