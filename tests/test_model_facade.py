@@ -39,6 +39,7 @@ SIGNATURES = {
     "gravity": "(g, base=None, name='gravity')",
     "initial_constraint": "(name, expr, base=None, components=None)",
     "input": "(name, value=0.0, unit=None, description='', min=None, max=None)",
+    "joint_reaction": "(solid, point=None, base=None, name=None, unit=('N', 'N*m'))",
     "multiplier": "(row)",
     "output": "(name, expr, unit=None, description='')",
     "output_vector": "(name, vector, base=None, unit=None, description='')",

@@ -24,6 +24,7 @@ import numpy as np
 
 from ..dimensions import check_dimensions
 from ..errors import ModelError
+from ..model.reactions import check_reactions
 from ..symbolic.evaluate import evaluate_many
 from ..symbolic.expr import Expr
 
@@ -41,6 +42,7 @@ def check_system(system: Any) -> None:
     # outputs may use state, inputs, parameters, time, multipliers: all declared symbols by construction
     if not any(s.has_inertia for s in system.solids.values()):
         raise ModelError(f"system {system.name!r} has no solid or particle with mass")
+    check_reactions(system)  # every joint reaction saw the whole model
 
 
 def default_values(eq: Any) -> dict[Expr, float]:

@@ -5,7 +5,7 @@ coordinates, inputs, time functions, bases, points, frames, solids, loads,
 constraints, joints and outputs.  Its methods are thin: each delegates to the
 module of its concept (:mod:`~symbody.model.quantities`, :mod:`~symbody.model.geometry`,
 :mod:`~symbody.model.motion`, :mod:`~symbody.model.bodies`, :mod:`~symbody.model.loading`,
-:mod:`~symbody.model.constraints`, :mod:`~symbody.model.joints`) and every
+:mod:`~symbody.model.constraints`, :mod:`~symbody.model.joints`, :mod:`~symbody.model.reactions`) and every
 factory runs in a transaction of the name :class:`~.registry.Registry`: a call
 that fails leaves the system exactly as it was.  :meth:`System.derive` turns
 it into an :class:`symbody.Equations`.
@@ -34,7 +34,7 @@ from typing import Any
 from ..errors import ModelError
 from ..symbolic.calculus import set_time_rate
 from ..symbolic.expr import ONE, Context, Expr
-from . import bodies, constraints, contacts, friction, geometry, loading, motion, quantities
+from . import bodies, constraints, contacts, friction, geometry, loading, motion, quantities, reactions
 from . import expressions as ex
 from .base import Base
 from .joints import (
@@ -112,10 +112,12 @@ class System:
         self.shapes: list[ShapeAttachment] = []
         self.unilaterals: list[contacts.Unilateral] = []
         self.frictions: list[friction.StickSlip] = []
+        self.reactions: list[reactions.JointWrench] = []
         self.registry.track(
             self.parameters, self.coordinates, self.inputs, self.outputs, self.time_functions, self.bases,
             self.points, self.frames, self.solids, self.loads, self.constraints, self.joints, self._multipliers,
-            self.shapes, self.unilaterals, self.frictions, self.ctx.symbols, self.ctx.by_name, self.ctx.time_rates,
+            self.shapes, self.unilaterals, self.frictions, self.reactions, self.ctx.symbols, self.ctx.by_name,
+            self.ctx.time_rates,
         )  # fmt: skip
         self.registry.claim("t", "time")
         self.t = self.ctx.symbol("t", "time")
@@ -207,6 +209,7 @@ class System:
     fix_initial = atomic(constraints.fix_initial)
     prescribe = atomic(constraints.prescribe)
     multiplier = constraints.multiplier
+    joint_reaction = atomic(reactions.joint_reaction)
 
     # -- events (modules contacts, friction) -------------------------------
     unilateral = atomic(contacts.add_unilateral)
