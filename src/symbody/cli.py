@@ -3,7 +3,7 @@
 ::
 
     symbody export MODEL.py -o OUT.fmu [--fmi 2|3] [--kind cs|me|both] [--backend c|python] [--platforms P1,P2]
-                   [--option k=v ...]
+                   [--jacobians exact|forward|none] [--option k=v ...]
     symbody info MODEL.py|OUT.fmu [--option k=v ...] [--json]
     symbody simulate MODEL.py|OUT.fmu [--start-time T0] [--stop-time T] [--interval H] [--kind cs|me]
                      [--method rk4|dopri5|rosenbrock23 | --solver CVode|Euler] [--rtol R] [--set NAME=VALUE ...]
@@ -103,6 +103,13 @@ def add_export(sub: Any, common: argparse.ArgumentParser) -> None:
         help="binaries to build: x86_64-linux (linux64), x86_64-windows (win64), aarch64-linux "
         "(default: every platform whose compiler is installed)",
     )
+    p.add_argument(
+        "--jacobians",
+        choices=("exact", "forward", "none"),
+        default=None,
+        help="Jacobians of the native FMU: exact (symbolic), forward (forward-mode tangent code) or none "
+        "(differences, no directional derivatives); default: exact for small models, forward otherwise",
+    )
     _model_options(p)
     p.set_defaults(handler=cmd_export)
 
@@ -196,7 +203,14 @@ def cmd_export(args: argparse.Namespace) -> int:
     system = _load(args.model, args.option)
     platforms = [s for s in args.platforms.split(",") if s.strip()] if args.platforms else None
     path = export_fmu(
-        system, out, fmi_version=args.fmi, kind=args.kind, backend=args.backend, progress=True, platforms=platforms
+        system,
+        out,
+        fmi_version=args.fmi,
+        kind=args.kind,
+        backend=args.backend,
+        progress=True,
+        platforms=platforms,
+        jacobians=args.jacobians,
     )
     print(f"wrote {path}")
     return 0

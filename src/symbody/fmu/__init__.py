@@ -30,9 +30,13 @@ Design choices (see also ``fmu_templates/README.md``):
   assembly (``System.fix_initial``) at the start values the importer set,
   then velocities, keeping those the importer set (the independent ones).
   Such states have ``initial="approx"``.
-* **Directional derivatives** are exact: symbolic Jacobians of the residual
-  of ``[M D^T; D 0][ddq; lam] = [delta; gamma]`` solved numerically with the
-  factorization of the dynamics (:mod:`symbody.fmu.jacobians`).
+* **Directional derivatives** are exact: Jacobians of the residual of
+  ``[M D^T; D 0][ddq; lam] = [delta; gamma]`` solved numerically with the
+  factorization of the dynamics (:mod:`symbody.fmu.jacobians`); the Jacobians
+  are symbolic (``jacobians="exact"``, the default of small models) or built
+  column by column from forward-mode tangent code (``"forward"``, whose code
+  grows like the residuals', not like rows x columns); ``"none"`` exports no
+  derivative code (central differences for the implicit solver).
 
 Example (export a torque-driven pendulum, simulate it with fmpy):
     >>> from symbody.models import pendulum
@@ -99,6 +103,7 @@ def export_fmu(
     backend: str = "c",
     progress: bool | Callable[[str], None] = False,
     platforms: list[str] | None = None,
+    jacobians: str | None = None,
 ) -> Path:
     """Export a model as an FMU.
 
@@ -112,6 +117,10 @@ def export_fmu(
         platforms: platforms to build binaries for (``x86_64-linux``, ``x86_64-windows``, ``aarch64-linux``,
             or the FMI 2 names ``linux64``, ``win64``); default: the host and every platform whose cross
             compiler is installed (:mod:`symbody.fmu.platforms`).
+        jacobians: how the native FMU evaluates Jacobians (implicit solver, directional derivatives):
+            ``"exact"`` (symbolic Jacobians in ``model.c``), ``"forward"`` (forward-mode tangent code,
+            a Jacobian column per tangent), ``"none"`` (central differences; the FMU provides no
+            directional derivatives); default: ``exact`` when its code is small, ``forward`` otherwise.
 
     Returns:
         The path of the FMU.
@@ -140,13 +149,15 @@ def export_fmu(
                 raise ExportError("the Python backend (pythonfmu) builds FMI 2.0 FMUs only (--fmi 2)")
             if platforms:
                 raise ExportError("--platforms applies to the native C backend only")
+            if jacobians not in (None, "exact"):
+                raise ExportError("the Python backend evaluates exact Jacobians only (--jacobians exact)")
             return build_python_fmu(FmuSpec(eq, 2, "cs"), path, step)
         if backend != "c":
             raise ExportError(f"unknown backend {backend!r}: use 'c' or 'python'")
         from .build import build_fmu
         from .spec import FmuSpec
 
-        spec = FmuSpec(eq, fmi_version, kind or "both")
+        spec = FmuSpec(eq, fmi_version, kind or "both", jacobians)
         step("Jacobians")
         _ = spec.source
         return build_fmu(spec, path, step, platforms)

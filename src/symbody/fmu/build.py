@@ -91,7 +91,8 @@ def write_sources(spec: FmuSpec, directory: Path) -> list[Path]:
     """Write everything ``sources/`` holds into ``directory``; returns the C files to compile."""
     directory.mkdir(parents=True, exist_ok=True)
     tdir = template_dir()
-    (directory / "model.c").write_text(spec.source.text)
+    for name, text in spec.source.files.items():
+        (directory / name).write_text(text)
     for name in (*GENERIC_SOURCES, *GENERIC_HEADERS, spec.wrapper_source):
         shutil.copyfile(tdir / name, directory / name)
     for h in fmi_headers(spec.fmi_version):
@@ -191,21 +192,30 @@ def _compile_objects(
     include: list[Path],
     stop: threading.Event | None = None,
     what: str = "",
+    label: str = "the FMU runtime",
 ) -> None:
-    """Compile ``(source, object)`` pairs in parallel; on any failure (or ``stop``) the others are stopped."""
-    procs = []
+    """Compile ``(source, object)`` pairs in parallel, as many at once as there are cores.
+
+    On any failure (or ``stop``) the other compilers are stopped.
+    """
+    width = max(1, os.cpu_count() or 1)
+    procs: list[tuple[str, subprocess.Popen]] = []
     try:
-        for src, obj in jobs:
-            cmd = [cc, *flags, "-c", str(src), *(f"-I{d}" for d in include), "-o", str(obj)]
-            try:
-                p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            except OSError as e:
-                raise _cannot_run(cc, e) from None
-            procs.append((src.name, p))
-        for name, p in procs:
+        pending = list(jobs)
+        while pending or procs:
+            while pending and len(procs) < width:
+                src, obj = pending.pop(0)
+                cmd = [cc, *flags, "-c", str(src), *(f"-I{d}" for d in include), "-o", str(obj)]
+                try:
+                    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                except OSError as e:
+                    raise _cannot_run(cc, e) from None
+                procs.append((src.name, p))
+            name, p = procs[0]
             _out, err = _wait(p, stop)
+            procs.pop(0)
             if p.returncode != 0:
-                raise ExportError(f"compiling the FMU runtime ({name}){what} failed:\n{err.strip()[:4000]}")
+                raise ExportError(f"compiling {label} ({name}){what} failed:\n{err.strip()[:4000]}")
     finally:
         for _name, p in procs:
             if p.poll() is None:
@@ -268,7 +278,8 @@ def compile_binary(
     platform: Platform | None = None,
     stop: threading.Event | None = None,
 ) -> None:
-    """Compile ``sources/model.c`` for ``platform`` (default: the host) and link it with the cached runtime.
+    """Compile ``sources/model.c`` (and its ``model_<k>.c``, in parallel) for ``platform`` (default: the host)
+    and link it with the cached runtime.
 
     ``stop`` (set by a failing parallel compilation) kills the compiler and raises an internal cancellation.
     """
@@ -277,12 +288,17 @@ def compile_binary(
     flags = compile_flags(p)
     what = f" for {p.name}" if not p.is_host else ""
     objs = runtime_objects(cc, flags, stop, what)
-    model_o = output.with_suffix(".model.o")
-    _run([cc, *flags, "-c", str(sources / "model.c"), f"-I{sources}", "-o", str(model_o)], f"model.c{what}", stop)
-    link = [cc, "-shared", "-o", str(output), str(model_o)]
-    link += [str(objs[n]) for n in GENERIC_SOURCES] + [str(objs[spec.wrapper_source]), *link_flags(p)]
-    _run(link, f"the FMU library {output.name}{what}", stop)
-    model_o.unlink(missing_ok=True)
+    model_files = list(spec.source.files)
+    model_o = [output.with_suffix(f".{name[:-2]}.o") for name in model_files]
+    try:
+        jobs = [(sources / name, o) for name, o in zip(model_files, model_o)]
+        _compile_objects(cc, flags, jobs, [sources], stop, what, label="the model")
+        link = [cc, "-shared", "-o", str(output), *map(str, model_o)]
+        link += [str(objs[n]) for n in GENERIC_SOURCES] + [str(objs[spec.wrapper_source]), *link_flags(p)]
+        _run(link, f"the FMU library {output.name}{what}", stop)
+    finally:
+        for o in model_o:
+            o.unlink(missing_ok=True)
 
 
 def compile_binaries(spec: FmuSpec, sources: Path, binaries: Path, platforms: list[Platform]) -> list[Path]:

@@ -145,7 +145,7 @@ def _fmi2(spec, native: bool = True) -> bytes:
         "modelIdentifier": spec.model_identifier,
         "canGetAndSetFMUstate": flag,
         "canSerializeFMUstate": flag,
-        "providesDirectionalDerivative": flag,
+        "providesDirectionalDerivative": "true" if native and spec.provides_directional_derivatives else "false",
         "canNotUseMemoryManagementFunctions": "true",
     }
     if not native:
@@ -194,7 +194,7 @@ def _fmi3(spec) -> bytes:
         "modelIdentifier": spec.model_identifier,
         "canGetAndSetFMUState": "true",
         "canSerializeFMUState": "true",
-        "providesDirectionalDerivatives": "true",
+        "providesDirectionalDerivatives": "true" if spec.provides_directional_derivatives else "false",
     }
     for iface in spec.interfaces:
         attrs = dict(common)

@@ -23,7 +23,7 @@ import re
 from functools import cached_property
 
 from ..errors import ExportError
-from .jacobians import ResidualJacobians
+from .jacobians import JACOBIAN_MODES, ResidualJacobians, ResidualPattern, jacobian_mode
 from .platforms import host_platform
 from .structure import Dependencies, Known
 from .variables import KINDS, FmuVariable, fmu_variables
@@ -40,6 +40,7 @@ GENERIC_SOURCES = (
     "sb_linalg.c",
     "sb_singular.c",
     "sb_ltdl.c",
+    "sb_tangents.c",
 )
 GENERIC_HEADERS = (
     "symbody_model.h",
@@ -49,6 +50,7 @@ GENERIC_HEADERS = (
     "sb_solver.h",
     "sb_linalg.h",
     "sb_ltdl.h",
+    "sb_tangents.h",
 )
 
 
@@ -90,12 +92,14 @@ class FmuSpec:
         eq: the derived :class:`symbody.Equations`.
         fmi_version: 2 or 3.
         kind: ``"cs"``, ``"me"`` or ``"both"``.
+        jacobians: ``"exact"``, ``"forward"``, ``"none"`` or None (chosen by size), see
+            :func:`symbody.fmu.jacobians.jacobian_mode`.
 
     Raises:
-        ExportError: unknown FMI version or kind, or clashing variable names.
+        ExportError: unknown FMI version, kind or Jacobian mode, or clashing variable names.
     """
 
-    def __init__(self, eq, fmi_version: int = 2, kind: str = "both"):
+    def __init__(self, eq, fmi_version: int = 2, kind: str = "both", jacobians: str | None = None):
         if fmi_version not in (2, 3):
             raise ExportError(f"unsupported FMI version {fmi_version!r}: use 2 or 3")
         if kind not in KINDS:
@@ -109,6 +113,9 @@ class FmuSpec:
         self.eq = eq
         self.fmi_version = fmi_version
         self.kind = kind
+        if jacobians is not None and jacobians not in JACOBIAN_MODES:
+            raise ExportError(f"unknown Jacobian mode {jacobians!r}: use one of {', '.join(JACOBIAN_MODES)}")
+        self._jacobian_request = jacobians
         self.variables: list[FmuVariable] = fmu_variables(eq, kind)
         self._by_kind: dict[tuple[str, int], FmuVariable] = {(v.kind, v.index): v for v in self.variables}
 
@@ -146,7 +153,7 @@ class FmuSpec:
     @property
     def source_files(self) -> list[str]:
         """C files of ``sources/`` to compile (all in one directory)."""
-        return ["model.c", *GENERIC_SOURCES, self.wrapper_source]
+        return [*self.source.files, *GENERIC_SOURCES, self.wrapper_source]
 
     # -- generated code and symbolic data -------------------------------------------
     @cached_property
@@ -154,14 +161,26 @@ class FmuSpec:
         return ResidualJacobians(self.eq)
 
     @cached_property
+    def jacobian_mode(self) -> str:
+        """How the FMU evaluates Jacobians: ``exact``, ``forward`` or ``none``."""
+        return jacobian_mode(self.jacobians, self._jacobian_request)
+
+    @property
+    def provides_directional_derivatives(self) -> bool:
+        """False in the ``none`` mode (its implicit solver uses differences; none are offered to importers)."""
+        return self.jacobian_mode != "none"
+
+    @cached_property
     def dependencies(self) -> Dependencies:
-        return Dependencies(self.eq, self.jacobians)
+        # without exact Jacobians in the FMU, the structural pattern (a superset) spares differentiating
+        pattern = self.jacobians if self.jacobian_mode == "exact" else ResidualPattern(self.eq)
+        return Dependencies(self.eq, pattern)
 
     @cached_property
     def source(self):
         from .sources import ModelSource
 
-        return ModelSource(self.eq, self.kind, self.variables, self.jacobians)
+        return ModelSource(self.eq, self.kind, self.variables, self.jacobians, self.jacobian_mode)
 
     @property
     def token(self) -> str:

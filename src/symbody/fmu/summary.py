@@ -12,12 +12,20 @@ Example:
 
 from __future__ import annotations
 
+import re
+import zipfile
 from pathlib import Path
 from typing import Any
 
 from .platforms import fmu_platforms
 from .run import read_description
 
+#: What each Jacobian mode means for the importer.
+_MODE_TEXT = {
+    "exact": "symbolic; exact directional derivatives",
+    "forward": "forward-mode tangents; exact directional derivatives",
+    "none": "finite differences in the implicit solver; no directional derivatives",
+}
 #: Causalities in the order they are listed.
 CAUSALITIES = ("input", "output", "parameter", "calculatedParameter", "local", "independent")
 
@@ -38,6 +46,22 @@ def _variable(v: Any) -> dict[str, Any]:
 
 def _number(text: Any) -> float | None:
     return None if text is None else float(text)
+
+
+_JACOBIANS = re.compile(rb"^ \* Jacobians: (exact|forward|none) ", re.M)
+
+
+def jacobian_mode_of(path: str | Path) -> str | None:
+    """The Jacobian mode (``exact``, ``forward``, ``none``) a native symbody FMU was exported with, from the
+    header of its ``sources/model.c``; None for other FMUs (and symbody FMUs older than the option)."""
+    try:
+        with zipfile.ZipFile(path) as zf:
+            with zf.open("sources/model.c") as f:
+                head = f.read(4096)
+    except (KeyError, OSError, zipfile.BadZipFile):
+        return None
+    m = _JACOBIANS.search(head)
+    return m.group(1).decode() if m else None
 
 
 def fmu_summary(path: str | Path) -> dict[str, Any]:
@@ -63,6 +87,7 @@ def fmu_summary(path: str | Path) -> dict[str, Any]:
             "step_size": _number(getattr(experiment, "stepSize", None)),
         },
         "states": len(md.derivatives),
+        "jacobians": jacobian_mode_of(path),
         "event_indicators": md.numberOfEventIndicators or 0,
         "variables": {c: variables[c] for c in order},
     }
@@ -82,6 +107,8 @@ def summary_lines(info: dict[str, Any], limit: int = 8) -> list[str]:
         out.append(f"  {causality + 's':<12} {len(names)} ({', '.join(names[:limit])}{more})")
     if info["states"]:
         out.append(f"  states       {info['states']}")
+    if info.get("jacobians"):
+        out.append(f"  Jacobians    {info['jacobians']} ({_MODE_TEXT[info['jacobians']]})")
     exp = info["default_experiment"]
     if exp["stop_time"] is not None:
         step = f", step {exp['step_size']:g} s" if exp["step_size"] else ""

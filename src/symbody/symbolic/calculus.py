@@ -144,6 +144,28 @@ def diff(e: Expr, symbol: Expr) -> Expr:
     return _derive(e, lambda s: ONE, symbol.mask, cache)
 
 
+def directional_derivative(exprs: Sequence[Expr], direction: dict[Expr, Expr]) -> list[Expr]:
+    """Forward-mode derivative of ``exprs`` along ``direction`` (symbol -> its rate, e.g. a direction symbol).
+
+    One memoized walk of the atom DAG for all expressions: the result is linear in
+    the size of ``exprs`` (``d(f(a, b)) = f_a da + f_b db`` per atom), unlike a
+    Jacobian, which has one entry per pair of expression and symbol.
+
+    Example:
+        >>> from symbody.symbolic.expr import Context, sin
+        >>> ctx = Context(); x = ctx.symbol("x"); y = ctx.symbol("y"); v = ctx.symbol("v")
+        >>> directional_derivative([x * y + sin(x)], {x: v}) == [v * y + cos(x) * v]
+        True
+    """
+    mask = 0
+    for s in direction:
+        if s.op != SYM:
+            raise TypeError("can only differentiate with respect to symbols")
+        mask |= s.mask
+    cache: dict[Expr, Expr] = {}
+    return [_derive(e, lambda s: direction[s], mask, cache) for e in exprs]
+
+
 def set_time_rate(ctx: Context, symbol: Expr, with_acc: Expr, without_acc: Expr) -> None:
     """Declare ``d symbol/dt`` (with and without accelerations) for :func:`time_derivative`.
 
@@ -299,6 +321,7 @@ def is_linear_in(e: Expr, symbols: Sequence[Expr]) -> bool:
 
 __all__ = [
     "diff",
+    "directional_derivative",
     "time_derivative",
     "set_time_rate",
     "subs",

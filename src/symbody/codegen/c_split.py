@@ -1,0 +1,176 @@
+"""Large generated C functions split into parts of bounded size.
+
+An optimizing C compiler spends super-linear time on one long straight-line
+function (register allocation and scheduling over thousands of temporaries);
+the same statements cut into functions of at most ``part_size`` statements
+compile in time about linear in their number.  :func:`c_function_parts`
+writes the function of :func:`symbody.codegen.c.c_function` as ``static``
+parts ``<name>_part<k>`` called in order by the function itself.  Each part
+reads the model symbols it uses from the function arguments; a temporary used
+in a later part than the one computing it goes through a work array ``_w``
+(on the stack, or allocated when large; if the allocation fails, every output
+is NaN, which the runtime reports as a non-finite result).  The statements,
+their order and the arithmetic are those of :func:`c_function`.
+
+Example:
+    >>> from symbody.symbolic.expr import Context, sin
+    >>> from symbody.codegen.c import CAssignment, CBlock
+    >>> ctx = Context(); x = ctx.symbol("x")
+    >>> block = CBlock("f", "two functions of x",
+    ...                [CAssignment("_f[0]", sin(x) * sin(x) + 1), CAssignment("_f[1]", 2 * sin(x))])
+    >>> text = c_function_parts("void f(const double *_in, double *_f)", [block], {x: "_in[0]"}, part_size=2)
+    >>> print(text[text.index("static void f_part2") :])
+    static void f_part2(const double *_in, double *_f, double *_w)
+    {
+        (void)_in;
+        (void)_f;
+        (void)_w;
+        const double _t0 = _w[0];
+        _f[0] = 1.0 + _t0*_t0;
+        _f[1] = 2.0*_t0;
+    }
+    <BLANKLINE>
+    void f(const double *_in, double *_f)
+    {
+        double _w[1];
+        f_part1(_in, _f, _w);
+        f_part2(_in, _f, _w);
+    }
+    <BLANKLINE>
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from ..symbolic.expr import Expr, free_symbols
+from ..symbolic.plan import ExportPlan
+from ..symbolic.printing import CPrinter
+from .c import CBlock, SymbolNames, c_comment, c_function
+
+#: Statements per part: small enough for near-linear compile times, large enough to keep calls rare.
+PART_SIZE = 100
+#: Largest work array kept on the stack (doubles); larger ones are allocated.
+STACK_DOUBLES = 4096
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _parameters(signature: str) -> tuple[str, str, list[str]]:
+    """``(function name, parameter list text, argument names)`` of a C declarator."""
+    head, params = signature.split("(", 1)
+    params = params.rsplit(")", 1)[0]
+    name = _WORD.findall(head)[-1]
+    args = [_WORD.findall(p)[-1] for p in params.split(",") if p.strip() and p.strip() != "void"]
+    return name, params, args
+
+
+def c_function_parts(
+    signature: str,
+    blocks: Sequence[CBlock],
+    sources: Mapping[Expr, str],
+    doc: str = "",
+    names: SymbolNames | None = None,
+    unused: Sequence[str] = (),
+    part_size: int | None = None,
+    optimize: bool = True,
+) -> str:
+    """:func:`symbody.codegen.c.c_function`, with the body cut into parts of at most ``part_size`` statements.
+
+    ``part_size`` defaults to :data:`PART_SIZE`.  ``optimize=False`` skips the extraction of shared
+    pairs of terms (:class:`~symbody.symbolic.plan.ExportPlan`), which costs more time than it saves
+    on large derivative code.  A function that fits one part and is optimized is returned as
+    :func:`c_function` writes it.
+    """
+    part_size = part_size or PART_SIZE
+    names = names or SymbolNames()
+    exprs = [a.expr for b in blocks for a in b.assignments]
+    symbol_names: dict[Expr, str] = {}
+    for s in sorted(free_symbols(exprs), key=lambda s: s.id):
+        if s not in sources:
+            raise KeyError(f"symbol {s.name!r} has no source in the generated function")
+        symbol_names[s] = names[s]
+    plan = ExportPlan({"all": exprs}, symbol_names, prefix="_t", optimize=optimize, trig="expand")
+    printer = CPrinter()
+    # statements in evaluation order: (temporary defined or "", text)
+    statements: list[tuple[str, str]] = [
+        (name, f"const double {name} = {plan.rhs_text(e, printer)};") for name, e in plan.assignments()
+    ]
+    final = iter(plan.outputs["all"])
+    for b in blocks:
+        if not b.assignments and not b.zero:
+            continue
+        head = f"/* {c_comment(b.name)}: {c_comment(b.description)} */" if b.description else f"/* {b.name} */"
+        statements.append(("", head))
+        for array, size in b.zero:
+            if size > 0:
+                statements.append(("", f"memset({array}, 0, {size} * sizeof(double));"))
+        for a in b.assignments:
+            rhs = plan.rhs_text(next(final), printer, top=False)
+            comment = f" /* {c_comment(a.comment)} */" if a.comment else ""
+            statements.append(("", f"{' = '.join((a.target, *a.also))} = {rhs};{comment}"))
+    if len(statements) <= part_size and optimize:
+        return c_function(signature, blocks, sources, doc=doc, names=names, unused=unused)
+    return _parts(signature, statements, symbol_names, sources, names, doc, part_size, blocks)
+
+
+def _parts(signature, statements, symbol_names, sources, names, doc, part_size, blocks) -> str:
+    fname, params, args = _parameters(signature)
+    parts = [statements[i : i + part_size] for i in range(0, len(statements), part_size)]
+    defined_in: dict[str, int] = {}
+    words: list[set[str]] = []
+    for k, part in enumerate(parts):
+        for name, _ in part:
+            if name:
+                defined_in[name] = k
+        words.append({w for _, text in part for w in _WORD.findall(text)})
+    crossing: dict[str, int] = {}  # temporary -> slot of _w
+    for k, used in enumerate(words):
+        for w in sorted(used):
+            if defined_in.get(w, k) < k and w not in crossing:
+                crossing[w] = len(crossing)
+    local_of = {v: s for s, v in symbol_names.items()}
+    out: list[str] = []
+    if len(parts) == 1:  # one function, as c_function writes it
+        body = [f"(void){a};" for a in args]
+        for w in sorted(words[0] & set(local_of), key=lambda w: local_of[w].id):
+            body.append(f"const double {w} = {sources[local_of[w]]}; /* {names.comment(local_of[w])} */")
+        body += [text for _, text in parts[0]]
+        head = [f"/* {c_comment(doc)} */"] if doc else []
+        return "\n".join([*head, signature, "{", *("    " + line for line in body), "}"]) + "\n"
+    for k, part in enumerate(parts):
+        body = [f"(void){a};" for a in args] + ["(void)_w;"]
+        for w in sorted(words[k] & set(local_of), key=lambda w: local_of[w].id):
+            s = local_of[w]
+            body.append(f"const double {w} = {sources[s]}; /* {names.comment(s)} */")
+        body += [f"const double {w} = _w[{crossing[w]}];" for w in sorted(words[k]) if defined_in.get(w, k) < k]
+        for name, text in part:
+            body.append(text)
+            if name in crossing and defined_in[name] == k:
+                body.append(f"_w[{crossing[name]}] = {name};")
+        out.append(f"/* {c_comment(fname)}, part {k + 1} of {len(parts)} */")
+        out.append(f"static void {fname}_part{k + 1}({params}, double *_w)\n{{")
+        out += ["    " + line for line in body]
+        out.append("}\n")
+    nw = len(crossing)
+    calls = [f"    {fname}_part{k + 1}({', '.join([*args, '_w'])});" for k in range(len(parts))]
+    if doc:
+        out.append(f"/* {c_comment(doc)} */")
+    out.append(signature + "\n{")
+    if nw == 0:
+        out.append("    double *_w = NULL; /* no temporary crosses parts */")
+        out += calls
+    elif nw <= STACK_DOUBLES:
+        out.append(f"    double _w[{nw}];")
+        out += calls
+    else:
+        targets = [t for b in blocks for a in b.assignments for t in (a.target, *a.also)]
+        out.append(f"    double *_w = (double *)malloc({nw} * sizeof(double));")
+        out.append("    if (!_w) { /* out of memory: every output is NaN */")
+        out += [f"        {t} = NAN;" for t in targets]
+        out.append("        return;\n    }")
+        out += calls
+        out.append("    free(_w);")
+    out.append("}\n")
+    return "\n".join(out)
