@@ -5,7 +5,7 @@ function (register allocation and scheduling over thousands of temporaries);
 the same statements cut into functions of at most ``part_size`` statements
 compile in time about linear in their number.  :func:`c_function_parts`
 writes the function of :func:`symbody.codegen.c.c_function` as ``static``
-parts ``<name>_part<k>`` called in order by the function itself.  Each part
+parts ``part<k>_<name>`` called in order by the function itself.  Each part
 reads the model symbols it uses from the function arguments; a temporary used
 in a later part than the one computing it goes through a work array ``_w``
 (on the stack, or allocated when large; if the allocation fails, every output
@@ -19,8 +19,8 @@ Example:
     >>> block = CBlock("f", "two functions of x",
     ...                [CAssignment("_f[0]", sin(x) * sin(x) + 1), CAssignment("_f[1]", 2 * sin(x))])
     >>> text = c_function_parts("void f(const double *_in, double *_f)", [block], {x: "_in[0]"}, part_size=2)
-    >>> print(text[text.index("static void f_part2") :])
-    static void f_part2(const double *_in, double *_f, double *_w)
+    >>> print(text[text.index("static void part2_f") :])
+    static void part2_f(const double *_in, double *_f, double *_w)
     {
         (void)_in;
         (void)_f;
@@ -33,8 +33,8 @@ Example:
     void f(const double *_in, double *_f)
     {
         double _w[1];
-        f_part1(_in, _f, _w);
-        f_part2(_in, _f, _w);
+        part1_f(_in, _f, _w);
+        part2_f(_in, _f, _w);
     }
     <BLANKLINE>
 """
@@ -150,11 +150,11 @@ def _parts(signature, statements, symbol_names, sources, names, doc, part_size, 
             if name in crossing and defined_in[name] == k:
                 body.append(f"_w[{crossing[name]}] = {name};")
         out.append(f"/* {c_comment(fname)}, part {k + 1} of {len(parts)} */")
-        out.append(f"static void {fname}_part{k + 1}({params}, double *_w)\n{{")
+        out.append(f"static void part{k + 1}_{fname}({params}, double *_w)\n{{")
         out += ["    " + line for line in body]
         out.append("}\n")
     nw = len(crossing)
-    calls = [f"    {fname}_part{k + 1}({', '.join([*args, '_w'])});" for k in range(len(parts))]
+    calls = [f"    part{k + 1}_{fname}({', '.join([*args, '_w'])});" for k in range(len(parts))]
     if doc:
         out.append(f"/* {c_comment(doc)} */")
     out.append(signature + "\n{")
