@@ -76,12 +76,32 @@ def c_function_parts(
     part_size: int | None = None,
     optimize: bool = True,
 ) -> str:
-    """:func:`symbody.codegen.c.c_function`, with the body cut into parts of at most ``part_size`` statements.
+    """:func:`symbody.codegen.c.c_function`, with the body cut into ``static`` parts of at most ``part_size``
+    statements (see :func:`c_function_pieces`)."""
+    return "".join(c_function_pieces(signature, blocks, sources, doc, names, unused, part_size, optimize))
+
+
+def c_function_pieces(
+    signature: str,
+    blocks: Sequence[CBlock],
+    sources: Mapping[Expr, str],
+    doc: str = "",
+    names: SymbolNames | None = None,
+    unused: Sequence[str] = (),
+    part_size: int | None = None,
+    optimize: bool = True,
+    linkage: str = "static",
+) -> list[str]:
+    """:func:`symbody.codegen.c.c_function`, with the body cut into parts of at most ``part_size`` statements:
+    the texts of the parts, then of the function that calls them.
+
+    ``linkage`` qualifies the parts: ``"static"`` (all pieces in one file, in order) or a macro for
+    external linkage (then the function declares the parts, and the pieces may go to different files).
 
     ``part_size`` defaults to :data:`PART_SIZE`.  ``optimize=False`` skips the extraction of shared
     pairs of terms (:class:`~symbody.symbolic.plan.ExportPlan`), which costs more time than it saves
     on large derivative code.  A function that fits one part and is optimized is returned as
-    :func:`c_function` writes it.
+    :func:`c_function` writes it (one piece).
     """
     part_size = part_size or PART_SIZE
     names = names or SymbolNames()
@@ -111,11 +131,11 @@ def c_function_parts(
             comment = f" /* {c_comment(a.comment)} */" if a.comment else ""
             statements.append(("", f"{' = '.join((a.target, *a.also))} = {rhs};{comment}"))
     if len(statements) <= part_size and optimize:
-        return c_function(signature, blocks, sources, doc=doc, names=names, unused=unused)
-    return _parts(signature, statements, symbol_names, sources, names, doc, part_size, blocks)
+        return [c_function(signature, blocks, sources, doc=doc, names=names, unused=unused)]
+    return _pieces(signature, statements, symbol_names, sources, names, doc, part_size, blocks, linkage)
 
 
-def _parts(signature, statements, symbol_names, sources, names, doc, part_size, blocks) -> str:
+def _pieces(signature, statements, symbol_names, sources, names, doc, part_size, blocks, linkage) -> list[str]:
     fname, params, args = _parameters(signature)
     parts = [statements[i : i + part_size] for i in range(0, len(statements), part_size)]
     defined_in: dict[str, int] = {}
@@ -138,7 +158,8 @@ def _parts(signature, statements, symbol_names, sources, names, doc, part_size, 
             body.append(f"const double {w} = {sources[local_of[w]]}; /* {names.comment(local_of[w])} */")
         body += [text for _, text in parts[0]]
         head = [f"/* {c_comment(doc)} */"] if doc else []
-        return "\n".join([*head, signature, "{", *("    " + line for line in body), "}"]) + "\n"
+        return ["\n".join([*head, signature, "{", *("    " + line for line in body), "}"]) + "\n"]
+    pieces: list[str] = []
     for k, part in enumerate(parts):
         body = [f"(void){a};" for a in args] + ["(void)_w;"]
         for w in sorted(words[k] & set(local_of), key=lambda w: local_of[w].id):
@@ -149,11 +170,13 @@ def _parts(signature, statements, symbol_names, sources, names, doc, part_size, 
             body.append(text)
             if name in crossing and defined_in[name] == k:
                 body.append(f"_w[{crossing[name]}] = {name};")
-        out.append(f"/* {c_comment(fname)}, part {k + 1} of {len(parts)} */")
-        out.append(f"static void part{k + 1}_{fname}({params}, double *_w)\n{{")
-        out += ["    " + line for line in body]
-        out.append("}\n")
+        text = [f"/* {c_comment(fname)}, part {k + 1} of {len(parts)} */"]
+        text.append(f"{linkage} void part{k + 1}_{fname}({params}, double *_w)\n{{")
+        text += ["    " + line for line in body]
+        pieces.append("\n".join([*text, "}\n"]))
     nw = len(crossing)
+    if linkage != "static":  # the parts may live in other files
+        out += [f"{linkage} void part{k + 1}_{fname}({params}, double *_w);" for k in range(len(parts))]
     calls = [f"    part{k + 1}_{fname}({', '.join([*args, '_w'])});" for k in range(len(parts))]
     if doc:
         out.append(f"/* {c_comment(doc)} */")
@@ -173,4 +196,4 @@ def _parts(signature, statements, symbol_names, sources, names, doc, part_size, 
         out += calls
         out.append("    free(_w);")
     out.append("}\n")
-    return "\n".join(out)
+    return [*pieces, "\n".join(out) + "\n"]

@@ -33,12 +33,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..codegen.c import CAssignment, CBlock, SymbolNames, nonzero
-from ..codegen.c_split import c_function_parts
+from ..codegen.c_split import c_function_pieces
 from ..symbolic.expr import Expr
 from .jacobians import ResidualJacobians, ResidualTangents
 
-#: The header that declares sb_jacobian_columns (shipped in sources/ with the runtime).
+#: The header that declares sb_jacobian_columns and SB_MODEL_LOCAL (shipped in sources/ with the runtime).
 TANGENTS_HEADER = "sb_tangents.h"
+#: Linkage of generated functions shared between the files of the model (not exported from the FMU).
+LOCAL = "SB_MODEL_LOCAL"
 
 _BLOCKS = (
     # (block function, its array arguments, knowns its Jacobians are taken with respect to)
@@ -59,14 +61,14 @@ def direction_sources(eq, tangents: ResidualTangents) -> dict[Expr, str]:
 
 def _tangent_function(
     name: str, array: str, exprs: list[Expr], labels: list[str], what: str, sources: Mapping[Expr, str], names
-) -> str:
+) -> list[str]:
     asg = [CAssignment(f"{array}[{i}]", e, lab) for i, (e, lab) in enumerate(zip(exprs, labels)) if nonzero(e)]
     zero = [(array, len(exprs))] if len(asg) < len(exprs) else []
     block = CBlock(name, what, asg, zero)
-    sig = f"static void {name}(const SbPoint *_in, const SbPoint *_v, double *{array})"
+    sig = f"{LOCAL} void {name}(const SbPoint *_in, const SbPoint *_v, double *{array})"
     unused = ["_in", "_v"] + ([array] if not asg and not zero else [])
     doc = f"forward-mode {what}"
-    return c_function_parts(sig, [block], sources, doc=doc, names=names, unused=unused, optimize=False) + "\n"
+    return c_function_pieces(sig, [block], sources, doc, names, unused, optimize=False, linkage=LOCAL)
 
 
 def _signature(name: str, arrays: tuple[str, ...]) -> str:
@@ -76,8 +78,9 @@ def _signature(name: str, arrays: tuple[str, ...]) -> str:
 
 def jacobian_functions(
     eq, jac: ResidualJacobians, mode: str, sources: Mapping[Expr, str], names: SymbolNames | None = None
-) -> str:
-    """The C source of the three Jacobian block functions for ``mode`` ``"forward"`` or ``"none"``.
+) -> list[str]:
+    """The C source of the three Jacobian block functions for ``mode`` ``"forward"`` or ``"none"``, in pieces
+    that may go to different files (functions and their parts, see :func:`symbody.codegen.c_split.c_function_pieces`).
 
     ``sources`` says where each model symbol is read (``_in->q[0]``...), as for the other blocks.
     """
@@ -94,22 +97,31 @@ def jacobian_functions(
         src = {**sources, **direction_sources(eq, tan)}
         rn = [f"dynamics {c}" for c in qn] + [f"acceleration {r}" for r in rows]
         what = "tangent of R = [M ddq + D^T lam - delta; D ddq - gamma] at (ddq, lam)"
-        parts.append(_tangent_function("residual_tangent", "_dR", tan.dR, rn, what, src, names))
+        parts += _tangent_function("residual_tangent", "_dR", tan.dR, rn, what, src, names)
         what = "tangent of V = D dq - beta"
-        parts.append(_tangent_function("velocity_tangent", "_dV", tan.dV, rows, what, src, names))
+        parts += _tangent_function("velocity_tangent", "_dV", tan.dV, rows, what, src, names)
         what = "tangent of the user outputs (ddq and lam are knowns here)"
-        parts.append(_tangent_function("output_tangent", "_dy", tan.dY, outputs, what, src, names))
+        parts += _tangent_function("output_tangent", "_dy", tan.dY, outputs, what, src, names)
         producers = ("residual_tangent, NULL", "velocity_tangent, NULL", "output_tangent, NULL")
         doc = "column by column from its tangent function (sb_tangents.c)"
     else:
         producers = ("NULL, sb_residual_value", "NULL, sb_velocity_value", "NULL, sb_outputs")
         doc = "by central differences of the block values (sb_tangents.c); no derivative code is exported"
     counts = (n + nc, nc, len(outputs))
+    wrappers = []
+    if mode == "forward":
+        wrappers.append(
+            "".join(
+                f"{LOCAL} void {f}(const SbPoint *_in, const SbPoint *_v, double *_out);\n"
+                for f in ("residual_tangent", "velocity_tangent", "output_tangent")
+            )
+            + "\n"
+        )
     for (name, arrays), producer, nout in zip(_BLOCKS, producers, counts):
-        parts.append(
+        wrappers.append(
             f"/* {name[3:].replace('_', ' ')}: {doc} */\n"
             f"{_signature(name, arrays)}\n{{\n"
             f"    double *const J[SB_N_KNOWNS] = {{{', '.join(arrays)}}};\n"
             f"    sb_jacobian_columns(_in, {producer}, {nout}, J);\n}}\n\n"
         )
-    return "".join(parts)
+    return [*parts, "".join(wrappers)]
