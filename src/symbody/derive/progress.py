@@ -32,7 +32,10 @@ def progress_reporter(enabled: bool | Progress | None) -> tuple[Progress | None,
                 from tqdm import tqdm
             except ImportError:  # pragma: no cover - tqdm is a dependency
                 return
-            bar = state["bar"] = tqdm(total=total, desc="deriving", unit="item", file=sys.stderr, leave=False)
+            # disable=None: a bar on a terminal only, never in a log or a captured stream
+            bar = state["bar"] = tqdm(
+                total=total, desc="deriving", unit="item", file=sys.stderr, leave=False, disable=None
+            )
             bar.update(done)
             return
         bar = state["bar"]

@@ -86,7 +86,8 @@ def _progress(progress) -> tuple[Callable[[str], None], Callable[[], None]]:
         return (lambda stage: None), lambda: None
     from tqdm import tqdm
 
-    bar = tqdm(total=5, desc="export", unit="stage", file=sys.stderr, leave=False, delay=1.0)
+    # disable=None: a bar on a terminal only, never in a log or a captured stream
+    bar = tqdm(total=5, desc="export", unit="stage", file=sys.stderr, leave=False, delay=1.0, disable=None)
 
     def step(stage: str) -> None:
         bar.set_postfix_str(stage, refresh=False)
