@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..codegen.evaluators import evaluator
-from ..errors import NumericalError
+from ..errors import ModelError, NumericalError
 from ..model.contacts import contact_blocks, event_force_symbols
 from ..model.friction import friction_blocks
 from .inputs import InputFunction
@@ -192,6 +192,25 @@ class ContactDynamics:
         """The accelerations and forces at a state (for locating mode changes)."""
         n = self.n
         return self.accelerations(t, y[:n], y[n:], self.u(t, y[:n], y[n:]))
+
+    def check_coefficients(self, t: float, q: np.ndarray, dq: np.ndarray) -> None:
+        """Refuse restitutions outside ``[0, 1]`` and friction coefficients with ``mu < 0`` or
+        ``mu_static < mu`` at the parameter values of the simulation (the model checks only the defaults).
+
+        Raises:
+            ModelError: naming the contact or friction element and the offending value.
+        """
+        s = self.state(t, q, dq)
+        for c, e in zip(self.contacts, s.restitution):
+            if not 0.0 <= e <= 1.0:
+                raise ModelError(f"unilateral contact {c.name!r}: the restitution is {e:g}; it must lie in [0, 1]")
+        for f, mu, mus in zip(self.frictions, s.mu, s.mu_static):
+            if not mu >= 0.0:
+                raise ModelError(f"friction {f.name!r}: the coefficient mu is {mu:g}; it must not be negative")
+            if not mus >= mu:
+                raise ModelError(
+                    f"friction {f.name!r}: the static coefficient ({mus:g}) is below the sliding one ({mu:g})"
+                )
 
     def project_state(self, t: float, y: np.ndarray) -> np.ndarray:
         """Positions onto ``Phi = 0`` and the closed gaps, then velocities onto the rows (``"projection"``)."""

@@ -87,6 +87,8 @@ def simulate_events(
         max_events: a simulation meeting more events fails (a NumericalError naming the last).
 
     Raises:
+        ModelError: a restitution outside ``[0, 1]``, a friction coefficient below zero or a static one below
+            the sliding one at the parameter values ``p``.
         ValueError: the formulation is ``"independent"`` or the method cannot locate events.
         NumericalError: inconsistent or penetrating initial state, integrator failure, too many events.
     """
@@ -112,6 +114,7 @@ def simulate_events(
     check_consistency(nm, t0, q, dq, consistency_tol)
     u = input_function(eq, inputs)
     form = ContactDynamics(nm, u, baumgarte, formulation == "projection", projection_tol)
+    form.check_coefficients(t0, q, dq)
     log = EventLog(form, gap_tol, float(np.sqrt(atol)) if rest_velocity is None else rest_velocity, max_events)
     opts: dict[str, Any] = {"rtol": rtol, "atol": atol, "max_step": max_step}
     if first_step is not None:

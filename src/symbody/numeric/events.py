@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy.optimize import brentq
+from scipy.optimize import brentq, minimize_scalar
 
 from ..errors import NumericalError
 from .contact_dynamics import ContactDynamics, ContactState
@@ -323,7 +323,27 @@ class EventLog:
                     if best is None or te < best[0]:
                         best = (te, key)
                     break
+            else:
+                dip = _dip(g, ts, vals) if sampled else None
+                if dip is not None and (best is None or dip < best[0]):
+                    best = (dip, key)
         return best
+
+
+def _dip(g: Any, ts: np.ndarray, vals: list[float]) -> float | None:
+    """The first zero of ``g`` when it dips to zero and back between its samples (positive at all of them):
+    a gap that closes and reopens within one step (a ball whose apex just reaches a ceiling).  The samples
+    next to the smallest one bracket the minimum; if ``g`` is not positive there, the zero before it is
+    the event."""
+    if not min(vals) > 0.0:
+        return None
+    m = int(np.argmin(vals))
+    lo, hi = max(m - 1, 0), min(m + 1, len(ts) - 1)
+    found = minimize_scalar(g, bounds=(float(ts[lo]), float(ts[hi])), method="bounded", options={"xatol": 1e-14})
+    t_min = float(found.x)
+    if not g(t_min) <= 0.0:
+        return None
+    return float(brentq(g, float(ts[lo]), t_min, xtol=1e-15, rtol=4 * np.finfo(float).eps))
 
 
 def integrate_events(
