@@ -36,6 +36,7 @@ import numpy as np
 from ..errors import NumericalError
 from .assembly import _as_fixed, newton_least_squares, warn_overridden_guess
 from .blocks import evaluator
+from .contact_checks import require_smooth
 from .inverse import JointReaction, joint_reactions
 from .model import as_numeric
 
@@ -104,6 +105,8 @@ def static_equilibrium(
         max_iter, relax: Newton iterations and fixed relaxation (``None``: line search).
 
     Raises:
+        ModelError: the equilibrium found penetrates a unilateral contact (contacts exert no force
+            here; hold the coordinate that closes one, ``fixed=...``, to rest on it).
         NumericalError: no convergence (no equilibrium near the guess, or an unbounded
             direction such as a free rigid-body motion with a net force).
 
@@ -176,6 +179,7 @@ def static_equilibrium(
             f"{eq.coordinates[i].name!r}: {r[i]:.3g}); try another guess or hold free coordinates (fixed=...)"
         )
     qe, mult = sol.x[:n], sol.x[n:]
+    require_smooth(nm, qe, t, "static equilibrium", at_contact=True)
     _warn_if_not_isolated(eq, jac(sol.x), n)
     lam = np.zeros(eq.nc)
     lam[:nh] = mult[:nh]

@@ -53,6 +53,7 @@ import numpy as np
 
 from ..errors import NumericalError
 from .blocks import evaluator
+from .contact_checks import require_smooth
 from .kinematics import CoordinateSplit, split_coordinates
 from .linalg import null_space_basis, solve_saddle
 from .model import as_numeric
@@ -216,6 +217,8 @@ def linearize(
         check: relative tolerance on the constraint residuals of the operating point.
 
     Raises:
+        ModelError: the operating point is at or inside a unilateral contact, or the model has
+            stick-slip friction (:mod:`symbody.numeric.contact_checks`).
         NumericalError: inconsistent operating point, singular matrices, or an
             independent set that does not determine the other coordinates.
     """
@@ -224,6 +227,7 @@ def linearize(
     n, nc = eq.nq, eq.nc
     q = np.array(eq.q0 if q is None else q, dtype=float).reshape(-1)
     dq = np.zeros(n) if dq is None else np.array(dq, dtype=float).reshape(-1)
+    require_smooth(nm, q, t, "linearization")
     uu = nm.input_vector(u)
     in_names = [x.name for x in eq.inputs]
     sel_in = list(in_names) if inputs is None else list(inputs)

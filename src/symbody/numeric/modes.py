@@ -30,6 +30,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from ..errors import NumericalError
+from .contact_checks import require_smooth
 from .linearize import LinearModel, linearize
 from .model import as_numeric
 
@@ -89,6 +90,8 @@ def modal_analysis(
         equilibrium_tol: maximum ``|ddq|`` at rest accepted at ``q``.
 
     Raises:
+        ModelError: ``q`` is at or inside a unilateral contact, or the model has stick-slip
+            friction (:mod:`symbody.numeric.contact_checks`).
         NumericalError: ``q`` is not an equilibrium, the system is non-holonomic, or the
             reduced mass matrix is singular.
     """
@@ -97,6 +100,7 @@ def modal_analysis(
     n = eq.nq
     q = np.array(eq.q0 if q is None else q, dtype=float).reshape(-1)
     uu = nm.input_vector(u)
+    require_smooth(nm, q, t, "modal analysis")
     if eq.nc > eq.nh:
         raise NumericalError(f"modal analysis of {eq.name!r}: non-holonomic systems are not supported")
     ddq, _ = nm.accelerations(q, np.zeros(n), t, uu)
