@@ -58,6 +58,9 @@ from .results import TimeHistory
 EVENT_METHODS = ("RK45", "DOP853", "Radau", "BDF", "RK23")
 #: interior samples of the gaps per step
 GAP_SAMPLES = 4
+#: crossings of one switching function within ``CHATTER_SPAN`` (relative time) that end a simulation
+CHATTER_EVENTS = 50
+CHATTER_SPAN = 1e-6
 
 
 @dataclass(frozen=True)
@@ -111,10 +114,27 @@ class EventLog:
 
     def _add(self, ev: Event) -> None:
         self.events.append(ev)
+        if ev.kind == "switch":
+            self._check_chattering(ev)
         if len(self.events) > self.max_events:
             raise NumericalError(
                 f"more than {self.max_events} events by t = {ev.time:.6g} (last: {ev.kind} of {ev.name!r}); "
                 "raise max_events, or rest_velocity if impacts accumulate"
+            )
+
+    def _check_chattering(self, ev: Event) -> None:
+        """Refuse a switching function that the motion crosses back and forth at once (a sliding mode)."""
+        recent = self.events[-CHATTER_EVENTS:]
+        span = ev.time - recent[0].time
+        if (
+            len(recent) == CHATTER_EVENTS
+            and all(e.kind == "switch" and e.name == ev.name for e in recent)
+            and span <= CHATTER_SPAN * max(1.0, abs(ev.time))
+        ):
+            raise NumericalError(
+                f"the load switching at {ev.name!r} chatters at t = {ev.time:.6g} ({CHATTER_EVENTS} crossings in "
+                f"{span:.3g} s): the motion slides along the switching surface, which a load with sign or Abs "
+                "does not model; dry friction that sticks is System.stick_slip"
             )
 
     def resolve(self, t: float, y: np.ndarray, trigger: int | None = None) -> np.ndarray:
