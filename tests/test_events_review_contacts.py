@@ -195,3 +195,29 @@ def test_slider_crank_hits_its_end_stop_keeping_the_loop():
     assert abs(kinetic(k1) / kinetic(k0) - e**2) < 1e-8
     assert abs(res["dx"][k1] + e * res["dx"][k0]) < 1e-9
     assert res.velocity_violation[k1] < 1e-9
+
+
+def test_ball_hitting_a_sticking_block_sets_it_sliding():
+    """Friction takes no impulse (its normal force, the block's weight, is finite): the 1-D collision of
+    ball and block, then the block slides to rest after ``v^2 / (2 mu g)`` and sticks."""
+    m, M, e, v, mu = 1.0, 3.0, 0.5, 2.0, 0.3
+    s = sb.System("hit")
+    xb, xk, yk = s.coordinate("xb", 0.0), s.coordinate("xk", 1.0), s.coordinate("yk", 0.0)
+    s.particle("ball", s.point("Pb", s.origin, (xb, 0.5, 0)), m)  # flies level: its height is fixed
+    s.particle("block", s.point("Pk", s.origin, (xk, yk, 0)), M)
+    s.gravity((0, -G, 0))
+    floor = s.unilateral("floor", yk)
+    s.unilateral("hit", xk - xb - 0.5, restitution=e)
+    s.stick_slip("fr", xk, normal=floor.force, mu=mu)
+    res = simulate(s.derive(), 0.8, dq0=[v, 0.0, 0.0])
+    t1 = 0.5 / v
+    hit = next(ev for ev in res.events if ev.kind == "impact")
+    assert abs(hit.time - t1) < 1e-9
+    k = np.flatnonzero(res.t == hit.time)[-1]
+    v_ball, v_block = (m - e * M) * v / (m + M), (1 + e) * m * v / (m + M)
+    assert abs(res["dxb"][k] - v_ball) < 1e-9 and abs(res["dxk"][k] - v_block) < 1e-9
+    t_stop = t1 + v_block / (mu * G)
+    stick = [ev for ev in res.events if ev.kind == "stick"]
+    assert len(stick) == 1 and abs(stick[0].time - t_stop) < 1e-7
+    assert abs(res["xk"][-1] - (1.0 + v_block**2 / (2 * mu * G))) < 1e-8
+    assert abs(res["fr"][-1]) < 1e-9  # at rest, unloaded

@@ -174,7 +174,9 @@ class EventLog:
         if not np.any(rate < -self.rest_velocity):
             return dq  # no approach worth an impact; the mode selection zeroes small rates
         G = s.G[touching]
-        X, W = contact_response(s.M, self.form.held(s), G)
+        # friction takes no impulse: a finite normal force bounds the friction impulse by mu N dt = 0, so the
+        # sticking elements are not held (the mode selection after the impact decides whether they slide)
+        X, W = contact_response(s.M, s.D, G)
         e = np.where(rate < -self.rest_velocity, s.restitution[touching], 0.0)
         P = impact_impulses(W, rate, e)
         for k, i in enumerate(touching):

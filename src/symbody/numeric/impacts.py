@@ -19,6 +19,8 @@ contact it is Newton's law; for a row of touching balls (Newton's cradle) it is 
 (not the sequential) impact, which conserves momentum and, for ``e = 1``, energy.  Approach rates
 below ``rest_velocity`` count as plastic (``e = 0``): this ends an accumulation of impacts (a
 bouncing ball coming to rest, a Zeno point) by closing the contact.
+Friction takes no impulse (a finite normal force bounds it by ``mu N dt = 0``): the rows held in
+an impact are the bilateral ones only, sticking friction elements included among the free ones.
 
 Contact modes (same references): the closed contacts (gap and rate zero) carry forces ``f >= 0``
 with ``d2g/dt2 = W f + b >= 0`` and ``f_i d2g_i/dt2 = 0``, ``b`` the gap accelerations with no
