@@ -221,3 +221,20 @@ def test_ball_hitting_a_sticking_block_sets_it_sliding():
     assert len(stick) == 1 and abs(stick[0].time - t_stop) < 1e-7
     assert abs(res["xk"][-1] - (1.0 + v_block**2 / (2 * mu * G))) < 1e-8
     assert abs(res["fr"][-1]) < 1e-9  # at rest, unloaded
+
+
+def test_ball_on_a_shaking_table_leaves_it_where_the_table_falls_faster_than_g():
+    """Table ``A sin(w t)`` (a time-dependent gap): the ball rides with force ``m (g - A w^2 sin w t)`` and
+    leaves where that vanishes, ``sin(w t) = g / (A w^2)``."""
+    A, w, m = 0.1, 15.0, 2.0
+    s = sb.System("shaker")
+    y = s.coordinate("y", 0.0)
+    s.particle("b", s.point("P", s.origin, (0, y, 0)), m)
+    s.gravity((0, -G, 0))
+    s.unilateral("table", y - A * sb.sin(s.parameter("w", w, "1/s") * s.t), restitution=0.0)
+    res = simulate(s.derive(), 0.2, dq0=[A * w], dt=0.01)
+    t_open = math.asin(G / (A * w * w)) / w
+    opened = [ev for ev in res.events if ev.kind == "open"]
+    assert len(opened) >= 1 and abs(opened[0].time - t_open) < 1e-9
+    riding = res.t < t_open
+    assert np.allclose(res["table"][riding], m * (G - A * w * w * np.sin(w * res.t[riding])), rtol=0, atol=1e-7)
