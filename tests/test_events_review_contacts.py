@@ -238,3 +238,26 @@ def test_ball_on_a_shaking_table_leaves_it_where_the_table_falls_faster_than_g()
     assert len(opened) >= 1 and abs(opened[0].time - t_open) < 1e-9
     riding = res.t < t_open
     assert np.allclose(res["table"][riding], m * (G - A * w * w * np.sin(w * res.t[riding])), rtol=0, atol=1e-7)
+
+
+def test_block_on_a_moving_belt_breaks_away_where_the_spring_reaches_the_static_limit():
+    """Stick-slip on the rate of ``x - v t`` (a rheonomic rate), pressed by a contact force: the block rides
+    the belt until ``k x = mu_s m g``, then oscillates about ``mu m g / k`` pushed by the sliding force."""
+    m, k, vb, mus, mu = 1.0, 20.0, 0.3, 0.5, 0.3
+    s = sb.System("belt")
+    x, y = s.coordinate("x", 0.0), s.coordinate("y", 0.0)
+    s.particle("b", s.point("P", s.origin, (x, y, 0)), m)
+    s.gravity((0, -G, 0))
+    s.generalized_force("spring", x, -k * x)
+    floor = s.unilateral("floor", y)
+    s.stick_slip("fr", x - s.parameter("vb", vb, "m/s") * s.t, normal=floor.force, mu=mu, mu_static=mus)
+    res = simulate(s.derive(), 1.0, dq0=[vb, 0.0], dt=0.01)
+    t_break = mus * m * G / k / vb
+    slip = [ev for ev in res.events if ev.kind == "slip"]
+    assert len(slip) == 1 and abs(slip[0].time - t_break) < 1e-9
+    riding = res.t < t_break
+    assert np.allclose(res["fr"][riding], k * res["x"][riding], atol=1e-8)  # the friction holds the spring
+    w, x_break, x_eq = math.sqrt(k / m), mus * m * G / k, mu * m * G / k
+    tau = res.t[(res.t > t_break) & (res.t < t_break + 0.1)] - t_break
+    expected = x_eq + (x_break - x_eq) * np.cos(w * tau) + vb / w * np.sin(w * tau)
+    assert np.allclose(res["x"][(res.t > t_break) & (res.t < t_break + 0.1)], expected, atol=1e-8)
