@@ -199,7 +199,7 @@ def pinocchio_library(compile_if_missing: bool) -> tuple[ChainLibrary | None, st
     cxx = os.environ.get("CXX") or shutil.which("g++") or shutil.which("c++") or shutil.which("clang++")
     if not cxx:
         return None, "no C++ compiler found"
-    import pinocchio
+    import pinocchio  # type: ignore[import-untyped]
 
     src = HARNESS / "chain3d_pinocchio.cpp"
     h = hashlib.sha256()

@@ -14,6 +14,7 @@ symbody's accelerations.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -22,8 +23,8 @@ import numpy as np
 class KaneChain:
     """KanesMethod's result and the symbols, in the parameter layout of ``harness/chain3d_loop.h``."""
 
-    mass_matrix: object
-    forcing: object
+    mass_matrix: Any  # sympy Matrix
+    forcing: Any
     q: list
     u: list
     parameters: list

@@ -70,9 +70,9 @@ def symbody_fmu(folder: Path) -> Path:
 def hand_fmu(symbody: Path, folder: Path) -> Path:
     """``harness/crane_fmu.c`` compiled as a native FMU and packaged with symbody's variables."""
     from symbody.codegen.c_eval import c_compiler
-    from symbody.fmu.build import CFLAGS
+    from symbody.fmu.build import CFLAGS, fmi_headers_dir
 
-    headers = Path(__import__("symbody.fmu", fromlist=["x"]).__file__).parent / "fmi_headers"
+    headers = fmi_headers_dir()
     lib = folder / "crane_hand.so"
     cmd = [c_compiler(), *CFLAGS, "-shared", f"-I{headers}", str(HARNESS / "crane_fmu.c"), "-o", str(lib), "-lm"]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
