@@ -471,7 +471,7 @@ def exponent_row(results: list[Measured]) -> Row:
         "[M|delta] <= 2, delta ~ 1",
         local["M_delta"] <= 2.0 and local["delta"] <= 1.2,
         f"last doubling (n = {last[0].n} -> {last[1].n}): [M|delta] n^{local['M_delta']:.2f}, "
-        f"delta n^{local['delta']:.2f}. Plot: benchmarks/{PLOT.name}.",
+        f"delta n^{local['delta']:.2f}. Log-log plots: [{PLOT.name}]({PLOT.name}) (next to RESULTS.md).",
     )
 
 
