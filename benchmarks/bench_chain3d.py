@@ -16,6 +16,8 @@ centre of mass off every axis, full inertia tensor, gravity.  For each ``n``
   accelerations must agree to 1e-9 at random states with random parameters.
   Without the compiled C++ harness (smoke and quick runs without the cache)
   the check uses ``pinocchio.aba`` from Python and no Pinocchio time is given.
+  The harnesses' ``model.c`` leaves the Jacobian functions empty (never called
+  by ``sb_accelerations``), as ``bench_ltdl.py`` does.
 - **derivation**: ``chain_3d(n).derive()`` against SymPy's ``KanesMethod`` on
   the same chain (``sympy.physics.mechanics``, body-fixed ZYX orientation,
   speeds = angle rates), the latter up to the ``n`` it finishes within a time
@@ -23,7 +25,9 @@ centre of mass off every axis, full inertia tensor, gravity.  For each ``n``
   are also compared with symbody's (an independent derivation).
 - **operations** of ``[M | delta]``, ``M`` and ``delta`` (``Equations.op_count``).
 - **export**: ``export_fmu`` of the derived equations (generate C, compile,
-  package, this machine's platform only); the largest chain's FMU is then run
+  package, this machine's platform only; up to n = 4 in quick runs: from n = 8
+  the FMU's exact residual Jacobians make ``model.c`` megabytes long and its
+  compilation takes minutes); the largest exported chain's FMU is then run
   for a few co-simulation steps with fmpy.
 
 The exponents ``p`` of ``y ~ n^p`` are fitted by least squares on the log-log
@@ -53,6 +57,8 @@ from pathlib import Path
 
 import numpy as np
 
+from symbody.codegen.counts import op_count
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_eval_speed import (  # noqa: E402
@@ -63,6 +69,7 @@ from bench_eval_speed import (  # noqa: E402
     fmt_eval,
     pinocchio_prefix,
 )
+from bench_ltdl import UnusedJacobians  # noqa: E402
 from bench_recursive import chain_3d, exponent  # noqa: E402
 from chain3d_kane import kane_accelerations, kane_chain_3d  # noqa: E402
 from common import Row, fmt_time  # noqa: E402
@@ -182,7 +189,8 @@ def symbody_library(eq, workdir: Path) -> ChainLibrary:
 
     folder = workdir / eq.name
     folder.mkdir()
-    (folder / "model.c").write_text(ModelSource(eq, "me").text)
+    # the Jacobian functions, never called by sb_accelerations, left empty: exact ones take minutes to compile
+    (folder / "model.c").write_text(ModelSource(eq, "me", jacobians=UnusedJacobians(eq)).text)
     order = ",".join(str(layout_index(s.name)) for s in eq.p_symbols)
     sources = [folder / "model.c", HARNESS / "chain3d_symbody.c", *runtime_objects(workdir)]
     lib = folder / "chain3d_symbody.so"
@@ -252,7 +260,7 @@ class Measured:
 
     n: int
     derive: float
-    export: float
+    export: float | None
     ops: dict[str, int]
     symbody_c: float
     pin_cpp: float | None
@@ -305,12 +313,12 @@ def run_fmu(fmu: Path, steps: int = 10, h: float = 1e-3) -> np.ndarray:
     return values
 
 
-def measure(n: int, effort_key: str, workdir: Path, pin_lib: ChainLibrary | None) -> Measured:
+def measure(n: int, effort_key: str, workdir: Path, pin_lib: ChainLibrary | None, export: bool) -> Measured:
     rng = np.random.default_rng(3000 + n)
     p, X = random_parameters(n, rng), random_states(n, rng)
     eq, t_derive = derive_timed(n)
-    _, t_export = export_timed(eq, workdir)  # kept in workdir: run() runs the largest
-    ops = {"M_delta": eq.op_count("M", "delta"), "M": eq.op_count("M"), "delta": eq.op_count("delta")}
+    t_export = export_timed(eq, workdir)[1] if export else None  # the FMU stays in workdir: run() runs one
+    ops = {"M_delta": op_count(eq, "M", "delta"), "M": op_count(eq, "M"), "delta": op_count(eq, "delta")}
     sb = symbody_library(eq, workdir)
     sb.init(n, p)
     reference = np.array([sb.ddq(x) for x in X])
@@ -396,6 +404,8 @@ def plot(results: list[Measured], path: Path) -> None:
             p = fitted(results, SERIES[name])
             label = name + ("" if p is None else f"  (n^{p:.2f})")
             ax.loglog([a for a, _ in pts], [b for _, b in pts], "o-", label=label)
+        ax.set_xticks([m.n for m in results], [str(m.n) for m in results])
+        ax.minorticks_off()
         ax.set_xlabel("bodies n (3 DOF each)")
         ax.set_title(title)
         ax.grid(True, which="both", alpha=0.3)
@@ -438,7 +448,8 @@ def eval_row(m: Measured, pin_reason: str) -> Row:
 
 def derivation_row(m: Measured) -> Row:
     ops = f"[M|delta] {m.ops['M_delta']} ops (M {m.ops['M']}, delta {m.ops['delta']})"
-    note = f"{ops}; export (generate C, compile, package) {fmt_time(m.export)}."
+    exported = "not timed (quick run)" if m.export is None else fmt_time(m.export)
+    note = f"{ops}; export (generate C, compile, package) {exported}."
     if m.kane_agreement is not None:
         note += f" KanesMethod's accelerations agree with symbody's to {m.kane_agreement:.0e} relative."
     return Row(
@@ -490,6 +501,8 @@ def export_run_row(m: Measured, states: np.ndarray) -> Row:
 
 def run(quick: bool = False, smoke: bool = False) -> list[Row]:
     sizes = (1, 2) if smoke else ((1, 2, 4, 8) if quick else (1, 2, 4, 8, 16))
+    # the FMU's exact residual Jacobians make model.c megabytes long from n = 8 (minutes of compilation)
+    export_max = 4 if quick else 16
     effort_key = "smoke" if smoke else "quick" if quick else "full"
     load = os.getloadavg()[0]
     pin_lib, pin_reason = pinocchio_library(compile_if_missing=not (quick or smoke))
@@ -497,8 +510,8 @@ def run(quick: bool = False, smoke: bool = False) -> list[Row]:
     results: list[Measured] = []
     with tempfile.TemporaryDirectory(prefix="symbody_bench_chain3d_") as tmp:
         for n in sizes:
-            results.append(measure(n, effort_key, Path(tmp), pin_lib))
-        largest = results[-1]
+            results.append(measure(n, effort_key, Path(tmp), pin_lib, export=n <= export_max))
+        largest = [m for m in results if m.export is not None][-1]
         states = run_fmu(Path(tmp) / f"{chain_3d(largest.n).name}.fmu")
     kane_chain_3d(1)  # warm-up of sympy.physics.mechanics
     add_kane(results, budget=40.0 if quick else 120.0, largest=1 if smoke else 16)
