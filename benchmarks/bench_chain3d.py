@@ -490,7 +490,7 @@ def export_run_row(m: Measured, states: np.ndarray) -> Row:
     return Row(
         "3-D chain",
         f"n = {m.n} ({3 * m.n} DOF): FMU exports and runs",
-        f"exported in {fmt_time(m.export)}",
+        "not exported" if m.export is None else f"exported in {fmt_time(m.export)}",
         "-",
         None,
         "n = 16 exports and runs",
