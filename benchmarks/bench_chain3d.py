@@ -190,9 +190,11 @@ def symbody_library(eq, workdir: Path) -> ChainLibrary:
     folder = workdir / eq.name
     folder.mkdir()
     # the Jacobian functions, never called by sb_accelerations, left empty: exact ones take minutes to compile
-    (folder / "model.c").write_text(ModelSource(eq, "me", jacobians=UnusedJacobians(eq)).text)
+    model = ModelSource(eq, "me", jacobians=UnusedJacobians(eq))
+    for name, text in model.files.items():  # model.c and, for large models, model_<k>.c
+        (folder / name).write_text(text)
     order = ",".join(str(layout_index(s.name)) for s in eq.p_symbols)
-    sources = [folder / "model.c", HARNESS / "chain3d_symbody.c", *runtime_objects(workdir)]
+    sources = [*(folder / name for name in model.files), HARNESS / "chain3d_symbody.c", *runtime_objects(workdir)]
     lib = folder / "chain3d_symbody.so"
     cmd = [c_compiler(), *CFLAGS, "-shared", f"-DCHAIN3D_ORDER={order}", f"-I{template_dir()}", f"-I{HARNESS}"]
     compile_or_raise([*cmd, *map(str, sources), "-o", str(lib), "-lm"], f"the symbody harness of {eq.name}")
