@@ -46,7 +46,7 @@ The workflow, one function per step (as in ``overhead_lqr.py``):
    sway; then the largest twist and the largest swing in the last 5 s of the run.
 
    The criterion for "the closed loop damps the swing" (checked by
-   ``tests/test_crane_control.py``): every pole of the sampled loop except the twist has a
+   ``tests/examples/test_crane_control.py``): every pole of the sampled loop except the twist has a
    damping ratio of at least 0.45 (the open-loop swing modes: below 0.07); in the FMU
    co-simulation the LQR's residual swing is under 10 % of open loop and its swing in the
    last 5 s is under 0.05 deg.  The beam's twist is not damped (about 54 deg: the jib turns
