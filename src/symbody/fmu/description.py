@@ -32,12 +32,13 @@ def _num(x: float) -> str:
     return repr(float(x))
 
 
-def _start_text(v: FmuVariable) -> str:
+def _start_text(v: FmuVariable, start: float) -> str:
+    """The ``start`` attribute of ``v`` (its start value ``start``) in the XML form of its type."""
     if v.type == "Boolean":
-        return "true" if v.start else "false"
+        return "true" if start else "false"
     if v.type == "Integer":
-        return str(int(v.start))
-    return _num(v.start)
+        return str(int(start))
+    return _num(start)
 
 
 def _check_text(root: ET.Element) -> None:
@@ -101,7 +102,7 @@ def _type_attrs(v: FmuVariable, fmi: int) -> dict[str, str]:
         if v.max is not None:
             a["max"] = _num(v.max) if v.type == "Real" else str(int(v.max))
     if v.start is not None and v.initial != "calculated":
-        a["start"] = _start_text(v)
+        a["start"] = _start_text(v, v.start)
     if v.derivative is not None:
         a["derivative"] = str(v.derivative + 1 if fmi == 2 else v.derivative)
     return a

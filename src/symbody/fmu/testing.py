@@ -96,7 +96,7 @@ def reference_simulation(eq, t: np.ndarray, q0, dq0, u=None, p=None, rtol: float
     res = simulate(
         eq,
         (float(t[0]), float(t[-1])),
-        t_eval=t,
+        t_eval=np.asarray(t, dtype=float).tolist(),
         q0=q0,
         dq0=dq0,
         inputs=None if u is None else np.asarray(u, dtype=float),
@@ -107,13 +107,17 @@ def reference_simulation(eq, t: np.ndarray, q0, dq0, u=None, p=None, rtol: float
         projection_tol=1e-13,
         p=p,
     )
+    ddq = res.ddq
+    y = res.y if res.y is not None else np.zeros((len(res.t), 0))
+    if ddq is None or y.shape[1] != len(eq.outputs):
+        raise RuntimeError(f"simulate of {eq.name!r} returned no accelerations or not every output")
     out: dict[str, np.ndarray] = {"time": np.asarray(res.t)}
     for i, c in enumerate(eq.coordinates):
         out[c.name] = res.q[:, i]
         out[c.dq.name] = res.dq[:, i]
-        out[c.ddq.name] = res.ddq[:, i]
+        out[c.ddq.name] = ddq[:, i]
     for i, o in enumerate(eq.outputs):
-        out[o.name] = res.y[:, i]
+        out[o.name] = y[:, i]
     return out
 
 

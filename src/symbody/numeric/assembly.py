@@ -238,9 +238,9 @@ def _as_fixed(eq, fixed: Any, q: np.ndarray) -> dict[int, float]:
         return {}
     if isinstance(fixed, dict):
         idx = coordinate_indices(eq, list(fixed))
-        return {i: float(v) for i, v in zip(idx, fixed.values())}  # type: ignore[arg-type]
+        return {i: float(v) for i, v in zip(idx, fixed.values())}
     idx = coordinate_indices(eq, fixed)
-    return {i: float(q[i]) for i in idx}  # type: ignore[union-attr]
+    return {i: float(q[i]) for i in idx}
 
 
 def assemble(

@@ -145,10 +145,7 @@ def evaluator(eq, *names: str) -> Callable:
 
 def depends_on(e: Expr, symbols: list[Expr]) -> bool:
     """True if ``e`` depends structurally on any of ``symbols``."""
-    mask = 0
-    for s in symbols:
-        mask |= s.mask
-    return bool(e.mask & mask)
+    return any(e.depends_on(s) for s in symbols)
 
 
 __all__ = ["evaluator", "model_blocks", "depends_on"]

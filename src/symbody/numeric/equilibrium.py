@@ -185,8 +185,8 @@ def static_equilibrium(
     lam[:nh] = mult[:nh]
     holding = {nm2: float(-mu) for nm2, mu in zip(hold_names, mult[nh:])}
     res = float(np.max(np.abs(sol.residual[:n]))) * fscale if n else 0.0
-    names = [c.name for c in eq.coordinates]
-    return EquilibriumResult(qe, lam, holding, uu, t, sol.iterations, res, names, eq, nm.p.copy())
+    coordinate_names = [c.name for c in eq.coordinates]
+    return EquilibriumResult(qe, lam, holding, uu, t, sol.iterations, res, coordinate_names, eq, nm.p.copy())
 
 
 class NonIsolatedEquilibriumWarning(RuntimeWarning):

@@ -46,8 +46,8 @@ class Sampled:
         kind: ``"linear"`` (default) or ``"previous"`` (zero-order hold, as a sampled controller).
     """
 
-    times: Sequence[float]
-    values: Sequence[float]
+    times: Sequence[float] | np.ndarray
+    values: Sequence[float] | np.ndarray
     kind: str = "linear"
 
     def __post_init__(self) -> None:
@@ -65,8 +65,8 @@ class Sampled:
         object.__setattr__(self, "values", v)
 
     def __call__(self, t: float) -> np.ndarray | float:
-        tt = self.times
-        v = self.values
+        tt = np.asarray(self.times)  # arrays since __post_init__: no copy
+        v = np.asarray(self.values)
         if self.kind == "previous":
             k = int(np.clip(np.searchsorted(tt, t, side="right") - 1, 0, tt.size - 1))
             return v[k]

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -344,7 +345,7 @@ def _driver_functions(nm: NumericModel, drivers: dict) -> tuple[list[int], Calla
             out[:, k] = [float(fn(t)) for fn in specs[k]]
         return out
 
-    return idx, f  # type: ignore[return-value]
+    return idx, f
 
 
 def kinematic_simulation(
@@ -443,7 +444,7 @@ def kinematic_simulation(
         elif k > 0:
             h = t - ts[k - 1]
             qk = Q[k - 1] + h * DQ[k - 1] + 0.5 * h * h * DDQ[k - 1]
-        sol = newton_least_squares(lambda x, t=t, z=z: pos(x, t, z), lambda x, t=t: pos_q(x, t), qk, tol, max_iter)
+        sol = newton_least_squares(partial(pos, t=t, z=z), partial(pos_q, t=t), qk, tol, max_iter)
         if not sol.converged:
             r = np.abs(sol.residual)
             raise NumericalError(

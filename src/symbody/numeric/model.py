@@ -24,7 +24,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -269,6 +269,10 @@ class NumericModel:
         return modal_analysis(self, q, **options)
 
 
+@overload
+def coordinate_indices(eq, names: Sequence[str | int]) -> list[int]: ...
+@overload
+def coordinate_indices(eq, names: None) -> None: ...
 def coordinate_indices(eq, names: Sequence[str | int] | None) -> list[int] | None:
     """Indices of coordinates given by name (or index).
 

@@ -21,6 +21,7 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -38,7 +39,7 @@ class TimeHistory:
         y: model outputs (``nt x ny``); NaN where an output could not be evaluated.
     """
 
-    eq: object = field(repr=False)
+    eq: Any = field(repr=False)  # the Equations
     t: np.ndarray
     q: np.ndarray
     dq: np.ndarray
