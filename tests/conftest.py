@@ -1,8 +1,19 @@
-"""Shared fixtures and the ``--slow`` option; the shared helpers are in ``tests/support/``."""
+"""Shared fixtures and the ``--slow`` option; the shared helpers are in ``tests/support/``.
+
+The default run (no ``--slow``) exports FMUs for the machine's platform only: it sets
+``SYMBODY_PLATFORMS`` to the host's (unless set already), for this process and the commands it
+starts. ``--slow`` (CI) keeps the default of every installed platform, so that every model the
+tests export is also cross-compiled for Windows and aarch64 there. The tests of the platforms
+themselves ask for every installed platform in both runs (fixture ``every_installed_platform``).
+"""
 
 from __future__ import annotations
 
+import os
+
 import pytest
+
+from symbody.fmu.platforms import PLATFORMS_VARIABLE, host_platform
 
 from support import example
 
@@ -19,6 +30,19 @@ def pytest_addoption(parser):
         default=False,
         help="also run the tests marked slow (wine, qemu-user, browsers, clusters, sanitizers); CI does",
     )
+
+
+def pytest_configure(config):
+    if not config.getoption("--slow") and PLATFORMS_VARIABLE not in os.environ:
+        os.environ[PLATFORMS_VARIABLE] = host_platform().name
+
+
+@pytest.fixture(scope="module")
+def every_installed_platform():
+    """Exports in this module build the default platforms: every one whose compiler is installed."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.delenv(PLATFORMS_VARIABLE, raising=False)
+        yield
 
 
 def pytest_collection_modifyitems(config, items):

@@ -101,7 +101,7 @@ def add_export(sub: Any, common: argparse.ArgumentParser) -> None:
         default=None,
         metavar="P1,P2",
         help="binaries to build: x86_64-linux (linux64), x86_64-windows (win64), aarch64-linux "
-        "(default: every platform whose compiler is installed)",
+        "(default: $SYMBODY_PLATFORMS, else every platform whose compiler is installed)",
     )
     p.add_argument(
         "--jacobians",

@@ -29,6 +29,9 @@ from support.portable_hosts import (
     tools_missing,
 )
 
+# this module tests the default platforms: its exports see no SYMBODY_PLATFORMS (see conftest.py)
+pytestmark = pytest.mark.usefixtures("every_installed_platform")
+
 MINGW, AARCH64 = "x86_64-w64-mingw32-gcc", "aarch64-linux-gnu-gcc"
 CRANES = ("overhead_crane", "tower_crane")
 
@@ -76,6 +79,38 @@ def test_platform_requests_are_checked():
         select_platforms(["aarch64-linux"], 2)
     with pytest.raises(ExportError, match="unknown platform 'win32'"):
         select_platforms(["win32"], 3)
+
+
+def test_symbody_platforms_replaces_the_default_only(monkeypatch):
+    need(MINGW)
+    monkeypatch.setenv("SYMBODY_PLATFORMS", "win64, x86_64-linux")
+    assert [p.name for p in select_platforms(None, 2)] == ["x86_64-windows", "x86_64-linux"]
+    assert [p.name for p in select_platforms([], 3)] == ["x86_64-windows", "x86_64-linux"]
+    assert [p.name for p in select_platforms(["linux64"], 3)] == ["x86_64-linux"]  # named platforms win
+    monkeypatch.setenv("SYMBODY_PLATFORMS", " , ")
+    assert [p.name for p in select_platforms(None, 3)][0] == "x86_64-linux"  # empty: the default
+
+
+@pytest.mark.parametrize(
+    ("value", "fmi", "message"),
+    [("win32", 3, "unknown platform 'win32'"), ("aarch64-linux", 2, "FMI 2.0 defines no binaries folder")],
+)
+def test_a_bad_symbody_platforms_is_an_error_naming_the_variable(monkeypatch, value, fmi, message):
+    monkeypatch.setenv("SYMBODY_PLATFORMS", value)
+    with pytest.raises(ExportError, match=rf"^SYMBODY_PLATFORMS='{value}': {message}"):
+        select_platforms(None, fmi)
+
+
+def test_symbody_platforms_reaches_the_command_line(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("SYMBODY_PLATFORMS", "x86_64-linux")
+    out = tmp_path / "p.fmu"
+    assert main(["export", str(EXAMPLES / "simple_pendulum.py"), "-o", str(out), "--fmi", "3"]) == 0
+    assert fmu_platforms(out) == ["x86_64-linux"]
+    monkeypatch.setenv("SYMBODY_PLATFORMS", "sparc")
+    assert main(["export", str(EXAMPLES / "simple_pendulum.py"), "-o", str(tmp_path / "q.fmu")]) == 1
+    err = capsys.readouterr().err
+    assert "SYMBODY_PLATFORMS='sparc': unknown platform 'sparc'" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "q.fmu").exists()
 
 
 def test_export_and_info_on_the_command_line(tmp_path, capsys):

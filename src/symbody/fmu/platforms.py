@@ -12,6 +12,11 @@ FMI 3 platform     FMI 2 folder     compiler                     Debian package
 ``aarch64-linux``  (none)           ``aarch64-linux-gnu-gcc``    ``gcc-aarch64-linux-gnu``
 =================  ===============  ===========================  =============================
 
+The environment variable ``SYMBODY_PLATFORMS`` (a comma-separated list, as
+``--platforms``) replaces that default when an export names no platforms, e.g.
+``SYMBODY_PLATFORMS=x86_64-linux`` to build only for the machine in a quick
+edit-and-test loop.
+
 FMI 2.0 names the folders ``win32``, ``win64``, ``linux32``, ``linux64``,
 ``darwin32`` and ``darwin64`` only; importers on 64-bit ARM Linux (fmpy among
 them) look into ``linux64``, where the x86-64 library is.  An FMI 2 FMU
@@ -108,16 +113,27 @@ def host_platform() -> Platform:
     return Platform(name, fmi2, os.environ.get("CC", "cc"), "a C compiler", suffix, system)
 
 
+#: Environment variable replacing the default platforms (comma-separated, as ``--platforms``).
+PLATFORMS_VARIABLE = "SYMBODY_PLATFORMS"
+
+
 def select_platforms(requested: list[str] | None, fmi_version: int) -> list[Platform]:
-    """The platforms to build: ``requested`` (FMI 3 tuples or FMI 2 folder names), or by default the host's
-    and every other one whose cross compiler is installed (and that the FMI version defines).
+    """The platforms to build: ``requested`` (FMI 3 tuples or FMI 2 folder names), else those of
+    ``$SYMBODY_PLATFORMS``, else the host's and every other one whose cross compiler is installed (and
+    that the FMI version defines).
 
     Raises:
         ExportError: an unknown platform, a platform FMI 2 has no folder for, or one whose compiler is missing
-            (the message names the Debian package to install).
+            (the message names the Debian package to install, and ``SYMBODY_PLATFORMS`` when it named them).
     """
     host = host_platform()
     if not requested:
+        from_environment = [s for s in os.environ.get(PLATFORMS_VARIABLE, "").split(",") if s.strip()]
+        if from_environment:
+            try:
+                return select_platforms(from_environment, fmi_version)
+            except ExportError as e:
+                raise ExportError(f"{PLATFORMS_VARIABLE}={os.environ[PLATFORMS_VARIABLE]!r}: {e}") from None
         out = [host]
         for p in PLATFORMS.values():
             if p.name != host.name and p.available and (fmi_version == 3 or p.fmi2 is not None):
