@@ -1,7 +1,7 @@
 """Every example as FMI 2.0 / 3.0, Co-Simulation / Model Exchange FMU: fmpy validation and trajectories.
 
 The FMU trajectories are compared with symbody's own Python simulation
-(:func:`symbody.numeric.simulate`, projection formulation, DOP853 at 1e-12)
+(:func:`symbody.numeric.simulate`, projection formulation, DOP853 at 1e-11)
 started from the FMU's initial state, to 1e-6 relative to each signal's
 amplitude.  Each FMU is built once per test session (about 0.3 s each: the
 generic runtime is compiled once and cached).
@@ -29,6 +29,9 @@ ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted(str(p) for p in (ROOT / "examples").glob("*.py") if "def build" in p.read_text())
 MATRIX = [(m, v, k) for m in EXAMPLES for v in (2, 3) for k in ("cs", "me")]
 STOP, INTERVAL = 1.5, 0.01
+# tolerance of the reference simulations: 1e-11 is within 3e-9 of 1e-12 (the FMUs must come within
+# 1e-6), and 1e-12 costs the constrained crank_rod_disc 14 s per reference instead of 0.8 s
+REFERENCE_RTOL = 1e-11
 
 
 def ids(case) -> str:
@@ -46,7 +49,7 @@ def reference(model: str, q0: tuple, dq0: tuple) -> dict[str, np.ndarray]:
     eq = cached_equations(model)
     t = np.round(np.arange(0.0, STOP + INTERVAL / 2, INTERVAL), 12)
     u = inputs_of(eq)
-    return reference_simulation(eq, t, list(q0), list(dq0), u=[u[x.name] for x in eq.inputs])
+    return reference_simulation(eq, t, list(q0), list(dq0), u=[u[x.name] for x in eq.inputs], rtol=REFERENCE_RTOL)
 
 
 def initial_state(eq, res) -> tuple[tuple, tuple]:
@@ -136,7 +139,8 @@ def test_variable_communication_steps(model):
     finally:
         s.close()
     u = inputs_of(eq)
-    ref = reference_simulation(eq, np.array(times), list(q0), list(dq0), u=[u[x.name] for x in eq.inputs])
+    u_values = [u[x.name] for x in eq.inputs]
+    ref = reference_simulation(eq, np.array(times), list(q0), list(dq0), u=u_values, rtol=REFERENCE_RTOL)
     got = np.array(values)
     for j, name in enumerate(names):
         assert max_relative_error(got[:, j], ref[name]) < 1e-6, name

@@ -17,7 +17,9 @@ FMU:
 * valgrind memcheck: a long simulation of every interface and solver, and
   the abuse run, without invalid accesses, uninitialized reads or leaks.
 
-A tool that is not installed skips its tests with the reason.
+A tool that is not installed skips its tests with the reason. The runs under the sanitizers and
+valgrind are marked slow (their instrumented builds of the runtime alone take half a minute): CI
+runs them, the default run checks only that the hosts call every FMI function.
 """
 
 from __future__ import annotations
@@ -228,6 +230,7 @@ def test_the_hosts_call_every_fmi_function(version):
     assert sorted(f for f in functions if f"{f}(" not in host) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("version", (2, 3))
 @pytest.mark.parametrize("model", sorted(MODELS))
 def test_every_fmi_function_under_address_and_undefined_sanitizers(model, version, builder, tmp_path_factory):
@@ -238,6 +241,7 @@ def test_every_fmi_function_under_address_and_undefined_sanitizers(model, versio
     assert checks > 5000  # the host really ran its checks (1000 instantiate/step/free cycles included)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("version", (2, 3))
 def test_parallel_instances_under_thread_sanitizer(version, builder, tmp_path_factory):
     """Eight instances in eight threads, twice: bit-identical to one instance at a time, no data race."""
@@ -255,6 +259,7 @@ def _valgrind() -> str:
 VALGRIND = ("--error-exitcode=99", "--leak-check=full", "--errors-for-leak-kinds=all", "--track-origins=yes", "-q")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("version", (2, 3))
 def test_long_run_is_valgrind_clean(version, builder):
     """Every solver and both interfaces for 5 s of a closed loop, snapshots, derivatives: memcheck clean."""
@@ -262,6 +267,7 @@ def test_long_run_is_valgrind_clean(version, builder):
     run_host(builder.host("four_bar", version, "plain"), "long", "seconds=5", wrapper=(valgrind, *VALGRIND))
 
 
+@pytest.mark.slow
 def test_abuse_is_valgrind_clean(builder):
     """The error paths read no uninitialized memory (what the sanitizers cannot see)."""
     valgrind = _valgrind()

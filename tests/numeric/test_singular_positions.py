@@ -207,7 +207,14 @@ def test_independent_coordinates_refuse_a_singular_start_with_a_clear_error():
             simulate(eq, 1.0, dt=0.01, formulation="independent")
 
 
-@pytest.mark.parametrize("method,kw", [("DOP853", {"rtol": 1e-10, "atol": 1e-10}), ("RK4", {"step": 1e-3})])
+@pytest.mark.parametrize(
+    "method,kw",
+    [
+        ("DOP853", {"rtol": 1e-10, "atol": 1e-10}),
+        # 6000 fixed steps of the Python integrator: half a minute
+        pytest.param("RK4", {"step": 1e-3}, marks=pytest.mark.slow),
+    ],
+)
 def test_independent_coordinates_pass_singular_positions_in_operation(method, kw):
     res = simulate(parallelogram(math.pi / 2), 3.5, dt=0.01, formulation="independent", method=method, **kw)
     q, dq = res.q, res.dq
