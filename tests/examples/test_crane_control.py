@@ -263,6 +263,7 @@ def test_overhead_script_writes_its_plots(overhead):
 # ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # the tower crane's workflow (FMU and Python-model transfers in closed loop): 6 s
 def test_tower_equilibrium_and_open_loop_modes(tower):
     d = tower["design"]
     p = d.params
@@ -274,6 +275,7 @@ def test_tower_equilibrium_and_open_loop_modes(tower):
         assert 0.5 * math.sqrt(p["g"] / p["l"]) < w < 3 * math.sqrt(p["g"] / p["l"]) and z < 0.07, name
 
 
+@pytest.mark.slow  # the tower crane's workflow (FMU and Python-model transfers in closed loop): 6 s
 def test_tower_closed_loop_damps_the_swing(tower):
     d = tower["design"]
     w, zeta = crane_design.damping(d.loop_poles)
@@ -293,6 +295,7 @@ def test_tower_closed_loop_damps_the_swing(tower):
     assert r["r"][-1] == pytest.approx(tower_lqr.R0 + tower_lqr.TROLLEY_TRAVEL, abs=0.02)
 
 
+@pytest.mark.slow  # the tower crane's workflow (FMU and Python-model transfers in closed loop): 6 s
 def test_tower_fmu_loop_matches_python_model(tower):
     fmu_run, py_run = tower["runs"]["LQR"], tower["python"]
     n = len(py_run.t)

@@ -18,10 +18,11 @@ import numpy as np
 import pytest
 import sympy as sm
 from scipy.spatial.transform import Rotation
-from test_examples_constraints import check_jacobian, check_time_derivatives
 
 import symbody as sb
 from symbody.numeric import NumericModel
+
+from support.constraint_checks import check_jacobian, check_time_derivatives
 
 
 # ---------------------------------------------------------------------------

@@ -95,8 +95,10 @@ TREES = [
 ]
 
 
-@pytest.fixture(params=TREES, ids=[f"seed{s}" for s, _ in TREES])
-def tree(request):
+@pytest.fixture(scope="module", params=TREES, ids=[f"seed{s}" for s, _ in TREES])
+def built_tree(request):
+    """The tree and its motion, built once per module (the symbolic motion takes seconds); the state of
+    the random generator after drawing the motion."""
     seed, joints = request.param
     spec = random_tree(seed, len(joints), joints)
     system, _ = build_symbody(spec)
@@ -107,7 +109,18 @@ def tree(request):
             quats.append(list(range(i, i + 4)))
         i += n
     rng = np.random.default_rng(seed)
-    return system, Motion(system, rng, quats), rng
+    motion = Motion(system, rng, quats)
+    return system, motion, rng.bit_generator.state
+
+
+@pytest.fixture
+def tree(built_tree):
+    """System, motion, and a random generator in the state it had after drawing the motion (each test
+    draws the same numbers as if it had built the tree itself)."""
+    system, motion, state = built_tree
+    rng = np.random.default_rng()
+    rng.bit_generator.state = state
+    return system, motion, rng
 
 
 def test_point_velocity_and_acceleration(tree):
