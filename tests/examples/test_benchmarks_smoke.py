@@ -12,6 +12,7 @@ sys.path.insert(0, str(BENCH))
 NAMES = sorted(p.stem for p in BENCH.glob("bench_*.py")) + sorted(p.stem for p in BENCH.glob("fmu_*.py"))
 
 
+@pytest.mark.slow  # about 30 s for all scripts, which are no part of the package: CI keeps them working
 @pytest.mark.parametrize("name", NAMES)
 def test_benchmark_smoke(name):
     mod = importlib.import_module(name)

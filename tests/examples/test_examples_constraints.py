@@ -160,7 +160,8 @@ def rolling_rows(q, dq, P, both: bool):
     return [vx * 1 + vy * (-2 * c0p * (xpg - x0p))]  # along the tangent (1, dy/dx) of the parabola
 
 
-@pytest.mark.parametrize("rolling", ["tangential", "both"])
+# the redundant variant's SymPy references take 2-4 s more: with --slow
+@pytest.mark.parametrize("rolling", ["tangential", pytest.param("both", marks=pytest.mark.slow)])
 def test_crank_rod_disc_constraints(rolling):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", sb.RedundantConstraintWarning)  # rolling="both" is redundant by design
