@@ -2,9 +2,9 @@
 
 import sympy
 
-from support import example
-
 from symbody.codegen.counts import stats
+
+from support import example
 
 
 def test_latex_display_of_small_models_shows_M_delta_and_Phi():

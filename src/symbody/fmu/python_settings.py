@@ -2,7 +2,7 @@
 
 The runtime contract's settings (``symbody.fmu.contract.SETTINGS``) as the Python runtime needs them.
 Like ``python_runtime.py`` this file is copied into the FMU (as ``symbody_python_settings.py``) and
-imports only the standard library; tests/test_contract.py keeps it equal to the contract table.
+imports only the standard library; tests/fmu/test_contract.py keeps it equal to the contract table.
 
 Example:
     >>> SETTING_RULES[STEP]
@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 #: The settings of the runtime contract (``symbody.fmu.contract.SETTINGS``): (name, rule) in SbSetting
-#: order.  This file runs inside the FMU and cannot import symbody: tests/test_contract.py keeps the two equal.
+#: order.  This file runs inside the FMU and cannot import symbody: tests/fmu/test_contract.py keeps the two equal.
 SETTING_RULES = (
     ("solver.method", "method"),
     ("solver.step", "positive"),

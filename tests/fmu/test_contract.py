@@ -20,7 +20,7 @@ from symbody.fmu.python_backend import blocks_module
 from symbody.fmu.spec import FmuSpec
 from symbody.fmu.testing import cached_equations
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FOUR_BAR = str(ROOT / "examples" / "four_bar.py")
 
 #: values probing every rule: its boundaries, both sides of them, the method codes and non-numbers

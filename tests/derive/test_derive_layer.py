@@ -9,7 +9,6 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import example
 
 import symbody as sb
 from symbody.codegen import evaluators
@@ -17,6 +16,8 @@ from symbody.codegen.counts import op_count, stats
 from symbody.derive.build import derive_fields
 from symbody.equations import Equations
 from symbody.numeric import NumericModel, assemble
+
+from support import example
 
 
 def particle_on(name: str, *rows, x0: float = 1.2) -> sb.System:

@@ -13,7 +13,7 @@ from fmpy.fmi1 import FMICallException
 from symbody.fmu.build import template_dir
 from symbody.fmu.testing import FmuSession, cached_fmu
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PENDULUM = str(ROOT / "examples" / "simple_pendulum.py")
 FOUR_BAR = str(ROOT / "examples" / "four_bar.py")
 

@@ -1,6 +1,6 @@
 """The export optimizer's work grows linearly with the expression DAG, also for products and angle sums.
 
-``tests/test_optimize_scale.py`` covers long sums and common factors; these tests cover the whole
+``tests/codegen/test_optimize_scale.py`` covers long sums and common factors; these tests cover the whole
 optimizer on the equations of a 3-D body chain, long shared products, and the trigonometric
 expansion of the cumulative angles of a planar chain (which walked every partial sum again for
 every angle: quadratic in the number of bodies).  Work is counted as lines executed in the
