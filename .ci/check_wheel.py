@@ -54,7 +54,7 @@ def content_problems(wheel: Path) -> list[str]:
     for required in (
         "symbody/__init__.py",
         "symbody/py.typed",
-        "symbody/fmu/templates/sb_runtime.h",
+        "symbody/fmu/templates/fmi2Functions.c",
         "symbody/fmu/fmi_headers/fmi2Functions.h",
         "symbody/fmu/fmi_headers/fmi3Functions.h",
         "symbody/viz/page.html",
