@@ -22,7 +22,7 @@ import symbody as sb
 from symbody.fmu import export_fmu
 from symbody.fmu.testing import cached_fmu, fmu_simulation
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def attracting_centre() -> sb.System:

@@ -14,10 +14,11 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import ROOT, example
 from scipy.optimize import brentq
 
 from symbody.numeric import NumericModel, simulate
+
+from support import ROOT, example
 
 G0 = 9.80665
 

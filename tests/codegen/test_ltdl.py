@@ -16,7 +16,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import example
 
 import symbody as sb
 from symbody.codegen.c_eval import compile_shared
@@ -25,6 +24,8 @@ from symbody.codegen.mass_tree import mass_parents, mass_tree_source
 from symbody.fmu.build import CFLAGS, template_dir
 from symbody.fmu.sources import ModelSource
 from symbody.fmu.spec import GENERIC_SOURCES
+
+from support import example
 
 EXPORTS = r"""
 #include "sb_linalg.h"

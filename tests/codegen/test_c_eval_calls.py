@@ -13,10 +13,11 @@ import threading
 
 import numpy as np
 import pytest
-from conftest import example
 
 from symbody.codegen.c_eval import compile_evaluator
 from symbody.codegen.evaluators import evaluator
+
+from support import example
 
 
 @pytest.fixture(scope="module")

@@ -15,13 +15,14 @@ from fractions import Fraction
 
 import pytest
 import sympy
-from conftest import example
 
 from symbody.codegen.counts import export_plan, stats
 from symbody.symbolic import expr as X
 from symbody.symbolic import opcount
 from symbody.symbolic.plan import ExportPlan
 from symbody.symbolic.sympy_count import sympy_rhs, sympy_rhs_op_count
+
+from support import example
 
 BLOCKS = ("M", "delta", "Phi", "Phi_q", "D", "beta", "gamma", "outputs")
 
