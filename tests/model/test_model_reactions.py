@@ -10,11 +10,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import sympy as sm
-from conftest import example
 
 import symbody as sb
 from symbody.errors import ModelError
 from symbody.numeric import NumericModel, simulate
+
+from support import example
 
 G = 9.81
 
