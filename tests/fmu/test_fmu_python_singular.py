@@ -27,7 +27,8 @@ def _fmu(a10: float = sp.A10) -> Path:
 
 
 def _isolated(scenario: str) -> None:
-    code = f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); import {Path(__file__).stem} as m; m.{scenario}()"
+    here = Path(__file__).resolve().parent  # and tests/, for the helper package support
+    code = f"import sys; sys.path[:0] = {[str(here), str(here.parent)]!r}; import {Path(__file__).stem} as m; m.{scenario}()"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, f"{scenario}\n{proc.stdout[-4000:]}\n{proc.stderr[-8000:]}"
 
