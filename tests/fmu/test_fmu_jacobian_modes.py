@@ -18,7 +18,6 @@ from pathlib import Path
 import fmpy
 import numpy as np
 import pytest
-from conftest import example
 from fmpy.fmi2 import FMU2Model
 from fmpy.fmi3 import FMU3Model
 
@@ -27,6 +26,8 @@ from symbody.fmu import export_fmu
 from symbody.fmu.jacobians import ResidualJacobians, ResidualTangents, jacobian_mode
 from symbody.fmu.summary import fmu_summary, summary_lines
 from symbody.symbolic.evaluate import evaluate_many
+
+from support import example
 
 MODES = ("exact", "forward", "none")
 _CACHE: dict = {}
@@ -201,7 +202,7 @@ def test_tangents_are_jacobian_times_direction():
 def test_default_mode_is_chosen_by_size_and_unknown_modes_are_refused(tmp_path):
     small = ResidualJacobians(example("simple_pendulum").derive())
     assert jacobian_mode(small) == "exact" and small.residual_atoms() < 100
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
     from bench_recursive import chain_3d
 
     assert jacobian_mode(ResidualJacobians(chain_3d(4).derive())) == "forward"

@@ -18,10 +18,11 @@ from pathlib import Path
 import fmpy
 import numpy as np
 import pytest
-from conftest import example
 
 from symbody.codegen import c_split
 from symbody.fmu import export_fmu, sources
+
+from support import example
 
 
 def _export(tmp: Path, version: int, mode: str, tag: str) -> Path:
