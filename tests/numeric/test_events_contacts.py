@@ -176,7 +176,7 @@ def test_unilateral_simulation_errors():
 
 
 def test_fmu_export_accepts_contacts():
-    """FMUs handle the events of contacts (tests/test_fmu_events.py checks them against exact solutions)."""
+    """FMUs handle the events of contacts (tests/fmu/test_fmu_events.py checks them against exact solutions)."""
     from symbody.fmu.spec import FmuSpec
 
     spec = FmuSpec(ball().derive(), fmi_version=3, kind="both")
