@@ -9,6 +9,7 @@
 
 #include "fmi2Functions.h"
 #include "sb_calls.h"
+#include "sb_events.h"
 #include "sb_solver.h"
 
 /* logger: the host's logger takes a printf format; escape '%' in our messages */
@@ -268,7 +269,10 @@ fmi2Status fmi2NewDiscreteStates(fmi2Component c, fmi2EventInfo *eventInfo)
     eventInfo->valuesOfContinuousStatesChanged = fmi2False;
     eventInfo->nextEventTimeDefined = fmi2False;
     eventInfo->nextEventTime = 0.0;
-    return fmi2OK;
+    int changed = 0; /* impacts and contact modes (sb_events.c) */
+    SbStatus s = sb_events_resolve(inst, "fmi2NewDiscreteStates", &changed);
+    eventInfo->valuesOfContinuousStatesChanged = changed ? fmi2True : fmi2False;
+    return st(s);
 }
 
 fmi2Status fmi2EnterContinuousTimeMode(fmi2Component c)
@@ -339,10 +343,8 @@ fmi2Status fmi2GetEventIndicators(fmi2Component c, fmi2Real eventIndicators[], s
 {
     ENTER(fmi2GetEventIndicators, SB_CALL_CONTINUOUS_STATES)
     NEED(SB_ME, fmi2GetEventIndicators)
-    (void)eventIndicators;
-    if (ni != 0) return st(sb_fail(inst, "fmi2GetEventIndicators", "this FMU has no event indicators (asked %lu)",
-                                 (unsigned long)ni));
-    return fmi2OK;
+    if (ni > 0 && !eventIndicators) return st(sb_fail(inst, "fmi2GetEventIndicators", "NULL argument"));
+    return st(sb_event_indicators(inst, "fmi2GetEventIndicators", eventIndicators, ni));
 }
 
 fmi2Status fmi2GetContinuousStates(fmi2Component c, fmi2Real x[], size_t nx)

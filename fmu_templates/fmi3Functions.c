@@ -12,6 +12,7 @@
 
 #include "fmi3Functions.h"
 #include "sb_calls.h"
+#include "sb_events.h"
 #include "sb_solver.h"
 
 typedef struct {
@@ -476,7 +477,10 @@ fmi3Status fmi3UpdateDiscreteStates(fmi3Instance instance, fmi3Boolean *discrete
     if (valuesOfContinuousStatesChanged) *valuesOfContinuousStatesChanged = fmi3False;
     if (nextEventTimeDefined) *nextEventTimeDefined = fmi3False;
     if (nextEventTime) *nextEventTime = 0.0;
-    return fmi3OK;
+    int changed = 0; /* impacts and contact modes (sb_events.c) */
+    SbStatus s = inst->interface == SB_ME ? sb_events_resolve(inst, "fmi3UpdateDiscreteStates", &changed) : SB_OK;
+    if (valuesOfContinuousStatesChanged) *valuesOfContinuousStatesChanged = changed ? fmi3True : fmi3False;
+    return st(s);
 }
 
 /* --------------------------------------------------------- Model Exchange */
@@ -554,11 +558,8 @@ fmi3Status fmi3GetEventIndicators(fmi3Instance instance, fmi3Float64 eventIndica
 {
     ENTER(fmi3GetEventIndicators, SB_CALL_CONTINUOUS_STATES)
     NEED(SB_ME, fmi3GetEventIndicators)
-    (void)eventIndicators;
-    if (nEventIndicators != 0)
-        return st(sb_fail(inst, "fmi3GetEventIndicators", "this FMU has no event indicators (asked %lu)",
-                          (unsigned long)nEventIndicators));
-    return fmi3OK;
+    if (nEventIndicators > 0 && !eventIndicators) return st(sb_fail(inst, "fmi3GetEventIndicators", "NULL argument"));
+    return st(sb_event_indicators(inst, "fmi3GetEventIndicators", eventIndicators, nEventIndicators));
 }
 
 fmi3Status fmi3GetContinuousStates(fmi3Instance instance, fmi3Float64 continuousStates[], size_t nContinuousStates)
@@ -589,7 +590,7 @@ fmi3Status fmi3GetNumberOfEventIndicators(fmi3Instance instance, size_t *nEventI
 {
     ENTER(fmi3GetNumberOfEventIndicators, SB_CALL_CONTINUOUS_STATES)
     if (!nEventIndicators) return st(sb_fail(inst, "fmi3GetNumberOfEventIndicators", "NULL argument"));
-    *nEventIndicators = 0;
+    *nEventIndicators = (size_t)inst->m->nk;
     return fmi3OK;
 }
 

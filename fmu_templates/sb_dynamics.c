@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include "sb_events.h"
 #include "sb_internal.h"
 #include "sb_linalg.h"
 #include "sb_ltdl.h"
@@ -305,6 +306,10 @@ SbStatus sb_accelerations(SbInstance *inst, double t, const double *x, double *d
                                inst->dyn.rank, na, m->coordinate_names[worst]);
         }
     }
+    if (m->nk > 0) { /* the forces of the closed unilateral contacts */
+        SbStatus s = sb_contact_accelerations(inst, t, x);
+        if (s != SB_OK) return s;
+    }
     if ((bad = sb_first_nonfinite(na, inst->dyn.sol)) >= 0) {
         SbStatus s = nonfinite_blocks(inst);
         if (s != SB_OK) return s;
@@ -313,6 +318,7 @@ SbStatus sb_accelerations(SbInstance *inst, double t, const double *x, double *d
     }
     if (ddq) memcpy(ddq, inst->dyn.sol, (size_t)n * sizeof(double));
     if (lam && nc) memcpy(lam, inst->dyn.sol + n, (size_t)nc * sizeof(double));
+    if (lam && m->nk) sb_contact_forces(inst, lam + nc);
     return SB_OK;
 }
 

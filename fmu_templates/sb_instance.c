@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "sb_internal.h"
+#include "sb_events.h"
 #include "sb_solver.h"
 
 const char *const sb_log_category_names[7] = {"logEvents",      "logStatusWarning", "logStatusDiscard", "logStatusError",
@@ -109,10 +110,10 @@ static double *doubles(int rows, int cols, int *ok) { return zalloc((size_t)rows
 static int *ints(int count, int *ok) { return zalloc((size_t)count, sizeof(int), ok); }
 static int imax(int a, int b) { return a > b ? a : b; }
 
-/* One array S = [time, x (2 nq), u (nu), p (np), settings, h_next] and the named views into it. */
+/* One array S = [time, x (2 nq), u (nu), p (np), settings, h_next, closed (nk)] and the named views into it. */
 static void alloc_state(SbState *s, const SbModel *m, int *ok)
 {
-    s->nS = 1 + 2 * m->nq + m->nu + m->np + SB_N_SETTINGS + 1;
+    s->nS = 1 + 2 * m->nq + m->nu + m->np + SB_N_SETTINGS + 1 + m->nk;
     s->S = doubles(s->nS, 1, ok);
     if (!s->S) return;
     s->time = s->S;
@@ -121,12 +122,13 @@ static void alloc_state(SbState *s, const SbModel *m, int *ok)
     s->p = s->u + m->nu;
     s->set = s->p + m->np;
     s->h_next = s->set + SB_N_SETTINGS;
+    s->closed = s->h_next + 1;
 }
 
 static void alloc_cache(SbCache *c, const SbModel *m, int *ok)
 {
     c->ddq = doubles(m->nq, 1, ok);
-    c->lam = doubles(m->nc, 1, ok);
+    c->lam = doubles(m->nc + m->nk, 1, ok);
     c->y = doubles(m->ny, 1, ok);
 }
 
@@ -254,6 +256,7 @@ SbInstance *sb_instantiate(const SbModel *m, SbInterface interface, const char *
     alloc_projection(&inst->proj, m, &ok);
     inst->history.dq_set = zalloc((size_t)m->nq, 1, &ok);
     if (ok && interface == SB_CS && sb_solver_alloc(inst) != SB_OK) ok = 0;
+    if (ok && sb_events_alloc(inst) != SB_OK) ok = 0;
     if (!ok) {
         sb_fail(&probe, "Instantiate", "out of memory");
         sb_free(inst);
@@ -267,6 +270,7 @@ void sb_free(SbInstance *inst)
 {
     if (!inst) return;
     sb_solver_free(inst);
+    sb_events_free(inst);
     free(inst->name);
     free(inst->state.S);
     free(inst->cache.ddq);
@@ -292,6 +296,7 @@ void sb_reset(SbInstance *inst)
     for (int i = 0; i < m->np; ++i) inst->state.p[i] = m->p0[i];
     for (int i = 0; i < SB_N_SETTINGS; ++i) inst->state.set[i] = m->settings0[i];
     *inst->state.h_next = 0.0;
+    for (int i = 0; i < m->nk; ++i) inst->state.closed[i] = 0.0;
     inst->state.mode = SB_MODE_INSTANTIATED;
     inst->state.flags = 0;
     inst->cache.valid = 0;

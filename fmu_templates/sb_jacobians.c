@@ -68,6 +68,8 @@ SbStatus sb_state_jacobian(SbInstance *inst, double t, const double *x, double *
 SbStatus sb_directional_derivative(SbInstance *inst, const char *function, const unsigned *unknowns, size_t n_unknowns,
                                    const unsigned *knowns, size_t n_knowns, const double *seed, double *sensitivity)
 {
+    if (inst->m->nk > 0) /* the contact forces of the closed contacts are not differentiated */
+        return sb_fail(inst, function, "directional derivatives of a model with unilateral contacts are not provided");
     const SbModel *m = inst->m;
     const int n = m->nq, nc = m->nc, nu = m->nu, ny = m->ny, na = inst->dyn.na;
     if ((n_unknowns && (!unknowns || !sensitivity)) || (n_knowns && (!knowns || !seed)))

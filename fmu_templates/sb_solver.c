@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "sb_linalg.h"
+#include "sb_events.h"
 #include "sb_solver.h"
 
 #define SB_MAX_STEPS 1000000L   /* internal steps per communication step */
@@ -513,6 +514,15 @@ static int cannot_continue(SbInstance *inst, double t0, double H, int adaptive)
     return stuck;
 }
 
+SbStatus sb_integrate(SbInstance *inst, double t0, double tend)
+{
+    switch ((int)inst->state.set[SB_SET_METHOD]) {
+    case SB_METHOD_RK4: return rk4(inst, t0, tend);
+    case SB_METHOD_ROSENBROCK23: return rosenbrock23(inst, t0, tend);
+    default: return dopri5(inst, t0, tend);
+    }
+}
+
 SbStatus sb_do_step(SbInstance *inst, double t0, double H)
 {
     SbSolver *w = inst->solver;
@@ -539,11 +549,7 @@ SbStatus sb_do_step(SbInstance *inst, double t0, double H)
     inst->problem[0] = '\0';
     w->t_reached = t0;
     w->underflow = 0;
-    switch (method) {
-    case SB_METHOD_RK4: s = rk4(inst, t0, tend); break;
-    case SB_METHOD_ROSENBROCK23: s = rosenbrock23(inst, t0, tend); break;
-    default: s = dopri5(inst, t0, tend); break;
-    }
+    s = inst->m->nk + inst->m->nsw > 0 ? sb_events_integrate(inst, t0, tend) : sb_integrate(inst, t0, tend);
     if (s == SB_OK) {
         *inst->state.time = tend;
         sb_changed(inst);

@@ -26,6 +26,10 @@
 SbStatus sb_solver_alloc(SbInstance *inst);
 void sb_solver_free(SbInstance *inst);
 
+/* Integrate the state of the instance from t0 to tend with solver.method, in the current contact modes
+   (no event handling: sb_events_integrate). */
+SbStatus sb_integrate(SbInstance *inst, double t0, double tend);
+
 /* Advance the instance from t0 (its current time) by H >= 0 (0: nothing happens). */
 SbStatus sb_do_step(SbInstance *inst, double t0, double H);
 

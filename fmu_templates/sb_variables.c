@@ -5,6 +5,7 @@
  * for the values of an FMU state.
  */
 #include "sb_calls.h"
+#include "sb_events.h"
 #include "sb_internal.h"
 
 const SbVariable *sb_variable(SbInstance *inst, const char *function, unsigned vr)
@@ -57,6 +58,12 @@ SbStatus sb_get_real(SbInstance *inst, const char *function, const unsigned *vr,
         case SB_VAR_U: values[k] = inst->state.u[v->index]; break;
         case SB_VAR_P: values[k] = inst->state.p[v->index]; break;
         case SB_VAR_SETTING: values[k] = inst->state.set[v->index]; break;
+        case SB_VAR_EVENT: {
+            SbStatus s = need_update(inst, function, v);
+            if (s != SB_OK) return s;
+            values[k] = sb_event_indicator(inst, v->index);
+            break;
+        }
         case SB_VAR_DDQ:
         case SB_VAR_Y: {
             SbStatus s = need_update(inst, function, v);
@@ -171,7 +178,13 @@ SbStatus sb_check_state_values(SbInstance *inst, const char *function, const dou
         }
         if (check_range(inst, function, v, value) != SB_OK) return SB_ERROR;
     }
-    const double h_next = S[inst->state.nS - 1];
+    for (int i = 0; i < m->nk; ++i) { /* contact modes: open or closed */
+        const double closed = S[inst->state.nS - m->nk + i];
+        if (closed != 0.0 && closed != 1.0)
+            return sb_fail(inst, function, "the mode %g of contact '%s' in the FMU state is invalid", closed,
+                           m->contact_names[i]);
+    }
+    const double h_next = S[inst->state.nS - 1 - m->nk];
     if (!(isfinite(h_next) && h_next >= 0.0))
         return sb_fail(inst, function, "the solver step size %g of the FMU state is invalid", h_next);
     return SB_OK;

@@ -37,7 +37,7 @@ typedef struct {
     const double *u;   /* inputs (nu) */
     const double *p;   /* parameters (np) */
     const double *ddq; /* accelerations (nq), used by outputs and residual Jacobians */
-    const double *lam; /* multipliers (nc), used by outputs and residual Jacobians */
+    const double *lam; /* multipliers (nc), then the contact forces (nk); used by outputs and Jacobians */
 } SbPoint;
 
 /* What an FMU variable is. */
@@ -49,7 +49,8 @@ typedef enum {
     SB_VAR_U,        /* input */
     SB_VAR_P,        /* model parameter (tunable) */
     SB_VAR_Y,        /* user output */
-    SB_VAR_SETTING   /* solver or stabilization setting (index: SbSetting) */
+    SB_VAR_SETTING,  /* solver or stabilization setting (index: SbSetting) */
+    SB_VAR_EVENT     /* event indicator of a unilateral contact (index: the contact) */
 } SbVarKind;
 
 /* FMI types of variables (SB_TYPE_ENUM: an integer code, FMI 2 Integer / FMI 3 Int64). */
@@ -82,6 +83,9 @@ typedef struct {
     const char *const *coordinate_names;
     const char *const *constraint_names;   /* rows of D */
     const char *const *init_names;         /* rows of Phi_init */
+    int nk;                                /* unilateral contacts (sb_contacts; sb_events.c) */
+    const char *const *contact_names;
+    int nsw;                               /* switching functions of the loads (sb_switches) */
 } SbModel;
 
 extern const SbModel sb_model;
@@ -177,8 +181,17 @@ void sb_D_beta(const SbPoint *in, double *D, double *beta);
 /* [Phi_init_q | Phi_init]: assembly of the initial configuration (ninit rows). */
 void sb_Phi_init(const SbPoint *in, double *Phi_init_q, double *Phi_init);
 
-/* User outputs (ny); may use ddq and lam. */
+/* User outputs (ny); may use ddq and lam (nc multipliers, then the nk contact forces). */
 void sb_outputs(const SbPoint *in, double *y);
+
+/* [gap | gap_q | gap_beta | gap_gamma | restitution]: unilateral contacts (nk): gaps g >= 0, their Jacobian
+   rows (nk x nq), g_q dq - gap_beta the gap rates, g_q ddq - gap_gamma the gap accelerations, Newton's
+   coefficients of restitution. */
+void sb_contacts(const SbPoint *in, double *gap, double *gap_q, double *gap_beta, double *gap_gamma,
+                 double *restitution);
+
+/* Switching functions of the loads (nsw): the arguments of Abs and sign in delta, whose zeros are events. */
+void sb_switches(const SbPoint *in, double *sw);
 
 /* Exact Jacobians of the residual R = [M ddq + D^T lam - delta; D ddq - gamma] ((nq + nc) rows) with respect
    to q (nq columns), dq (nq), u (nu) and t (1), at the given ddq and lam. */

@@ -175,12 +175,12 @@ def test_unilateral_simulation_errors():
         simulate(eq, 1.0, q0=[-0.1])
 
 
-def test_fmu_export_refuses_contacts():
-    from symbody.errors import ExportError
+def test_fmu_export_accepts_contacts():
+    """FMUs handle the events of contacts (tests/fmu/test_fmu_events.py checks them against exact solutions)."""
     from symbody.fmu.spec import FmuSpec
 
-    with pytest.raises(ExportError, match="unilateral contacts"):
-        FmuSpec(ball().derive())
+    spec = FmuSpec(ball().derive(), fmi_version=3, kind="both")
+    assert [v.name for v in spec.variables if v.kind == "event"] == ["floor.indicator"]
 
 
 def test_slack_rope_opens_where_the_tension_vanishes_then_flies_a_parabola():

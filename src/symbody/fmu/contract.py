@@ -271,7 +271,19 @@ BLOCKS = (
         ("Phi_init_q", "Phi_init"),
         "[Phi_init_q | Phi_init]: assembly of the initial configuration (ninit rows).",
     ),
-    Block("outputs", ("y",), "User outputs (ny); may use ddq and lam."),
+    Block("outputs", ("y",), "User outputs (ny); may use ddq and lam (nc multipliers, then the nk contact forces)."),
+    Block(
+        "contacts",
+        ("gap", "gap_q", "gap_beta", "gap_gamma", "restitution"),
+        "[gap | gap_q | gap_beta | gap_gamma | restitution]: unilateral contacts (nk): gaps g >= 0, their Jacobian "
+        "rows (nk x nq), g_q dq - gap_beta the gap rates, g_q ddq - gap_gamma the gap accelerations, Newton's "
+        "coefficients of restitution.",
+    ),
+    Block(
+        "switches",
+        ("sw",),
+        "Switching functions of the loads (nsw): the arguments of Abs and sign in delta, whose zeros are events.",
+    ),
     Block(
         "residual_jacobians",
         ("R_q", "R_dq", "R_u", "R_t"),
@@ -364,7 +376,13 @@ def c_contract() -> str:
     for b in BLOCKS:
         out.append("")
         out += _comment(b.comment)
-        out += textwrap.wrap(b.prototype(), 116, subsequent_indent=" " * (len(b.c_name) + 6), break_long_words=False)
+        wrapped = textwrap.wrap(  # never between a type and its argument ("double *x" held by a no-break space)
+            b.prototype().replace(" *", "\xa0*"),
+            116,
+            subsequent_indent=" " * (len(b.c_name) + 6),
+            break_long_words=False,
+        )
+        out += [line.replace("\xa0", " ") for line in wrapped]
     out += ["", END]
     return "\n".join(out) + "\n"
 

@@ -140,13 +140,17 @@ def _root(spec, tag_attrs: dict[str, str]) -> ET.Element:
 
 def _fmi2(spec, native: bool = True) -> bytes:
     root = _root(spec, {"fmiVersion": "2.0", "guid": spec.token})
-    root.set("numberOfEventIndicators", "0")
+    nk = len(getattr(spec.eq, "contacts", ()))
+    nz = nk + len(getattr(spec.eq, "switches", ()))
+    root.set("numberOfEventIndicators", str(nz) if spec.has_me else "0")  # contacts and switches (sb_events.c)
     flag = "true" if native else "false"
     common = {
         "modelIdentifier": spec.model_identifier,
         "canGetAndSetFMUstate": flag,
         "canSerializeFMUstate": flag,
-        "providesDirectionalDerivative": "true" if native and spec.provides_directional_derivatives else "false",
+        "providesDirectionalDerivative": "true"
+        if native and spec.provides_directional_derivatives and not nk
+        else "false",  # (not through contact forces)
         "canNotUseMemoryManagementFunctions": "true",
     }
     if not native:
@@ -191,11 +195,12 @@ def _fmi2(spec, native: bool = True) -> bytes:
 
 def _fmi3(spec) -> bytes:
     root = _root(spec, {"fmiVersion": "3.0", "instantiationToken": spec.token})
+    nk = len(getattr(spec.eq, "contacts", ()))
     common = {
         "modelIdentifier": spec.model_identifier,
         "canGetAndSetFMUState": "true",
         "canSerializeFMUState": "true",
-        "providesDirectionalDerivatives": "true" if spec.provides_directional_derivatives else "false",
+        "providesDirectionalDerivatives": "true" if spec.provides_directional_derivatives and not nk else "false",
     }
     for iface in spec.interfaces:
         attrs = dict(common)
@@ -229,6 +234,9 @@ def _fmi3(spec) -> bytes:
             )
     for v in spec.initial_unknowns:
         ET.SubElement(ms, "InitialUnknown", valueReference=str(v.vr), dependencies=_deps(spec, spec.init_deps(v), 3))
+    for v in spec.variables:  # the unilateral contacts and the switching functions (sb_events.c)
+        if v.kind == "event":
+            ET.SubElement(ms, "EventIndicator", valueReference=str(v.vr))
     return _pretty(root)
 
 

@@ -47,6 +47,7 @@ _KIND = {
     "p": "SB_VAR_P",
     "y": "SB_VAR_Y",
     "setting": "SB_VAR_SETTING",
+    "event": "SB_VAR_EVENT",
 }
 #: Generated files hold about this many characters of functions: longer code goes on in model_<k>.c.
 SEPARATE_FILE_CHARS = 40_000
@@ -152,6 +153,8 @@ class ModelSource:
         ):
             for i, s in enumerate(syms):
                 src[s] = f"_in->{vec}[{i}]"
+        for i, c in enumerate(getattr(eq, "contacts", ())):  # the contact forces follow the multipliers
+            src[c.force] = f"_in->lam[{eq.nc + i}]"
         return src
 
     # -- file parts ------------------------------------------------------------
@@ -211,6 +214,9 @@ class ModelSource:
         )
         out.append(_array("const char *const", "coordinate_names", [c_string(c.name) for c in eq.coordinates]))
         out.append(_array("const char *const", "constraint_names", [c_string(r.name) for r in eq.constraint_rows]))
+        out.append(
+            _array("const char *const", "contact_names", [c_string(c.name) for c in getattr(eq, "contacts", ())])
+        )
         init_names = [r.name for r in eq.constraint_rows[: eq.nh]] + [r.name for r in eq.initial_rows]
         out.append(_array("const char *const", "init_names", [c_string(n) for n in init_names]))
         me = int(self.kind in ("me", "both"))
@@ -225,7 +231,9 @@ class ModelSource:
             f"    .nvars = {len(self.variables)},\n    .variables = variables,\n"
             "    .q0 = q0,\n    .dq0 = dq0,\n    .u0 = u0,\n    .p0 = p0,\n    .settings0 = settings0,\n"
             "    .init_fix = init_fix,\n    .coordinate_names = coordinate_names,\n"
-            "    .constraint_names = constraint_names,\n    .init_names = init_names,\n};\n\n"
+            "    .constraint_names = constraint_names,\n    .init_names = init_names,\n"
+            f"    .nk = {len(getattr(eq, 'contacts', ()))},\n    .contact_names = contact_names,\n"
+            f"    .nsw = {len(getattr(eq, 'switches', ()))},\n}};\n\n"
         )
         return "".join(out)
 
@@ -256,6 +264,26 @@ class ModelSource:
         size = len(rows) * ncol
         zero = [(array, size)] if len(asg) < size else []
         return CBlock(name, what, asg, zero)
+
+    def _contacts(self) -> list[str]:
+        """``sb_contacts``: the blocks of the unilateral contacts (:mod:`symbody.model.contacts`)."""
+        eq = self.eq
+        contacts = list(getattr(eq, "contacts", ()))
+        names = [c.name for c in contacts]
+        qn = [c.name for c in eq.coordinates]
+        return self._fn(
+            "contacts",
+            [
+                self._vector("_gap", [c.gap for c in contacts], names, "gap", "gaps, kept >= 0"),
+                self._matrix("_gap_q", [list(c.gap_q) for c in contacts], names, qn, "gap_q", "gap Jacobian rows"),
+                self._vector("_gap_beta", [c.beta for c in contacts], names, "gap_beta", "gap rate g_q dq - gap_beta"),
+                self._vector("_gap_gamma", [c.gamma for c in contacts], names, "gap_gamma", "g_q ddq = gap_gamma"),
+                self._vector(
+                    "_restitution", [c.restitution for c in contacts], names, "restitution", "Newton's coefficients"
+                ),
+            ],
+            "[gap | gap_q | gap_beta | gap_gamma | restitution]: unilateral contacts",
+        )
 
     def _functions(self) -> list[str]:
         eq, jac = self.eq, self.jacobians
@@ -328,6 +356,15 @@ class ModelSource:
                 "outputs",
                 [self._vector("_y", [o.expr for o in eq.outputs], yn, "y", "user outputs")],
                 "user outputs",
+            )
+        )
+        parts.extend(self._contacts())
+        switches = list(getattr(eq, "switches", ()))
+        parts.extend(
+            self._fn(
+                "switches",
+                [self._vector("_sw", switches, [f"switch {k}" for k in range(len(switches))], "sw", "zeros")],
+                "switching functions of the loads (arguments of Abs and sign in delta)",
             )
         )
         if self.jacobian_mode == "exact":

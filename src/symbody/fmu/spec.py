@@ -41,6 +41,8 @@ GENERIC_SOURCES = (
     "sb_singular.c",
     "sb_ltdl.c",
     "sb_tangents.c",
+    "sb_events.c",
+    "sb_events_cs.c",
 )
 GENERIC_HEADERS = (
     "symbody_model.h",
@@ -51,6 +53,7 @@ GENERIC_HEADERS = (
     "sb_linalg.h",
     "sb_ltdl.h",
     "sb_tangents.h",
+    "sb_events.h",
 )
 
 
@@ -85,6 +88,21 @@ def model_identifier(name: str) -> str:
     return base
 
 
+def check_events(eq, fmi_version: int, kind: str) -> None:
+    """Refuse the models whose events this FMU kind does not handle (an FMU without their events would let
+    bodies pass through each other): stick-slip friction.
+
+    Raises:
+        ExportError: naming the friction elements or contacts and what is supported.
+    """
+    frictions = [f.name for f in getattr(eq, "frictions", ())]
+    if frictions:
+        raise ExportError(
+            f"model {eq.name!r} has stick-slip friction ({', '.join(frictions)}): FMU export does not handle its "
+            "stick and slip events yet; simulate it with symbody.numeric.simulate"
+        )
+
+
 class FmuSpec:
     """The definition of one FMU (see module docstring).
 
@@ -104,12 +122,7 @@ class FmuSpec:
             raise ExportError(f"unsupported FMI version {fmi_version!r}: use 2 or 3")
         if kind not in KINDS:
             raise ExportError(f"unknown FMU kind {kind!r}: use one of {', '.join(KINDS)}")
-        events = [c.name for c in getattr(eq, "contacts", ())] + [f.name for f in getattr(eq, "frictions", ())]
-        if events:  # an FMU without their events would let the bodies pass through each other
-            raise ExportError(
-                f"model {eq.name!r} has unilateral contacts or stick-slip friction ({', '.join(events)}): FMU export "
-                "does not handle their events yet; simulate it with symbody.numeric.simulate"
-            )
+        check_events(eq, fmi_version, kind)
         self.eq = eq
         self.fmi_version = fmi_version
         self.kind = kind

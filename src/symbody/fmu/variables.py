@@ -8,7 +8,8 @@ dotted names (``solver.method``, ``baumgarte.alpha``), which no model name can
 take; they come from the runtime contract (:mod:`symbody.fmu.contract`).
 Value references are the positions in :func:`fmu_variables`' list, in this
 order: ``time``, positions, velocities, accelerations, inputs, parameters,
-outputs, settings -- the same for FMI 2 and FMI 3, for the C and the Python
+outputs, settings, event indicators (Model Exchange: unilateral contacts, switching functions) -- the same
+for FMI 2 and FMI 3, for the C and the Python
 backends.
 
 Example:
@@ -51,7 +52,7 @@ KINDS = ("cs", "me", "both")
 class FmuVariable:
     """One FMU variable.
 
-    ``kind`` is ``time``, ``q``, ``dq``, ``ddq``, ``u``, ``p``, ``y`` or ``setting``;
+    ``kind`` is ``time``, ``q``, ``dq``, ``ddq``, ``u``, ``p``, ``y``, ``setting`` or ``event`` (an event indicator);
     ``index`` its position in that vector (for settings: the SbSetting index).
     ``derivative`` is the value reference of the state this variable is the
     derivative of (Model Exchange only).
@@ -221,6 +222,32 @@ def fmu_variables(eq, kind: str) -> list[FmuVariable]:
             min=s.min,
             max=s.max,
         )
+    if me:  # the event indicators of the unilateral contacts (FMI 3 refers to them by value reference)
+        for i, c in enumerate(getattr(eq, "contacts", ())):
+            add(
+                name=f"{c.name}.indicator",
+                kind="event",
+                index=i,
+                type="Real",
+                causality="local",
+                variability="continuous",
+                initial="calculated",
+                start=None,
+                description=f"event indicator of contact {c.name}: its gap while open, its force while closed",
+            )
+        nk = len(getattr(eq, "contacts", ()))
+        for k, e in enumerate(getattr(eq, "switches", ())):
+            add(
+                name=f"switch{k}.indicator",
+                kind="event",
+                index=nk + k,
+                type="Real",
+                causality="local",
+                variability="continuous",
+                initial="calculated",
+                start=None,
+                description=f"switching function of the loads: {e}"[:200],
+            )
     names: dict[str, FmuVariable] = {}
     for v in out:
         if v.name in names:

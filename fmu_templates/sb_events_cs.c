@@ -1,0 +1,186 @@
+/*
+ * sb_events_cs.c -- events of unilateral contacts inside a Co-Simulation step (sb_events.c has the
+ * laws).  The communication step is integrated in chunks of one internal step of the embedded solver
+ * (rk4: solver.step; dopri5, rosenbrock23: the step size they propose).  After each chunk the event
+ * functions are checked: the gap of each open contact, the force of each closed one.  A function that
+ * was positive at the start of the chunk and is not at its end marks an event: its time is found by the
+ * Illinois variant of regula falsi (M. Dowell and P. Jarratt, "A modified regula falsi method for
+ * computing the root of an equation", BIT 11, 1971) on the state re-integrated from the start of the
+ * chunk, the event is resolved there (impacts, new modes) and the integration continues to the
+ * communication point.  An open contact that has just left zero gap does not count its root at the
+ * start of the chunk: when it separates, its gap divided by the time since the start is watched (its
+ * limit there is the gap rate); when it leaves tangentially, the gap is watched for reaching
+ * -SB_GAP_TOL / 2 below its start.  A gap that dips below zero and back within one chunk is not seen
+ * (as in any step-end sign test).  The switching functions of the loads (kinks and jumps of forces) are
+ * located the same way, crossing zero in either direction, and the integration restarts there (the
+ * generated code evaluates sign() as it stands, so the last stage of a fixed rk4 step ending at a kink
+ * may still see the other side: an error of the order of the step times the jump remains there).
+ */
+#include <float.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sb_events.h"
+#include "sb_internal.h"
+#include "sb_solver.h"
+
+#define SB_MAX_EVENTS 100000L /* events in one communication step: more is an accumulation not ended */
+#define SB_ROOT_ITERATIONS 200
+
+typedef struct {
+    int nk, nz;       /* contacts; contacts and switching functions */
+    double *S0;       /* the instance state at the start of the chunk */
+    double ta;        /* start of the chunk */
+    double *z, *off;  /* event functions; offsets of the contacts leaving zero gap tangentially, for the
+                         switching functions the side (+1, -1) they start on */
+    double *rate;     /* gap rates at the start of the chunk */
+    int *watched;     /* positive at the start of the chunk */
+    int *divided;     /* separating from zero gap: the gap divided by the time since ta is watched */
+} SbWatch;
+
+/* The smallest watched event function at the current state and time t (INFINITY: none watched). */
+static SbStatus smallest(SbInstance *inst, SbWatch *w, double t, double *phi)
+{
+    *inst->state.time = t;
+    sb_changed(inst);
+    SbStatus s = sb_event_indicators(inst, "DoStep", w->z, (size_t)w->nz);
+    if (s != SB_OK) return s;
+    *phi = INFINITY;
+    for (int i = 0; i < w->nz; ++i) {
+        if (!w->watched[i]) continue;
+        double v = w->z[i] + w->off[i];
+        if (i >= w->nk) v = w->off[i] * w->z[i];
+        else if (w->divided[i]) v = t > w->ta ? w->z[i] / (t - w->ta) : w->rate[i];
+        *phi = fmin(*phi, v);
+    }
+    return SB_OK;
+}
+
+/* The state at tau, integrated from the start of the chunk at ta, and the smallest watched function. */
+static SbStatus reach(SbInstance *inst, SbWatch *w, double ta, double tau, double *phi)
+{
+    memcpy(inst->state.S, w->S0, (size_t)inst->state.nS * sizeof(double));
+    sb_changed(inst);
+    if (tau > ta) {
+        SbStatus s = sb_integrate(inst, ta, tau);
+        if (s != SB_OK) return s;
+    }
+    return smallest(inst, w, tau, phi);
+}
+
+/* The length of the next chunk from t: one internal step of the solver. */
+static double chunk(const SbInstance *inst, double t0, double tend)
+{
+    if ((int)inst->state.set[SB_SET_METHOD] == SB_METHOD_RK4) return inst->state.set[SB_SET_STEP];
+    double h = *inst->state.h_next > 0.0 ? *inst->state.h_next : (tend - t0) / 64.0;
+    const double hmax = inst->state.set[SB_SET_MAX_STEP];
+    return hmax > 0.0 ? fmin(h, hmax) : h;
+}
+
+/* The time in (a, b] where the smallest watched function, positive at a (fa) and not at b (fb), reaches
+   zero (to a few ulps); leaves the state there (the side where it is not positive). */
+static SbStatus locate(SbInstance *inst, SbWatch *w, double a, double fa, double b, double fb, double *te)
+{
+    const double ta = a;
+    int side = 0;
+    SbStatus s;
+    for (int it = 0; it < SB_ROOT_ITERATIONS && b - a > 4.0 * DBL_EPSILON * fmax(1.0, fabs(b)); ++it) {
+        double c = (a * fb - b * fa) / (fb - fa);
+        if (!(c > a && c < b) || it % 8 == 7) c = 0.5 * (a + b); /* a bisection now and then bounds the worst case */
+        double fc;
+        if ((s = reach(inst, w, ta, c, &fc)) != SB_OK) return s;
+        if (fc > 0.0) {
+            a = c;
+            fa = fc;
+            if (side == -1) fb *= 0.5;
+            side = -1;
+        } else {
+            b = c;
+            fb = fc;
+            if (side == 1) fa *= 0.5;
+            side = 1;
+        }
+    }
+    /* the state at b through the one at a: the solver's stages from ta to a all lie before the event, and
+       the last bit, from a to b, is a few ulps of time (a step straddling a kink of the forces would carry
+       an error of the order of its length) */
+    double fend;
+    if ((s = reach(inst, w, ta, a, &fend)) != SB_OK) return s;
+    if (b > a && (s = sb_integrate(inst, a, b)) != SB_OK) return s;
+    if ((s = smallest(inst, w, b, &fend)) != SB_OK) return s;
+    *te = b;
+    return SB_OK;
+}
+
+static SbStatus integrate(SbInstance *inst, SbWatch *w, double t0, double tend)
+{
+    const int k = w->nk, nz = w->nz;
+    double t = t0;
+    long events = 0;
+    int changed;
+    *inst->state.time = t0;
+    sb_changed(inst);
+    SbStatus s = sb_events_resolve(inst, "DoStep", &changed); /* the modes at the start */
+    while (s == SB_OK && t < tend) {
+        const double h = chunk(inst, t0, tend);
+        const double tb = tend - t <= h * (1.0 + 1e-12) ? tend : t + h;
+        double fa, fb, te;
+        *inst->state.time = t;
+        sb_changed(inst);
+        if ((s = sb_event_indicators(inst, "DoStep", w->z, (size_t)nz)) != SB_OK) return s;
+        if (k > 0) sb_contact_rates(inst, w->rate);
+        w->ta = t;
+        for (int i = 0; i < k; ++i) {
+            const int leaving = inst->state.closed[i] == 0.0 && fabs(w->z[i]) <= SB_GAP_TOL;
+            w->divided[i] = leaving && w->rate[i] > SB_REST_VELOCITY;
+            w->off[i] = leaving && !w->divided[i] ? 0.5 * SB_GAP_TOL - fmin(w->z[i], 0.0) : 0.0;
+            w->watched[i] = w->divided[i] || w->z[i] + w->off[i] > 0.0;
+        }
+        for (int j = k; j < nz; ++j) { /* a switching function exactly at zero is watched from the next chunk */
+            w->off[j] = (double)((w->z[j] > 0.0) - (w->z[j] < 0.0));
+            w->watched[j] = w->off[j] != 0.0;
+            w->divided[j] = 0;
+        }
+        if ((s = smallest(inst, w, t, &fa)) != SB_OK) return s;
+        memcpy(w->S0, inst->state.S, (size_t)inst->state.nS * sizeof(double));
+        if ((s = sb_integrate(inst, t, tb)) != SB_OK) return s;
+        if ((s = smallest(inst, w, tb, &fb)) != SB_OK) return s;
+        if (fb > 0.0) {
+            t = tb;
+            continue;
+        }
+        if ((s = locate(inst, w, t, fa, tb, fb, &te)) != SB_OK) return s;
+        if (++events > SB_MAX_EVENTS)
+            return sb_problem(inst, SB_DISCARD, "more than %ld events in the step (t = %.17g): impacts accumulate",
+                              SB_MAX_EVENTS, te);
+        *inst->state.time = te;
+        sb_changed(inst);
+        s = sb_events_resolve(inst, "DoStep", &changed);
+        t = te;
+    }
+    return s;
+}
+
+SbStatus sb_events_integrate(SbInstance *inst, double t0, double tend)
+{
+    SbWatch w;
+    const int k = inst->m->nk, nz = k + inst->m->nsw + 1; /* (+1: no zero-size buffers) */
+    w.nk = k;
+    w.nz = k + inst->m->nsw;
+    w.S0 = malloc((size_t)inst->state.nS * sizeof(double));
+    w.z = malloc((size_t)nz * sizeof(double));
+    w.off = malloc((size_t)nz * sizeof(double));
+    w.rate = malloc((size_t)nz * sizeof(double));
+    w.watched = malloc((size_t)nz * sizeof(int));
+    w.divided = malloc((size_t)nz * sizeof(int));
+    w.ta = t0;
+    SbStatus s = w.S0 && w.z && w.off && w.rate && w.watched && w.divided ? integrate(inst, &w, t0, tend)
+                                                   : sb_problem(inst, SB_ERROR, "out of memory");
+    free(w.S0);
+    free(w.z);
+    free(w.off);
+    free(w.rate);
+    free(w.watched);
+    free(w.divided);
+    return s;
+}
