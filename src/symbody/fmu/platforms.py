@@ -4,13 +4,13 @@ Every FMU is compiled for the machine it is exported on (``x86_64-linux``,
 the FMI 2 folder ``linux64``) with the system C compiler, and cross-compiled
 for the other platforms whose cross compiler is installed:
 
-=================  ===============  ===========================  =============================
-FMI 3 platform     FMI 2 folder     compiler                     Debian package
-=================  ===============  ===========================  =============================
-``x86_64-linux``   ``linux64``      the system C compiler        ``gcc``
-``x86_64-windows`` ``win64``        ``x86_64-w64-mingw32-gcc``   ``gcc-mingw-w64-x86-64``
-``aarch64-linux``  (none)           ``aarch64-linux-gnu-gcc``    ``gcc-aarch64-linux-gnu``
-=================  ===============  ===========================  =============================
+==================  ===============  ===========================  =============================
+FMI 3 platform      FMI 2 folder     compiler                     Debian package
+==================  ===============  ===========================  =============================
+``x86_64-linux``    ``linux64``      the system C compiler        ``gcc``
+``x86_64-windows``  ``win64``        ``x86_64-w64-mingw32-gcc``   ``gcc-mingw-w64-x86-64``
+``aarch64-linux``   (none)           ``aarch64-linux-gnu-gcc``    ``gcc-aarch64-linux-gnu``
+==================  ===============  ===========================  =============================
 
 The environment variable ``SYMBODY_PLATFORMS`` (a comma-separated list, as
 ``--platforms``) replaces that default when an export names no platforms, e.g.

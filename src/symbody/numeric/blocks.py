@@ -4,22 +4,22 @@ Linearization, static equilibrium and inverse dynamics use exact Jacobians,
 built once per model with the public symbolic API (``eq.jacobian``) and
 compiled together with the standard blocks by ``symbody.codegen.evaluators.evaluator(eq, ..., extra=...)``:
 
-========== ===================================== =========
-name       expression                            shape
-========== ===================================== =========
-delta_q    d delta / d q                         n x n
-delta_dq   d delta / d dq                        n x n
-delta_u    d delta / d u                         n x nu
-Mddq_q     d (M ddq) / d q                       n x n
-DTlam_q    d (D^T lam) / d q                     n x n
-PhiTlam_q  d (Phi_q^T lam_h) / d q               n x n
-Phi_init_qq  second derivatives of the initial rows  ni x n x n
-Ddq_q      d (D dq - beta) / d q                 nc x n
-Dddq_q     d (D ddq) / d q                       nc x n
-gamma_q    d gamma / d q                         nc x n
-gamma_dq   d gamma / d dq                        nc x n
-y_q ...    d outputs / d (q, dq, ddq, lam, u)    ny x ...
-========== ===================================== =========
+=========== ====================================== ==========
+name        expression                             shape
+=========== ====================================== ==========
+delta_q     d delta / d q                          n x n
+delta_dq    d delta / d dq                         n x n
+delta_u     d delta / d u                          n x nu
+Mddq_q      d (M ddq) / d q                        n x n
+DTlam_q     d (D^T lam) / d q                      n x n
+PhiTlam_q   d (Phi_q^T lam_h) / d q                n x n
+Phi_init_qq second derivatives of the initial rows ni x n x n
+Ddq_q       d (D dq - beta) / d q                  nc x n
+Dddq_q      d (D ddq) / d q                        nc x n
+gamma_q     d gamma / d q                          nc x n
+gamma_dq    d gamma / d dq                         nc x n
+y_q ...     d outputs / d (q, dq, ddq, lam, u)     ny x ...
+=========== ====================================== ==========
 
 ``ddq`` and ``lam`` are symbols here: evaluate with the ``ddq=`` and ``lam=``
 arguments of the compiled function.

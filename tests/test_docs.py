@@ -1,0 +1,74 @@
+"""The documentation does not rot: its Python blocks run and its API reference covers the package.
+
+* Every ```` ```python ```` block of ``docs/getting-started.md`` and ``docs/guide/*.md`` runs, the
+  blocks of one page in order in one namespace (a page's later blocks use what its earlier ones
+  define), in a temporary folder so that files they write land there.  A block that only shows a
+  fragment is marked by the MyST comment line ``% not run`` right above it.
+* Every public module of ``symbody`` is documented by exactly one ``automodule`` of ``docs/api``
+  (Sphinx itself does not notice a module left out).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+PACKAGE = ROOT / "src" / "symbody"
+PAGES = [DOCS / "getting-started.md", *sorted((DOCS / "guide").glob("*.md"))]
+
+
+def python_blocks(text: str) -> list[str]:
+    """The ```` ```python ```` blocks of a MyST page, without those marked ``% not run``."""
+    blocks = []
+    for match in re.finditer(r"```python\n(.*?)^```$", text, re.M | re.S):
+        line_before = text[: match.start()].rstrip("\n").rsplit("\n", 1)[-1]
+        if line_before.strip() != "% not run":
+            blocks.append(match.group(1))
+    return blocks
+
+
+def test_python_blocks_are_found_and_markers_respected():
+    page = "text\n\n```python\nx = 1\n```\n\n% not run\n```python\nfragment(\n```\n\n```python\ny = x\n```\n"
+    assert python_blocks(page) == ["x = 1\n", "y = x\n"]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_guide_python_blocks_run(page, tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib").use("Agg")
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {"__name__": "docs_page"}
+    for number, code in enumerate(python_blocks(page.read_text(encoding="utf-8")), 1):
+        try:
+            exec(compile(code, f"{page.name}, python block {number}", "exec"), namespace)
+        except Exception as exc:  # name the page and block, keep the traceback
+            raise AssertionError(f"{page.relative_to(ROOT)}: python block {number} fails: {exc!r}") from exc
+
+
+def public_modules() -> list[str]:
+    """``symbody``, ``symbody.fmu``, ``symbody.fmu.build``, ...: every module without a private part."""
+    names = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        if not any(part.startswith("_") for part in parts):
+            names.append(".".join(parts))
+    return names
+
+
+def test_every_public_module_is_in_the_api_reference_once():
+    documented = Counter(
+        name
+        for page in (DOCS / "api").glob("*.rst")
+        for name in re.findall(r"^\.\. automodule:: (\S+)", page.read_text(encoding="utf-8"), re.M)
+    )
+    modules = public_modules()
+    assert "symbody.fmu.contract" in modules and "symbody" in modules
+    assert [m for m in modules if m not in documented] == [], "modules missing from docs/api"
+    assert [m for m, n in documented.items() if n > 1] == [], "modules documented twice"
+    assert [m for m in documented if m not in modules] == [], "docs/api names modules that do not exist"
