@@ -14,6 +14,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
+import matplotlib
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,7 +40,7 @@ def test_python_blocks_are_found_and_markers_respected():
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
 def test_guide_python_blocks_run(page, tmp_path, monkeypatch):
-    pytest.importorskip("matplotlib").use("Agg")
+    matplotlib.use("Agg")  # the animation guide writes a GIF
     monkeypatch.chdir(tmp_path)
     namespace: dict = {"__name__": "docs_page"}
     for number, code in enumerate(python_blocks(page.read_text(encoding="utf-8")), 1):

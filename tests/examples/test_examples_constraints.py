@@ -96,7 +96,7 @@ def test_four_bar_constraints():
 # ---------------------------------------------------------------------------
 # double pendulum, natural coordinates (Problemas dinámicos eqs. 130-132)
 # ---------------------------------------------------------------------------
-def test_double_pendulum_natural_constraints_match_seed_002():
+def test_double_pendulum_natural_constraints_match_dynamics_chapter():
     eq = example("double_pendulum_square_disc", coordinates="natural").derive()
     assert (eq.nq, eq.nh, eq.dof) == (4, 2, 2)
     nm = NumericModel(eq)

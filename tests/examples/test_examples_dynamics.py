@@ -153,8 +153,10 @@ def test_double_pendulum_relative_matches_kane():
     )
 
 
-def test_double_pendulum_natural_matches_seed_002():
-    """Seed 002 eq. (68): M = m [[25/24, 0, 1/8, 0], ...], constant; eq. (73): Q = -m g / 2 (1, 2, 0, 1)."""
+def test_double_pendulum_natural_matches_dynamics_chapter():
+    """The square-and-disc double pendulum of "Capítulo 3: Problemas dinámicos" (docs/references.md) in
+    natural coordinates, eq. (68): M = m [[25/24, 0, 1/8, 0], ...], constant; eq. (73): Q = -m g / 2 (1, 2, 0, 1).
+    """
     eq = example("double_pendulum_square_disc", coordinates="natural").derive()
 
     def reference(q, dq, p, u):

@@ -1,1 +1,1 @@
-"""Code generation: export planning and optimization, Python and C emitters."""
+"""Code generation: the C and Python (numpy) emitters, compiled evaluators and operation counts."""

@@ -1,1 +1,1 @@
-"""Symbolic core: the atom table, calculus on atoms, kinematics and dynamics."""
+"""Symbolic core: the atom table, calculus on atoms, evaluation, printing, and the export plan and optimizer."""
