@@ -1,9 +1,10 @@
 """The documentation does not rot: its Python blocks run and its API reference covers the package.
 
-* Every ```` ```python ```` block of ``docs/getting-started.md`` and ``docs/guide/*.md`` runs, the
+* Every ```` ```python ```` block of ``README.md``, ``docs/getting-started.md`` and ``docs/guide/*.md`` runs, the
   blocks of one page in order in one namespace (a page's later blocks use what its earlier ones
   define), in a temporary folder so that files they write land there.  A block that only shows a
-  fragment is marked by the MyST comment line ``% not run`` right above it.
+  fragment is marked by a comment line right above it: ``% not run`` (MyST) or ``<!-- not run ... -->``
+  (the README).
 * Every public module of ``symbody`` is documented by exactly one ``automodule`` of ``docs/api``
   (Sphinx itself does not notice a module left out).
 """
@@ -20,15 +21,15 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 PACKAGE = ROOT / "src" / "symbody"
-PAGES = [DOCS / "getting-started.md", *sorted((DOCS / "guide").glob("*.md"))]
+PAGES = [ROOT / "README.md", DOCS / "getting-started.md", *sorted((DOCS / "guide").glob("*.md"))]
 
 
 def python_blocks(text: str) -> list[str]:
-    """The ```` ```python ```` blocks of a MyST page, without those marked ``% not run``."""
+    """The ```` ```python ```` blocks of a Markdown page, without those marked as not run."""
     blocks = []
     for match in re.finditer(r"```python\n(.*?)^```$", text, re.M | re.S):
         line_before = text[: match.start()].rstrip("\n").rsplit("\n", 1)[-1]
-        if line_before.strip() != "% not run":
+        if not (line_before.strip() == "% not run" or line_before.startswith("<!-- not run")):
             blocks.append(match.group(1))
     return blocks
 
@@ -36,6 +37,7 @@ def python_blocks(text: str) -> list[str]:
 def test_python_blocks_are_found_and_markers_respected():
     page = "text\n\n```python\nx = 1\n```\n\n% not run\n```python\nfragment(\n```\n\n```python\ny = x\n```\n"
     assert python_blocks(page) == ["x = 1\n", "y = x\n"]
+    assert python_blocks("<!-- not run: a fragment -->\n```python\nfragment(\n```\n") == []
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
