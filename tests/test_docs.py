@@ -75,3 +75,25 @@ def test_every_public_module_is_in_the_api_reference_once():
     assert [m for m in modules if m not in documented] == [], "modules missing from docs/api"
     assert [m for m, n in documented.items() if n > 1] == [], "modules documented twice"
     assert [m for m in documented if m not in modules] == [], "docs/api names modules that do not exist"
+
+
+def test_readme_synopsis_names_every_cli_option():
+    """The README's "Command line" block lists every subcommand and every option ``--help`` shows."""
+    from symbody.cli import build_parser
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    synopsis = text.split("## Command line", 1)[1].split("```", 2)[1]
+    parser = build_parser()
+    (subparsers,) = [a for a in parser._actions if a.choices and isinstance(a.choices, dict)]
+    missing = []
+    for command, sub in subparsers.choices.items():
+        lines = [line for line in synopsis.splitlines() if line.split()[:2] == ["symbody", command]]
+        assert lines, f"README synopsis lacks `symbody {command}`"
+        start = synopsis.index(lines[0])
+        following = re.search(r"\nsymbody ", synopsis[start + 1 :])
+        block = synopsis[start : start + 1 + following.start()] if following else synopsis[start:]
+        for action in sub._actions:
+            options = [o for o in action.option_strings if o not in ("-h", "--help", "--debug")]
+            if options and not any(re.search(rf"(?<![\w-]){re.escape(o)}(?![\w-])", block) for o in options):
+                missing.append(f"{command} {options[0]}")
+    assert missing == [], "options missing from the README's command-line synopsis"
