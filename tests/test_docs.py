@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from collections import Counter
 from pathlib import Path
@@ -72,9 +73,29 @@ def test_every_public_module_is_in_the_api_reference_once():
     )
     modules = public_modules()
     assert "symbody.fmu.contract" in modules and "symbody" in modules
-    assert [m for m in modules if m not in documented] == [], "modules missing from docs/api"
-    assert [m for m, n in documented.items() if n > 1] == [], "modules documented twice"
-    assert [m for m in documented if m not in modules] == [], "docs/api names modules that do not exist"
+    missing = [m for m in modules if m not in documented]
+    assert not missing, f"modules missing from docs/api: {missing}"
+    twice = [m for m, n in documented.items() if n > 1]
+    assert not twice, f"modules documented twice in docs/api: {twice}"
+    unknown = [m for m in documented if m not in modules]
+    assert not unknown, f"docs/api names modules that do not exist: {unknown}"
+
+
+def test_architecture_guide_ranks_the_layers_as_the_layer_test_does():
+    """Each row of the guide's layer table names the packages ``tests/test_layers.py`` gives its rank."""
+    path = next((ROOT / "tests").rglob("test_layers.py"))
+    spec = importlib.util.spec_from_file_location("layer_table", path)
+    assert spec is not None and spec.loader is not None
+    layers = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(layers)
+    RANK = layers.RANK
+    text = (DOCS / "guide" / "architecture.md").read_text(encoding="utf-8")
+    rows = {int(m[1]): m[2] for m in re.finditer(r"^\| (\d+) \| [^|]+ \| (.*) \|$", text, re.M)}
+    assert sorted(rows) == sorted(set(RANK.values()))
+    wrong = [
+        (layer, rank) for layer, rank in RANK.items() if not re.search(rf"`{re.escape(layer)}(/|\.py)", rows[rank])
+    ]
+    assert not wrong, f"layers the guide's table puts in another row than tests/test_layers.py: {wrong}"
 
 
 def test_readme_synopsis_names_every_cli_option():
