@@ -197,11 +197,13 @@ def test_ltdl_names_a_pivot_that_is_not_positive(linalg):
 def runtime_library(eq, folder: Path, dense: bool) -> ctypes.CDLL:
     """model.c (LTDL along the tree even where it would not save work) + runtime + driver."""
     folder.mkdir(exist_ok=True)
-    text = ModelSource(eq, "me").text
-    (folder / "model.c").write_text(text.replace(mass_tree_source(eq), mass_tree_source(eq, min_saving=0.0)))
+    files = dict(ModelSource(eq, "me").files)  # model.c and the parts of large models
+    files["model.c"] = files["model.c"].replace(mass_tree_source(eq), mass_tree_source(eq, min_saving=0.0))
+    for name, text in files.items():
+        (folder / name).write_text(text)
     (folder / "driver.c").write_text(DRIVER)
     tdir = template_dir()
-    sources = [folder / "model.c", folder / "driver.c", *(tdir / s for s in GENERIC_SOURCES)]
+    sources = [*(folder / name for name in files), folder / "driver.c", *(tdir / s for s in GENERIC_SOURCES)]
     flags = [f for f in CFLAGS if f not in ("-std=c99", "-O2", "-fPIC")] + (["-DSB_MASS_DENSE"] if dense else [])
     out = folder / ("dense.so" if dense else "tree.so")
     compile_shared(sources, out, include=[tdir], flags=flags)
