@@ -5,7 +5,10 @@ only, a fresh folder of cached runtime objects shared by all cases so that the
 generic runtime is compiled once, before the timings) and reports its wall
 time, its CPU time (Python plus compilers) and its peak memory (the largest
 resident set of the process and of any compiler it ran,
-``resource.getrusage``).  Ratios are taken within one run, against the export
+``resource.getrusage``; a child's figure includes the resident set it shares
+with the exporting process when it starts), and the peak of the Python side
+alone, up to the generated C text (derivation, optimization, tangents, C
+emission).  Ratios are taken within one run, against the export
 of ``examples/tower_crane.py``:
 
 * the 3-D chain of ``bench_recursive`` with n = 4 (12 DOF, default formulation
@@ -101,10 +104,14 @@ elif case == "bicycle":
 else:
     from bench_recursive import chain_3d
     system = chain_3d(int(case.split("_")[1]))
+python_kb = []
+def stage(name):
+    if name == "compiling":  # code generation done: the peak of the Python side
+        python_kb.append(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 t0 = time.perf_counter()
 eq = system.derive()
 t1 = time.perf_counter()
-export_fmu(eq, out, platforms=["x86_64-linux"], jacobians=jacobians)
+export_fmu(eq, out, platforms=["x86_64-linux"], jacobians=jacobians, progress=stage)
 t2 = time.perf_counter()
 me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
 import zipfile
@@ -115,14 +122,15 @@ mode = head.split(" * Jacobians: ")[1].split(" ")[0]
 print(json.dumps({{"derive": t1 - t0, "export": t2 - t1, "code_kb": sum(i.file_size for i in code) / 1024.0,
                   "files": len(code), "jacobians": mode,
                   "cpu": me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime,
-                  "peak_mb": max(me.ru_maxrss, kids.ru_maxrss) / 1024.0}}))
+                  "peak_mb": max(me.ru_maxrss, kids.ru_maxrss) / 1024.0, "python_mb": python_kb[0] / 1024.0}}))
 """
 
 
 def export_once(case: str, cache: str, timeout: float = 1800.0, jacobians: str | None = None) -> dict:
     """Derive and export ``case`` (``tower_crane``, ``bicycle`` or ``chain_<n>``) in a child process.
 
-    Returns ``{"derive", "export", "cpu", "peak_mb"}`` (seconds, megabytes) or ``{"error": text}``.
+    Returns ``{"derive", "export", "cpu", "peak_mb", "python_mb", ...}`` (seconds, megabytes) or
+    ``{"error": text}``.
     """
     env = {**os.environ, "SYMBODY_CACHE": cache}
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), env.get("PYTHONPATH", "")])
@@ -142,7 +150,8 @@ def _text(r: dict) -> str:
     if "error" in r:
         return r["error"]
     return (
-        f"{r['export']:.1f} s (CPU {r['cpu']:.1f} s, peak {r['peak_mb']:.0f} MB; {r['jacobians']} Jacobians, "
+        f"{r['export']:.1f} s (CPU {r['cpu']:.1f} s, peak {r['peak_mb']:.0f} MB, {r['python_mb']:.0f} MB up to the C "
+        f"text; {r['jacobians']} Jacobians, "
         f"{r['code_kb']:.0f} kB of C in {r['files']} files)"
     )
 

@@ -67,7 +67,9 @@ def geometry_document(eq: Any) -> dict:
     plan = ExportPlan({"geometry": flat}, {s: symbol_name(s) for s in symbols}, prefix="_g", trig="fold")
     printer = Printer()
     program = [[name, plan.rhs_text(e, printer)] for name, e in plan.assignments()]
-    text = iter([plan.rhs_text(e, printer, top=False) for e in flat])
+    # the plan's outputs, not ``flat``: only they are written in terms of the plan's temporaries (``flat``
+    # printed with them would repeat every shared sub-expression the optimizer rewrote, exponentially in chains)
+    text = iter([plan.rhs_text(e, printer, top=False) for e in plan.outputs["geometry"]])
 
     def take(n: int) -> list[str]:
         return [next(text) for _ in range(n)]
