@@ -153,8 +153,10 @@ def symbody_library(eq, workdir: Path) -> LoopLibrary:
     tdir = template_dir()
     folder = workdir / f"symbody_{eq.name}"
     folder.mkdir()
-    (folder / "model.c").write_text(ModelSource(eq, "me").text)
-    sources = [folder / "model.c", HARNESS / "symbody_ddq.c", *(tdir / s for s in GENERIC_SOURCES)]
+    files = ModelSource(eq, "me").files  # model.c and, for large models, model_<k>.c
+    for name, text in files.items():
+        (folder / name).write_text(text)
+    sources = [*(folder / name for name in files), HARNESS / "symbody_ddq.c", *(tdir / s for s in GENERIC_SOURCES)]
     lib = folder / "symbody_ddq.so"
     cmd = [c_compiler(), *CFLAGS, "-shared", f"-I{tdir}", f"-I{HARNESS}", *map(str, sources), "-o", str(lib), "-lm"]
     _run(cmd, f"the symbody harness of {eq.name}")

@@ -86,13 +86,16 @@ class UnusedJacobians:
 
 
 def model_object(eq, folder: Path) -> Path:
-    """model.c compiled once (FMU flags): both builds link the same object."""
+    """model.c (and, for large models, its parts) compiled once (FMU flags) into one object both builds link."""
     folder.mkdir(exist_ok=True)
-    text = ModelSource(eq, "me", jacobians=UnusedJacobians(eq)).text
+    files = dict(ModelSource(eq, "me", jacobians=UnusedJacobians(eq)).files)
     # LTDL even where model.c keeps the dense factorization (a chain): the comparison that sets MIN_SAVING
-    (folder / "model.c").write_text(text.replace(mass_tree_source(eq), mass_tree_source(eq, min_saving=0.0)))
+    files["model.c"] = files["model.c"].replace(mass_tree_source(eq), mass_tree_source(eq, min_saving=0.0))
+    for name, text in files.items():
+        (folder / name).write_text(text)
     obj = folder / "model.o"
-    _run([c_compiler(), *CFLAGS, f"-I{template_dir()}", "-c", str(folder / "model.c"), "-o", str(obj)], "model.c")
+    sources = [str(folder / name) for name in files]
+    _run([c_compiler(), *CFLAGS, f"-I{template_dir()}", "-r", "-nostdlib", *sources, "-o", str(obj)], "model.c")
     return obj
 
 
