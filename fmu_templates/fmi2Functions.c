@@ -124,13 +124,13 @@ fmi2Status fmi2Reset(fmi2Component c)
 
 fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2Real value[])
 {
-    ENTER(fmi2GetReal, SB_CALL_GET_VALUES)
+    ENTER(fmi2GetReal, SB_CALL_GET_INITIALIZED_VALUES)
     return st(sb_get_real(inst, "fmi2GetReal", vr, nvr, value));
 }
 
 fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2Integer value[])
 {
-    ENTER(fmi2GetInteger, SB_CALL_GET_VALUES)
+    ENTER(fmi2GetInteger, SB_CALL_GET_INITIALIZED_VALUES)
     if (nvr > 0 && (!vr || !value)) return st(sb_fail(inst, "fmi2GetInteger", "NULL argument"));
     for (size_t k = 0; k < nvr; ++k) {
         long long v;
@@ -143,13 +143,13 @@ fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t
 
 fmi2Status fmi2GetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2Boolean value[])
 {
-    ENTER(fmi2GetBoolean, SB_CALL_GET_VALUES)
+    ENTER(fmi2GetBoolean, SB_CALL_GET_INITIALIZED_VALUES)
     return st(sb_get_bool(inst, "fmi2GetBoolean", vr, nvr, value));
 }
 
 fmi2Status fmi2GetString(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2String value[])
 {
-    ENTER(fmi2GetString, SB_CALL_GET_VALUES)
+    ENTER(fmi2GetString, SB_CALL_GET_INITIALIZED_VALUES)
     (void)value;
     if (nvr == 0) return fmi2OK;
     return st(sb_fail(inst, "fmi2GetString", "this FMU has no String variables (value reference %u)", vr ? vr[0] : 0));
@@ -165,19 +165,19 @@ static double integer_at(const void *values, size_t k) { return (double)((const 
 
 fmi2Status fmi2SetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, const fmi2Integer value[])
 {
-    ENTER(fmi2SetInteger, SB_CALL_SET_VALUES)
+    ENTER(fmi2SetInteger, SB_CALL_SET_DISCRETE_VALUES)
     return st(sb_set_values(inst, "fmi2SetInteger", vr, nvr, SB_TYPE_ENUM, value, integer_at));
 }
 
 fmi2Status fmi2SetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, const fmi2Boolean value[])
 {
-    ENTER(fmi2SetBoolean, SB_CALL_SET_VALUES)
+    ENTER(fmi2SetBoolean, SB_CALL_SET_DISCRETE_VALUES)
     return st(sb_set_bool(inst, "fmi2SetBoolean", vr, nvr, value));
 }
 
 fmi2Status fmi2SetString(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, const fmi2String value[])
 {
-    ENTER(fmi2SetString, SB_CALL_SET_VALUES)
+    ENTER(fmi2SetString, SB_CALL_SET_DISCRETE_VALUES)
     (void)value;
     if (nvr == 0) return fmi2OK;
     return st(sb_fail(inst, "fmi2SetString", "this FMU has no String variables (value reference %u)", vr ? vr[0] : 0));
@@ -252,7 +252,7 @@ fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fmi2ValueReferenc
 
 fmi2Status fmi2EnterEventMode(fmi2Component c)
 {
-    ENTER(fmi2EnterEventMode, SB_CALL_ENTER_EVENT_MODE)
+    ENTER(fmi2EnterEventMode, SB_CALL_STAY_IN_EVENT_MODE)
     NEED(SB_ME, fmi2EnterEventMode)
     inst->state.mode = SB_MODE_EVENT;
     return fmi2OK;
@@ -359,7 +359,7 @@ fmi2Status fmi2GetContinuousStates(fmi2Component c, fmi2Real x[], size_t nx)
 
 fmi2Status fmi2GetNominalsOfContinuousStates(fmi2Component c, fmi2Real x_nominal[], size_t nx)
 {
-    ENTER(fmi2GetNominalsOfContinuousStates, SB_CALL_CONTINUOUS_STATES)
+    ENTER(fmi2GetNominalsOfContinuousStates, SB_CALL_NOMINALS)
     NEED(SB_ME, fmi2GetNominalsOfContinuousStates)
     const size_t n = 2 * (size_t)inst->m->nq;
     if (nx != n || !x_nominal)
@@ -374,6 +374,7 @@ fmi2Status fmi2SetRealInputDerivatives(fmi2Component c, const fmi2ValueReference
                                        const fmi2Integer order[], const fmi2Real value[])
 {
     ENTER(fmi2SetRealInputDerivatives, SB_CALL_INPUT_DERIVATIVES)
+    NEED(SB_CS, fmi2SetRealInputDerivatives)
     (void)vr;
     (void)order;
     (void)value;
@@ -385,6 +386,7 @@ fmi2Status fmi2GetRealOutputDerivatives(fmi2Component c, const fmi2ValueReferenc
                                         const fmi2Integer order[], fmi2Real value[])
 {
     ENTER(fmi2GetRealOutputDerivatives, SB_CALL_OUTPUT_DERIVATIVES)
+    NEED(SB_CS, fmi2GetRealOutputDerivatives)
     (void)vr;
     (void)order;
     (void)value;
@@ -404,12 +406,14 @@ fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunicationPoint, fmi2R
 fmi2Status fmi2CancelStep(fmi2Component c)
 {
     ENTER(fmi2CancelStep, SB_CALL_STEP)
+    NEED(SB_CS, fmi2CancelStep)
     return st(sb_fail(inst, "fmi2CancelStep", "doStep is synchronous; there is no step to cancel"));
 }
 
 fmi2Status fmi2GetStatus(fmi2Component c, const fmi2StatusKind s, fmi2Status *value)
 {
     ENTER(fmi2GetStatus, SB_CALL_STATUS)
+    NEED(SB_CS, fmi2GetStatus)
     (void)s;
     (void)value;
     return st(sb_fail(inst, "fmi2GetStatus", "doStep is synchronous: no pending status"));
@@ -418,6 +422,7 @@ fmi2Status fmi2GetStatus(fmi2Component c, const fmi2StatusKind s, fmi2Status *va
 fmi2Status fmi2GetRealStatus(fmi2Component c, const fmi2StatusKind s, fmi2Real *value)
 {
     ENTER(fmi2GetRealStatus, SB_CALL_STATUS)
+    NEED(SB_CS, fmi2GetRealStatus)
     if (s == fmi2LastSuccessfulTime && value) {
         *value = *inst->state.time;
         return fmi2OK;
@@ -428,6 +433,7 @@ fmi2Status fmi2GetRealStatus(fmi2Component c, const fmi2StatusKind s, fmi2Real *
 fmi2Status fmi2GetIntegerStatus(fmi2Component c, const fmi2StatusKind s, fmi2Integer *value)
 {
     ENTER(fmi2GetIntegerStatus, SB_CALL_STATUS)
+    NEED(SB_CS, fmi2GetIntegerStatus)
     (void)value;
     return st(sb_fail(inst, "fmi2GetIntegerStatus", "status kind %d is not available", (int)s));
 }
@@ -435,6 +441,7 @@ fmi2Status fmi2GetIntegerStatus(fmi2Component c, const fmi2StatusKind s, fmi2Int
 fmi2Status fmi2GetBooleanStatus(fmi2Component c, const fmi2StatusKind s, fmi2Boolean *value)
 {
     ENTER(fmi2GetBooleanStatus, SB_CALL_STATUS)
+    NEED(SB_CS, fmi2GetBooleanStatus)
     if (s == fmi2Terminated && value) { /* true after a discarded step that no smaller step can repeat */
         *value = (inst->state.flags & SB_FLAG_TERMINATE) ? fmi2True : fmi2False;
         return fmi2OK;
@@ -445,6 +452,7 @@ fmi2Status fmi2GetBooleanStatus(fmi2Component c, const fmi2StatusKind s, fmi2Boo
 fmi2Status fmi2GetStringStatus(fmi2Component c, const fmi2StatusKind s, fmi2String *value)
 {
     ENTER(fmi2GetStringStatus, SB_CALL_STATUS)
+    NEED(SB_CS, fmi2GetStringStatus)
     (void)value;
     return st(sb_fail(inst, "fmi2GetStringStatus", "status kind %d is not available", (int)s));
 }

@@ -215,7 +215,7 @@ static double int64_at(const void *values, size_t k) { return (double)((const fm
 fmi3Status fmi3SetInt64(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr, const fmi3Int64 values[],
                         size_t nValues)
 {
-    ENTER(fmi3SetInt64, SB_CALL_SET_VALUES)
+    ENTER(fmi3SetInt64, SB_CALL_SET_DISCRETE_VALUES)
     if (!scalar_count(inst, "fmi3SetInt64", nvr, nValues)) return fmi3Error;
     return st(sb_set_values(inst, "fmi3SetInt64", vr, nvr, SB_TYPE_ENUM, values, int64_at));
 }
@@ -240,7 +240,7 @@ static double boolean_at(const void *values, size_t k) { return ((const fmi3Bool
 fmi3Status fmi3SetBoolean(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr,
                           const fmi3Boolean values[], size_t nValues)
 {
-    ENTER(fmi3SetBoolean, SB_CALL_SET_VALUES)
+    ENTER(fmi3SetBoolean, SB_CALL_SET_DISCRETE_VALUES)
     if (!scalar_count(inst, "fmi3SetBoolean", nvr, nValues)) return fmi3Error;
     return st(sb_set_values(inst, "fmi3SetBoolean", vr, nvr, SB_TYPE_BOOLEAN, values, boolean_at));
 }
@@ -266,14 +266,14 @@ NO_SUCH_TYPE(fmi3GetUInt32, fmi3UInt32, , SB_CALL_GET_VALUES)
 NO_SUCH_TYPE(fmi3GetUInt64, fmi3UInt64, , SB_CALL_GET_VALUES)
 NO_SUCH_TYPE(fmi3GetString, fmi3String, , SB_CALL_GET_VALUES)
 NO_SUCH_TYPE(fmi3SetFloat32, fmi3Float32, const, SB_CALL_SET_VALUES)
-NO_SUCH_TYPE(fmi3SetInt8, fmi3Int8, const, SB_CALL_SET_VALUES)
-NO_SUCH_TYPE(fmi3SetUInt8, fmi3UInt8, const, SB_CALL_SET_VALUES)
-NO_SUCH_TYPE(fmi3SetInt16, fmi3Int16, const, SB_CALL_SET_VALUES)
-NO_SUCH_TYPE(fmi3SetUInt16, fmi3UInt16, const, SB_CALL_SET_VALUES)
-NO_SUCH_TYPE(fmi3SetInt32, fmi3Int32, const, SB_CALL_SET_VALUES)
-NO_SUCH_TYPE(fmi3SetUInt32, fmi3UInt32, const, SB_CALL_SET_VALUES)
-NO_SUCH_TYPE(fmi3SetUInt64, fmi3UInt64, const, SB_CALL_SET_VALUES)
-NO_SUCH_TYPE(fmi3SetString, fmi3String, const, SB_CALL_SET_VALUES)
+NO_SUCH_TYPE(fmi3SetInt8, fmi3Int8, const, SB_CALL_SET_DISCRETE_VALUES)
+NO_SUCH_TYPE(fmi3SetUInt8, fmi3UInt8, const, SB_CALL_SET_DISCRETE_VALUES)
+NO_SUCH_TYPE(fmi3SetInt16, fmi3Int16, const, SB_CALL_SET_DISCRETE_VALUES)
+NO_SUCH_TYPE(fmi3SetUInt16, fmi3UInt16, const, SB_CALL_SET_DISCRETE_VALUES)
+NO_SUCH_TYPE(fmi3SetInt32, fmi3Int32, const, SB_CALL_SET_DISCRETE_VALUES)
+NO_SUCH_TYPE(fmi3SetUInt32, fmi3UInt32, const, SB_CALL_SET_DISCRETE_VALUES)
+NO_SUCH_TYPE(fmi3SetUInt64, fmi3UInt64, const, SB_CALL_SET_DISCRETE_VALUES)
+NO_SUCH_TYPE(fmi3SetString, fmi3String, const, SB_CALL_SET_DISCRETE_VALUES)
 
 fmi3Status fmi3GetBinary(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr, size_t valueSizes[],
                          fmi3Binary values[], size_t nValues)
@@ -289,7 +289,7 @@ fmi3Status fmi3GetBinary(fmi3Instance instance, const fmi3ValueReference vr[], s
 fmi3Status fmi3SetBinary(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr, const size_t valueSizes[],
                          const fmi3Binary values[], size_t nValues)
 {
-    ENTER(fmi3SetBinary, SB_CALL_SET_VALUES)
+    ENTER(fmi3SetBinary, SB_CALL_SET_DISCRETE_VALUES)
     (void)valueSizes;
     (void)values;
     (void)nValues;
@@ -307,7 +307,7 @@ fmi3Status fmi3GetClock(fmi3Instance instance, const fmi3ValueReference vr[], si
 
 fmi3Status fmi3SetClock(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr, const fmi3Clock values[])
 {
-    ENTER(fmi3SetClock, SB_CALL_SET_VALUES)
+    ENTER(fmi3SetClock, SB_CALL_SET_DISCRETE_VALUES)
     (void)values;
     if (nvr == 0) return fmi3OK;
     return st(sb_fail(inst, "fmi3SetClock", "this FMU has no clocks (value reference %u)", vr ? vr[0] : 0));
@@ -462,6 +462,7 @@ NO_CLOCKS(fmi3SetShiftFraction, ARGS2(const fmi3UInt64 counters[], const fmi3UIn
 fmi3Status fmi3EvaluateDiscreteStates(fmi3Instance instance)
 {
     ENTER(fmi3EvaluateDiscreteStates, SB_CALL_EVALUATE_DISCRETE_STATES)
+    NEED(SB_ME, fmi3EvaluateDiscreteStates)
     return fmi3OK; /* no discrete states */
 }
 
@@ -588,7 +589,8 @@ fmi3Status fmi3GetNominalsOfContinuousStates(fmi3Instance instance, fmi3Float64 
 
 fmi3Status fmi3GetNumberOfEventIndicators(fmi3Instance instance, size_t *nEventIndicators)
 {
-    ENTER(fmi3GetNumberOfEventIndicators, SB_CALL_CONTINUOUS_STATES)
+    ENTER(fmi3GetNumberOfEventIndicators, SB_CALL_ANY_STATE)
+    NEED(SB_ME, fmi3GetNumberOfEventIndicators)
     if (!nEventIndicators) return st(sb_fail(inst, "fmi3GetNumberOfEventIndicators", "NULL argument"));
     *nEventIndicators = (size_t)inst->m->nk;
     return fmi3OK;
@@ -596,7 +598,8 @@ fmi3Status fmi3GetNumberOfEventIndicators(fmi3Instance instance, size_t *nEventI
 
 fmi3Status fmi3GetNumberOfContinuousStates(fmi3Instance instance, size_t *nContinuousStates)
 {
-    ENTER(fmi3GetNumberOfContinuousStates, SB_CALL_CONTINUOUS_STATES)
+    ENTER(fmi3GetNumberOfContinuousStates, SB_CALL_ANY_STATE)
+    NEED(SB_ME, fmi3GetNumberOfContinuousStates)
     if (!nContinuousStates) return st(sb_fail(inst, "fmi3GetNumberOfContinuousStates", "NULL argument"));
     *nContinuousStates = 2 * (size_t)inst->m->nq;
     return fmi3OK;
@@ -611,6 +614,7 @@ fmi3Status fmi3GetOutputDerivatives(fmi3Instance instance, const fmi3ValueRefere
                                     const fmi3Int32 orders[], fmi3Float64 values[], size_t nValues)
 {
     ENTER(fmi3GetOutputDerivatives, SB_CALL_OUTPUT_DERIVATIVES)
+    NEED(SB_CS, fmi3GetOutputDerivatives)
     (void)orders;
     (void)values;
     (void)nValues;

@@ -6,7 +6,11 @@
  * call): a call in a state the table does not list returns Error with a
  * message naming the function and the state, and changes nothing.  The states
  * are those of SbMode; an FMI 2 and an FMI 3 function that do the same share a
- * row (fmi2GetReal and fmi3GetFloat64 are SB_CALL_GET_VALUES).
+ * row (fmi2SetReal and fmi3SetFloat64 are SB_CALL_SET_VALUES) unless the
+ * standards differ (fmi2GetReal is not allowed in instantiated, fmi3GetFloat64
+ * is).  The rows follow the tables of FMI 2.0.4 (sections 3.2.3 and 4.2.4) and
+ * the "Allowed Function Calls" of each state in FMI 3.0.2 (sections 2.3, 3.2
+ * and 4.2).
  */
 #ifndef SB_CALLS_H
 #define SB_CALLS_H
@@ -24,13 +28,13 @@ typedef enum {
     SB_CALL_ENTER_INITIALIZATION,   /* EnterInitializationMode */
     SB_CALL_EXIT_INITIALIZATION,    /* ExitInitializationMode */
     SB_CALL_TERMINATE,              /* Terminate */
-    SB_CALL_GET_VALUES,             /* Get of every variable type */
-    SB_CALL_SET_VALUES,             /* Set of every variable type (each variable's own states are checked too) */
+    SB_CALL_GET_VALUES,             /* fmi3Get of every variable type (start values in instantiated) */
+    SB_CALL_SET_VALUES,             /* Set of Real/Float (each variable's own states are checked too) */
     SB_CALL_GET_FMU_STATE,          /* GetFMUState */
     SB_CALL_FMU_STATE,              /* SetFMUState, FreeFMUState, (De)SerializeFMUState, SerializedFMUStateSize */
     SB_CALL_DERIVATIVES,            /* GetDirectionalDerivative, GetDerivatives: values of an initialized instance */
-    SB_CALL_CONTINUOUS_STATES,      /* GetContinuousStates, their nominals and number, event indicators */
-    SB_CALL_ENTER_EVENT_MODE,       /* EnterEventMode */
+    SB_CALL_CONTINUOUS_STATES,      /* GetContinuousStates, fmi3 nominals, event indicators */
+    SB_CALL_ENTER_EVENT_MODE,       /* fmi3EnterEventMode */
     SB_CALL_UPDATE_DISCRETE_STATES, /* fmi2NewDiscreteStates, fmi3UpdateDiscreteStates */
     SB_CALL_EVALUATE_DISCRETE_STATES, /* fmi3EvaluateDiscreteStates */
     SB_CALL_ENTER_CONTINUOUS_MODE,  /* EnterContinuousTimeMode */
@@ -40,6 +44,10 @@ typedef enum {
     SB_CALL_OUTPUT_DERIVATIVES,     /* fmi2GetRealOutputDerivatives, fmi3GetOutputDerivatives */
     SB_CALL_STEP,                   /* DoStep, fmi2CancelStep */
     SB_CALL_STATUS,                 /* fmi2GetStatus and its typed variants */
+    SB_CALL_GET_INITIALIZED_VALUES, /* fmi2Get*: FMI 2 gives no values in instantiated (fmi3Get*: start values) */
+    SB_CALL_SET_DISCRETE_VALUES,    /* Set of the types that cannot be continuous inputs (all but Real/Float) */
+    SB_CALL_NOMINALS,               /* fmi2GetNominalsOfContinuousStates: also in instantiated */
+    SB_CALL_STAY_IN_EVENT_MODE,     /* fmi2EnterEventMode: also in event mode (FMI 3: continuous-time mode only) */
     SB_N_CALLS
 } SbCall;
 
