@@ -95,11 +95,28 @@ def test_every_fmi_function_of_an_instance_is_checked_against_the_table(version)
     assert "SB_IN(" not in text and "ALL_MODES" not in text
 
 
+#: FMI 2 functions whose allowed states differ from their FMI 3 counterparts' by the standards: Get is
+#: not allowed in instantiated in FMI 2 (FMI 2.0.4 tables 3.2.3, 4.2.4), FMI 3 returns start values
+#: there (FMI 3.0.2 section 2.3.2); fmi2EnterEventMode is allowed in event mode too, fmi3EnterEventMode
+#: only in continuous-time mode (3.2.1); fmi2GetNominalsOfContinuousStates also in instantiated
+DIFFERENT_BY_STANDARD = {
+    "GetReal": "SB_CALL_GET_INITIALIZED_VALUES",
+    "GetInteger": "SB_CALL_GET_INITIALIZED_VALUES",
+    "GetBoolean": "SB_CALL_GET_INITIALIZED_VALUES",
+    "GetString": "SB_CALL_GET_INITIALIZED_VALUES",
+    "EnterEventMode": "SB_CALL_STAY_IN_EVENT_MODE",
+    "GetNominalsOfContinuousStates": "SB_CALL_NOMINALS",
+}
+
+
 def test_fmi2_and_fmi3_functions_doing_the_same_share_a_row():
     fmi2, fmi3 = call_rows(2), call_rows(3)
     shared = 0
     for name, row in fmi2.items():
         other = RENAMED.get(name, name)
+        if name in DIFFERENT_BY_STANDARD:
+            assert row == DIFFERENT_BY_STANDARD[name] != fmi3[other], (name, row, fmi3[other])
+            continue
         if other in fmi3 and row:
             assert fmi3[other] == row, (name, row, other, fmi3[other])
             shared += 1
