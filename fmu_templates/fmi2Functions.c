@@ -124,13 +124,13 @@ fmi2Status fmi2Reset(fmi2Component c)
 
 fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2Real value[])
 {
-    ENTER(fmi2GetReal, SB_CALL_GET_INITIALIZED_VALUES)
+    ENTER(fmi2GetReal, SB_CALL_GET_VALUES)
     return st(sb_get_real(inst, "fmi2GetReal", vr, nvr, value));
 }
 
 fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2Integer value[])
 {
-    ENTER(fmi2GetInteger, SB_CALL_GET_INITIALIZED_VALUES)
+    ENTER(fmi2GetInteger, SB_CALL_GET_VALUES)
     if (nvr > 0 && (!vr || !value)) return st(sb_fail(inst, "fmi2GetInteger", "NULL argument"));
     for (size_t k = 0; k < nvr; ++k) {
         long long v;
@@ -143,13 +143,13 @@ fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t
 
 fmi2Status fmi2GetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2Boolean value[])
 {
-    ENTER(fmi2GetBoolean, SB_CALL_GET_INITIALIZED_VALUES)
+    ENTER(fmi2GetBoolean, SB_CALL_GET_VALUES)
     return st(sb_get_bool(inst, "fmi2GetBoolean", vr, nvr, value));
 }
 
 fmi2Status fmi2GetString(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2String value[])
 {
-    ENTER(fmi2GetString, SB_CALL_GET_INITIALIZED_VALUES)
+    ENTER(fmi2GetString, SB_CALL_GET_VALUES)
     (void)value;
     if (nvr == 0) return fmi2OK;
     return st(sb_fail(inst, "fmi2GetString", "this FMU has no String variables (value reference %u)", vr ? vr[0] : 0));

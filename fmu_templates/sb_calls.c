@@ -24,6 +24,7 @@ const unsigned sb_call_states[SB_N_CALLS] = {
     [SB_CALL_EXIT_INITIALIZATION] = SB_IN(SB_MODE_INIT),
     /* not in initialization mode (FMI 3: only in the super state Initialized) */
     [SB_CALL_TERMINATE] = SB_RUNNING,
+    /* FMI 3 start values in instantiated; FMI 2 lists no Get there, symbody answers alike */
     [SB_CALL_GET_VALUES] = SB_LIVE,
     /* continuous inputs in continuous-time mode; nothing once terminated */
     [SB_CALL_SET_VALUES] = SB_SETTABLE,
@@ -42,7 +43,6 @@ const unsigned sb_call_states[SB_N_CALLS] = {
     [SB_CALL_OUTPUT_DERIVATIVES] = SB_IN(SB_MODE_STEP) | SB_IN(SB_MODE_TERMINATED),
     [SB_CALL_STEP] = SB_IN(SB_MODE_STEP),
     [SB_CALL_STATUS] = SB_IN(SB_MODE_STEP) | SB_IN(SB_MODE_TERMINATED),
-    [SB_CALL_GET_INITIALIZED_VALUES] = SB_INITIALIZING_OR_AFTER,
     [SB_CALL_SET_DISCRETE_VALUES] = SB_SETTABLE & ~SB_IN(SB_MODE_CONTINUOUS),
     [SB_CALL_NOMINALS] = SB_IN(SB_MODE_INSTANTIATED) | SB_INITIALIZING_OR_AFTER,
     [SB_CALL_STAY_IN_EVENT_MODE] = SB_IN(SB_MODE_EVENT) | SB_IN(SB_MODE_CONTINUOUS),

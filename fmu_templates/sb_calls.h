@@ -7,8 +7,8 @@
  * message naming the function and the state, and changes nothing.  The states
  * are those of SbMode; an FMI 2 and an FMI 3 function that do the same share a
  * row (fmi2SetReal and fmi3SetFloat64 are SB_CALL_SET_VALUES) unless the
- * standards differ (fmi2GetReal is not allowed in instantiated, fmi3GetFloat64
- * is).  The rows follow the tables of FMI 2.0.4 (sections 3.2.3 and 4.2.4) and
+ * standards differ (fmi2EnterEventMode is allowed in event mode,
+ * fmi3EnterEventMode is not).  The rows follow the tables of FMI 2.0.4 (sections 3.2.3 and 4.2.4) and
  * the "Allowed Function Calls" of each state in FMI 3.0.2 (sections 2.3, 3.2
  * and 4.2).
  */
@@ -28,7 +28,7 @@ typedef enum {
     SB_CALL_ENTER_INITIALIZATION,   /* EnterInitializationMode */
     SB_CALL_EXIT_INITIALIZATION,    /* ExitInitializationMode */
     SB_CALL_TERMINATE,              /* Terminate */
-    SB_CALL_GET_VALUES,             /* fmi3Get of every variable type (start values in instantiated) */
+    SB_CALL_GET_VALUES,             /* Get of every variable type (start values in instantiated) */
     SB_CALL_SET_VALUES,             /* Set of Real/Float (each variable's own states are checked too) */
     SB_CALL_GET_FMU_STATE,          /* GetFMUState */
     SB_CALL_FMU_STATE,              /* SetFMUState, FreeFMUState, (De)SerializeFMUState, SerializedFMUStateSize */
@@ -44,7 +44,6 @@ typedef enum {
     SB_CALL_OUTPUT_DERIVATIVES,     /* fmi2GetRealOutputDerivatives, fmi3GetOutputDerivatives */
     SB_CALL_STEP,                   /* DoStep, fmi2CancelStep */
     SB_CALL_STATUS,                 /* fmi2GetStatus and its typed variants */
-    SB_CALL_GET_INITIALIZED_VALUES, /* fmi2Get*: FMI 2 gives no values in instantiated (fmi3Get*: start values) */
     SB_CALL_SET_DISCRETE_VALUES,    /* Set of the types that cannot be continuous inputs (all but Real/Float) */
     SB_CALL_NOMINALS,               /* fmi2GetNominalsOfContinuousStates: also in instantiated */
     SB_CALL_STAY_IN_EVENT_MODE,     /* fmi2EnterEventMode: also in event mode (FMI 3: continuous-time mode only) */

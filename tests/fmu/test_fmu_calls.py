@@ -95,15 +95,10 @@ def test_every_fmi_function_of_an_instance_is_checked_against_the_table(version)
     assert "SB_IN(" not in text and "ALL_MODES" not in text
 
 
-#: FMI 2 functions whose allowed states differ from their FMI 3 counterparts' by the standards: Get is
-#: not allowed in instantiated in FMI 2 (FMI 2.0.4 tables 3.2.3, 4.2.4), FMI 3 returns start values
-#: there (FMI 3.0.2 section 2.3.2); fmi2EnterEventMode is allowed in event mode too, fmi3EnterEventMode
-#: only in continuous-time mode (3.2.1); fmi2GetNominalsOfContinuousStates also in instantiated
+#: FMI 2 functions whose allowed states differ from their FMI 3 counterparts' by the standards:
+#: fmi2EnterEventMode is allowed in event mode too (FMI 2.0.4 table 3.2.3), fmi3EnterEventMode only in
+#: continuous-time mode (FMI 3.0.2 section 3.2.1); fmi2GetNominalsOfContinuousStates also in instantiated
 DIFFERENT_BY_STANDARD = {
-    "GetReal": "SB_CALL_GET_INITIALIZED_VALUES",
-    "GetInteger": "SB_CALL_GET_INITIALIZED_VALUES",
-    "GetBoolean": "SB_CALL_GET_INITIALIZED_VALUES",
-    "GetString": "SB_CALL_GET_INITIALIZED_VALUES",
     "EnterEventMode": "SB_CALL_STAY_IN_EVENT_MODE",
     "GetNominalsOfContinuousStates": "SB_CALL_NOMINALS",
 }

@@ -309,7 +309,8 @@ static void test_values(fmi2Component c, HostLog *log, const HostArgs *args)
     EXPECT(log, fmi2Error, NULL, fmi2SetRealInputDerivatives(c, &t, 1, &i, &r));
     EXPECT(log, fmi2Error, NULL, fmi2GetRealOutputDerivatives(c, &t, 1, &i, &r));
     EXPECT(log, fmi2OK, NULL, fmi2SetRealInputDerivatives(c, NULL, 0, NULL, NULL));
-    EXPECT(log, fmi2OK, NULL, fmi2GetRealOutputDerivatives(c, NULL, 0, NULL, NULL));
+    /* output derivatives only in step mode and terminated (FMI 2.0.4 table 4.2.4) */
+    EXPECT(log, fmi2Error, "not allowed", fmi2GetRealOutputDerivatives(c, NULL, 0, NULL, NULL));
     fmi2Status status;
     EXPECT(log, fmi2Error, NULL, fmi2GetStatus(c, fmi2DoStepStatus, &status));
     EXPECT(log, fmi2Error, NULL, fmi2GetIntegerStatus(c, fmi2DoStepStatus, &i));
