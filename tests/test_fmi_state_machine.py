@@ -150,8 +150,13 @@ class Host:
             self._logger = proto(lambda env, name, status, cat, msg: self._record(status, msg))
 
             class Callbacks(C.Structure):
-                _fields_ = [("logger", proto), ("allocate", C.c_void_p), ("free", C.c_void_p),
-                            ("stepFinished", C.c_void_p), ("env", C.c_void_p)]
+                _fields_ = [
+                    ("logger", proto),
+                    ("allocate", C.c_void_p),
+                    ("free", C.c_void_p),
+                    ("stepFinished", C.c_void_p),
+                    ("env", C.c_void_p),
+                ]
 
             self._callbacks = Callbacks(self._logger, None, None, None, None)
             f = self.lib.fmi2Instantiate
@@ -168,11 +173,24 @@ class Host:
                 self.c = f(b"hostile", token.encode(), None, False, False, None, self._logger)
             else:
                 f = self.lib.fmi3InstantiateCoSimulation
-                f.argtypes = [C.c_char_p, C.c_char_p, C.c_char_p, C.c_bool, C.c_bool, C.c_bool, C.c_bool,
-                              C.c_void_p, C.c_size_t, C.c_void_p, proto, C.c_void_p]
+                f.argtypes = [
+                    C.c_char_p,
+                    C.c_char_p,
+                    C.c_char_p,
+                    C.c_bool,
+                    C.c_bool,
+                    C.c_bool,
+                    C.c_bool,
+                    C.c_void_p,
+                    C.c_size_t,
+                    C.c_void_p,
+                    proto,
+                    C.c_void_p,
+                ]
                 f.restype = C.c_void_p
-                self.c = f(b"hostile", token.encode(), None, False, False, False, False, None, 0, None,
-                           self._logger, None)
+                self.c = f(
+                    b"hostile", token.encode(), None, False, False, False, False, None, 0, None, self._logger, None
+                )
         assert self.c, "instantiation failed"
 
     def _record(self, status: int, message: bytes) -> None:
@@ -192,8 +210,14 @@ class Host:
     # -------------------------------------------------------------------- walking to a state
     def goto(self, state: str) -> None:
         """Reset, then the legal calls that reach `state`; each must succeed."""
-        steps = {I: [], N: ["init"], E: ["init", "exit"], CT: ["init", "exit", "update", "continuous"],
-                 S: ["init", "exit"], T: ["init", "exit", "terminate"]}[state]
+        steps = {
+            I: [],
+            N: ["init"],
+            E: ["init", "exit"],
+            CT: ["init", "exit", "update", "continuous"],
+            S: ["init", "exit"],
+            T: ["init", "exit", "terminate"],
+        }[state]
         assert self("Reset") == OK
         for step in steps:
             assert self.advance(step) == OK, (state, step, self.log)
@@ -285,8 +309,14 @@ def calls(h: Host) -> dict:
         return run
 
     if h.version == 2:
-        st = ("GetFMUstate", "SetFMUstate", "FreeFMUstate", "SerializedFMUstateSize", "SerializeFMUstate",
-              "DeSerializeFMUstate")
+        st = (
+            "GetFMUstate",
+            "SetFMUstate",
+            "FreeFMUstate",
+            "SerializedFMUstateSize",
+            "SerializeFMUstate",
+            "DeSerializeFMUstate",
+        )
         table = {
             "SetDebugLogging": lambda: h("SetDebugLogging", 1, sz(0), None),  # all categories on
             "SetupExperiment": lambda: h("SetupExperiment", 0, C.c_double(0), C.c_double(0), 0, C.c_double(0)),
@@ -295,10 +325,15 @@ def calls(h: Host) -> dict:
             "Terminate": lambda: h("Terminate"),
             "Reset": lambda: h("Reset"),
             "GetReal": lambda: h("GetReal", one(v["g"]), sz(1), reals(0.0)),
-            "GetInteger": lambda: h("GetInteger", one(v.get("solver.method", 0)), sz(0 if h.kind == "me" else 1),
-                                    (C.c_int * 1)()),
-            "GetBoolean": lambda: h("GetBoolean", one(v.get("solver.ignore_external_tolerance", 0)),
-                                    sz(0 if h.kind == "me" else 1), (C.c_int * 1)()),
+            "GetInteger": lambda: h(
+                "GetInteger", one(v.get("solver.method", 0)), sz(0 if h.kind == "me" else 1), (C.c_int * 1)()
+            ),
+            "GetBoolean": lambda: h(
+                "GetBoolean",
+                one(v.get("solver.ignore_external_tolerance", 0)),
+                sz(0 if h.kind == "me" else 1),
+                (C.c_int * 1)(),
+            ),
             "GetString nvr=0": lambda: h("GetString", None, sz(0), None),
             "SetReal parameter": lambda: h("SetReal", one(v["g"]), sz(1), reals(9.81)),
             "SetReal input": lambda: h("SetReal", one(v["T"]), sz(1), reals(0.0)),
@@ -320,12 +355,19 @@ def calls(h: Host) -> dict:
             "GetRealStatus lastSuccessfulTime": lambda: h("GetRealStatus", 2, C.byref(C.c_double())),
             "GetBooleanStatus terminated": lambda: h("GetBooleanStatus", 3, C.byref(C.c_int())),
             "SetInteger parameter": lambda: h("SetInteger", one(v.get("solver.method", 0)), sz(1), (C.c_int * 1)(2)),
-            "SetBoolean parameter": lambda: h("SetBoolean", one(v.get("solver.ignore_external_tolerance", 0)), sz(1),
-                                              (C.c_int * 1)(0)),
+            "SetBoolean parameter": lambda: h(
+                "SetBoolean", one(v.get("solver.ignore_external_tolerance", 0)), sz(1), (C.c_int * 1)(0)
+            ),
         }
     else:
-        st = ("GetFMUState", "SetFMUState", "FreeFMUState", "SerializedFMUStateSize", "SerializeFMUState",
-              "DeserializeFMUState")
+        st = (
+            "GetFMUState",
+            "SetFMUState",
+            "FreeFMUState",
+            "SerializedFMUStateSize",
+            "SerializeFMUState",
+            "DeserializeFMUState",
+        )
         flags = lambda n: [C.byref(C.c_bool()) for _ in range(n)]  # noqa: E731
         table = {
             "SetDebugLogging": lambda: h("SetDebugLogging", True, sz(0), None),
@@ -339,10 +381,12 @@ def calls(h: Host) -> dict:
             "SetFloat64 parameter": lambda: h("SetFloat64", one(v["g"]), sz(1), reals(9.81), sz(1)),
             "SetFloat64 input": lambda: h("SetFloat64", one(v["T"]), sz(1), reals(0.0), sz(1)),
             "SetString nvr=0": lambda: h("SetString", None, sz(0), None, sz(0)),
-            "GetDirectionalDerivative": lambda: h("GetDirectionalDerivative", None, sz(0), None, sz(0), None, sz(0),
-                                                  None, sz(0)),
-            "GetAdjointDerivative nUnknowns=0": lambda: h("GetAdjointDerivative", None, sz(0), None, sz(0), None,
-                                                          sz(0), None, sz(0)),
+            "GetDirectionalDerivative": lambda: h(
+                "GetDirectionalDerivative", None, sz(0), None, sz(0), None, sz(0), None, sz(0)
+            ),
+            "GetAdjointDerivative nUnknowns=0": lambda: h(
+                "GetAdjointDerivative", None, sz(0), None, sz(0), None, sz(0), None, sz(0)
+            ),
             "EvaluateDiscreteStates": lambda: h("EvaluateDiscreteStates"),
             "UpdateDiscreteStates": h.update,
             "EnterContinuousTimeMode": lambda: h("EnterContinuousTimeMode"),
@@ -360,10 +404,12 @@ def calls(h: Host) -> dict:
             "EnterStepMode": lambda: h("EnterStepMode"),
             "EnterConfigurationMode": lambda: h("EnterConfigurationMode"),
             "ExitConfigurationMode": lambda: h("ExitConfigurationMode"),
-            "SetInt64 parameter": lambda: h("SetInt64", one(v.get("solver.method", 0)), sz(1), (C.c_int64 * 1)(2),
-                                            sz(1)),
-            "SetBoolean parameter": lambda: h("SetBoolean", one(v.get("solver.ignore_external_tolerance", 0)), sz(1),
-                                              (C.c_bool * 1)(False), sz(1)),
+            "SetInt64 parameter": lambda: h(
+                "SetInt64", one(v.get("solver.method", 0)), sz(1), (C.c_int64 * 1)(2), sz(1)
+            ),
+            "SetBoolean parameter": lambda: h(
+                "SetBoolean", one(v.get("solver.ignore_external_tolerance", 0)), sz(1), (C.c_bool * 1)(False), sz(1)
+            ),
         }
     for which in st:
         table[which] = fmu_state(*st, which)
@@ -436,17 +482,30 @@ def abuse(lib: str, version: int, kind: str, token: str, vrs: dict[str, int]) ->
         refused("Set NULL values", h(set_, one(vrs["g"]), C.c_size_t(1), None, *tail), "NULL")
         refused("Get huge nvr, NULL arrays", h(get, None, huge, None, *(() if version == 2 else (huge,))), "NULL")
         for bad in (len(vrs) + 5, 2**32 - 1):
-            refused(f"Get unknown value reference {bad}", h(get, one(bad), C.c_size_t(1), values, *tail),
-                    "unknown value reference")
-            refused(f"Set unknown value reference {bad}", h(set_, one(bad), C.c_size_t(1), values, *tail),
-                    "unknown value reference")
+            refused(
+                f"Get unknown value reference {bad}",
+                h(get, one(bad), C.c_size_t(1), values, *tail),
+                "unknown value reference",
+            )
+            refused(
+                f"Set unknown value reference {bad}",
+                h(set_, one(bad), C.c_size_t(1), values, *tail),
+                "unknown value reference",
+            )
         refused("Set the independent variable", h(set_, one(vrs["time"]), C.c_size_t(1), values, *tail), "time")
         if version == 3:
-            refused("nValues differs from nValueReferences", h(get, one(vrs["g"]), C.c_size_t(1), values,
-                                                               C.c_size_t(2)), "nValues")
+            refused(
+                "nValues differs from nValueReferences",
+                h(get, one(vrs["g"]), C.c_size_t(1), values, C.c_size_t(2)),
+                "nValues",
+            )
         # a NULL instance: Error, nothing to log to
-        for name, args in ((get, (one(vrs["g"]), C.c_size_t(1), values, *tail)), ("Reset", ()), ("Terminate", ()),
-                           ("ExitInitializationMode", ())):
+        for name, args in (
+            (get, (one(vrs["g"]), C.c_size_t(1), values, *tail)),
+            ("Reset", ()),
+            ("Terminate", ()),
+            ("ExitInitializationMode", ()),
+        ):
             f = getattr(h.lib, h.fmi + name)
             f.restype = C.c_int
             checks += 1
@@ -482,8 +541,19 @@ def build_library(out: Path, version: int, flags: list[str]) -> tuple[Path, str,
     model.write_text(spec.source.text)
     sources = [model, *(template_dir() / n for n in (*GENERIC_SOURCES, f"fmi{version}Functions.c"))]
     lib = out / f"fmi{version}.so"
-    cmd = [c_compiler(), "-std=c99", "-shared", "-fPIC", *flags, f"-I{template_dir()}", f"-I{fmi_headers_dir()}",
-           *map(str, sources), "-o", str(lib), "-lm"]
+    cmd = [
+        c_compiler(),
+        "-std=c99",
+        "-shared",
+        "-fPIC",
+        *flags,
+        f"-I{template_dir()}",
+        f"-I{fmi_headers_dir()}",
+        *map(str, sources),
+        "-o",
+        str(lib),
+        "-lm",
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     vrs = {v.name: v.vr for v in fmu_variables(eq, "cs")}
@@ -537,8 +607,12 @@ def test_the_walk_under_address_and_undefined_sanitizers(version, tmp_path):
         pytest.skip("the C compiler has no AddressSanitizer runtime")
     flags = ["-O1", "-g", "-fno-omit-frame-pointer", "-fsanitize=address,undefined", "-fno-sanitize-recover=all"]
     lib, token, vrs = build_library(tmp_path, version, flags)
-    env = {**os.environ, "LD_PRELOAD": runtime, "ASAN_OPTIONS": "detect_leaks=0:halt_on_error=1",
-           "UBSAN_OPTIONS": "halt_on_error=1:print_stacktrace=1"}
+    env = {
+        **os.environ,
+        "LD_PRELOAD": runtime,
+        "ASAN_OPTIONS": "detect_leaks=0:halt_on_error=1",
+        "UBSAN_OPTIONS": "halt_on_error=1:print_stacktrace=1",
+    }
     args = json.dumps([str(lib), version, token, vrs])
     proc = subprocess.run([sys.executable, __file__, args], capture_output=True, text=True, env=env, timeout=600)
     report = proc.stdout + proc.stderr[-20000:]
