@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PENDULUM = ROOT / "examples" / "simple_pendulum.py"
 
 OK, WARNING, DISCARD, ERROR = 0, 1, 2, 3
