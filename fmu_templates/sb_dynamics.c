@@ -173,26 +173,57 @@ static void factor_lu(SbInstance *inst)
     inst->dyn.rank = sb_lu_factor(na, inst->dyn.A, inst->dyn.prow, inst->dyn.pcol, SB_RANK_RTOL);
 }
 
+/* The end of sb_accelerations: a Discard naming the first non-finite acceleration or multiplier
+   (or the block entry it comes from), else ddq and lam (either may be NULL) from the solution. */
+static SbStatus finish_accelerations(SbInstance *inst, const SbPoint *pt, int blocks_kept, double *ddq, double *lam)
+{
+    const SbModel *m = inst->m;
+    const int n = m->nq, nc = m->nc;
+    int bad;
+    if (m->nk > 0) { /* the forces of the closed unilateral contacts */
+        SbStatus s = sb_contact_accelerations(inst, pt->t, pt->q);
+        if (s != SB_OK) return s;
+    }
+    if ((bad = sb_first_nonfinite(inst->dyn.na, inst->dyn.sol)) >= 0) {
+        if (!blocks_kept) /* the hot path did not keep M and delta: the same point gives the same values */
+            sb_M_delta(pt, inst->dyn.M, inst->dyn.delta);
+        SbStatus s = nonfinite_blocks(inst);
+        if (s != SB_OK) return s;
+        return sb_problem(inst, SB_DISCARD, "%s '%s' is not finite", bad < n ? "acceleration of" : "multiplier of",
+                       bad < n ? m->coordinate_names[bad] : m->constraint_names[bad - n]);
+    }
+    if (ddq) memcpy(ddq, inst->dyn.sol, (size_t)n * sizeof(double));
+    if (lam && nc) memcpy(lam, inst->dyn.sol + n, (size_t)nc * sizeof(double));
+    if (lam && m->nk) sb_contact_forces(inst, lam + nc);
+    return SB_OK;
+}
+
 SbStatus sb_accelerations(SbInstance *inst, double t, const double *x, double *ddq, double *lam)
 {
     const SbModel *m = inst->m;
     const int n = m->nq, nc = m->nc, nh = m->nh, na = inst->dyn.na;
     const double *dq = x + n;
     SbPoint pt = sb_point(inst, t, x, NULL, NULL);
-    int bad, schur = 0; /* schur < 0: Mf and X hold a factorization for filtered multipliers */
+    int schur = 0; /* schur < 0: Mf and X hold a factorization for filtered multipliers */
 
     /* Non-finite block entries are not scanned here (that costs as much as a small model's
        evaluation): they propagate into the factorization or the solution, and every failure path
        below calls nonfinite_blocks() first to name the entry at fault. */
-    sb_M_delta(&pt, inst->dyn.M, inst->dyn.delta);
-    memcpy(inst->dyn.rhs, inst->dyn.delta, (size_t)n * sizeof(double));
-
     if (nc == 0) {
-        memcpy(inst->dyn.Mf, inst->dyn.M, (size_t)n * n * sizeof(double));
+        /* the hot path of unconstrained models: M is evaluated into Mf and factored in place,
+           delta into sol and solved in place; M and delta themselves are only needed when the
+           factorization fails, and are then evaluated again (same point, same values) */
+        sb_M_delta(&pt, inst->dyn.Mf, inst->dyn.sol);
         inst->dyn.fact = SB_FACT_LDLT;
         inst->dyn.rank = n;
         int k = sb_mass_factor(n, inst->dyn.Mf); /* along the tree where model.c gives one (sb_ltdl.c) */
-        if (k) { /* not positive definite: singular, indefinite or not finite */
+        if (k == 0) {
+            sb_mass_solve(n, inst->dyn.Mf, inst->dyn.sol);
+            return finish_accelerations(inst, &pt, 0, ddq, lam);
+        }
+        { /* not positive definite: singular, indefinite or not finite */
+            sb_M_delta(&pt, inst->dyn.M, inst->dyn.delta);
+            memcpy(inst->dyn.rhs, inst->dyn.delta, (size_t)n * sizeof(double));
             SbStatus s = nonfinite_blocks(inst);
             if (s != SB_OK) return s;
             s = check_semidefinite(inst);
@@ -203,6 +234,8 @@ SbStatus sb_accelerations(SbInstance *inst, double t, const double *x, double *d
                                inst->dyn.rank, n, m->coordinate_names[k - 1]);
         }
     } else {
+        sb_M_delta(&pt, inst->dyn.M, inst->dyn.delta);
+        memcpy(inst->dyn.rhs, inst->dyn.delta, (size_t)n * sizeof(double));
         sb_constraints(&pt, inst->dyn.D, inst->dyn.beta, inst->dyn.gamma, inst->dyn.Phi);
         /* rhs = [delta; gamma - 2 alpha (D dq - beta) - beta_b^2 Phi]  (Baumgarte) */
         const double alpha = inst->state.set[SB_SET_ALPHA], bb = inst->state.set[SB_SET_BETA];
@@ -306,20 +339,7 @@ SbStatus sb_accelerations(SbInstance *inst, double t, const double *x, double *d
                                inst->dyn.rank, na, m->coordinate_names[worst]);
         }
     }
-    if (m->nk > 0) { /* the forces of the closed unilateral contacts */
-        SbStatus s = sb_contact_accelerations(inst, t, x);
-        if (s != SB_OK) return s;
-    }
-    if ((bad = sb_first_nonfinite(na, inst->dyn.sol)) >= 0) {
-        SbStatus s = nonfinite_blocks(inst);
-        if (s != SB_OK) return s;
-        return sb_problem(inst, SB_DISCARD, "%s '%s' is not finite", bad < n ? "acceleration of" : "multiplier of",
-                       bad < n ? m->coordinate_names[bad] : m->constraint_names[bad - n]);
-    }
-    if (ddq) memcpy(ddq, inst->dyn.sol, (size_t)n * sizeof(double));
-    if (lam && nc) memcpy(lam, inst->dyn.sol + n, (size_t)nc * sizeof(double));
-    if (lam && m->nk) sb_contact_forces(inst, lam + nc);
-    return SB_OK;
+    return finish_accelerations(inst, &pt, 1, ddq, lam);
 }
 
 SbStatus sb_update(SbInstance *inst)

@@ -6,7 +6,17 @@
 
 #include "sb_linalg.h"
 
-int sb_ldlt(int n, double *A)
+/* The kernels below are instantiated with constant sizes: forced inline where the compiler allows */
+#if defined(__GNUC__)
+#define SB_KERNEL static inline __attribute__((always_inline))
+#else
+#define SB_KERNEL static inline
+#endif
+
+/* The body of sb_ldlt for any n; inlined with a constant n <= 4 (the mass matrices of small
+   models, factored at every evaluation) the compiler unrolls its loops.  Same operations in
+   the same order either way: the results are bit-identical. */
+SB_KERNEL int ldlt_kernel(const int n, double *A)
 {
     /* A = L D L^T.  Lower triangle: L (unit diagonal implied); diagonal: 1/D;
        upper triangle: scratch w_kj = L_jk d_k of the current row.  The pivots d_k are
@@ -73,7 +83,7 @@ int sb_semidefinite(int n, double *A, double tol)
     return -1;
 }
 
-void sb_ldlt_solve(int n, const double *F, double *b)
+SB_KERNEL void ldlt_solve_kernel(const int n, const double *F, double *b)
 {
     for (int i = 0; i < n; ++i) { /* L y = b */
         double s = b[i];
@@ -85,6 +95,28 @@ void sb_ldlt_solve(int n, const double *F, double *b)
         double s = b[i];
         for (int k = i + 1; k < n; ++k) s -= F[(size_t)k * n + i] * b[k];
         b[i] = s;
+    }
+}
+
+int sb_ldlt(int n, double *A)
+{
+    switch (n) {
+    case 1: return ldlt_kernel(1, A);
+    case 2: return ldlt_kernel(2, A);
+    case 3: return ldlt_kernel(3, A);
+    case 4: return ldlt_kernel(4, A);
+    default: return ldlt_kernel(n, A);
+    }
+}
+
+void sb_ldlt_solve(int n, const double *F, double *b)
+{
+    switch (n) {
+    case 1: ldlt_solve_kernel(1, F, b); break;
+    case 2: ldlt_solve_kernel(2, F, b); break;
+    case 3: ldlt_solve_kernel(3, F, b); break;
+    case 4: ldlt_solve_kernel(4, F, b); break;
+    default: ldlt_solve_kernel(n, F, b); break;
     }
 }
 
