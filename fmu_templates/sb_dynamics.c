@@ -175,16 +175,22 @@ static void factor_lu(SbInstance *inst)
 
 /* The end of sb_accelerations: a Discard naming the first non-finite acceleration or multiplier
    (or the block entry it comes from), else ddq and lam (either may be NULL) from the solution. */
-static SbStatus finish_accelerations(SbInstance *inst, const SbPoint *pt, int blocks_kept, double *ddq, double *lam)
+static inline SbStatus finish_accelerations(SbInstance *inst, const SbPoint *pt, int blocks_kept, double *ddq,
+                                           double *lam)
 {
     const SbModel *m = inst->m;
-    const int n = m->nq, nc = m->nc;
-    int bad;
+    const int n = m->nq, nc = m->nc, na = inst->dyn.na;
     if (m->nk > 0) { /* the forces of the closed unilateral contacts */
         SbStatus s = sb_contact_accelerations(inst, pt->t, pt->q);
         if (s != SB_OK) return s;
     }
-    if ((bad = sb_first_nonfinite(inst->dyn.na, inst->dyn.sol)) >= 0) {
+    const double *sol = inst->dyn.sol;
+    /* a NaN or an infinity among the entries makes their sum non-finite (a sum of finite entries
+       that overflows only costs the scan that then finds none) */
+    double sum = 0.0;
+    for (int i = 0; i < na; ++i) sum += sol[i];
+    int bad = isfinite(sum) ? -1 : sb_first_nonfinite(na, sol);
+    if (bad >= 0) {
         if (!blocks_kept) /* the hot path did not keep M and delta: the same point gives the same values */
             sb_M_delta(pt, inst->dyn.M, inst->dyn.delta);
         SbStatus s = nonfinite_blocks(inst);
@@ -192,8 +198,10 @@ static SbStatus finish_accelerations(SbInstance *inst, const SbPoint *pt, int bl
         return sb_problem(inst, SB_DISCARD, "%s '%s' is not finite", bad < n ? "acceleration of" : "multiplier of",
                        bad < n ? m->coordinate_names[bad] : m->constraint_names[bad - n]);
     }
-    if (ddq) memcpy(ddq, inst->dyn.sol, (size_t)n * sizeof(double));
-    if (lam && nc) memcpy(lam, inst->dyn.sol + n, (size_t)nc * sizeof(double));
+    if (ddq)
+        for (int i = 0; i < n; ++i) ddq[i] = sol[i];
+    if (lam)
+        for (int r = 0; r < nc; ++r) lam[r] = sol[n + r];
     if (lam && m->nk) sb_contact_forces(inst, lam + nc);
     return SB_OK;
 }

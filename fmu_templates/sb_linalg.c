@@ -16,7 +16,7 @@
 /* The body of sb_ldlt for any n; inlined with a constant n <= 4 (the mass matrices of small
    models, factored at every evaluation) the compiler unrolls its loops.  Same operations in
    the same order either way: the results are bit-identical. */
-SB_KERNEL int ldlt_kernel(const int n, double *A)
+static int ldlt_kernel(const int n, double *A)
 {
     /* A = L D L^T.  Lower triangle: L (unit diagonal implied); diagonal: 1/D;
        upper triangle: scratch w_kj = L_jk d_k of the current row.  The pivots d_k are
@@ -83,7 +83,8 @@ int sb_semidefinite(int n, double *A, double tol)
     return -1;
 }
 
-SB_KERNEL void ldlt_solve_kernel(const int n, const double *F, double *b)
+/* The body of sb_ldlt_solve for any n (n <= 4: row by row below). */
+static void ldlt_solve_kernel(const int n, const double *F, double *b)
 {
     for (int i = 0; i < n; ++i) { /* L y = b */
         double s = b[i];
@@ -98,24 +99,81 @@ SB_KERNEL void ldlt_solve_kernel(const int n, const double *F, double *b)
     }
 }
 
+/* Column j of ldlt_kernel (the same operations) for a constant n and j: small mass matrices are
+   factored column by column with every loop unrolled.  Returns 0, or j + 1 for a pivot that is
+   not positive. */
+SB_KERNEL int ldlt_column(const int n, const int j, double *A, double *dk)
+{
+    double *Aj = A + (size_t)j * n;
+    double d = Aj[j];
+    for (int k = 0; k < j; ++k) {
+        const double w = Aj[k] * dk[k]; /* L_jk d_k */
+        A[(size_t)k * n + j] = w;
+        d -= Aj[k] * w;
+    }
+    if (!(d > 0.0)) return j + 1; /* also catches NaN */
+    dk[j] = d;
+    Aj[j] = 1.0 / d;
+    for (int i = j + 1; i < n; ++i) {
+        double *Ai = A + (size_t)i * n;
+        double s = Ai[j];
+        for (int k = 0; k < j; ++k) s -= Ai[k] * A[(size_t)k * n + j];
+        Ai[j] = s * Aj[j];
+    }
+    return 0;
+}
+
 int sb_ldlt(int n, double *A)
 {
+    double dk[4];
+    int r = 0;
     switch (n) {
-    case 1: return ldlt_kernel(1, A);
-    case 2: return ldlt_kernel(2, A);
-    case 3: return ldlt_kernel(3, A);
-    case 4: return ldlt_kernel(4, A);
+    case 1: return ldlt_column(1, 0, A, dk);
+    case 2: (void)((r = ldlt_column(2, 0, A, dk)) || (r = ldlt_column(2, 1, A, dk))); return r;
+    case 3:
+        (void)((r = ldlt_column(3, 0, A, dk)) || (r = ldlt_column(3, 1, A, dk)) || (r = ldlt_column(3, 2, A, dk)));
+        return r;
+    case 4:
+        (void)((r = ldlt_column(4, 0, A, dk)) || (r = ldlt_column(4, 1, A, dk)) || (r = ldlt_column(4, 2, A, dk)) ||
+               (r = ldlt_column(4, 3, A, dk)));
+        return r;
     default: return ldlt_kernel(n, A);
     }
 }
 
+/* Row i of the three sweeps of ldlt_solve_kernel (the same operations) for a constant n and i. */
+SB_KERNEL void ldlt_solve_lower(const int n, const int i, const double *F, double *b)
+{
+    double s = b[i];
+    for (int k = 0; k < i; ++k) s -= F[(size_t)i * n + k] * b[k];
+    b[i] = s;
+}
+
+SB_KERNEL void ldlt_solve_upper(const int n, const int i, const double *F, double *b)
+{
+    b[i] *= F[(size_t)i * n + i];
+    double s = b[i];
+    for (int k = i + 1; k < n; ++k) s -= F[(size_t)k * n + i] * b[k];
+    b[i] = s;
+}
+
 void sb_ldlt_solve(int n, const double *F, double *b)
 {
-    switch (n) {
-    case 1: ldlt_solve_kernel(1, F, b); break;
-    case 2: ldlt_solve_kernel(2, F, b); break;
-    case 3: ldlt_solve_kernel(3, F, b); break;
-    case 4: ldlt_solve_kernel(4, F, b); break;
+    switch (n) { /* small mass matrices: row by row, every loop unrolled (L y = b, then D and L^T) */
+    case 1: b[0] *= F[0]; break;
+    case 2:
+        ldlt_solve_lower(2, 1, F, b);
+        ldlt_solve_upper(2, 1, F, b), ldlt_solve_upper(2, 0, F, b);
+        break;
+    case 3:
+        ldlt_solve_lower(3, 1, F, b), ldlt_solve_lower(3, 2, F, b);
+        ldlt_solve_upper(3, 2, F, b), ldlt_solve_upper(3, 1, F, b), ldlt_solve_upper(3, 0, F, b);
+        break;
+    case 4:
+        ldlt_solve_lower(4, 1, F, b), ldlt_solve_lower(4, 2, F, b), ldlt_solve_lower(4, 3, F, b);
+        ldlt_solve_upper(4, 3, F, b), ldlt_solve_upper(4, 2, F, b), ldlt_solve_upper(4, 1, F, b);
+        ldlt_solve_upper(4, 0, F, b);
+        break;
     default: ldlt_solve_kernel(n, F, b); break;
     }
 }
