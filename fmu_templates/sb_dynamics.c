@@ -175,6 +175,9 @@ static void factor_lu(SbInstance *inst)
 
 /* The end of sb_accelerations: a Discard naming the first non-finite acceleration or multiplier
    (or the block entry it comes from), else ddq and lam (either may be NULL) from the solution. */
+#if defined(__GNUC__)
+__attribute__((always_inline)) /* on the hot path of every evaluation */
+#endif
 static inline SbStatus finish_accelerations(SbInstance *inst, const SbPoint *pt, int blocks_kept, double *ddq,
                                            double *lam)
 {
