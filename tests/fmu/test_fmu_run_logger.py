@@ -11,6 +11,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 SCRIPT = textwrap.dedent(
@@ -19,11 +21,11 @@ SCRIPT = textwrap.dedent(
     import fmpy
     from fmpy import instantiate_fmu, read_model_description, extract
     from symbody.fmu.run import simulate
-    from symbody.fmu.testing import cached_fmu
+    from symbody.fmu.testing import cached_fmu, fmu_simulation
 
     fmu = cached_fmu(r"{model}", 2, "cs")
     for _ in range(2):
-        simulate(fmu, stop_time=0.05, interval=0.01)   # runs with symbody's logger
+        {run}   # a run that hands fmpy a logger
     gc.collect()
     md = read_model_description(str(fmu))
     inst = instantiate_fmu(extract(str(fmu)), md, "CoSimulation")  # fmpy's default callbacks
@@ -39,8 +41,15 @@ SCRIPT = textwrap.dedent(
 )
 
 
-def test_fmi2_messages_after_a_simulate_run_do_not_crash_the_process():
-    script = SCRIPT.format(model=ROOT / "examples" / "simple_pendulum.py")
+RUNS = {
+    "symbody simulate": "simulate(fmu, stop_time=0.05, interval=0.01)",
+    "fmu_simulation": "fmu_simulation(fmu, 0.05, 0.01, logger=lambda *a: None)",
+}
+
+
+@pytest.mark.parametrize("run", RUNS)
+def test_fmi2_messages_after_a_run_with_a_logger_do_not_crash_the_process(run):
+    script = SCRIPT.format(model=ROOT / "examples" / "simple_pendulum.py", run=RUNS[run])
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "alive" in done.stdout

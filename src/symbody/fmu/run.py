@@ -283,7 +283,7 @@ def _run(fmpy, fmu: Path, kw: dict[str, Any], start: float, stop: float, step: f
             try:
                 result = fmpy.simulate_fmu(unzipdir, logger=logger, step_finished=guard, **kw)
             finally:
-                _restore_fmi2_message_proxy()
+                restore_fmi2_message_proxy()
         except Exception as e:  # noqa: BLE001 - fmpy raises plain exceptions
             text = str(e).strip().splitlines()
             first = text[0] if text else type(e).__name__
@@ -306,7 +306,7 @@ def _run(fmpy, fmu: Path, kw: dict[str, Any], start: float, stop: float, step: f
 _FMI2_DEFAULT_LOGGER: list = []  # fmpy's default FMI 2 callbacks with their own thunk, alive for the process
 
 
-def _restore_fmi2_message_proxy() -> None:
+def restore_fmi2_message_proxy() -> None:
     """Point fmpy's process-wide FMI 2 message proxy back at a logger that lives as long as the process.
 
     fmpy formats FMI 2 messages in a native proxy that holds ONE Python logger for the whole

@@ -26,6 +26,8 @@ from typing import Any
 
 import numpy as np
 
+from .run import restore_fmi2_message_proxy
+
 _WORKDIR: Path | None = None
 
 
@@ -82,7 +84,10 @@ def fmu_simulation(
     if relative_tolerance is not None:
         kw["relative_tolerance"] = relative_tolerance
     kw.update(kwargs)
-    res = fmpy.simulate_fmu(str(fmu), **kw)
+    try:
+        res = fmpy.simulate_fmu(str(fmu), **kw)
+    finally:  # a logger given to fmpy must not outlive this run in its process-wide FMI 2 proxy
+        restore_fmi2_message_proxy()
     return {name: np.asarray(res[name], dtype=float) for name in res.dtype.names}
 
 
