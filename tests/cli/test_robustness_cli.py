@@ -504,6 +504,7 @@ def test_validate_takes_any_stop_time(capsys):
     assert "FAIL" not in out and out.count(": 34 steps") == 5  # 3 CS methods and 2 ME solvers, to 0.333 s
 
 
+@pytest.mark.slow  # long: with --slow (CI)
 def test_validate_has_a_timeout(capsys):
     """``validate --stop-time 1e6`` ran its five smoke simulations for many minutes with no way to bound them:
     ``--timeout`` fails each one that runs longer, with the reason."""

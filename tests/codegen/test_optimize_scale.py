@@ -78,6 +78,7 @@ def _adds(outs) -> int:
     return sum(1 for e in seen if e.op == ADD)
 
 
+@pytest.mark.slow  # long: with --slow (CI)
 def test_work_grows_linearly_with_the_length_of_shared_sums(monkeypatch):
     small = _work(monkeypatch, shared_sums(100)[0])
     assert small < 400 * 100, small  # about 160 per term; quadratic counting: 5e5 already here

@@ -584,6 +584,7 @@ def test_random_tree_matches_kane(seed, joints):
     compare(eq, values, states, tree.kane_by_hand(states))
 
 
+@pytest.mark.slow  # long: with --slow (CI)
 def test_small_tree_matches_kanes_method():
     """The reference itself: KanesMethod and the numeric Kane assembly agree, and symbody agrees with both."""
     spec = random_tree(9, 2, ["S_euler", "P"])  # a chain: the prismatic body hangs on the spherical one

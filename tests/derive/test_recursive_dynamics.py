@@ -203,6 +203,7 @@ def test_choice_takes_the_shorter_code_on_small_trees(n):
     assert op_count(auto, "M", "delta") == best
 
 
+@pytest.mark.slow  # long: with --slow (CI)
 def test_operation_growth_on_the_3d_chain():
     """Atoms of M grow no faster than n^2 and of delta about n; the virtual-power loop's grow faster."""
     rec, vp = {}, {}

@@ -161,7 +161,8 @@ def rolling_rows(q, dq, P, both: bool):
 
 
 # the redundant variant's SymPy references take 2-4 s more: with --slow
-@pytest.mark.parametrize("rolling", ["tangential", pytest.param("both", marks=pytest.mark.slow)])
+@pytest.mark.slow  # SymPy references: 4-8 s
+@pytest.mark.parametrize("rolling", ["tangential", "both"])
 def test_crank_rod_disc_constraints(rolling):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", sb.RedundantConstraintWarning)  # rolling="both" is redundant by design

@@ -20,6 +20,7 @@ import overhead_lqr  # noqa: E402
 import sweep_lqr  # noqa: E402
 
 
+@pytest.mark.slow  # long: with --slow (CI)
 def test_sweep_lqr_rows_equal_the_transfers_of_overhead_lqr(tmp_path):
     d = overhead_lqr.design()
     fmu = overhead_lqr.export_plant(d.eq, tmp_path / "crane.fmu")

@@ -74,6 +74,7 @@ def _alive_at_once(monkeypatch, available: int | None, cores: int, tmp: Path) ->
     return most[0]
 
 
+@pytest.mark.slow  # long: with --slow (CI)
 def test_little_memory_runs_one_compiler_at_a_time(monkeypatch, tmp_path):
     assert _alive_at_once(monkeypatch, 1 * MIB, 4, tmp_path) == 1
 

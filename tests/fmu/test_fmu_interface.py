@@ -271,7 +271,7 @@ def test_open_chain_states_are_exact_and_cs_only_has_no_derivatives():
     assert not any(name.startswith("solver.") for name in me)
 
 
-@pytest.mark.parametrize("version", (2, 3))
+@pytest.mark.parametrize("version", (pytest.param(2, marks=pytest.mark.slow), 3))  # FMI 2 with --slow
 def test_fmu_layout_and_rebuild_from_sources(version, tmp_path):
     """binaries/<platform>/, sources/ (+ buildDescription.xml for FMI 3); a rebuild from sources behaves the same."""
     fmu = cached_fmu(FOUR_BAR, version, "both")

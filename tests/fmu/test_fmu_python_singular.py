@@ -16,6 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import test_singular_positions as sp
 from test_fmu_python import DISCARD, ERROR, OK, WARNING, _Slave
 
@@ -50,6 +51,7 @@ def _scenario_undetermined_reaction_is_logged_as_a_warning():
         slave.free()
 
 
+@pytest.mark.slow  # long: with --slow (CI)
 def test_python_fmu_logs_a_warning_for_an_undetermined_reaction():
     _isolated(_scenario_undetermined_reaction_is_logged_as_a_warning.__name__)
 
@@ -78,5 +80,6 @@ def _scenario_values_refused_in_initialization_mode():
         slave.free()
 
 
+@pytest.mark.slow  # long: with --slow (CI)
 def test_python_fmu_refuses_values_set_in_initialization_mode():
     _isolated(_scenario_values_refused_in_initialization_mode.__name__)

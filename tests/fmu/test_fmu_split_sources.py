@@ -47,7 +47,14 @@ def _without_binaries(fmu: Path) -> Path:
     return out
 
 
-@pytest.mark.parametrize(("version", "mode", "stack"), [(2, "forward", 4096), (3, "exact", 0), (3, "none", 4096)])
+@pytest.mark.parametrize(
+    ("version", "mode", "stack"),
+    [
+        (2, "forward", 4096),
+        pytest.param(3, "exact", 0, marks=pytest.mark.slow),  # with --slow: the default run keeps one case
+        pytest.param(3, "none", 4096, marks=pytest.mark.slow),
+    ],
+)
 def test_split_fmu_simulates_like_the_unsplit_one_and_rebuilds_from_its_sources(
     tmp_path, monkeypatch, version, mode, stack
 ):

@@ -172,7 +172,10 @@ def test_windows_dll_exports_fmi_only_and_needs_system_dlls(pendulum_fmus):
 # --------------------------------------------------------------------------------------- sources
 
 
-@pytest.mark.parametrize("compiler", ["gcc", "clang", MINGW, AARCH64])
+# the cross compilers and clang with --slow (CI): the default run keeps the host gcc
+@pytest.mark.parametrize(
+    "compiler", ["gcc", *(pytest.param(c, marks=pytest.mark.slow) for c in ("clang", MINGW, AARCH64))]
+)
 def test_sources_compile_without_warnings(pendulum_fmus, tmp_path, compiler):
     need(compiler)
     for version, folder in pendulum_fmus.items():

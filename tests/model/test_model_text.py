@@ -388,6 +388,7 @@ def _build(text: dict) -> tuple[sb.System | None, str | None]:
         return None, str(e)
 
 
+@pytest.mark.slow  # long: with --slow (CI)
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(model_texts())
 def test_any_model_text_is_refused_by_name_or_gives_a_sound_fmu(tmp_path_factory, drawn):

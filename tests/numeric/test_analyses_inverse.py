@@ -34,6 +34,7 @@ def cart_eq():
     return example("n_link_pendulum_on_cart", n=2).derive()
 
 
+@pytest.mark.slow  # long: with --slow (CI)
 def test_inverse_dynamics_fed_back_reproduces_the_motion(cart_eq):
     eq = cart_eq
 

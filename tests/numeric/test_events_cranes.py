@@ -64,6 +64,7 @@ def test_payload_set_down_on_the_floor():
     assert np.allclose(res["rope_tension"][rest], F_h, rtol=1e-7)
 
 
+@pytest.mark.slow  # long: with --slow (CI)
 def test_closed_loop_presses_the_trolley_against_its_end_stop():
     """PD loop on the trolley commanding 0.5 m beyond the stop (swing damped strongly)."""
     eq = example("overhead_crane", end_stops=True, x0=17.0).derive()

@@ -20,6 +20,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:.*redundant at the initial confi
 R_MATRIX_RK2_ENERGY_ERROR = 4e-2  # Problemas dinámicos, Table 1, Δt = 1e-2
 
 
+@pytest.mark.slow  # long: with --slow (CI)
 def test_independent_coordinates_with_rk4_beat_the_r_matrix_with_rk2():
     eq = example("double_pendulum_square_disc", coordinates="natural").derive()
     # independent truth: the same pendulum in relative coordinates (no constraint), integrated tightly

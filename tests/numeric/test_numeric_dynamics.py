@@ -45,7 +45,9 @@ def hand_energy_natural(res, m=1.0, r=1.0):
     return T + V, np.max(np.abs(V - V[0]))
 
 
-@pytest.mark.parametrize("formulation", ["baumgarte", "projection", "independent"])
+@pytest.mark.parametrize(
+    "formulation", ["baumgarte", "projection", pytest.param("independent", marks=pytest.mark.slow)]
+)
 def test_double_pendulum_natural_coordinates_match_relative(double_pendulum_reference, formulation):
     ref = double_pendulum_reference
     eq = example("double_pendulum_square_disc", coordinates="natural").derive()
