@@ -44,7 +44,6 @@ Run: ``python benchmarks/bench_chain3d.py [--quick|--smoke]``.
 from __future__ import annotations
 
 import ctypes
-import hashlib
 import os
 import shutil
 import subprocess
@@ -63,11 +62,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_eval_speed import (  # noqa: E402
     EFFORT,
-    PINOCCHIO_FLAGS,
-    bench_cache,
     best_interleaved,
     fmt_eval,
-    pinocchio_prefix,
+    pinocchio_harness,
 )
 from bench_ltdl import UnusedJacobians  # noqa: E402
 from bench_recursive import chain_3d, exponent  # noqa: E402
@@ -203,33 +200,8 @@ def symbody_library(eq, workdir: Path) -> ChainLibrary:
 
 def pinocchio_library(compile_if_missing: bool) -> tuple[ChainLibrary | None, str]:
     """The compiled C++ ABA harness of the chain (cached in ``bench_cache()``), or None and the reason."""
-    prefix = pinocchio_prefix()
-    if prefix is None:
-        return None, "Pinocchio's C++ headers or Eigen (pip install pin cmeel-eigen) are missing"
-    cxx = os.environ.get("CXX") or shutil.which("g++") or shutil.which("c++") or shutil.which("clang++")
-    if not cxx:
-        return None, "no C++ compiler found"
-    import pinocchio  # type: ignore[import-untyped]
-
-    src = HARNESS / "chain3d_pinocchio.cpp"
-    h = hashlib.sha256()
-    for part in (cxx, pinocchio.__version__, str(prefix), " ".join(PINOCCHIO_FLAGS)):
-        h.update(part.encode())
-    for f in (src, HARNESS / "chain3d_loop.h"):
-        h.update(f.read_bytes())
-    lib = bench_cache() / f"chain3d_pinocchio_{h.hexdigest()[:16]}.so"
-    if not lib.is_file():
-        if not compile_if_missing:
-            return None, "the C++ ABA harness is not compiled yet (the full run compiles and caches it)"
-        lib.parent.mkdir(parents=True, exist_ok=True)
-        tmp = lib.with_suffix(f".{os.getpid()}.tmp")
-        cmd = [cxx, *PINOCCHIO_FLAGS, f"-I{HARNESS}", f"-I{prefix / 'include'}", f"-I{prefix / 'include/eigen3'}"]
-        try:
-            compile_or_raise([*cmd, str(src), "-o", str(tmp)], "the Pinocchio chain harness")
-        except RuntimeError as e:
-            return None, str(e).splitlines()[0]
-        os.replace(tmp, lib)
-    return ChainLibrary(lib, "Pinocchio C++"), ""
+    lib, why = pinocchio_harness("chain3d_pinocchio.cpp", "chain3d_loop.h", compile_if_missing)
+    return (ChainLibrary(lib, "Pinocchio C++"), "") if lib else (None, why)
 
 
 def pinocchio_python_ddq(n: int, p: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:

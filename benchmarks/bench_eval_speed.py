@@ -264,36 +264,42 @@ def pinocchio_prefix() -> Path | None:
     return None
 
 
-def pinocchio_library(compile_if_missing: bool) -> tuple[LoopLibrary | None, str]:
-    """The compiled C++ ABA harness (cached), or None and the reason."""
+def pinocchio_harness(source: str, header: str, compile_if_missing: bool) -> tuple[Path | None, str]:
+    """A C++ harness of ``harness/`` compiled against Pinocchio (cached by compiler, version, flags and
+    sources in ``bench_cache()``): its path, or None and the reason."""
     prefix = pinocchio_prefix()
     if prefix is None:
-        return None, "Pinocchio's C++ headers or Eigen (pip install cmeel-eigen) are missing"
+        return None, "Pinocchio's C++ headers or Eigen (pip install pin cmeel-eigen) are missing"
     cxx = os.environ.get("CXX") or shutil.which("g++") or shutil.which("c++") or shutil.which("clang++")
     if not cxx:
         return None, "no C++ compiler found"
     import pinocchio
 
-    src = HARNESS / "pinocchio_aba.cpp"
+    src = HARNESS / source
     h = hashlib.sha256()
     for part in (cxx, pinocchio.__version__, str(prefix), " ".join(PINOCCHIO_FLAGS)):
         h.update(part.encode())
-    for f in (src, HARNESS / "bench_loop.h"):
+    for f in (src, HARNESS / header):
         h.update(f.read_bytes())
-    lib = bench_cache() / f"pinocchio_aba_{h.hexdigest()[:16]}.so"
+    lib = bench_cache() / f"{src.stem}_{h.hexdigest()[:16]}.so"
     if not lib.is_file():
         if not compile_if_missing:
             return None, "the C++ ABA harness is not compiled yet (the full run compiles and caches it)"
         lib.parent.mkdir(parents=True, exist_ok=True)
         tmp = lib.with_suffix(f".{os.getpid()}.tmp")
         cmd = [cxx, *PINOCCHIO_FLAGS, f"-I{HARNESS}", f"-I{prefix / 'include'}", f"-I{prefix / 'include/eigen3'}"]
-        cmd += [str(src), "-o", str(tmp)]
         try:
-            _run(cmd, "the Pinocchio ABA harness")
+            _run([*cmd, str(src), "-o", str(tmp)], f"the Pinocchio harness {source}")
         except RuntimeError as e:
             return None, str(e).splitlines()[0]
         os.replace(tmp, lib)
-    return LoopLibrary(lib, "Pinocchio C++"), ""
+    return lib, ""
+
+
+def pinocchio_library(compile_if_missing: bool) -> tuple[LoopLibrary | None, str]:
+    """The compiled C++ ABA harness of the planar chain (cached), or None and the reason."""
+    lib, why = pinocchio_harness("pinocchio_aba.cpp", "bench_loop.h", compile_if_missing)
+    return (LoopLibrary(lib, "Pinocchio C++"), "") if lib else (None, why)
 
 
 def pinocchio_python_model(n: int, p: np.ndarray):
