@@ -1,12 +1,15 @@
-"""Compile blocks to C and call them in-process (through :mod:`ctypes`).
+"""Compile blocks to C and call them in-process.
 
 :class:`CEvaluator` has the calling convention of the numpy evaluators of
 :mod:`symbody.codegen.python` -- ``f(t, q, dq, u, p, ddq=None, lam=None)``
 returns a tuple of arrays, one per block -- so tests can check the generated
-C against numpy block by block.  A call costs about a microsecond beyond the
-evaluation itself: the arguments are copied into one preallocated buffer (their
-lengths checked, a wrong one refused by name), one ``ctypes`` call passes
-addresses converted once at compilation, and the results are fresh copies.
+C against numpy block by block.  :class:`AccelerationEvaluator` gives ``ddq``
+of an unconstrained model in one call: ``[M | delta]`` and the L D L^T solve
+in C.  Both are compiled into a CPython extension module when Python's headers
+are installed (a fraction of a microsecond per call beyond the evaluation; see
+:mod:`symbody.codegen.c_call`), otherwise called through ``ctypes``, with the
+same checks and the same results; ``out=`` takes arrays to fill instead of new
+ones.  Arguments are checked: a wrong length is refused by the vector's name.
 
 Example:
     >>> import numpy as np
@@ -20,191 +23,96 @@ Example:
 
 from __future__ import annotations
 
-import ctypes
-import os
-import shutil
-import subprocess
-import tempfile
-import threading
 from collections.abc import Mapping, Sequence
-from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from ..errors import ExportError
-from ..symbolic.expr import Expr
+from ..errors import ModelError
+from ..symbolic.expr import Expr, free_symbols
 from .c import CAssignment, CBlock, c_function, nonzero
+from .c_call import Kernel, c_compiler, call_directly, call_path, compile_shared, kernel_function
 from .evaluators import layout_of
 from .python import Layout, check_identifier
 
-
-def c_compiler() -> str:
-    """The C compiler to use: ``$CC`` or ``gcc``/``cc`` on PATH.
-
-    Raises:
-        ExportError: no compiler is found.
-    """
-    cc = os.environ.get("CC")
-    if cc:
-        return cc
-    for candidate in ("gcc", "cc", "clang"):
-        path = shutil.which(candidate)
-        if path:
-            return path
-    raise ExportError("no C compiler found: install gcc (or set the CC environment variable)")
-
-
-def compile_shared(
-    sources: Sequence[Path], output: Path, include: Sequence[Path] = (), flags: Sequence[str] = ()
-) -> None:
-    """Compile C sources into a shared library with the system compiler (``-O2 -fPIC -shared``).
-
-    Raises:
-        ExportError: the compiler is missing or reports an error (its message is included).
-    """
-    cmd = [c_compiler(), "-std=c99", "-O2", "-fPIC", "-shared", *flags]
-    cmd += [f"-I{p}" for p in include]
-    cmd += [str(s) for s in sources]
-    cmd += ["-o", str(output), "-lm"]
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    except OSError as e:
-        raise ExportError(f"cannot run the C compiler {cmd[0]!r}: {e}") from None
-    if proc.returncode != 0:
-        msg = (proc.stderr or proc.stdout).strip()
-        raise ExportError(f"C compilation failed ({' '.join(cmd[:2])} ...):\n{msg[:4000]}")
+#: the vector arguments of every evaluator, in the order of the packed input (after t)
+VECTORS = ("q", "dq", "u", "p", "ddq", "lam")
 
 
 class CEvaluator:
-    """Blocks compiled to a shared library, called like a numpy evaluator.
+    """Blocks compiled to C, called like a numpy evaluator.
 
     Args:
         blocks: block name -> (flat expressions, shape), as in :meth:`symbody.Equations.blocks`.
         layout: where the symbols come from (:class:`symbody.codegen.python.Layout`).
         name: name of the C function.
+        path: ``"auto"`` (a CPython extension module when Python's headers are installed, else
+            ctypes), ``"extension"`` or ``"ctypes"``.
 
     Attributes:
         source: the generated C source.
+        call_path: ``"extension"`` or ``"ctypes"``, the path taken.
     """
 
     def __init__(
-        self, blocks: Mapping[str, tuple[Sequence[Expr], tuple[int, ...]]], layout: Layout, name: str = "evaluate"
+        self,
+        blocks: Mapping[str, tuple[Sequence[Expr], tuple[int, ...]]],
+        layout: Layout,
+        name: str = "evaluate",
+        path: str = "auto",
     ):
         check_identifier(name, "function")
         self.names = [check_identifier(k, "block") for k in blocks]
         self.shapes = [tuple(blocks[k][1]) for k in self.names]
         self.sizes = [int(np.prod(s)) if len(s) else 1 for s in self.shapes]
         self._layout = layout
-        sources: dict[Expr, str] = {}
-        for vec in ("q", "dq", "ddq", "u", "p", "lam"):
-            for i, s in enumerate(getattr(layout, vec)):
-                sources[s] = f"_{vec}[{i}]"
-        if layout.t is not None:
-            sources[layout.t] = "_t"
-        cblocks = []
-        for k, (exprs, _) in blocks.items():
-            size = len(exprs)
-            asg = [CAssignment(f"_out_{k}[{i}]", e) for i, e in enumerate(exprs) if nonzero(e)]
-            cblocks.append(CBlock(k, f"block {k}", asg, zero=[(f"_out_{k}", size)]))
-        outs = "".join(f", double *_out_{k}" for k in self.names)
-        sig = (
-            f"void {name}(double _t, const double *_q, const double *_dq, const double *_u, const double *_p, "
-            f"const double *_ddq, const double *_lam{outs})"
-        )
-        unused = ["_t", "_q", "_dq", "_u", "_p", "_ddq", "_lam"]
-        self.source = (
-            "#include <math.h>\n#include <string.h>\n" + _SIGN + c_function(sig, cblocks, sources, unused=unused)
-        )
+        self.source = "#include <math.h>\n#include <string.h>\n" + _SIGN + block_function(blocks, layout, name)
         self.source += _packed_wrapper(name, self._slots, self.sizes)
-        self._dir = tempfile.TemporaryDirectory(prefix="symbody_c_")
-        src = Path(self._dir.name) / f"{name}.c"
-        lib = Path(self._dir.name) / f"{name}.so"
-        src.write_text(self.source)
-        compile_shared([src], lib)
-        self._call = _PackedCall(ctypes.PyDLL(str(lib)), name + "_packed", self._slots, self.shapes)
+        slots = tuple((vec, n, vec in ("ddq", "lam")) for vec, n in self._slots)
+        self._call = kernel_function(Kernel(name + "_packed", self.source, slots, tuple(self.shapes)), path)
+        self.call_path = call_path(self._call)
+        call_directly(self, self._call)  # no Python frame per call: __call__ below documents the call
 
     @property
     def _slots(self) -> list[tuple[str, int]]:
-        lay = self._layout
-        return [(vec, len(getattr(lay, vec))) for vec in ("q", "dq", "u", "p", "ddq", "lam")]
+        return [(vec, len(getattr(self._layout, vec))) for vec in VECTORS]
 
-    def __call__(self, t, q, dq, u, p, ddq=None, lam=None) -> tuple[np.ndarray, ...]:
-        """The blocks at one point, as fresh arrays (one per block, in the order of the names).
+    def __call__(self, t, q, dq, u, p, ddq=None, lam=None, *, out=None) -> tuple[np.ndarray, ...]:
+        """The blocks at one point, as fresh arrays (one per block, in the order of the names), or
+        written into ``out`` (a tuple of float64 C-contiguous arrays of the blocks' shapes) and returned.
 
         Raises:
-            ValueError: an argument has not the length of its vector in the layout.
+            ValueError: an argument has not the length of its vector in the layout (named in the message).
+            TypeError: a value is not a real number, or ``out`` does not fit.
         """
-        c = self._call
-        values = (q, dq, u, p)
-        try:
-            ok = (len(q), len(dq), len(u), len(p)) == c.lengths
-        except TypeError:
-            ok = False
-        if not ok:
-            c.refuse(values)
-        with c.lock:
-            c.buffer[0] = t
-            for k, view in c.required:
-                view[:] = values[k]
-            if ddq is not None or lam is not None or c.optional_set:
-                c.set_optional(ddq, lam)
-            c.fn(*c.args)
-            return tuple([o.copy() for o in c.outs])
+        if out is None:
+            return self._call(t, q, dq, u, p, ddq, lam)  # type: ignore[no-any-return]
+        return self._call(t, q, dq, u, p, ddq, lam, out=out)  # type: ignore[no-any-return]
 
 
-class _PackedCall:
-    """One C call per evaluation: the arguments are copied into one preallocated input buffer
-    whose address (like those of the output arrays) is converted once, not at every call.
-
-    ``ctypes.PyDLL`` keeps the interpreter lock during the call and a lock serializes callers,
-    so threads sharing an evaluator cannot overwrite each other's buffers.
-    """
-
-    def __init__(self, lib: ctypes.PyDLL, symbol: str, slots: list[tuple[str, int]], shapes: list):
-        self._lib = lib  # kept alive with the function
-        fn = getattr(lib, symbol)
-        fn.restype = None
-        fn.argtypes = None  # the arguments below are ready-made ctypes objects
-        self.fn = fn
-        self.buffer = np.zeros(1 + sum(n for _, n in slots))
-        # one output array per block, in its final shape: a call returns copies of them
-        self.outs = [np.zeros(shape) for shape in shapes]
-        self.args = tuple(ctypes.c_void_p(a.ctypes.data) for a in (self.buffer, *self.outs))
-        self.slots = slots
-        self.views: list[np.ndarray] = []
-        k = 1
-        for _, n in slots:
-            self.views.append(self.buffer[k : k + n])
-            k += n
-        self.lengths = tuple(n for _, n in slots[:4])
-        self.required = [(k, self.views[k]) for k in range(4) if slots[k][1]]
-        self.optional_set = False  # ddq or lam hold values of an earlier call
-        self.lock = threading.Lock()
-
-    def refuse(self, values) -> None:
-        """Raise the error that names the first argument of a wrong length."""
-        for (vec, n), x in zip(self.slots, values):
-            if x is None:
-                raise ValueError(f"{vec} is required ({n} values)")
-            if not hasattr(x, "__len__"):
-                raise ValueError(f"{vec} must be a sequence of {n} values, not {type(x).__name__}")
-            if len(x) != n:
-                raise ValueError(f"{vec} has {len(x)} values, the model has {n}")
-
-    def set_optional(self, ddq, lam) -> None:
-        """Copy ``ddq`` and ``lam`` (zeros where ``None``); the lock is held."""
-        for (vec, n), view, x in zip(self.slots[4:], self.views[4:], (ddq, lam)):
-            if x is None:
-                view[:] = 0.0
-            elif len(x) != n:
-                raise ValueError(f"{vec} has {len(x)} values, the model has {n}")
-            elif n:
-                view[:] = x
-        self.optional_set = ddq is not None or lam is not None
+def block_function(blocks: Mapping[str, tuple[Sequence[Expr], tuple[int, ...]]], layout: Layout, name: str) -> str:
+    """C function ``void <name>(double _t, const double *_q, ..., const double *_lam, double *_out_<block>...)``."""
+    sources: dict[Expr, str] = {}
+    for vec in ("q", "dq", "ddq", "u", "p", "lam"):
+        for i, s in enumerate(getattr(layout, vec)):
+            sources[s] = f"_{vec}[{i}]"
+    if layout.t is not None:
+        sources[layout.t] = "_t"
+    cblocks = []
+    for k, (exprs, _) in blocks.items():
+        asg = [CAssignment(f"_out_{k}[{i}]", e) for i, e in enumerate(exprs) if nonzero(e)]
+        cblocks.append(CBlock(k, f"block {k}", asg, zero=[(f"_out_{k}", len(exprs))]))
+    outs = "".join(f", double *_out_{k}" for k in blocks)
+    sig = (
+        f"void {name}(double _t, const double *_q, const double *_dq, const double *_u, const double *_p, "
+        f"const double *_ddq, const double *_lam{outs})"
+    )
+    unused = ["_t", "_q", "_dq", "_u", "_p", "_ddq", "_lam"]
+    return c_function(sig, cblocks, sources, unused=unused)
 
 
 def _packed_wrapper(name: str, slots: list[tuple[str, int]], sizes: Sequence[int]) -> str:
-    """C function ``<name>_packed(in, out0, out1, ...)`` with ``in = [t, q, dq, u, p, ddq, lam]``."""
+    """C function ``int <name>_packed(in, out0, out1, ...)`` with ``in = [t, q, dq, u, p, ddq, lam]``."""
     args, k = ["_in[0]"], 1
     for _, n in slots:
         args.append(f"_in + {k}")
@@ -212,15 +120,15 @@ def _packed_wrapper(name: str, slots: list[tuple[str, int]], sizes: Sequence[int
     outs = [f"_out{i}" for i in range(len(sizes))]
     params = ", ".join(["const double *_in", *(f"double *{o}" for o in outs)])
     return (
-        f"\n/* all inputs in one buffer, so that Python converts no address at a call */\n"
-        f"void {name}_packed({params})\n{{\n    {name}({', '.join(args + outs)});\n}}\n"
+        f"\n/* all inputs in one array: one pointer to pass, whichever way the function is called */\n"
+        f"int {name}_packed({params})\n{{\n    {name}({', '.join(args + outs)});\n    return 0;\n}}\n"
     )
 
 
 _SIGN = "static double sb_sign(double x) { return (double)((x > 0) - (x < 0)); }\n"
 
 
-def compile_evaluator(eq, *names: str, extra: dict | None = None) -> CEvaluator:
+def compile_evaluator(eq, *names: str, extra: dict | None = None, path: str = "auto") -> CEvaluator:
     """The C counterpart of :func:`symbody.codegen.evaluators.evaluator` (same blocks, same call).
 
     Example:
@@ -238,4 +146,144 @@ def compile_evaluator(eq, *names: str, extra: dict | None = None) -> CEvaluator:
         if n not in allb:
             raise KeyError(f"unknown block {n!r}; available: {', '.join(allb)}")
         sel[n] = allb[n]
-    return CEvaluator(sel, layout_of(eq), name="evaluate_" + "_".join(names))
+    return CEvaluator(sel, layout_of(eq), name="evaluate_" + "_".join(names), path=path)
+
+
+class AccelerationEvaluator:
+    """``ddq = M^-1 delta`` of an unconstrained model in one call: ``[M | delta]`` and an L D L^T
+    factorization and solve of ``M``, all in C.
+
+    Call: ``f(t, q, dq, u, p, out=None) -> ddq`` (a new array, or ``out``, a float64 array of
+    ``nq`` values, filled and returned).
+
+    Args:
+        eq: the derived equations; no constraints and no contact forces (their accelerations
+            need the multipliers: :meth:`symbody.numeric.NumericModel.accelerations`).
+        path: as for :class:`CEvaluator`.
+
+    Raises:
+        ModelError: the model has constraints or ``[M | delta]`` uses contact forces.
+
+    Example:
+        >>> import math
+        >>> from symbody.models import pendulum
+        >>> eq = pendulum().derive()
+        >>> ddq = AccelerationEvaluator(eq)(0.0, [0.5], [0.0], [0.0], eq.p0)
+        >>> bool(abs(ddq[0] + 9.81 * math.sin(0.5)) < 1e-12)
+        True
+    """
+
+    def __init__(self, eq, path: str = "auto"):
+        if eq.nc:
+            raise ModelError(
+                f"{eq.name!r} has {eq.nc} constraint rows: compiled accelerations are for unconstrained models "
+                "(NumericModel.accelerations solves the constrained equations)"
+            )
+        blocks = {k: eq.blocks()[k] for k in ("M", "delta")}
+        layout = layout_of(eq)
+        allowed = {*layout.q, *layout.dq, *layout.u, *layout.p, *([layout.t] if layout.t is not None else [])}
+        stray = [s for s in free_symbols([e for exprs, _ in blocks.values() for e in exprs]) if s not in allowed]
+        if stray:
+            raise ModelError(
+                f"{eq.name!r}: [M | delta] uses {stray[0]} (a contact or constraint force): compiled accelerations "
+                "need a model without them"
+            )
+        n = eq.nq
+        self.nq = n
+        name = "accelerations"
+        self.source = "#include <math.h>\n#include <string.h>\n#include <stdlib.h>\n" + _SIGN
+        self.source += block_function(blocks, layout, name) + _LDLT + _acceleration_kernel(name, n, layout)
+        slots = tuple((vec, len(getattr(layout, vec)), False) for vec in VECTORS[:4])
+        failure = "the mass matrix is not positive definite (pivot %d" + f" of {n})"
+        kernel = Kernel(name + "_packed", self.source, slots, ((n,),), failure, single=True)
+        self._call = kernel_function(kernel, path)
+        self.call_path = call_path(self._call)
+        call_directly(self, self._call)  # no Python frame per call: __call__ below documents the call
+
+    def __call__(self, t, q, dq, u, p, *, out=None) -> np.ndarray:
+        """The accelerations at one point.
+
+        Raises:
+            NumericalError: the mass matrix is not positive definite (singular) at ``q``.
+            ValueError, TypeError: an argument of a wrong length or type (named in the message).
+        """
+        if out is None:
+            return self._call(t, q, dq, u, p)  # type: ignore[no-any-return]
+        return self._call(t, q, dq, u, p, out=out)  # type: ignore[no-any-return]
+
+
+def compile_accelerations(eq, path: str = "auto") -> AccelerationEvaluator:
+    """:class:`AccelerationEvaluator` of ``eq``: ``f(t, q, dq, u, p) -> ddq``, one C call.
+
+    Example:
+        >>> from symbody.models import pendulum
+        >>> eq = pendulum().derive()
+        >>> compile_accelerations(eq)(0.0, [0.0], [0.0], [0.0], eq.p0).tolist()
+        [0.0]
+    """
+    return AccelerationEvaluator(eq, path)
+
+
+#: L D L^T factorization (Cholesky without square roots) and solve of a symmetric positive definite matrix
+_LDLT = """
+/* Solve A x = b for a symmetric positive definite A (row-major n x n, lower triangle read) by
+   A = L D L^T in place: the strict lower triangle receives L, the diagonal D, and b becomes x.
+   Returns 0, or k + 1 when the k-th pivot is not positive (or NaN): A is singular or indefinite. */
+static int sb_ldlt_solve_spd(int n, double *A, double *b)
+{
+    for (int j = 0; j < n; ++j) {
+        double *Aj = A + (size_t)j * n;
+        for (int k = 0; k < j; ++k) { /* L_jk = (A_jk - sum_m L_jm D_m L_km) / D_k */
+            const double *Ak = A + (size_t)k * n;
+            double s = Aj[k];
+            for (int m = 0; m < k; ++m) s -= Aj[m] * A[(size_t)m * n + m] * Ak[m];
+            Aj[k] = s / Ak[k];
+        }
+        double d = Aj[j]; /* D_j = A_jj - sum_k L_jk^2 D_k */
+        for (int k = 0; k < j; ++k) d -= Aj[k] * Aj[k] * A[(size_t)k * n + k];
+        if (!(d > 0.0)) return j + 1;
+        Aj[j] = d;
+    }
+    for (int i = 0; i < n; ++i) { /* L y = b */
+        for (int k = 0; k < i; ++k) b[i] -= A[(size_t)i * n + k] * b[k];
+    }
+    for (int i = 0; i < n; ++i) b[i] /= A[(size_t)i * n + i]; /* D z = y */
+    for (int i = n - 1; i >= 0; --i) { /* L^T x = z */
+        for (int k = i + 1; k < n; ++k) b[i] -= A[(size_t)k * n + i] * b[k];
+    }
+    return 0;
+}
+"""
+
+
+def _acceleration_kernel(name: str, n: int, layout: Layout) -> str:
+    """``int <name>_packed(in, ddq)``: ``[M | delta]`` into scratch arrays, then the solve."""
+    nq, ndq, nu = (len(getattr(layout, v)) for v in ("q", "dq", "u"))
+    q, dq, u, p = 1, 1 + nq, 1 + nq + ndq, 1 + nq + ndq + nu
+    scratch = n * n + 1
+    if scratch <= 4096:
+        decl, free = f"double _M[{scratch}];", ""
+    else:
+        decl = f"double *_M = malloc({scratch} * sizeof(double));\n    if (!_M) return -1;"
+        free = "\n    free(_M);"
+    return f"""
+/* ddq = M^-1 delta: the blocks, then the factorization (inputs packed as [t, q, dq, u, p]) */
+int {name}_packed(const double *_in, double *_ddq)
+{{
+    static const double _none[1] = {{0.0}}; /* ddq and lam: not used by [M | delta] here */
+    {decl}
+    {name}(_in[0], _in + {q}, _in + {dq}, _in + {u}, _in + {p}, _none, _none, _M, _ddq);
+    const int status = sb_ldlt_solve_spd({n}, _M, _ddq);{free}
+    return status;
+}}
+"""
+
+
+__all__ = [
+    "AccelerationEvaluator",
+    "CEvaluator",
+    "c_compiler",
+    "compile_accelerations",
+    "compile_evaluator",
+    "compile_shared",
+]
