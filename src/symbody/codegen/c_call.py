@@ -232,6 +232,9 @@ def _extension_function(kernel: Kernel, headers: Path) -> Callable[..., Any]:
 
 
 # ---------------------------------------------------------------------------- the ctypes path
+_FLOAT64 = np.dtype(np.float64)
+
+
 class CtypesKernel:
     """The kernel through one ``ctypes`` call: arguments copied into a preallocated buffer whose address
     (like those of the output buffers) is converted once.
@@ -259,21 +262,33 @@ class CtypesKernel:
             self.views.append(self.buffer[k : k + n])
             k += n
         self.lock = threading.Lock()
+        self.n_positional = len(self.names) - 1
+        self.dirty = [False] * len(self.slots)  # an optional vector holds values of an earlier call
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        values = self._bind(args, kwargs) if kwargs or len(args) != len(self.names) - 1 else [*args, None]
-        out = values[-1]
+        if not kwargs and 0 < len(args) <= self.n_positional:
+            values = args + (None,) * (self.n_positional - len(args))
+        else:
+            values = tuple(self._bind(args, kwargs))
+        out = kwargs.get("out") if kwargs else None
         targets = None if out is None else self._outputs(out)
+        t = values[0]
+        if isinstance(t, (str, bytes, complex)):
+            raise TypeError(f"t must be a real number, not {type(t).__name__}")
         with self.lock:
             try:
-                self.buffer[0] = values[0]
+                self.buffer[0] = t
             except (TypeError, ValueError):
-                raise TypeError(f"t must be a real number, not {type(values[0]).__name__}") from None
-            for (name, n, optional), view, x in zip(self.slots, self.views, values[1:]):
-                if type(x) is np.ndarray and x.shape == (n,) and x.dtype == np.float64:
+                raise TypeError(f"t must be a real number, not {type(t).__name__}") from None
+            for k, (slot, view, x) in enumerate(zip(self.slots, self.views, values[1:])):
+                if type(x) is np.ndarray and x.dtype is _FLOAT64 and x.shape == view.shape:
                     view[:] = x  # the common case, checked at once
+                elif x is None and slot[2]:  # an optional vector left out: zeros
+                    if self.dirty[k]:
+                        view[:] = 0.0
                 else:
-                    _read(name, n, optional, x, view)
+                    _read(*slot, x, view)
+                self.dirty[k] = x is not None
             status = self._fn(*self._args)
             if status:
                 raise NumericalError(self._failure(status, values))
