@@ -14,15 +14,16 @@ with n = 1, 3, 10, 20 links.
   gravity -y) built joint by joint in C++ (``harness/pinocchio_aba.cpp``,
   header-only Pinocchio from the ``pin`` wheel with Eigen from ``cmeel-eigen``,
   ``-O3 -DNDEBUG``).  Its first compilation takes a minute or more; the library
-  is cached (``$SYMBODY_CACHE`` or ``~/.cache/symbody``, folder ``bench``).  When
-  it cannot be compiled (or, in ``--quick`` and smoke runs, is not cached yet)
-  both sides are timed from Python instead -- ``pinocchio.aba`` against
-  symbody's evaluator through ctypes -- and the table says so.
+  is cached (``$SYMBODY_CACHE`` or ``~/.cache/symbody``, folder ``bench``); in
+  ``--quick`` and smoke runs it is used only when cached.  Both are also timed
+  from Python, one call each: ``pinocchio.aba`` against symbody's
+  ``compile_accelerations(eq)`` ([M | delta] and L D L^T in one call into the
+  CPython extension module compiled with it).
 - PyDy: ``generate_ode_function(..., generator="cython")`` on
   ``pydy.models.n_link_pendulum_on_cart`` (KanesMethod's mass matrix and forcing,
   SymPy ``cse``, Cython wrapper, numpy solve), called from Python as its users
   do.  For like-with-like comparisons two more rows give symbody called from
-  Python through ctypes, and the generated code alone: PyDy's generated C and
+  Python (``compile_accelerations``), and the generated code alone: PyDy's generated C and
   symbody's ``sb_M_delta`` in the same C loop, each followed by the same LDL^T
   solve (``harness/pydy_ddq.c``, ``harness/symbody_blocks_ddq.c``).
 
@@ -34,7 +35,9 @@ of several rounds, the tools interleaved round by round so that load from
 other processes affects them alike.
 
 Targets (issue 6): within 2x of Pinocchio up to n = 10; at least 100x faster
-than PyDy's Cython right-hand side.
+than PyDy's Cython right-hand side.  Issue 13: under 3 us per call of the compiled
+evaluator from Python (the per-call overhead row, at n = 1, with the time of the
+ctypes fallback in its note).
 
 Run: ``python benchmarks/bench_eval_speed.py [--quick]`` (or through ``benchmarks/run.py``).
 """
@@ -60,7 +63,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import Row, load_example  # noqa: E402
 
-from symbody.codegen.c_eval import compile_evaluator  # noqa: E402
+from symbody.codegen.c_eval import compile_accelerations, compile_evaluator  # noqa: E402
 
 HARNESS = Path(__file__).resolve().parent / "harness"
 N_STATES = 16
@@ -411,6 +414,8 @@ class Measured:
     pin_cpp: float | None
     pin_py: float | None
     symbody_eval: float
+    symbody_eval_ctypes: float
+    call_path: str
     agreement: float
     checked: list[str]
 
@@ -427,19 +432,26 @@ def measure(n: int, effort: Effort, workdir: Path, pin_lib: LoopLibrary | None, 
     sb_rhs = symbody_python_rhs(sb, n)
     blocks = symbody_blocks_library(eq, workdir)
     blocks.init(n, p, u)
+    eval_args = [(0.0, x[: n + 1].copy(), x[n + 1 :].copy(), u, p) for x in X]
+    accelerations = compile_accelerations(eq)  # [M | delta] + L D L^T in one call
     others: dict[str, np.ndarray] = {
-        "symbody from Python": np.array([sb_rhs(x, 0.0, u, p)[n + 1 :] for x in X]),
+        "symbody FMU runtime through ctypes": np.array([sb_rhs(x, 0.0, u, p)[n + 1 :] for x in X]),
         "symbody [M | delta] + LDL^T": np.array([blocks.ddq(x) for x in X]),
+        "symbody compile_accelerations (Python)": np.array([accelerations(*a) for a in eval_args]),
     }
     loops: dict[str, Callable[[int], float]] = {
         "symbody_c": lambda c: sb.loop(X, c),
         "symbody_blocks": lambda c: blocks.loop(X, c),
     }
-    calls: dict[str, Callable[[int], float]] = {"symbody_py": python_block(sb_rhs, [(x, 0.0, u, p) for x in X])}
+    calls: dict[str, Callable[[int], float]] = {"symbody_py": python_block(accelerations, eval_args)}
     evaluator = compile_evaluator(eq, "M", "delta")
-    eval_args = [(0.0, x[: n + 1].copy(), x[n + 1 :].copy(), u, p) for x in X]
+    evaluator_ctypes = compile_evaluator(eq, "M", "delta", path="ctypes")
     others["symbody CEvaluator [M | delta] (Python)"] = np.array([np.linalg.solve(*evaluator(*a)) for a in eval_args])
+    others["symbody CEvaluator [M | delta] (ctypes)"] = np.array(
+        [np.linalg.solve(*evaluator_ctypes(*a)) for a in eval_args]
+    )
     calls["symbody_eval"] = python_block(evaluator, eval_args)
+    calls["symbody_eval_ctypes"] = python_block(evaluator_ctypes, eval_args)
 
     X_rel = to_relative(X)
     if pin_lib is not None:
@@ -475,6 +487,8 @@ def measure(n: int, effort: Effort, workdir: Path, pin_lib: LoopLibrary | None, 
         times.get("pin_cpp"),
         times.get("pin_py"),
         times["symbody_eval"],
+        times["symbody_eval_ctypes"],
+        evaluator.call_path,
         agreement,
         list(others),
     )
@@ -489,10 +503,12 @@ def _has(module: str) -> bool:
 
 
 # ---------------------------------------------------------------------------- rows
-def pinocchio_row(m: Measured, pin_reason: str, describe: bool) -> Row:
-    """The row against Pinocchio; ``describe`` adds how it is measured (first size only)."""
+def pinocchio_rows(m: Measured, pin_reason: str, describe: bool) -> list[Row]:
+    """The rows against Pinocchio: C/C++ loop (when the harness is compiled) and both from Python;
+    ``describe`` adds how they are measured (first size only)."""
     target = ">= 0.5x (within 2x)" if m.n <= 10 else "- (recorded)"
     checked = f"ddq agree on {N_STATES} random states to {m.agreement:.0e} relative ({', '.join(m.checked)})."
+    rows = []
     if m.pin_cpp is not None:
         ratio = m.pin_cpp / m.symbody_c
         how = (
@@ -501,74 +517,75 @@ def pinocchio_row(m: Measured, pin_reason: str, describe: bool) -> Row:
             if describe
             else ""
         )
-        note = (
-            f"{how}From Python: symbody {fmt_eval(m.symbody_py)}, "
-            f"pinocchio.aba {fmt_eval(m.pin_py) if m.pin_py else '-'} per call. {checked}"
-        )
-        return Row(
-            "ddq evaluation",
-            f"n = {m.n}: symbody vs Pinocchio ABA, C/C++ loop",
-            fmt_eval(m.symbody_c),
-            f"Pinocchio {fmt_eval(m.pin_cpp)}",
-            ratio,
-            target,
-            ratio >= 0.5 if m.n <= 10 else None,
-            note,
+        rows.append(
+            Row(
+                "ddq evaluation",
+                f"n = {m.n}: symbody vs Pinocchio ABA, C/C++ loop",
+                fmt_eval(m.symbody_c),
+                f"Pinocchio {fmt_eval(m.pin_cpp)}",
+                ratio,
+                target,
+                ratio >= 0.5 if m.n <= 10 else None,
+                how + checked,
+            )
         )
     if m.pin_py is not None:
         ratio = m.pin_py / m.symbody_py
-        note = (
-            f"C++ harness not used: {pin_reason}; both timed from Python (symbody through ctypes, "
-            f"pinocchio.aba through its bindings); symbody in a C loop: {fmt_eval(m.symbody_c)}. {checked}"
+        how = (
+            "One Python call each: symbody's compile_accelerations(eq)(t, q, dq, u, p) -> ddq ([M | delta] and "
+            f"L D L^T solve in one C call, through its CPython extension module: path '{m.call_path}') against "
+            "pin.aba(model, data, q, v, tau) through Pinocchio's bindings. "
+            if describe
+            else ""
         )
-        return Row(
-            "ddq evaluation",
-            f"n = {m.n}: symbody vs Pinocchio ABA, both from Python",
-            fmt_eval(m.symbody_py),
-            f"pinocchio.aba {fmt_eval(m.pin_py)}",
-            ratio,
-            target,
-            ratio >= 0.5 if m.n <= 10 else None,
-            note,
+        harness = "" if m.pin_cpp is not None else f"C++ harness not used: {pin_reason}. "
+        rows.append(
+            Row(
+                "ddq evaluation",
+                f"n = {m.n}: symbody vs Pinocchio ABA, both from Python",
+                fmt_eval(m.symbody_py),
+                f"pinocchio.aba {fmt_eval(m.pin_py)}",
+                ratio,
+                target,
+                ratio >= 0.5 if m.n <= 10 else None,
+                f"{how}{harness}symbody in a C loop: {fmt_eval(m.symbody_c)}."
+                + ("" if m.pin_cpp is not None else f" {checked}"),
+            )
         )
-    return Row(
-        "ddq evaluation",
-        f"n = {m.n}: symbody vs Pinocchio ABA",
-        fmt_eval(m.symbody_c),
-        "Pinocchio not installed",
-        None,
-        target,
-        None,
-        "skipped: pip install pin cmeel-eigen (the bench extra).",
-    )
+    if not rows:
+        rows.append(
+            Row(
+                "ddq evaluation",
+                f"n = {m.n}: symbody vs Pinocchio ABA",
+                fmt_eval(m.symbody_c),
+                "Pinocchio not installed",
+                None,
+                target,
+                None,
+                "skipped: pip install pin cmeel-eigen (the bench extra).",
+            )
+        )
+    return rows
 
 
 def overhead_row(m: Measured) -> Row:
     """Per-call time of symbody's Python evaluator (``compile_evaluator``) next to ``pinocchio.aba``."""
     case = f"per-call overhead from Python, n = {m.n}: compiled [M | delta] evaluator vs pinocchio.aba"
     how = (
-        f"f(t, q, dq, u, p) of symbody.codegen.c_eval (arguments copied into one buffer, one ctypes call, "
+        f"f(t, q, dq, u, p) -> (M, delta) of symbody.codegen.c_eval, call path '{m.call_path}' (one call into the "
+        f"CPython extension module compiled with the evaluator: arguments read through the buffer protocol, "
         f"fresh output arrays) against pin.aba(model, data, q, v, tau), both timed from Python in the same run, "
         f"each call including its own evaluation (symbody's [M | delta] alone takes well under "
-        f"{fmt_eval(m.symbody_blocks)}, the C loop time of [M | delta] + LDL^T)."
+        f"{fmt_eval(m.symbody_blocks)}, the C loop time of [M | delta] + LDL^T). The ctypes fallback (used "
+        f"without Python's headers) of the same evaluator: {fmt_eval(m.symbody_eval_ctypes)} per call."
     )
-    if m.pin_py is None:
-        return Row(
-            "ddq evaluation",
-            case,
-            fmt_eval(m.symbody_eval),
-            "Pinocchio not installed",
-            None,
-            "< 3 us",
-            m.symbody_eval < 3e-6,
-            how,
-        )
+    alternative = "Pinocchio not installed" if m.pin_py is None else f"pinocchio.aba {fmt_eval(m.pin_py)}"
     return Row(
         "ddq evaluation",
         case,
         fmt_eval(m.symbody_eval),
-        f"pinocchio.aba {fmt_eval(m.pin_py)}",
-        m.pin_py / m.symbody_eval,
+        alternative,
+        None if m.pin_py is None else m.pin_py / m.symbody_eval,
         "< 3 us",
         m.symbody_eval < 3e-6,
         how,
@@ -613,8 +630,8 @@ def pydy_rows(m: Measured, describe: bool) -> list[Row]:
             m.pydy_py / m.symbody_py,
             "-",
             None,
-            "symbody's compiled evaluator through ctypes (about 1 us per array argument), "
-            "rhs(x, t, u, p) -> xdot as PyDy's."
+            "symbody's compile_accelerations(eq)(t, q, dq, u, p) -> ddq (one call into its CPython extension "
+            "module) against PyDy's rhs(x, t, r, p) -> xdot."
             if describe
             else "",
         ),
@@ -644,7 +661,7 @@ def run(quick: bool = False, smoke: bool = False) -> list[Row]:
     with tempfile.TemporaryDirectory(prefix="symbody_bench_eval_") as tmp:
         for n in sizes:
             m = measure(n, effort, Path(tmp), pin_lib, with_pydy)
-            rows.append(pinocchio_row(m, pin_reason, describe=n == sizes[0]))
+            rows += pinocchio_rows(m, pin_reason, describe=n == sizes[0])
             if n == sizes[0]:
                 rows.append(overhead_row(m))
             rows += pydy_rows(m, describe=n == sizes[0])

@@ -55,7 +55,9 @@ def test_polar_particle_closed_form(path):
 def test_singular_mass_matrix_is_an_error(path):
     eq = polar_particle()
     f = compile_accelerations(eq, path=path)
-    with pytest.raises(NumericalError, match=r"mass matrix is not positive definite \(pivot 2 of 2\) at q = \[0\. +0\.3\]"):
+    with pytest.raises(
+        NumericalError, match=r"mass matrix is not positive definite \(pivot 2 of 2\) at q = \[0\. +0\.3\]"
+    ):
         f(0.0, np.array([0.0, 0.3]), [1.0, 1.0], [], eq.p0)
     with pytest.raises(NumericalError, match="pivot 1 of 2"):
         f(0.0, [1.0, 0.3], [0.0, 0.0], [], [9.81, math.nan])  # NaN mass

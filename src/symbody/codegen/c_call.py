@@ -228,7 +228,7 @@ def _extension_function(kernel: Kernel, headers: Path) -> Callable[..., Any]:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     module.configure(np.empty, NumericalError)
-    return module.evaluate  # type: ignore[no-any-return]
+    return module.evaluate
 
 
 # ---------------------------------------------------------------------------- the ctypes path
@@ -300,7 +300,7 @@ class CtypesKernel:
                 results = targets
         return results[0] if self.kernel.single else tuple(results)
 
-    def _failure(self, status: int, values: list[Any]) -> str:
+    def _failure(self, status: int, values: Sequence[Any]) -> str:
         message = self.kernel.failure % status
         names = [name for name, _, _ in self.slots]
         if "q" in names:
@@ -370,4 +370,14 @@ def _read(name: str, n: int, optional: bool, x: Any, view: np.ndarray) -> None:
         view[:] = x
 
 
-__all__ = ["call_directly", "c_compiler", "compile_shared", "Kernel", "kernel_function", "call_path", "python_headers", "cache_folder", "CtypesKernel"]
+__all__ = [
+    "call_directly",
+    "c_compiler",
+    "compile_shared",
+    "Kernel",
+    "kernel_function",
+    "call_path",
+    "python_headers",
+    "cache_folder",
+    "CtypesKernel",
+]

@@ -24,7 +24,6 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import numpy as np
 
@@ -86,8 +85,8 @@ class CEvaluator:
             TypeError: a value is not a real number, or ``out`` does not fit.
         """
         if out is None:
-            return self._call(t, q, dq, u, p, ddq, lam)  # type: ignore[no-any-return]
-        return self._call(t, q, dq, u, p, ddq, lam, out=out)  # type: ignore[no-any-return]
+            return self._call(t, q, dq, u, p, ddq, lam)
+        return self._call(t, q, dq, u, p, ddq, lam, out=out)
 
 
 def block_function(blocks: Mapping[str, tuple[Sequence[Expr], tuple[int, ...]]], layout: Layout, name: str) -> str:
@@ -208,8 +207,8 @@ class AccelerationEvaluator:
             ValueError, TypeError: an argument of a wrong length or type (named in the message).
         """
         if out is None:
-            return self._call(t, q, dq, u, p)  # type: ignore[no-any-return]
-        return self._call(t, q, dq, u, p, out=out)  # type: ignore[no-any-return]
+            return self._call(t, q, dq, u, p)
+        return self._call(t, q, dq, u, p, out=out)
 
 
 def compile_accelerations(eq, path: str = "auto") -> AccelerationEvaluator:
