@@ -196,3 +196,11 @@ def test_other_number_types_are_converted(four_bar):
     assert_same(c(t, q, dq, u, p.tolist()), expected)
     ints = np.arange(3)
     assert_same(c(t, ints, dq, u, p), py(t, ints.astype(float), dq, u, p))
+
+
+def test_evaluators_are_cached_per_equations(four_bar_eq):
+    eq = four_bar_eq
+    assert compile_evaluator(eq, "M", "delta") is compile_evaluator(eq, "M", "delta")
+    assert compile_evaluator(eq, "M", "delta") is not compile_evaluator(eq, "M", "delta", path="ctypes")
+    with pytest.raises(KeyError, match="unknown block 'N'"):
+        compile_evaluator(eq, "N")

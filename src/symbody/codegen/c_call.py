@@ -98,7 +98,7 @@ def kernel_function(kernel: Kernel, path: str = "auto") -> Callable[..., Any]:
         if headers is not None:
             try:
                 return _extension_function(kernel, headers)
-            except ExportError:
+            except (ExportError, ImportError, OSError):
                 if path == "extension":
                     raise
         elif path == "extension":
@@ -187,7 +187,7 @@ def _compiler_identity(cc: str) -> str:
     return f"{cc} {out.splitlines()[0] if out else ''}"
 
 
-def build_cached(source: str, stem: str, suffix: str, include: Sequence[Path] = ()) -> Path:
+def build_cached(source: str, stem: str, suffix: str, include: Sequence[Path] = (), flags: Sequence[str] = ()) -> Path:
     """Compile ``source`` into the shared library ``<stem>_<hash><suffix>`` of :func:`cache_folder`.
 
     The hash covers the source, the compiler, its flags and the interpreter, so a library is
@@ -195,7 +195,7 @@ def build_cached(source: str, stem: str, suffix: str, include: Sequence[Path] = 
     """
     cc = c_compiler()
     digest = hashlib.sha256()
-    for part in (source, _compiler_identity(cc), " ".join(KERNEL_FLAGS), *map(str, include), sys.version):
+    for part in (source, _compiler_identity(cc), " ".join([*KERNEL_FLAGS, *flags]), *map(str, include), sys.version):
         digest.update(part.encode())
     name = f"{stem}_{digest.hexdigest()[:24]}"
     for folder in (cache_folder(), Path(tempfile.gettempdir()) / "symbody_evaluators"):
@@ -208,7 +208,7 @@ def build_cached(source: str, stem: str, suffix: str, include: Sequence[Path] = 
                 src = Path(tmp) / f"{name}.c"
                 src.write_text(source)
                 built = Path(tmp) / (name + suffix)
-                compile_shared([src], built, include=include)
+                compile_shared([src], built, include=include, flags=flags)
                 os.replace(built, target)  # atomic: another process may build the same library
             return target
         except OSError:
@@ -220,7 +220,9 @@ def _extension_function(kernel: Kernel, headers: Path) -> Callable[..., Any]:
     module_name = "_symbody_kernel_" + hashlib.sha256(kernel.source.encode()).hexdigest()[:16]
     source = extension_source(kernel, module_name)
     suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
-    library = build_cached(source, module_name, suffix, include=[headers])
+    # macOS links extension modules against the interpreter when they are loaded
+    flags = ("-undefined", "dynamic_lookup") if sys.platform == "darwin" else ()
+    library = build_cached(source, module_name, suffix, include=[headers], flags=flags)
     # the file name carries a hash of the full source; the module is named after its PyInit_ function
     spec = importlib.util.spec_from_file_location(module_name, library)
     if spec is None or spec.loader is None:
@@ -351,7 +353,7 @@ def _read(name: str, n: int, optional: bool, x: Any, view: np.ndarray) -> None:
         return
     if isinstance(x, np.ndarray):
         if x.ndim != 1:
-            raise ValueError(f"{name} must be a vector of {n} values, not an array of shape {x.shape}")
+            raise ValueError(f"{name} must be a vector of {n} values, not an array of {x.ndim} dimensions")
         if np.iscomplexobj(x):
             raise TypeError(f"{name} has complex values")
     elif not hasattr(x, "__len__") or isinstance(x, (str, bytes)):

@@ -24,6 +24,8 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
+from weakref import WeakKeyDictionary
 
 import numpy as np
 
@@ -31,11 +33,14 @@ from ..errors import ModelError
 from ..symbolic.expr import Expr, free_symbols
 from .c import CAssignment, CBlock, c_function, nonzero
 from .c_call import Kernel, c_compiler, call_directly, call_path, compile_shared, kernel_function
-from .evaluators import layout_of
+from .evaluators import layout_of, select_blocks
 from .python import Layout, check_identifier
 
 #: the vector arguments of every evaluator, in the order of the packed input (after t)
 VECTORS = ("q", "dq", "u", "p", "ddq", "lam")
+
+#: compiled evaluators per equations (by blocks and call path)
+_CACHE: WeakKeyDictionary[Any, dict[tuple, Any]] = WeakKeyDictionary()
 
 
 class CEvaluator:
@@ -130,6 +135,9 @@ _SIGN = "static double sb_sign(double x) { return (double)((x > 0) - (x < 0)); }
 def compile_evaluator(eq, *names: str, extra: dict | None = None, path: str = "auto") -> CEvaluator:
     """The C counterpart of :func:`symbody.codegen.evaluators.evaluator` (same blocks, same call).
 
+    Evaluators are cached per equations, blocks (custom ones included) and ``path``; the
+    compiled libraries on disk (see :mod:`symbody.codegen.c_call`).
+
     Example:
         >>> from symbody.models import pendulum
         >>> eq = pendulum().derive()
@@ -137,15 +145,13 @@ def compile_evaluator(eq, *names: str, extra: dict | None = None, path: str = "a
         >>> M.tolist(), delta.round(6).tolist()
         ([[1.0]], [-2.399053])
     """
-    allb = eq.blocks()
-    if extra:
-        allb.update(extra)
-    sel = {}
-    for n in names:
-        if n not in allb:
-            raise KeyError(f"unknown block {n!r}; available: {', '.join(allb)}")
-        sel[n] = allb[n]
-    return CEvaluator(sel, layout_of(eq), name="evaluate_" + "_".join(names), path=path)
+    extra = extra or {}
+    key = ("blocks", names, tuple((k, tuple(v[0]), tuple(v[1])) for k, v in sorted(extra.items())), path)
+    cache = _CACHE.setdefault(eq, {})
+    if key not in cache:
+        selected = select_blocks(eq, names, extra)
+        cache[key] = CEvaluator(selected, layout_of(eq), name="evaluate_" + "_".join(names), path=path)
+    return cache[key]
 
 
 class AccelerationEvaluator:
@@ -212,7 +218,8 @@ class AccelerationEvaluator:
 
 
 def compile_accelerations(eq, path: str = "auto") -> AccelerationEvaluator:
-    """:class:`AccelerationEvaluator` of ``eq``: ``f(t, q, dq, u, p) -> ddq``, one C call.
+    """:class:`AccelerationEvaluator` of ``eq``: ``f(t, q, dq, u, p) -> ddq``, one C call (cached per
+    equations and ``path``).
 
     Example:
         >>> from symbody.models import pendulum
@@ -220,7 +227,11 @@ def compile_accelerations(eq, path: str = "auto") -> AccelerationEvaluator:
         >>> compile_accelerations(eq)(0.0, [0.0], [0.0], [0.0], eq.p0).tolist()
         [0.0]
     """
-    return AccelerationEvaluator(eq, path)
+    cache = _CACHE.setdefault(eq, {})
+    key = ("accelerations", path)
+    if key not in cache:
+        cache[key] = AccelerationEvaluator(eq, path)
+    return cache[key]
 
 
 #: L D L^T factorization (Cholesky without square roots) and solve of a symmetric positive definite matrix
