@@ -61,7 +61,7 @@ def extension_source(kernel: Kernel, module: str) -> str:
         "ARG_NAMES": ", ".join(c_string(n) for n in names),
         "N_ARG": str(len(names)),
         "FAILURE": c_string(kernel.failure + (" at q = %S" if q_slot >= 0 else "")),
-        "Q_SLOT": str(q_slot),
+        "Q_ARG": f"arg[{1 + q_slot}] /* q */" if q_slot >= 0 else "NULL",
         "SINGLE": str(int(kernel.single)),
         "KERNEL_CALL": f"{kernel.entry}(in, {outs})",
         "IN_DECL": (
@@ -286,8 +286,7 @@ static PyObject *sb_evaluate(PyObject *self, PyObject *const *args, Py_ssize_t n
     if (sb_outputs(arg[SB_N_ARG - 1], res, data) != 0) goto done;
     const int status = @KERNEL_CALL@;
     if (status != 0) {
-        PyObject *q = @Q_SLOT@ >= 0 ? arg[1 + @Q_SLOT@] : NULL;
-        PyErr_Format(sb_error ? sb_error : PyExc_RuntimeError, @FAILURE@, status, q);
+        PyErr_Format(sb_error ? sb_error : PyExc_RuntimeError, @FAILURE@, status, @Q_ARG@);
         goto done;
     }
     if (SB_SINGLE) { /* the output itself, not a tuple */
