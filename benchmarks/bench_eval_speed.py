@@ -176,7 +176,8 @@ def symbody_blocks_library(eq, workdir: Path) -> LoopLibrary:
 
     folder = workdir / f"symbody_{eq.name}"
     lib = folder / "symbody_blocks_ddq.so"
-    sources = [folder / "model.c", HARNESS / "symbody_blocks_ddq.c"]
+    # every file of the model's sources: large models are split into model.c and model_<k>.c
+    sources = [*sorted(folder.glob("model*.c")), HARNESS / "symbody_blocks_ddq.c"]
     cmd = [c_compiler(), *CFLAGS, "-shared", f"-I{template_dir()}", f"-I{HARNESS}", *map(str, sources)]
     _run([*cmd, "-o", str(lib), "-lm"], f"the symbody block harness of {eq.name}")
     return LoopLibrary(lib, "symbody blocks")

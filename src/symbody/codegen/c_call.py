@@ -15,8 +15,8 @@ raised).  :func:`kernel_function` compiles it and returns a function
   C-contiguous float64 of the result's shape) and returns them.
 
 The fast way is a CPython extension module compiled with the kernel in one
-file (``METH_FASTCALL``, float64 vectors read through the buffer protocol; about
-a quarter of a microsecond per call beyond the kernel).  Without Python's
+file (``METH_FASTCALL``, float64 vectors read through the buffer protocol, one
+``numpy.empty`` per output; well under a microsecond per call beyond the kernel).  Without Python's
 headers, or if that build fails, the same kernel is called through
 ``ctypes`` with the same checks and results (a few microseconds per call).
 Both are built once per source, compiler and Python version and cached on disk
