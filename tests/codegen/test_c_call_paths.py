@@ -62,11 +62,15 @@ def test_a_failing_extension_build_falls_back_to_ctypes(monkeypatch):
 
     other = Kernel("demo", SOURCE + "/* another source: not in the cache */\n", DEMO.slots, DEMO.shapes)
     monkeypatch.setattr(c_call, "extension_source", broken)
+    monkeypatch.setattr(c_call, "_EXTENSION_FAILED", [])
     f = kernel_function(other)
     assert call_path(f) == "ctypes"
     assert f(1.0, [1.0, 2.0])[0].tolist() == [2.0, 2.0]
     with pytest.raises(ExportError, match="C compilation failed"):
         kernel_function(other, "extension")
+    assert c_call._EXTENSION_FAILED == ["demo"]  # later kernels go straight to ctypes
+    monkeypatch.setattr(c_call, "extension_source", lambda kernel, module: pytest.fail("tried again"))
+    assert call_path(kernel_function(DEMO)) == "ctypes"
 
 
 def test_built_once_and_cached(monkeypatch, tmp_path):

@@ -56,6 +56,8 @@ from .c_module import extension_source
 CALL_PATHS = ("auto", "extension", "ctypes")
 #: compiler flags of every kernel (the extension adds Python's include folder)
 KERNEL_FLAGS = ("-std=c99", "-O2", "-fPIC", "-shared")
+#: kernels whose extension module failed to build or load in this process (then "auto" means ctypes)
+_EXTENSION_FAILED: list[str] = []
 
 
 @dataclass(frozen=True)
@@ -93,7 +95,7 @@ def kernel_function(kernel: Kernel, path: str = "auto") -> Callable[..., Any]:
     """
     if path not in CALL_PATHS:
         raise ValueError(f"path must be one of {', '.join(CALL_PATHS)}, not {path!r}")
-    if path != "ctypes":
+    if path == "extension" or (path == "auto" and not _EXTENSION_FAILED):
         headers = python_headers()
         if headers is not None:
             try:
@@ -101,6 +103,7 @@ def kernel_function(kernel: Kernel, path: str = "auto") -> Callable[..., Any]:
             except (ExportError, ImportError, OSError):
                 if path == "extension":
                     raise
+                _EXTENSION_FAILED.append(kernel.entry)  # "auto" tries no more extensions in this process
         elif path == "extension":
             raise ExportError("Python's C headers (Python.h) are not installed: install python3-dev")
     return CtypesKernel(kernel)
