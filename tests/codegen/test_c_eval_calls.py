@@ -70,6 +70,11 @@ def test_wrong_lengths_are_refused(four_bar):
         c(t, q, dq, u, np.append(p, 1.0))
     with pytest.raises(ValueError, match="dq is required"):
         c(t, q, None, u, p)
+    c(t, q, dq, u, p)
+    with pytest.raises(ValueError, match="dq is required"):
+        c(t, q)  # not the values of the call before
+    with pytest.raises(ValueError, match="u is required"):
+        c(t, q, dq, p=p)
     with pytest.raises(ValueError, match="q must be a sequence of 3 values, not float"):
         c(t, 0.5, dq, u, p)
 

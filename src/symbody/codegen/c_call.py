@@ -122,6 +122,8 @@ def call_directly(obj: Any, function: Callable[..., Any]) -> None:
     takes the arguments of the class's own ``__call__`` (which documents them).
     """
     cls = type(obj)
+    if isinstance(function, CtypesKernel):
+        function = function.__call__  # its bound method: one call fewer on the way
     attributes = {"__call__": staticmethod(function), "__slots__": (), "__doc__": cls.__doc__}
     attributes.update(__module__=cls.__module__, __qualname__=cls.__qualname__)
     obj.__class__ = type(cls.__name__, (cls,), attributes)
@@ -269,41 +271,45 @@ class CtypesKernel:
         self.lock = threading.Lock()
         self.n_positional = len(self.names) - 1
         self.dirty = [False] * len(self.slots)  # an optional vector holds values of an earlier call
+        self.optional = [k for k, (_, _, optional) in enumerate(self.slots) if optional]
+        # t and every vector up to the last required one, by position (fewer: bound by _bind, which names
+        # the first missing vector)
+        self.n_required = 1 + max([k + 1 for k, (_, _, optional) in enumerate(self.slots) if not optional] or [0])
+        self.plan = [(view, (n,), slot) for view, slot in zip(self.views, self.slots) for n in [slot[1]]]
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if not kwargs and 0 < len(args) <= self.n_positional:
-            values = args + (None,) * (self.n_positional - len(args))
-        else:
-            values = tuple(self._bind(args, kwargs))
+        if kwargs or not self.n_required <= len(args) <= self.n_positional:
+            args = tuple(self._bind(args, kwargs))[:-1]
         out = kwargs.get("out") if kwargs else None
         targets = None if out is None else self._outputs(out)
-        t = values[0]
-        if isinstance(t, (str, bytes, complex)):
+        t = args[0]
+        if t.__class__ is not float and isinstance(t, (str, bytes, complex)):
             raise TypeError(f"t must be a real number, not {type(t).__name__}")
         with self.lock:
             try:
                 self.buffer[0] = t
             except (TypeError, ValueError):
                 raise TypeError(f"t must be a real number, not {type(t).__name__}") from None
-            for k, (slot, view, x) in enumerate(zip(self.slots, self.views, values[1:])):
-                if type(x) is np.ndarray and x.dtype is _FLOAT64 and x.shape == view.shape:
+            for (view, shape, slot), x in zip(self.plan, args[1:]):
+                if x.__class__ is np.ndarray and x.dtype is _FLOAT64 and x.shape == shape:
                     view[:] = x  # the common case, checked at once
-                elif x is None and slot[2]:  # an optional vector left out: zeros
-                    if self.dirty[k]:
-                        view[:] = 0.0
-                else:
+                elif x is not None or not slot[2]:
                     _read(*slot, x, view)
-                self.dirty[k] = x is not None
+            for k in self.optional:  # zeros for optional vectors left out, unless they are zeros already
+                given = k + 1 < len(args) and args[k + 1] is not None
+                if not given and self.dirty[k]:
+                    self.views[k][:] = 0.0
+                self.dirty[k] = given
             status = self._fn(*self._args)
             if status:
-                raise NumericalError(self._failure(status, values))
+                raise NumericalError(self._failure(status, args))
             if targets is None:
-                results = [buffer.copy() for buffer in self.outs]
-            else:
-                for target, buffer in zip(targets, self.outs):
-                    target[...] = buffer
-                results = targets
-        return results[0] if self.kernel.single else tuple(results)
+                if self.kernel.single:
+                    return self.outs[0].copy()
+                return tuple([buffer.copy() for buffer in self.outs])
+            for target, buffer in zip(targets, self.outs):
+                target[...] = buffer
+        return targets[0] if self.kernel.single else tuple(targets)
 
     def _failure(self, status: int, values: Sequence[Any]) -> str:
         message = self.kernel.failure % status
