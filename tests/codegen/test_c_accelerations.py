@@ -107,3 +107,16 @@ def test_constrained_models_are_refused():
     eq = example("four_bar").derive()
     with pytest.raises(ModelError, match="'four_bar' has 2 constraint rows"):
         compile_accelerations(eq)
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_large_mass_matrices_use_heap_scratch(path):
+    """66 coordinates: M (66 x 66) does not fit the kernel's stack scratch; ddq_i = -g for every mass."""
+    s = sb.System("falling_masses")
+    g = s.parameter("g", 9.81)
+    for i in range(66):
+        s.particle(f"m{i}", s.point(f"P{i}", s.origin, (s.coordinate(f"x{i}", 0.1 * i), i, 0)), 1.0 + i)
+    s.gravity((-g, 0, 0))
+    eq = s.derive()
+    ddq = compile_accelerations(eq, path=path)(0.0, eq.q0, eq.dq0, [], [3.0])
+    np.testing.assert_allclose(ddq, np.full(66, -3.0), rtol=1e-14)

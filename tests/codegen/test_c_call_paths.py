@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from symbody.codegen import c_call
+from symbody.codegen import c_call, c_module
 from symbody.codegen.c_call import Kernel, call_path, kernel_function
 from symbody.errors import ExportError, NumericalError
 
@@ -134,3 +134,14 @@ def test_a_million_calls_keep_memory_stable(path):
     gc.collect()
     growth = _resident_bytes() - start
     assert growth < 4 << 20, f"resident memory grew by {growth / 2**20:.1f} MiB over 1.1 million calls"
+
+
+@pytest.mark.parametrize("path", ["extension", "ctypes"])
+def test_large_inputs_are_gathered_on_the_heap(path):
+    n = c_module.STACK_DOUBLES + 10
+    source = f"int total(const double *in, double *out)\n{{\n    out[0] = 0.0;\n    for (int i = 1; i <= {n}; ++i) out[0] += in[i];\n    return 0;\n}}\n"
+    f = kernel_function(Kernel("total", source, (("x", n, False),), ((),)), path)
+    x = np.arange(n, dtype=float)
+    assert float(f(0.0, x)[0]) == float(np.sum(x))
+    with pytest.raises(ValueError, match=f"x has {n - 1} values, the model has {n}"):
+        f(0.0, x[1:])

@@ -275,7 +275,7 @@ class CtypesKernel:
         # t and every vector up to the last required one, by position (fewer: bound by _bind, which names
         # the first missing vector)
         self.n_required = 1 + max([k + 1 for k, (_, _, optional) in enumerate(self.slots) if not optional] or [0])
-        self.plan = [(view, (n,), slot) for view, slot in zip(self.views, self.slots) for n in [slot[1]]]
+        self.plan = [(view, (slot[1],), slot) for view, slot in zip(self.views, self.slots)]  # shape to expect
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if kwargs or not self.n_required <= len(args) <= self.n_positional:
