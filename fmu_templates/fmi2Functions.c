@@ -293,6 +293,8 @@ fmi2Status fmi2CompletedIntegratorStep(fmi2Component c, fmi2Boolean noSetFMUStat
         return st(sb_fail(inst, "fmi2CompletedIntegratorStep", "NULL argument"));
     *enterEventMode = fmi2False;
     *terminateSimulation = fmi2False;
+    if (inst->state.flags & SB_FLAG_BRANCH_LOST) /* the branch guard fired (sb_singular.c) */
+        return st(sb_fail(inst, "fmi2CompletedIntegratorStep", "%s", inst->problem));
     return fmi2OK;
 }
 

@@ -504,6 +504,8 @@ fmi3Status fmi3CompletedIntegratorStep(fmi3Instance instance, fmi3Boolean noSetF
         return st(sb_fail(inst, "fmi3CompletedIntegratorStep", "NULL argument"));
     *enterEventMode = fmi3False;
     *terminateSimulation = fmi3False;
+    if (inst->state.flags & SB_FLAG_BRANCH_LOST) /* the branch guard fired (sb_singular.c) */
+        return st(sb_fail(inst, "fmi3CompletedIntegratorStep", "%s", inst->problem));
     return fmi3OK;
 }
 

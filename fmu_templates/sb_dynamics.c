@@ -363,8 +363,8 @@ SbStatus sb_update(SbInstance *inst)
         sb_outputs(&pt, inst->cache.y);
     }
     inst->cache.valid = 1;
-    inst->cache.status = s;
-    return s;
+    inst->cache.status = sb_branch_guard(inst, s); /* a branch change at a singular position (sb_singular.c) */
+    return inst->cache.status;
 }
 
 SbStatus sb_derivatives(SbInstance *inst, double t, const double *x, double *xdot)

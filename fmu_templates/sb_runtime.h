@@ -89,7 +89,9 @@ enum {
     SB_FLAG_TERMINATE = 4,    /* the last step failed where no smaller step can succeed: the FMU asks the
                                  host to end the simulation (fmi2Terminated, terminateSimulation) */
     SB_FLAG_RTOL_EXPERIMENT = 8, /* solver.rtol holds the importer's experiment tolerance */
-    SB_FLAGS_ALL = 15
+    SB_FLAG_BRANCH_LOST = 16, /* Model Exchange: the motion changed its assembly branch at a singular position
+                                 (sb_branch_guard): every evaluation is an Error */
+    SB_FLAGS_ALL = 31
 };
 
 /* Everything that determines the future of an instance: exactly what FMU state snapshots copy
@@ -268,6 +270,8 @@ void sb_seed_row_reference(SbInstance *inst, double t);
    at the current state (SB_WARNING with a message when it depends on them). */
 int sb_multipliers_undetermined(const SbInstance *inst);
 SbStatus sb_undetermined_output(SbInstance *inst, const char *function, const SbVariable *v);
+/* the status of sb_update after the branch guard of Model Exchange (sb_singular.c) */
+SbStatus sb_branch_guard(SbInstance *inst, SbStatus s);
 
 /* ---- constraint projection ---- */
 /* Newton on Phi(q, t) = 0 with minimum-norm steps (positions) and D dq = beta (velocities). */
