@@ -130,6 +130,8 @@ typedef struct {
     double *sw;          /* SB_FACT_FILTER: eigenvalues of E D M^-1 D^T E (nc); Sf holds the eigenvectors */
     double *row_ref;     /* largest squared norm each constraint row has had (nc): E = diag(row_ref)^-1/2 */
     int rank_ref;        /* largest number of clearly independent constraint rows met (projection) */
+    double passage_work, passage_t; /* branch guard (Model Exchange): work of the constraint forces since the
+                                       multipliers were last filtered, and the latest time it counts to */
     double filter_tau;   /* SB_FACT_FILTER: the filter level tau */
     double *A;           /* augmented matrix [M D^T; D 0], LU factors (fallback) */
     int *prow, *pcol;

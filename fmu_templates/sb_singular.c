@@ -27,7 +27,7 @@
 #define SB_SEED_STEP 0.1     /* change of each coordinate for the reference row norms at initialization */
 #define SB_SEED_SHARE 1e-2   /* part of the squared row norms met there taken as reference */
 #define SB_SEED_VANISHED 1e-4 /* a start row below this part of its reference: a singular start (as sb_runtime.c) */
-#define SB_BRANCH_POWER 1e-3 /* branch guard: constraint-force power above this part of w T (normal: ~1e-7) */
+#define SB_BRANCH_WORK 1e-3 /* branch guard: work of the constraint forces in a passage, part of T */
 #define SB_BRANCH_RATE 1e-3  /* ... w in 1/s when Baumgarte's terms are off */
 
 /* Reference row norms at initialization (row_ref), before the motion has shown the norms the rows
@@ -45,6 +45,8 @@ void sb_seed_row_reference(SbInstance *inst, double t)
     const SbModel *m = inst->m;
     const int n = m->nq, nc = m->nc;
     if (nc == 0) return;
+    inst->dyn.passage_work = 0.0; /* no passage of a singular position yet (sb_branch_guard) */
+    inst->dyn.passage_t = NAN;
     double *x = inst->proj.xwork, *J = inst->proj.Jrows, *r = inst->proj.rrows, *near = inst->dyn.stmp; /* free after assembly */
     memcpy(x, inst->state.x, (size_t)2 * n * sizeof(double));
     SbPoint pt;
@@ -238,30 +240,38 @@ SbStatus sb_undetermined_output(SbInstance *inst, const char *function, const Sb
     return SB_OK;
 }
 
-
 /* Branch guard (Model Exchange): at a singular position the branches of the assembly cross, and a
    state whose constraint drift is as large as their separation near the crossing continues on
    either.  The host owns the integrator and its tolerance, so the FMU cannot keep the drift below
    that separation; it detects the change instead, by the power balance.  On the motion the
    constraint forces do no work beyond that of prescribed motions: their power through the
-   velocity error, P = lam^T (D dq - beta), is of the order of the drift (1e-7 of the kinetic energy
-   per Baumgarte time in normal operation).  A branch change needs the filtered multipliers to
-   turn the velocity within the short passage, and they then do work: P reaches the kinetic energy
-   per Baumgarte time before the velocities jump.  The test, armed only while the multipliers are
-   filtered (a singular position), is |P| > SB_BRANCH_POWER w (T + T_f) with T = dq^T M dq / 2,
-   w = max(alpha, beta) of Baumgarte and T_f = delta^T M^-1 delta / (2 w^2), the kinetic energy
-   the applied forces give within a Baumgarte time (a mechanism held at rest by loads).  Once it
-   fires, the state flag SB_FLAG_BRANCH_LOST makes every evaluation an Error until the host
+   velocity error, P = lam^T (D dq - beta), is of the order of the drift.  A branch change needs the
+   multipliers to turn the velocity within the short passage, and they then do work: the kinetic
+   energy changes by a share of itself (a parallelogram linkage turning onto the anti-parallelogram
+   branch loses 1.2 % of it).  While the multipliers are filtered (a singular position) the guard
+   sums the work P dt over the times of the evaluations the host asks for, in increasing order
+   (trial points of a rejected step count as well: P is continuous in the state), and fires when
+   |W| > SB_BRANCH_WORK (T + T_f), T = dq^T M dq / 2, T_f = delta^T M^-1 delta / (2 w^2) the kinetic
+   energy the applied forces give within a Baumgarte time 1 / w, w = max(alpha, beta) (a mechanism
+   held at rest by loads).  Passages on the branch at loose tolerance do 1e-5 of T, branch changes
+   reach 1e-3 of it before the velocities have jumped.  The sum restarts with each passage.  Once
+   it fires, the state flag SB_FLAG_BRANCH_LOST makes every evaluation an Error until the host
    restores an earlier FMU state or resets: the run stops instead of continuing on another branch. */
 SbStatus sb_branch_guard(SbInstance *inst, SbStatus s)
 {
     const SbModel *m = inst->m;
     const int n = m->nq, nc = m->nc;
+    const double t = *inst->state.time;
     if (inst->state.flags & SB_FLAG_BRANCH_LOST)
         return sb_problem(inst, SB_ERROR,
                           "the motion changed its assembly branch at a singular position earlier in this run (see the "
                           "first message); restore an FMU state from before it or reset");
-    if (s != SB_OK || inst->interface != SB_ME || inst->dyn.fact != SB_FACT_FILTER) return s;
+    if (s != SB_OK || inst->interface != SB_ME) return s;
+    if (inst->dyn.fact != SB_FACT_FILTER) { /* no singular position: the next passage starts afresh */
+        inst->dyn.passage_work = 0.0;
+        inst->dyn.passage_t = NAN;
+        return s;
+    }
     const double *dq = inst->state.x + n, *lam = inst->cache.lam, *M = inst->dyn.M;
     double *a = inst->dyn.stmp; /* free after the solve */
     double T = 0.0, P = 0.0, Tf = 0.0;
@@ -276,11 +286,17 @@ SbStatus sb_branch_guard(SbInstance *inst, SbStatus s)
         for (int j = 0; j < n; ++j) v += inst->dyn.D[r * n + j] * dq[j];
         P += lam[r] * v;
     }
+    if (!(t > inst->dyn.passage_t)) { /* the first evaluation of a passage, or one at an earlier time */
+        if (isnan(inst->dyn.passage_t)) inst->dyn.passage_t = t;
+        return s;
+    }
+    inst->dyn.passage_work += P * (t - inst->dyn.passage_t);
+    inst->dyn.passage_t = t;
     const double w = fmax(fmax(inst->state.set[SB_SET_ALPHA], inst->state.set[SB_SET_BETA]), SB_BRANCH_RATE);
     sb_ldlt_solve(n, inst->dyn.Mf, a); /* M^-1 delta (M + rho D^T D for massless coordinates: less) */
     for (int i = 0; i < n; ++i) Tf += 0.5 * a[i] * inst->dyn.delta[i];
     Tf /= w * w;
-    if (!(fabs(P) > SB_BRANCH_POWER * w * (T + fabs(Tf)))) return s;
+    if (!(fabs(inst->dyn.passage_work) > SB_BRANCH_WORK * (T + fabs(Tf)))) return s;
     /* the row of the dependent direction: the mode with the smallest eigenvalue of E S E */
     int k = 0, row = 0;
     for (int j = 1; j < nc; ++j)
@@ -291,13 +307,16 @@ SbStatus sb_branch_guard(SbInstance *inst, SbStatus s)
         if (d > big) big = d, row = r;
     }
     inst->state.flags |= SB_FLAG_BRANCH_LOST;
+    const double work = inst->dyn.passage_work;
+    inst->dyn.passage_work = 0.0; /* a state restored from before starts the passage afresh */
+    inst->dyn.passage_t = NAN;
     sb_log(inst, SB_ERROR, SB_LOG_ERROR,
            "t = %.17g: the motion is leaving its assembly branch at a singular position, where constraint row '%s' "
-           "vanishes or becomes dependent on the others: the constraint forces do work (%.3g W against a kinetic "
-           "energy of %.3g J), which they do not on the motion; the constraint drift of the integration is as large as "
-           "the distance between the branches there.  Integrate with a tighter tolerance (relative 1e-8 or less); the "
-           "run stops here instead of continuing on another branch",
-           *inst->state.time, m->constraint_names[row], fabs(P), T);
+           "vanishes or becomes dependent on the others: the constraint forces have done work %.3g there "
+           "(kinetic energy %.3g, the model's units), which they do not on the motion; the constraint drift of the integration is as "
+           "large as the distance between the branches.  Integrate with a tighter tolerance; the run stops here "
+           "instead of continuing on another branch",
+           t, m->constraint_names[row], work, T);
     return sb_problem(inst, SB_ERROR,
                       "the motion left its assembly branch at the singular position of constraint row '%s' (constraint "
                       "forces doing work; integrate with a tighter tolerance)",

@@ -29,7 +29,7 @@ import pytest
 from scipy.integrate import solve_ivp
 
 import symbody as sb
-from symbody.fmu.testing import cached_equations, cached_fmu, fmu_simulation
+from symbody.fmu.testing import FmuSession, cached_equations, cached_fmu, fmu_simulation
 from symbody.numeric import NumericModel, simulate
 
 from support import MODELS
@@ -296,3 +296,127 @@ def _python_backend_scenario(method):
     )
     r = fmu_simulation(cached_fmu(SLIDER_CRANK, 2, "cs", "python", (("a10", A10),)), 2.5, 0.01, start_values=sv)
     check_slider_crank(r["time"], r["a1"], r["a2"], r["da1"], r["da2"], r["N"], 1e-5 if method == 3 else 1e-6)
+
+
+# ---------------------------------------------------------------------------
+# Model Exchange at a loose host tolerance: the branch guard of the C runtime
+# ---------------------------------------------------------------------------
+
+
+def _me_run_logged(model, options, stop, version, rtol):
+    """fmpy's CVode at relative tolerance rtol: (results or the exception raised, the FMU's log messages)."""
+    log: list[str] = []
+
+    def logger(*args):  # (..., status, category, message) for FMI 2 and 3
+        log.append(args[-1].decode())
+
+    try:
+        r = fmu_simulation(
+            cached_fmu(model, version, "me", options=options),
+            stop,
+            0.01,
+            fmi_type="ModelExchange",
+            solver="CVode",
+            relative_tolerance=rtol,
+            logger=logger,
+        )
+    except Exception as exc:  # noqa: BLE001 - fmpy raises FMICallException or RuntimeError (CVode)
+        return exc, log
+    return r, log
+
+
+BRANCH_CHANGES = [  # (model, options, stop, rtol, constraint row, flat or dead-point times where it may stop)
+    # 1e-7 rad before the flat position: dphi1 off by 3.3 rad/s after t = pi (rtol 1e-7: 0.07 after pi / 2)
+    (PARALLELOGRAM, (("phi0", -PHI0),), 3.5, 1e-6, "loop_x", [math.pi / 2, math.pi]),
+    (PARALLELOGRAM, (("phi0", -PHI0),), 3.5, 1e-7, "loop_x", [math.pi / 2, math.pi]),
+    # started at the dead point: at the next one (t = 0.71) the slider stops following the crank (a1 off by 5 rad)
+    (SLIDER_CRANK, (("a10", A10),), 2.5, 1e-6, "guide", [0.7088]),
+]
+
+
+@pytest.mark.parametrize("version", [2, 3])
+@pytest.mark.parametrize(
+    "model,options,stop,rtol,row,passages", BRANCH_CHANGES, ids=["parallelogram-1e-6", "parallelogram-1e-7", "slider"]
+)
+def test_fmu_me_branch_change_at_loose_tolerance_is_an_error(version, model, options, stop, rtol, row, passages):
+    """Under CVode at a loose tolerance the constraint drift grows to the separation of the branches at a
+    singular position, and the mechanism used to continue on another branch with no message.  The
+    Baumgarte terms then drive the filtered multipliers, which do work (they never do on the motion): the
+    run stops there with an Error naming the constraint row, before the velocities have jumped."""
+    r, log = _me_run_logged(model, options, stop, version, rtol)
+    assert isinstance(r, Exception), "no error"
+    first = [m for m in log if "leaving its assembly branch" in m]
+    assert len(first) == 1, log[-5:]
+    assert f"constraint row '{row}'" in first[0] and "tighter tolerance" in first[0]
+    assert any("Derivatives: at t = " in m and "left its assembly branch" in m for m in log)
+    t_stop = float(first[0].split("t = ")[1].split(":")[0])
+    assert any(tp - 0.05 < t_stop < tp + 1e-3 for tp in passages), t_stop
+
+
+QUIET = [  # (model, options, stop, rtol): loose tolerances where the motion keeps its branch
+    (PARALLELOGRAM, (("phi0", PHI0),), 3.5, 1e-6),  # 1e-7 rad past the flat position
+    (PARALLELOGRAM, (("phi0", 0.0),), 3.5, 1e-6),  # at it
+    (PARALLELOGRAM, (("phi0", math.pi / 2),), 3.5, 1e-6),
+    (PARALLELOGRAM, (("phi0", -PHI0),), 3.5, 1e-8),  # a passage whose constraint work is 1e-4 of T
+    (SLIDER_CRANK, (("a10", 1.2),), 2.5, 1e-6),
+    (SLIDER_CRANK, (("a10", 1.2),), 2.5, 1e-8),  # 1e-5 of T at its last dead point
+    (SLIDER_CRANK, (("a10", 0.5),), 2.5, 1e-6),
+]
+
+
+@pytest.mark.parametrize("version", [2, 3])
+def test_fmu_me_branch_guard_is_quiet_on_the_branch_at_loose_tolerance(version):
+    """Passages of singular positions that keep the branch, at loose tolerances: no error, and the motion
+    follows the branch (to the accuracy the tolerance gives)."""
+    for model, options, stop, rtol in QUIET:
+        r, log = _me_run_logged(model, options, stop, version, rtol)
+        assert not isinstance(r, Exception), (options, rtol, r, log[-3:])
+        assert not any("assembly branch" in m for m in log)
+        x0 = options[0][1]
+        if model == PARALLELOGRAM:
+            # another branch is O(1) away; the passage at rtol 1e-8 leaves phi1 2e-4 behind
+            np.testing.assert_allclose(r["phi1"], parallelogram_reference(r["time"], x0)[0], atol=1e-3)
+            np.testing.assert_allclose(r["phi3"], r["phi1"], atol=1e-4)
+            np.testing.assert_allclose(r["phi2"], 0.0, atol=1e-4)
+            np.testing.assert_allclose(r["dphi1"], OMEGA_P, atol=1e-2)
+        else:
+            a, da, _ = slider_crank_reference(r["time"], x0)
+            np.testing.assert_allclose(r["a1"], a, atol=1e-3)
+            np.testing.assert_allclose(r["da1"], da, atol=2e-2)
+            np.testing.assert_allclose(r["a2"], -r["a1"], atol=1e-3)
+
+
+@pytest.mark.parametrize("version", [2, 3])
+def test_fmu_me_branch_guard_state_is_restored_with_the_fmu_state(version):
+    """The guard's verdict is part of the FMU state: every evaluation after it is an Error (also
+    CompletedIntegratorStep), and restoring a state from before it continues normally.  Driven by
+    hand: a drifted state next to the flat position evaluated at two times 10 s apart, so that the
+    constraint forces' power through the velocity error sums to more than 1e-3 of the kinetic energy."""
+    log: list[str] = []
+    s = FmuSession(
+        cached_fmu(PARALLELOGRAM, version, "me", options=(("phi0", math.pi / 2),)),
+        "ModelExchange",
+        logger=lambda *a: log.append(a[-1].decode()),
+    )
+    try:
+        s.initialize()
+        before = s.get_state()
+        drifted = [1e-4, 0.0, 1e-4 + 1e-5, OMEGA_P, 0.0, OMEGA_P + 1e-3]
+        s.fmu.setTime(1.0)
+        s.set_states(drifted)
+        ok = s.derivatives()
+        assert np.all(np.isfinite(ok))
+        s.fmu.setTime(11.0)
+        s.set_states(drifted)
+        with pytest.raises(Exception, match="status 3"):
+            s.derivatives()
+        assert any("leaving its assembly branch" in m and "'loop_x'" in m for m in log)
+        with pytest.raises(Exception, match="status 3"):
+            s.fmu.completedIntegratorStep()
+        s.set_state(before)
+        dx = s.derivatives()
+        np.testing.assert_allclose(dx[:3], [OMEGA_P, 0.0, OMEGA_P], atol=1e-12)  # upright: translating coupler
+        np.testing.assert_allclose(dx[3:], 0.0, atol=1e-9)
+        s.free_state(before)
+    finally:
+        s.close()
