@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import NumericalError
+from .branch_guard import PassageWork, branch_message, constraint_power, energy_scale, guard_rate, vanishing_row
 from .inputs import InputFunction
 from .linalg import regularized_correction, solve_saddle
 from .model import NumericModel
@@ -51,6 +52,8 @@ class DependentCoordinates:
         self.row_ref = np.zeros(nm.eq.nc)  # largest squared norm of each constraint row met
         self.row_scale = 0.0  # ... of any row
         self.rank_ref = 0  # largest number of clearly independent constraint rows met
+        self.passage = PassageWork()  # work of the constraint forces in a passage of a singular position
+        self.guard_rate = guard_rate(self.a / 2.0, float(np.sqrt(self.b)))
 
     def state0(self, q: np.ndarray, dq: np.ndarray) -> np.ndarray:
         return np.concatenate([q, dq])
@@ -129,8 +132,28 @@ class DependentCoordinates:
             dq -= regularized_correction(D, D @ dq - beta, row_scale=self.row_scale)
         return np.concatenate([q, dq])
 
+    def check_branch(self, t: float, y: np.ndarray) -> None:
+        """Raise when the constraint forces have done work in a passage of a singular position: the
+        motion is changing its assembly branch (:mod:`symbody.numeric.branch_guard`)."""
+        n = self.n
+        q, dq = y[:n], y[n:]
+        if not self.near_singular(t, q):
+            self.passage.reset()
+            return
+        u = self.u(t, q, dq)
+        M, d, D, _, _, beta = self._f(t, q, dq, u, self.nm.p)
+        _, lam = self.accelerations(t, q, dq, u)
+        self.passage.add(t, constraint_power(lam[: D.shape[0]], D, dq, beta))
+        scale = energy_scale(M, d, dq, self.guard_rate)
+        if self.passage.exceeds(scale):
+            row = self.eq.constraint_rows[vanishing_row(D, self.row_ref)].name
+            raise NumericalError(branch_message(t, row, self.passage.work, 0.5 * float(dq @ M @ dq)))
+
     def after_step(self, t: float, y: np.ndarray) -> tuple[np.ndarray, str | None]:
-        if not self.project or not self.eq.nc:
+        if not self.eq.nc:
+            return y, None
+        self.check_branch(t, y)
+        if not self.project:
             return y, None
         return self._project(t, y), "corrected"
 
