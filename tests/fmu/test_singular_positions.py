@@ -227,6 +227,42 @@ def test_independent_coordinates_pass_singular_positions_in_operation(method, kw
     check_slider_crank(res.t, q[:, 0], q[:, 1], dq[:, 0], dq[:, 1], res["N"], 5e-6, a10=1.2)
 
 
+PY_BRANCH_CHANGES = [  # loose tolerances where the Baumgarte terms turned the motion onto another branch
+    # parallelogram 1e-7 rad past the flat position, DOP853 rtol 1e-4: dphi1 off by 7e-3, phi2 2.5e-3, and
+    # 1e-3: off by 0.26 (20 % of the energy gone); started 1e-7 before it at 1e-3: off by 0.36
+    (PARALLELOGRAM, (("phi0", PHI0),), 3.5, "DOP853", 1e-4, "loop_x"),
+    (PARALLELOGRAM, (("phi0", PHI0),), 3.5, "DOP853", 1e-3, "loop_x"),
+    (PARALLELOGRAM, (("phi0", -PHI0),), 3.5, "DOP853", 1e-3, "loop_x"),
+    # slider-crank from its dead point, DOP853 rtol 1e-4: a1 off by 1 rad, da1 by 10 rad/s
+    (SLIDER_CRANK, (("a10", A10),), 2.5, "DOP853", 1e-4, "guide"),
+]
+
+
+@pytest.mark.parametrize("model,options,stop,method,rtol,row", PY_BRANCH_CHANGES)
+def test_python_branch_change_at_loose_tolerance_is_an_error(model, options, stop, method, rtol, row):
+    """The same guard as the FMU's: the constraint forces doing work in a passage of a singular position
+    stop the simulation with an error naming the row (it returned the other branch without one)."""
+    eq = cached_equations(model, options)
+    with pytest.raises(sb.NumericalError, match=rf"leaving its assembly branch .* constraint row '{row}'"):
+        simulate(eq, stop, dt=0.01, formulation="baumgarte", method=method, rtol=rtol, atol=rtol)
+
+
+@pytest.mark.parametrize("formulation", ["baumgarte", "projection"])
+def test_python_branch_guard_is_quiet_on_the_branch_at_loose_tolerance(formulation):
+    """Passages that keep the branch at loose tolerances: no error, the motion on its branch."""
+    for phi0 in (-PHI0, 0.0, PHI0):
+        res = simulate(parallelogram(phi0), 3.5, dt=0.01, formulation=formulation, method="RK45", rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(res.q[:, 0], parallelogram_reference(res.t, phi0)[0], atol=1e-4)
+        np.testing.assert_allclose(res.dq[:, 0], OMEGA_P, atol=1e-4)
+        np.testing.assert_allclose(res.q[:, 1], 0.0, atol=1e-5)
+    for a10 in (A10, 1.2):
+        res = simulate(slider_crank(a10), 2.5, dt=0.01, formulation=formulation, method="DOP853", rtol=1e-6, atol=1e-6)
+        a, da, _ = slider_crank_reference(res.t, a10)
+        np.testing.assert_allclose(res.q[:, 0], a, atol=1e-3)
+        np.testing.assert_allclose(res.dq[:, 0], da, atol=1e-2)
+        np.testing.assert_allclose(res.q[:, 1], -res.q[:, 0], atol=1e-4)
+
+
 # ---------------------------------------------------------------------------
 # FMUs: C runtime (FMI 2 and 3, Co-Simulation with each solver, Model Exchange under CVode)
 # ---------------------------------------------------------------------------
