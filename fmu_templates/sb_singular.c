@@ -17,6 +17,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "sb_internal.h"
 #include "sb_linalg.h"
 #include "sb_runtime.h"
 
