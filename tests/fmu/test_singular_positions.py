@@ -20,6 +20,7 @@ and match hand-derived reactions away from the singular instants.
 from __future__ import annotations
 
 import math
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -27,8 +28,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
+from test_robustness_c import FLAVORS, HOSTS, _need, run_host
 
 import symbody as sb
+from symbody.codegen.c_eval import c_compiler
+from symbody.fmu.build import fmi_headers_dir, template_dir
+from symbody.fmu.spec import GENERIC_SOURCES, FmuSpec
 from symbody.fmu.testing import FmuSession, cached_equations, cached_fmu, fmu_simulation
 from symbody.numeric import NumericModel, simulate
 
@@ -473,7 +478,31 @@ def test_fmu_me_branch_guard_is_quiet_on_the_examples_at_loose_tolerance(name):
             0.01,
             fmi_type="ModelExchange",
             relative_tolerance=rtol,
-            logger=lambda *a: log.append(a[-1].decode()),
+            logger=lambda *a, log=log: log.append(a[-1].decode()),
         )
         assert r["time"][-1] == pytest.approx(5.0)
         assert not any("assembly branch" in m for m in log), log[-3:]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("flavor", ["asan", "plain"])
+def test_branch_guard_in_a_c_host_under_sanitizers(flavor, tmp_path, tmp_path_factory):
+    """``tests/fmu/c/branch_host.c`` linked with the parallelogram's model.c and the runtime, under
+    AddressSanitizer + UndefinedBehaviorSanitizer (and valgrind when installed): the guard fires,
+    names the row, persists through serialized states and clears with an earlier state or a reset."""
+    wrapper: tuple[str, ...] = ()
+    if flavor == "asan":
+        _need("asan", tmp_path_factory)
+    elif shutil.which("valgrind"):
+        wrapper = ("valgrind", "--error-exitcode=3", "--leak-check=full", "--errors-for-leak-kinds=definite")
+    model = tmp_path / "model.c"
+    model.write_text(FmuSpec(parallelogram(math.pi / 2), 2, "both").source.text)
+    sources = [template_dir() / s for s in (*GENERIC_SOURCES, "fmi2Functions.c")] + [model, HOSTS / "branch_host.c"]
+    flags = ["-std=c99", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Wno-unused-function", *FLAVORS[flavor]]
+    includes = [f"-I{template_dir()}", f"-I{fmi_headers_dir()}", f"-I{HOSTS}"]
+    exe = tmp_path / "branch_host"
+    cmd = [c_compiler(), *flags, *includes, *map(str, sources), "-o", str(exe), "-lm", "-pthread"]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    assert proc.returncode == 0, f"{' '.join(cmd)}\n{proc.stderr}"
+    out = run_host(exe, wrapper=wrapper)
+    assert "branch_host guard:" in out
