@@ -30,6 +30,7 @@
 #define SB_SEED_VANISHED 1e-4 /* a start row below this part of its reference: a singular start (as sb_runtime.c) */
 #define SB_BRANCH_WORK 1e-3 /* branch guard: work of the constraint forces in a passage, part of T */
 #define SB_BRANCH_RATE 1e-3  /* ... w in 1/s when Baumgarte's terms are off */
+#define SB_BRANCH_RESOLVED 1e-2 /* ... only while the constraint errors' energy is below this part of T */
 
 /* Reference row norms at initialization (row_ref), before the motion has shown the norms the rows
    have: a mechanism started at or next to a singular position has rows that vanish there, and
@@ -241,6 +242,37 @@ SbStatus sb_undetermined_output(SbInstance *inst, const char *function, const Sb
     return SB_OK;
 }
 
+/* The energy of the constraint errors: E_v = v^T S~ v / 2 of the velocity error v = D dq - beta and
+   E_p = beta_b^2 Phi^T S~ Phi / 2 of the position error (Baumgarte's spring), S~ = E V diag(s / (s^2 +
+   tau^2)) V^T E the filtered inverse of D M^-1 D^T (SB_FACT_FILTER): the least kinetic energy of a
+   velocity with that error, and what Baumgarte's terms exchange correcting the errors.  A state whose
+   motion is not much more than that (a mechanism at rest: all its kinetic energy comes from the
+   corrections) gives the branch guard no motion to judge.  inst->dyn.A is free in this mode. */
+static double drift_energy(SbInstance *inst, const double *dq)
+{
+    const int n = inst->m->nq, nc = inst->m->nc, nh = inst->m->nh;
+    double *e = inst->dyn.A, *v = inst->dyn.A + nc;
+    for (int r = 0; r < nc; ++r) {
+        e[r] = row_weight(inst, r);
+        double w = -inst->dyn.beta[r];
+        for (int j = 0; j < n; ++j) w += inst->dyn.D[r * n + j] * dq[j];
+        v[r] = w;
+    }
+    const double tau = inst->dyn.filter_tau, bb = inst->state.set[SB_SET_BETA];
+    double ev = 0.0, ep = 0.0;
+    for (int k = 0; k < nc; ++k) {
+        double cv = 0.0, cp = 0.0;
+        for (int r = 0; r < nc; ++r) {
+            cv += inst->dyn.Sf[r * nc + k] * e[r] * v[r];
+            if (r < nh) cp += inst->dyn.Sf[r * nc + k] * e[r] * inst->dyn.Phi[r];
+        }
+        const double sk = inst->dyn.sw[k], f = sk > 0.0 ? sk / (sk * sk + tau * tau) : 0.0;
+        ev += 0.5 * f * cv * cv;
+        ep += 0.5 * f * cp * cp;
+    }
+    return ev + bb * bb * ep;
+}
+
 /* Branch guard (Model Exchange): at a singular position the branches of the assembly cross, and a
    state whose constraint drift is as large as their separation near the crossing continues on
    either.  The host owns the integrator and its tolerance, so the FMU cannot keep the drift below
@@ -254,8 +286,11 @@ SbStatus sb_undetermined_output(SbInstance *inst, const char *function, const Sb
    (trial points of a rejected step count as well: P is continuous in the state), and fires when
    |W| > SB_BRANCH_WORK (T + T_f), T = dq^T M dq / 2, T_f = delta^T M^-1 delta / (2 w^2) the kinetic
    energy the applied forces give within a Baumgarte time 1 / w, w = max(alpha, beta) (a mechanism
-   held at rest by loads).  Passages on the branch at loose tolerance do 1e-5 of T, branch changes
-   reach 1e-3 of it before the velocities have jumped.  The sum restarts with each passage.  Once
+   held at rest by loads), while the energy of the constraint errors (drift_energy) is below
+   SB_BRANCH_RESOLVED of T + T_f: a mechanism at rest next to a singular position gets all its kinetic
+   energy from the Baumgarte corrections, there is no motion to judge.  Passages on the branch at loose
+   tolerances do 1e-5 to 1e-4 of T; branch changes reach 1e-3 of it before the velocities have jumped,
+   with constraint errors of energy below 3e-3 of it.  The sum restarts with each passage.  Once
    it fires, the state flag SB_FLAG_BRANCH_LOST makes every evaluation an Error until the host
    restores an earlier FMU state or resets: the run stops instead of continuing on another branch. */
 SbStatus sb_branch_guard(SbInstance *inst, SbStatus s)
@@ -297,7 +332,9 @@ SbStatus sb_branch_guard(SbInstance *inst, SbStatus s)
     sb_ldlt_solve(n, inst->dyn.Mf, a); /* M^-1 delta (M + rho D^T D for massless coordinates: less) */
     for (int i = 0; i < n; ++i) Tf += 0.5 * a[i] * inst->dyn.delta[i];
     Tf /= w * w;
-    if (!(fabs(inst->dyn.passage_work) > SB_BRANCH_WORK * (T + fabs(Tf)))) return s;
+    const double scale = T + fabs(Tf);
+    if (!(fabs(inst->dyn.passage_work) > SB_BRANCH_WORK * scale) || !(drift_energy(inst, dq) < SB_BRANCH_RESOLVED * scale))
+        return s;
     /* the row of the dependent direction: the mode with the smallest eigenvalue of E S E */
     int k = 0, row = 0;
     for (int j = 1; j < nc; ++j)

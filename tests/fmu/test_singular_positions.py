@@ -427,6 +427,29 @@ def test_fmu_me_branch_guard_is_quiet_on_the_branch_at_loose_tolerance(version):
             np.testing.assert_allclose(r["a2"], -r["a1"], atol=1e-3)
 
 
+@pytest.mark.parametrize("omega", [0.0, 1e-4])
+def test_fmu_me_branch_guard_is_quiet_at_rest_and_crawling_at_singular_positions(omega):
+    """A mechanism at rest (or crawling at 1e-4 rad/s) at a singular position gets its kinetic energy from
+    the Baumgarte corrections of the assembly residual alone: the constraint forces do work of the order
+    of the kinetic energy, but the constraint errors hold as much energy as the motion, so there is no
+    motion to judge (the first guard stopped the parallelogram at rest at t = 5e-10)."""
+    for model, options in (
+        (PARALLELOGRAM, (("omega", omega), ("phi0", -PHI0))),
+        (SLIDER_CRANK, (("a10", A10), ("omega", omega))),
+    ):
+        r, log = _me_run_logged(model, options, 10.0, 2, 1e-6)
+        assert not isinstance(r, Exception), (options, r, log[-3:])
+        assert not any("assembly branch" in m for m in log)
+        if model == PARALLELOGRAM:
+            np.testing.assert_allclose(r["phi1"], -PHI0 + omega * r["time"], atol=1e-7)
+            np.testing.assert_allclose(r["phi2"], 0.0, atol=1e-7)
+            np.testing.assert_allclose(r["dphi1"], omega, atol=1e-6)
+        else:  # within 1e-3 rad of the dead point J(a1) is constant to 1e-6: the crank turns uniformly
+            np.testing.assert_allclose(r["a1"], A10 + omega * r["time"], atol=1e-7)
+            np.testing.assert_allclose(r["a2"], -r["a1"], atol=1e-7)
+            np.testing.assert_allclose(r["da1"], omega, atol=1e-6)
+
+
 @pytest.mark.parametrize("version", [2, 3])
 def test_fmu_me_branch_guard_state_is_restored_with_the_fmu_state(version):
     """The guard's verdict is part of the FMU state: every evaluation after it is an Error (also

@@ -8,9 +8,11 @@ beyond that of prescribed motions: their power through the velocity error, ``P =
 is of the order of the drift.  The guard sums ``P dt`` over the accepted steps of a passage (while the
 rows are nearly dependent) and stops the simulation when the sum exceeds ``SHARE`` of the kinetic
 energy ``T`` plus ``T_f = delta . M^-1 delta / (2 w^2)``, the kinetic energy the applied forces give
-within a Baumgarte time ``1 / w`` (a mechanism held at rest by loads).  Passages on the branch do
-1e-5 to 1e-4 of ``T`` at loose tolerances; a parallelogram linkage turning onto the anti-parallelogram
-branch loses 1 % of it.  The FMU runtime (``fmu_templates/sb_singular.c``) applies the same test.
+within a Baumgarte time ``1 / w`` (a mechanism held at rest by loads), while the energy of the
+constraint errors (:func:`drift_energy`) is below ``RESOLVED`` of that scale (a mechanism at rest next
+to a singular position gets all its kinetic energy from the corrections: no motion to judge).  Passages
+on the branch do 1e-5 to 1e-4 of ``T`` at loose tolerances; a parallelogram linkage turning onto the
+anti-parallelogram branch loses 1 % of it.  The FMU runtime (``fmu_templates/sb_singular.c``) applies the same test.
 
 Example:
     >>> g = PassageWork(share=1e-3)
@@ -29,6 +31,10 @@ import numpy as np
 
 #: the work of the constraint forces in one passage of a singular position, as a share of the kinetic energy
 SHARE = 1e-3
+#: the guard judges only motions whose constraint errors have less energy than this share of it
+RESOLVED = 1e-2
+#: filter level of the inverse of the row-scaled ``D M^-1 D^T`` (Tikhonov), as in the FMU runtime
+FILTER_LEVEL = 1e-6
 
 
 class PassageWork:
@@ -71,6 +77,28 @@ def energy_scale(M: np.ndarray, delta: np.ndarray, dq: np.ndarray, rate: float) 
     return 0.5 * float(dq @ M @ dq) + 0.5 * abs(float(delta @ a)) / rate**2
 
 
+def drift_energy(
+    M: np.ndarray, D: np.ndarray, velocity_error: np.ndarray, Phi: np.ndarray, row_ref: np.ndarray, spring: float
+) -> float:
+    """The energy of the constraint errors: ``v . S~ v / 2`` of the velocity error and ``spring^2 Phi . S~ Phi / 2``
+    of the position error (Baumgarte's spring), ``S~`` the filtered inverse of ``D M^-1 D^T`` with its rows
+    scaled by the largest norms they have had (``row_ref``, squared): the least kinetic energy of a velocity
+    with that error, and what Baumgarte's terms exchange correcting the errors."""
+    w = 1.0 / np.sqrt(np.maximum(row_ref, np.finfo(float).tiny))
+    try:
+        X = np.linalg.solve(M, D.T)
+    except np.linalg.LinAlgError:
+        X = np.linalg.lstsq(M, D.T, rcond=None)[0]
+    s, V = np.linalg.eigh(w[:, None] * (D @ X) * w[None, :])
+    tau = FILTER_LEVEL * max(float(np.max(s, initial=0.0)), np.finfo(float).tiny)
+    f = np.where(s > 0.0, s / (s * s + tau * tau), 0.0)
+    cv = V.T @ (w * velocity_error)
+    phi = np.zeros(D.shape[0])
+    phi[: Phi.size] = Phi
+    cp = V.T @ (w * phi)
+    return 0.5 * float(f @ (cv * cv)) + 0.5 * spring**2 * float(f @ (cp * cp))
+
+
 def vanishing_row(D: np.ndarray, row_ref: np.ndarray) -> int:
     """The constraint row that loses its hold: the largest entry of the left singular vector of the
     smallest singular value of ``D`` with its rows scaled by the largest norms they have had."""
@@ -99,7 +127,9 @@ __all__ = [
     "SHARE",
     "PassageWork",
     "branch_message",
+    "RESOLVED",
     "constraint_power",
+    "drift_energy",
     "energy_scale",
     "guard_rate",
     "vanishing_row",

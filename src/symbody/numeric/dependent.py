@@ -11,7 +11,16 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import NumericalError
-from .branch_guard import PassageWork, branch_message, constraint_power, energy_scale, guard_rate, vanishing_row
+from .branch_guard import (
+    RESOLVED,
+    PassageWork,
+    branch_message,
+    constraint_power,
+    drift_energy,
+    energy_scale,
+    guard_rate,
+    vanishing_row,
+)
 from .inputs import InputFunction
 from .linalg import regularized_correction, solve_saddle
 from .model import NumericModel
@@ -141,11 +150,13 @@ class DependentCoordinates:
             self.passage.reset()
             return
         u = self.u(t, q, dq)
-        M, d, D, _, _, beta = self._f(t, q, dq, u, self.nm.p)
+        M, d, D, _, Phi, beta = self._f(t, q, dq, u, self.nm.p)
         _, lam = self.accelerations(t, q, dq, u)
         self.passage.add(t, constraint_power(lam[: D.shape[0]], D, dq, beta))
         scale = energy_scale(M, d, dq, self.guard_rate)
-        if self.passage.exceeds(scale):
+        if self.passage.exceeds(scale) and drift_energy(M, D, D @ dq - beta, Phi, self.row_ref, np.sqrt(self.b)) < (
+            RESOLVED * scale
+        ):
             row = self.eq.constraint_rows[vanishing_row(D, self.row_ref)].name
             raise NumericalError(branch_message(t, row, self.passage.work, 0.5 * float(dq @ M @ dq)))
 
