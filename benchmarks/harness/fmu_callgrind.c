@@ -12,6 +12,12 @@
  * The value references are those of export_fmu(examples/overhead_crane.py): F_trolley 10, F_hoist 11,
  * solver.method 22, solver.step 23, the states 1..6 (the hand-written FMU uses symbody's modelDescription.xml).
  * Prints the six states at the end so that two FMUs can be compared.
+ *
+ * Other models: ./fmu_callgrind lib steps guid uri method_vr,step_vr,method,nstates vr:base:pulse ...
+ * (solver.method's and solver.step's value references, the method (1 rk4, 2 dopri5), the number of
+ * states, read from value references 1..nstates at the end; each input vr holds base + pulse for
+ * t < 2 s, base - pulse for 6 <= t < 8 s, base otherwise).  The tower crane of examples/tower_crane.py:
+ *     ... 40,41,1,10 16:0:150000 17:0:1500
  */
 #include <dlfcn.h>
 #include <stdarg.h>
@@ -63,26 +69,46 @@ int main(int argc, char **argv)
     fmi2CallbackFunctions callbacks = {logger, calloc, free, NULL, NULL};
     fmi2Component c = fmi2Instantiate("crane", fmi2CoSimulation, argv[3], argv[4], &callbacks, fmi2False, fmi2False);
     if (!c) return 2;
-    const fmi2ValueReference vr_method = 22, vr_step = 23, vr_in[2] = {10, 11}, vr_x[6] = {1, 2, 3, 4, 5, 6};
-    const fmi2Integer rk4 = 1;
+    /* the overhead crane's value references unless given */
+    fmi2ValueReference vr_method = 22, vr_step = 23, vr_in[16] = {10, 11}, vr_x[64];
+    fmi2Integer method = 1;
+    int nx = 6, nin = 2;
+    double base[16] = {0.0, 4000.0 * 9.80665}, pulse[16] = {8000.0, 0.0};
+    if (argc > 5) {
+        unsigned a, b;
+        if (sscanf(argv[5], "%u,%u,%d,%d", &a, &b, &method, &nx) != 4 || nx < 1 || nx > 64) {
+            fprintf(stderr, "bad settings '%s' (method_vr,step_vr,method,nstates)\n", argv[5]);
+            return 1;
+        }
+        vr_method = a, vr_step = b;
+        nin = 0;
+        for (int i = 6; i < argc && nin < 16; ++i, ++nin)
+            if (sscanf(argv[i], "%u:%lf:%lf", &a, &base[nin], &pulse[nin]) != 3) {
+                fprintf(stderr, "bad input '%s' (vr:base:pulse)\n", argv[i]);
+                return 1;
+            } else
+                vr_in[nin] = a;
+    }
+    for (int i = 0; i < nx; ++i) vr_x[i] = (fmi2ValueReference)(i + 1);
     const fmi2Real h = 1e-3;
     fmi2SetupExperiment(c, fmi2False, 0.0, 0.0, fmi2False, 0.0);
-    fmi2SetInteger(c, &vr_method, 1, &rk4);
+    fmi2SetInteger(c, &vr_method, 1, &method);
     fmi2SetReal(c, &vr_step, 1, &h);
     fmi2EnterInitializationMode(c);
     fmi2ExitInitializationMode(c);
     for (int k = 0; k < steps; ++k) {
         const double t = k * 0.01;
-        const double u[2] = {t < 2.0 ? 8000.0 : (t >= 6.0 && t < 8.0) ? -8000.0 : 0.0, 4000.0 * 9.80665};
-        fmi2SetReal(c, vr_in, 2, u);
+        double u[16];
+        for (int i = 0; i < nin; ++i) u[i] = base[i] + (t < 2.0 ? pulse[i] : (t >= 6.0 && t < 8.0) ? -pulse[i] : 0.0);
+        fmi2SetReal(c, vr_in, (size_t)nin, u);
         if (fmi2DoStep(c, t, 0.01, fmi2True) != fmi2OK) {
             fprintf(stderr, "doStep failed at t = %g\n", t);
             return 3;
         }
     }
-    double x[6];
-    fmi2GetReal(c, vr_x, 6, x);
-    for (int i = 0; i < 6; ++i) printf("%.17g%c", x[i], i == 5 ? '\n' : ' ');
+    double x[64];
+    fmi2GetReal(c, vr_x, (size_t)nx, x);
+    for (int i = 0; i < nx; ++i) printf("%.17g%c", x[i], i == nx - 1 ? '\n' : ' ');
     fmi2FreeInstance(c);
     return 0;
 }

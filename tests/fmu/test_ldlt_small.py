@@ -1,8 +1,8 @@
-"""The dense ``L D L^T`` of ``fmu_templates/sb_linalg.c`` for small matrices (n <= 4).
+"""The dense ``L D L^T`` of ``fmu_templates/sb_linalg.c`` for small matrices (n <= 8).
 
 Small mass matrices are factored and solved with every loop unrolled (the hot path of small
 unconstrained models).  Checked against numpy's solve and against the loops for any n: a small
-matrix padded with an identity block to n > 4 goes through the general loops, whose operations
+matrix padded with an identity block to n > 8 goes through the general loops, whose operations
 on the leading block are the same; its factors and solution must agree bit for bit.  A pivot
 that is not positive (or NaN) is named by the same index as for any n.
 """
@@ -50,7 +50,7 @@ def random_spd(rng: np.random.Generator, n: int) -> np.ndarray:
     return B @ B.T + 0.1 * np.eye(n)
 
 
-@pytest.mark.parametrize("n", [1, 2, 3, 4])
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 6, 7, 8])
 @pytest.mark.parametrize("seed", range(4))
 def test_small_ldlt_solves_like_numpy_and_like_the_general_loops(linalg, n, seed):
     rng = np.random.default_rng(100 * n + seed)
@@ -62,16 +62,17 @@ def test_small_ldlt_solves_like_numpy_and_like_the_general_loops(linalg, n, seed
     # the factors themselves: L (unit lower) and D (1 / diagonal) rebuild A
     L = np.tril(F, -1) + np.eye(n)
     np.testing.assert_allclose(L @ np.diag(1.0 / np.diag(F)) @ L.T, A, rtol=1e-12, atol=1e-12 * np.abs(A).max())
-    # padded to n + 3 > 4: the general loops, the same operations on the leading block
-    pad = np.eye(n + 3)
+    # padded to more than 8: the general loops, the same operations on the leading block
+    big = max(n + 3, 9)
+    pad = np.eye(big)
     pad[:n, :n] = A
-    status_big, F_big, x_big = factor_and_solve(linalg, pad, np.concatenate([b, np.zeros(3)]))
+    status_big, F_big, x_big = factor_and_solve(linalg, pad, np.concatenate([b, np.zeros(big - n)]))
     assert status_big == 0
     assert np.array_equal(np.tril(F_big[:n, :n]), np.tril(F)), "factors differ from the general loops"
     assert np.array_equal(x_big[:n], x), "solution differs from the general loops"
 
 
-@pytest.mark.parametrize("n", [1, 2, 3, 4, 6])
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 6, 7, 8, 10])
 def test_small_ldlt_names_the_pivot_that_is_not_positive(linalg, n):
     for k in range(n):
         A = np.eye(n) * 2.0
