@@ -183,7 +183,7 @@ static inline SbStatus finish_accelerations(SbInstance *inst, const SbPoint *pt,
 {
     const SbModel *m = inst->m;
     const int n = m->nq, nc = m->nc, na = inst->dyn.na;
-    if (m->nk > 0) { /* the forces of the closed unilateral contacts */
+    if (SB_CONTACTS(m) > 0) { /* the forces of the closed unilateral contacts */
         SbStatus s = sb_contact_accelerations(inst, pt->t, pt->q);
         if (s != SB_OK) return s;
     }
@@ -205,7 +205,7 @@ static inline SbStatus finish_accelerations(SbInstance *inst, const SbPoint *pt,
         for (int i = 0; i < n; ++i) ddq[i] = sol[i];
     if (lam)
         for (int r = 0; r < nc; ++r) lam[r] = sol[n + r];
-    if (lam && m->nk) sb_contact_forces(inst, lam + nc);
+    if (lam && SB_CONTACTS(m)) sb_contact_forces(inst, lam + nc);
     return SB_OK;
 }
 
@@ -351,6 +351,22 @@ SbStatus sb_accelerations(SbInstance *inst, double t, const double *x, double *d
         }
     }
     return finish_accelerations(inst, &pt, 1, ddq, lam);
+}
+
+SbStatus sb_free_accelerations(SbInstance *inst, double t, const double *x, double *ddq)
+{
+    /* M into Mf, factored in place; delta straight into ddq, solved in place: no copies, and no
+       bookkeeping of the factorization that only the general path and its users (Jacobians,
+       events) read.  A failure goes to sb_accelerations at the same point: the same values, the
+       same checks and messages.  The caller checks that ddq is finite (sb_solver.c, rk4_stage). */
+    const int n = inst->m->nq;
+    SbPoint pt = sb_point(inst, t, x, NULL, NULL);
+    sb_M_delta(&pt, inst->dyn.Mf, ddq);
+    if (sb_mass_factor(n, inst->dyn.Mf) != 0) return sb_accelerations(inst, t, x, ddq, NULL);
+    sb_mass_solve(n, inst->dyn.Mf, ddq);
+    inst->dyn.fact = SB_FACT_LDLT;
+    inst->dyn.rank = n;
+    return SB_OK;
 }
 
 SbStatus sb_update(SbInstance *inst)

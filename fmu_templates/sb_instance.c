@@ -233,6 +233,13 @@ SbInstance *sb_instantiate(const SbModel *m, SbInterface interface, const char *
                 interface == SB_ME ? "Model Exchange" : "Co-Simulation");
         return NULL;
     }
+#ifdef SB_NO_EVENTS
+    if (m->nk + m->nsw > 0) { /* a runtime without the event machinery cannot integrate this model */
+        sb_fail(&probe, "Instantiate", "this FMU's runtime was built without events (SB_NO_EVENTS), but the model "
+                "has %d contacts and %d switching loads", m->nk, m->nsw);
+        return NULL;
+    }
+#endif
 
     int ok = 1;
     SbInstance *inst = zalloc(1, sizeof *inst, &ok);

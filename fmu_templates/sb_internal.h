@@ -37,6 +37,23 @@ static inline SbPoint sb_point(const SbInstance *inst, double t, const double *x
     return pt;
 }
 
+/* Unilateral contacts and switching loads of the model (sb_events.c).  A runtime built with
+   -DSB_NO_EVENTS has none: its hot paths carry no test for them, and sb_instance.c refuses a model
+   that declares any (benchmarks/fmu_events_overhead.py compares it with the runtime as shipped). */
+#ifdef SB_NO_EVENTS
+#define SB_CONTACTS(m) 0
+#define SB_EVENTS(m) 0
+#else
+#define SB_CONTACTS(m) ((m)->nk)
+#define SB_EVENTS(m) ((m)->nk + (m)->nsw)
+#endif
+
+/* ddq at (t, x) of a model without constraints or contacts (n entries; sb_dynamics.c): the rk4
+   stages' evaluation.  A mass matrix that is not positive definite goes to sb_accelerations (its
+   checks and messages); ddq itself is not checked: the caller calls sb_accelerations at the same
+   point when ddq is not finite, which names the entry at fault. */
+SbStatus sb_free_accelerations(SbInstance *inst, double t, const double *x, double *ddq);
+
 /* Index of the first non-finite entry of v (n entries), or -1 (sb_dynamics.c). */
 int sb_first_nonfinite(int n, const double *v);
 

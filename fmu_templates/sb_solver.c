@@ -14,8 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sb_linalg.h"
 #include "sb_events.h"
+#include "sb_internal.h"
+#include "sb_linalg.h"
 #include "sb_solver.h"
 
 #define SB_MAX_STEPS 1000000L   /* internal steps per communication step */
@@ -160,21 +161,20 @@ static double initial_step(SbInstance *inst, double t, const double *y, const do
    (h/2) |lambda| of the motion that dominates them, the fastest excited one (a power iteration).
    A large estimate can also come from a switch inside the step (a sign function, a contact): it is
    confirmed by one more evaluation, a difference quotient of J (k2 - k1) at the start y of the step,
-   where no switch intervenes.  Normal models never pay for it. */
-static SbStatus rk4_stability(SbInstance *inst, double t, double hh, const double *y)
+   where no switch intervenes.  Normal models never pay for it.  The sums come from the loop that
+   forms the last stage's point (rk4_stage_sums), which reads k1, k2, k3 and y anyway. */
+typedef struct {
+    double num, den, f, ynorm; /* |k3 - k2|^2, |k2 - k1|^2, |k1|^2, |y|^2 */
+} Rk4Sums;
+
+static SbStatus rk4_stability(SbInstance *inst, double t, double hh, const double *y, const Rk4Sums *sums)
 {
     SbSolver *w = inst->solver;
-    double **k = w->k, num = 0.0, den = 0.0, f = 0.0, ynorm = 0.0;
-    for (int j = 0; j < w->nx; ++j) {
-        const double d21 = k[1][j] - k[0][j], d32 = k[2][j] - k[1][j];
-        num += d32 * d32;
-        den += d21 * d21;
-        f += k[0][j] * k[0][j];
-        ynorm += y[j] * y[j];
-    }
+    double **k = w->k;
+    const double num = sums->num, den = sums->den, f = sums->f;
     /* differences at the level of rounding errors say nothing */
     if (!(den > 1e-20 * f) || !(den > 0.0) || !(2.0 * sqrt(num / den) > SB_RK4_UNSTABLE)) return SB_OK;
-    const double vnorm = sqrt(den), eps = 1e-7 * (1.0 + sqrt(ynorm)) / vnorm;
+    const double vnorm = sqrt(den), eps = 1e-7 * (1.0 + sqrt(sums->ynorm)) / vnorm;
     for (int j = 0; j < w->nx; ++j) w->y1[j] = y[j] + eps * (k[1][j] - k[0][j]);
     char why[sizeof inst->problem];
     memcpy(why, inst->problem, sizeof why);
@@ -192,6 +192,17 @@ static SbStatus rk4_stability(SbInstance *inst, double t, double hh, const doubl
     return SB_DISCARD;
 }
 
+/* The kernels of an rk4 step are instantiated with a constant number of coordinates (cranes and small
+   mechanisms, up to 8): forced inline where the compiler allows, so that their loops unroll */
+#if defined(__GNUC__)
+#define SB_HOT static inline __attribute__((always_inline))
+#else
+#define SB_HOT static inline
+#endif
+
+/* max(a, b) of finite numbers (libm's fmax is a call) */
+static inline double max_of(double a, double b) { return a > b ? a : b; }
+
 /* The rk4 update y <- y + hh (k1 + 2 k2 + 2 k3 + k4) / 6 with an error estimate of the step at no
    extra evaluation.  With f(y1), the first stage of the next step, y + hh (k1 + 2 k2 + 2 k3 + f(y1)) / 6
    is a solution of order three (it meets the order conditions up to three with the stages of rk4);
@@ -201,26 +212,17 @@ static SbStatus rk4_stability(SbInstance *inst, double t, double hh, const doubl
    coordinate over the step (at least SB_RK4_SIZE_FLOOR of the largest coordinate and its travel,
    plus atol); the velocity part is not used, as a switch of the forces inside the step (dry friction,
    a contact) changes the velocities' slopes but the positions little.  SB_DISCARD with the advice
-   when the estimate exceeds SB_RK4_UNTRUSTED of that size (the caller restores the state). */
-static SbStatus rk4_update(SbInstance *inst, double t, double hh, double *y)
+   when the estimate exceeds SB_RK4_UNTRUSTED of that size (the caller restores the state).
+   The same loop checks that the new state is finite (an infinity or a NaN turns the sum of the
+   entries times zero into a NaN): a state that is not finite is discarded first, with its message. */
+/* The message of a step rk4_update does not trust (rare: out of the hot loop). */
+static SbStatus rk4_untrusted(SbInstance *inst, double t, double hh, const double *y, double big)
 {
     SbSolver *w = inst->solver;
     const int n = inst->m->nq;
-    double **k = w->k, big = 0.0, worst = 0.0;
-    int at = -1;
-    for (int j = 0; j < n; ++j) {
-        const int v = n + j;
-        const double q0 = y[j];
-        y[j] += hh / 6.0 * (k[0][j] + 2.0 * k[1][j] + 2.0 * k[2][j] + k[3][j]);
-        y[v] += hh / 6.0 * (k[0][v] + 2.0 * k[1][v] + 2.0 * k[2][v] + k[3][v]);
-        const double e = fabs(hh * (y[v] - w->ytmp[v])) / 6.0, size = fmax(fabs(q0), fabs(y[j]));
-        big = fmax(big, size + fabs(hh * y[v]));
-        if (e > worst + SB_RK4_UNTRUSTED * size) worst = e - SB_RK4_UNTRUSTED * size, at = j; /* rare */
-    }
-    /* the largest excess over SB_RK4_UNTRUSTED of a coordinate's own size, against the floor */
-    if (at < 0 || !(worst > SB_RK4_UNTRUSTED * (SB_RK4_SIZE_FLOOR * big + inst->state.set[SB_SET_ATOL]))) return SB_OK;
     const double floor = SB_RK4_SIZE_FLOOR * big + inst->state.set[SB_SET_ATOL];
     double ratio = 0.0; /* the worst coordinate by its ratio, for the message */
+    int at = 0;
     for (int j = 0; j < n; ++j) {
         const double e = fabs(hh * (y[n + j] - w->ytmp[n + j])) / 6.0, r = e / (fabs(y[j]) + floor);
         if (r > ratio) ratio = r, at = j;
@@ -233,11 +235,104 @@ static SbStatus rk4_update(SbInstance *inst, double t, double hh, double *y)
     return SB_DISCARD;
 }
 
-static SbStatus rk4(SbInstance *inst, double t0, double tend)
+SB_HOT SbStatus rk4_update(SbInstance *inst, const int n, double t, double hh, double *y)
 {
     SbSolver *w = inst->solver;
-    const int nx = w->nx;
+    double **k = w->k, big = 0.0, worst = 0.0, zero = 0.0;
+    int at = -1;
+    for (int j = 0; j < n; ++j) {
+        const int v = n + j;
+        const double q0 = y[j];
+        y[j] += hh / 6.0 * (k[0][j] + 2.0 * k[1][j] + 2.0 * k[2][j] + k[3][j]);
+        y[v] += hh / 6.0 * (k[0][v] + 2.0 * k[1][v] + 2.0 * k[2][v] + k[3][v]);
+        zero += y[j] * 0.0 + y[v] * 0.0; /* stays 0 while the state is finite */
+        const double e = fabs(hh * (y[v] - w->ytmp[v])) / 6.0, size = max_of(fabs(q0), fabs(y[j]));
+        big = max_of(big, size + fabs(hh * y[v]));
+        if (e > worst + SB_RK4_UNTRUSTED * size) worst = e - SB_RK4_UNTRUSTED * size, at = j; /* rare */
+    }
+    if (zero != 0.0) {
+        snprintf(inst->problem, sizeof inst->problem,
+                 "the state is not finite after the rk4 step from t = %.17g (h = %g): %s", t, hh, RK4_ADVICE);
+        return SB_DISCARD;
+    }
+    /* the largest excess over SB_RK4_UNTRUSTED of a coordinate's own size, against the floor */
+    if (at < 0 || !(worst > SB_RK4_UNTRUSTED * (SB_RK4_SIZE_FLOOR * big + inst->state.set[SB_SET_ATOL]))) return SB_OK;
+    return rk4_untrusted(inst, t, hh, y, big);
+}
+
+/* The point of a stage, yt = y + c k, and the position part of its derivative (the velocities of
+   yt) written into the next stage's kn on the way: no separate copy per evaluation. */
+SB_HOT void rk4_point(const int n, double *yt, double *kn, const double *y, double c, const double *k)
+{
+    for (int j = 0; j < n; ++j) yt[j] = y[j] + c * k[j];
+    for (int j = n; j < 2 * n; ++j) kn[j - n] = yt[j] = y[j] + c * k[j];
+}
+
+/* The last stage's point, with the sums of the stability estimate over k1, k2, k3 and y. */
+SB_HOT void rk4_last_point(const int n, double *yt, double *kn, const double *y, double h, double *const *k,
+                                  Rk4Sums *sums)
+{
+    double num = 0.0, den = 0.0, f = 0.0, ynorm = 0.0;
+    for (int j = 0; j < 2 * n; ++j) {
+        const double d21 = k[1][j] - k[0][j], d32 = k[2][j] - k[1][j];
+        num += d32 * d32;
+        den += d21 * d21;
+        f += k[0][j] * k[0][j];
+        ynorm += y[j] * y[j];
+        yt[j] = y[j] + h * k[2][j];
+    }
+    for (int j = 0; j < n; ++j) kn[j] = yt[n + j];
+    sums->num = num, sums->den = den, sums->f = f, sums->ynorm = ynorm;
+}
+
+/* ddq of a stage into kv + n (its velocities are already in kv): models without constraints or
+   contacts take the lean evaluation, whose result is checked here (a NaN or an infinity makes the
+   sum non-finite; sb_accelerations at the same point then names the entry at fault). */
+SB_HOT SbStatus rk4_accelerations(SbInstance *inst, const int n, int free, double t, const double *x, double *kv)
+{
+    if (!free) return sb_accelerations(inst, t, x, kv + n, NULL);
+    SbStatus s = sb_free_accelerations(inst, t, x, kv + n);
+    double sum = 0.0;
+    for (int j = n; j < 2 * n; ++j) sum += kv[j];
+    return s != SB_OK || isfinite(sum) ? s : sb_accelerations(inst, t, x, kv + n, NULL);
+}
+
+/* The N internal steps of rk4 over [t0, tend] for n coordinates (a constant where inlined). */
+SB_HOT SbStatus rk4_steps(SbInstance *inst, const int n, double t0, double tend, long N)
+{
+    SbSolver *w = inst->solver;
+    const int free = inst->m->nc == 0 && SB_CONTACTS(inst->m) == 0;
     double *y = inst->state.x, **k = w->k;
+    const double H = tend - t0;
+    Rk4Sums sums;
+    for (long i = 0; i < N; ++i) {
+        const double t = t0 + H * (double)i / (double)N;
+        const double hh = (i == N - 1 ? tend : t0 + H * (double)(i + 1) / (double)N) - t;
+        for (int j = 0; j < n; ++j) k[0][j] = y[n + j];
+        SbStatus s = rk4_accelerations(inst, n, free, t, y, k[0]);
+        if (s == SB_OK) {
+            rk4_point(n, w->ytmp, k[1], y, 0.5 * hh, k[0]);
+            s = rk4_accelerations(inst, n, free, t + 0.5 * hh, w->ytmp, k[1]);
+        }
+        if (s == SB_OK) {
+            rk4_point(n, w->ytmp, k[2], y, 0.5 * hh, k[1]);
+            s = rk4_accelerations(inst, n, free, t + 0.5 * hh, w->ytmp, k[2]);
+        }
+        if (s == SB_OK) {
+            rk4_last_point(n, w->ytmp, k[3], y, hh, k, &sums);
+            s = rk4_accelerations(inst, n, free, t + hh, w->ytmp, k[3]);
+        }
+        if (s != SB_OK) return s;
+        if ((s = rk4_stability(inst, t, hh, y, &sums)) != SB_OK) return s;
+        if ((s = rk4_update(inst, n, t, hh, y)) != SB_OK) return s;
+        if (projecting(inst) && (s = sb_project(inst, t + hh, y)) != SB_OK) return s;
+        w->t_reached = t + hh;
+    }
+    return SB_OK;
+}
+
+static SbStatus rk4(SbInstance *inst, double t0, double tend)
+{
     const double H = tend - t0, h = inst->state.set[SB_SET_STEP];
     double nd = ceil(H / h * (1.0 - 1e-12));
     if (nd < 1.0) nd = 1.0;
@@ -248,34 +343,17 @@ static SbStatus rk4(SbInstance *inst, double t0, double tend)
         return SB_DISCARD;
     }
     const long N = (long)nd;
-    for (long i = 0; i < N; ++i) {
-        const double t = t0 + H * (double)i / (double)N;
-        const double hh = (i == N - 1 ? tend : t0 + H * (double)(i + 1) / (double)N) - t;
-        SbStatus s = sb_derivatives(inst, t, y, k[0]);
-        if (s == SB_OK) {
-            for (int j = 0; j < nx; ++j) w->ytmp[j] = y[j] + 0.5 * hh * k[0][j];
-            s = sb_derivatives(inst, t + 0.5 * hh, w->ytmp, k[1]);
-        }
-        if (s == SB_OK) {
-            for (int j = 0; j < nx; ++j) w->ytmp[j] = y[j] + 0.5 * hh * k[1][j];
-            s = sb_derivatives(inst, t + 0.5 * hh, w->ytmp, k[2]);
-        }
-        if (s == SB_OK) {
-            for (int j = 0; j < nx; ++j) w->ytmp[j] = y[j] + hh * k[2][j];
-            s = sb_derivatives(inst, t + hh, w->ytmp, k[3]);
-        }
-        if (s != SB_OK) return s;
-        if ((s = rk4_stability(inst, t, hh, y)) != SB_OK) return s;
-        if ((s = rk4_update(inst, t, hh, y)) != SB_OK) return s;
-        if (!sb_all_finite(nx, y)) {
-            snprintf(inst->problem, sizeof inst->problem,
-                     "the state is not finite after the rk4 step from t = %.17g (h = %g): %s", t, hh, RK4_ADVICE);
-            return SB_DISCARD;
-        }
-        if (projecting(inst) && (s = sb_project(inst, t + hh, y)) != SB_OK) return s;
-        w->t_reached = t + hh;
+    switch (inst->m->nq) { /* the same operations for any n: the results are bit-identical */
+    case 1: return rk4_steps(inst, 1, t0, tend, N);
+    case 2: return rk4_steps(inst, 2, t0, tend, N);
+    case 3: return rk4_steps(inst, 3, t0, tend, N);
+    case 4: return rk4_steps(inst, 4, t0, tend, N);
+    case 5: return rk4_steps(inst, 5, t0, tend, N);
+    case 6: return rk4_steps(inst, 6, t0, tend, N);
+    case 7: return rk4_steps(inst, 7, t0, tend, N);
+    case 8: return rk4_steps(inst, 8, t0, tend, N);
+    default: return rk4_steps(inst, inst->m->nq, t0, tend, N);
     }
-    return SB_OK;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -549,7 +627,7 @@ SbStatus sb_do_step(SbInstance *inst, double t0, double H)
     inst->problem[0] = '\0';
     w->t_reached = t0;
     w->underflow = 0;
-    s = inst->m->nk + inst->m->nsw > 0 ? sb_events_integrate(inst, t0, tend) : sb_integrate(inst, t0, tend);
+    s = SB_EVENTS(inst->m) > 0 ? sb_events_integrate(inst, t0, tend) : sb_integrate(inst, t0, tend);
     if (s == SB_OK) {
         *inst->state.time = tend;
         sb_changed(inst);
