@@ -385,8 +385,15 @@ SbStatus sb_update(SbInstance *inst)
 
 SbStatus sb_derivatives(SbInstance *inst, double t, const double *x, double *xdot)
 {
-    const int n = inst->m->nq;
+    const SbModel *m = inst->m;
+    const int n = m->nq;
     memmove(xdot, x + n, (size_t)n * sizeof(double));
     /* x and xdot may not alias beyond this point: x + n was read above */
+    if (m->nc == 0 && SB_CONTACTS(m) == 0) { /* the lean evaluation (the stages of dopri5, rosenbrock23) */
+        SbStatus s = sb_free_accelerations(inst, t, x, xdot + n);
+        double sum = 0.0; /* a NaN or an infinity makes the sum non-finite */
+        for (int i = 0; i < n; ++i) sum += xdot[n + i];
+        if (s != SB_OK || isfinite(sum)) return s;
+    }
     return sb_accelerations(inst, t, x, xdot + n, NULL);
 }
