@@ -7,6 +7,8 @@
 #ifndef SB_INTERNAL_H
 #define SB_INTERNAL_H
 
+#include "sb_linalg.h"
+#include "sb_ltdl.h"
 #include "sb_runtime.h"
 
 #if defined(__GNUC__) && __GNUC__ >= 4 && !defined(_WIN32) && !defined(__CYGWIN__)
@@ -48,11 +50,35 @@ static inline SbPoint sb_point(const SbInstance *inst, double t, const double *x
 #define SB_EVENTS(m) ((m)->nk + (m)->nsw)
 #endif
 
-/* ddq at (t, x) of a model without constraints or contacts (n entries; sb_dynamics.c): the rk4
-   stages' evaluation.  A mass matrix that is not positive definite goes to sb_accelerations (its
-   checks and messages); ddq itself is not checked: the caller calls sb_accelerations at the same
-   point when ddq is not finite, which names the entry at fault. */
+/* ddq at (t, x) of a model without constraints or contacts (n entries; sb_dynamics.c): the lean
+   evaluation of the solvers' stages.  M is evaluated into Mf and factored in place, delta straight
+   into ddq and solved in place.  A mass matrix that is not positive definite goes to
+   sb_accelerations (its checks and messages); ddq itself is not checked: the caller calls
+   sb_accelerations at the same point when ddq is not finite, which names the entry at fault. */
 SbStatus sb_free_accelerations(SbInstance *inst, double t, const double *x, double *ddq);
+
+/* The same for a constant n <= 8 where inlined (the rk4 stages, sb_solver.c): the dense factorization
+   with every loop unrolled, unless the model's mass matrix is factored along its tree. */
+static inline SbStatus sb_free_accelerations_small(SbInstance *inst, const int n, double t, const double *x,
+                                                   double *ddq)
+{
+    SbPoint pt = sb_point(inst, t, x, NULL, NULL);
+    double *Mf = inst->dyn.Mf;
+    sb_M_delta(&pt, Mf, ddq);
+#ifndef SB_MASS_DENSE
+    if (sb_mass_parent) {
+        if (sb_mass_factor(n, Mf) != 0) return sb_accelerations(inst, t, x, ddq, NULL);
+        sb_mass_solve(n, Mf, ddq);
+    } else
+#endif
+    {
+        if (sb_ldlt_small(n, Mf) != 0) return sb_accelerations(inst, t, x, ddq, NULL);
+        sb_ldlt_solve_small(n, Mf, ddq);
+    }
+    inst->dyn.fact = SB_FACT_LDLT;
+    inst->dyn.rank = n;
+    return SB_OK;
+}
 
 /* Index of the first non-finite entry of v (n entries), or -1 (sb_dynamics.c). */
 int sb_first_nonfinite(int n, const double *v);

@@ -6,13 +6,6 @@
 
 #include "sb_linalg.h"
 
-/* The kernels below are instantiated with constant sizes: forced inline where the compiler allows */
-#if defined(__GNUC__)
-#define SB_KERNEL static inline __attribute__((always_inline))
-#else
-#define SB_KERNEL static inline
-#endif
-
 /* The body of sb_ldlt for any n; inlined with a constant n <= 8 (the mass matrices of small
    models, factored at every evaluation) the compiler unrolls its loops.  Same operations in
    the same order either way: the results are bit-identical. */
@@ -99,103 +92,17 @@ static void ldlt_solve_kernel(const int n, const double *F, double *b)
     }
 }
 
-/* Column j of ldlt_kernel (the same operations) for a constant n and j: small mass matrices are
-   factored column by column with every loop unrolled.  Returns 0, or j + 1 for a pivot that is
-   not positive. */
-SB_KERNEL int ldlt_column(const int n, const int j, double *A, double *dk)
-{
-    double *Aj = A + (size_t)j * n;
-    double d = Aj[j];
-    for (int k = 0; k < j; ++k) {
-        const double w = Aj[k] * dk[k]; /* L_jk d_k */
-        A[(size_t)k * n + j] = w;
-        d -= Aj[k] * w;
-    }
-    if (!(d > 0.0)) return j + 1; /* also catches NaN */
-    dk[j] = d;
-    Aj[j] = 1.0 / d;
-    for (int i = j + 1; i < n; ++i) {
-        double *Ai = A + (size_t)i * n;
-        double s = Ai[j];
-        for (int k = 0; k < j; ++k) s -= Ai[k] * A[(size_t)k * n + j];
-        Ai[j] = s * Aj[j];
-    }
-    return 0;
-}
-
-/* Columns 0 .. n-1 of a constant n in turn, stopping at the first pivot that is not positive. */
-#define SB_COL(n, j) (r = ldlt_column(n, j, A, dk))
-#define SB_COLS4(n) (SB_COL(n, 0) || SB_COL(n, 1) || SB_COL(n, 2) || SB_COL(n, 3))
-
 int sb_ldlt(int n, double *A)
 {
-    double dk[8];
-    int r = 0;
-    switch (n) { /* mass matrices up to 8 coordinates (cranes, small mechanisms): every loop unrolled */
-    case 1: return ldlt_column(1, 0, A, dk);
-    case 2: (void)(SB_COL(2, 0) || SB_COL(2, 1)); return r;
-    case 3: (void)(SB_COL(3, 0) || SB_COL(3, 1) || SB_COL(3, 2)); return r;
-    case 4: (void)SB_COLS4(4); return r;
-    case 5: (void)(SB_COLS4(5) || SB_COL(5, 4)); return r;
-    case 6: (void)(SB_COLS4(6) || SB_COL(6, 4) || SB_COL(6, 5)); return r;
-    case 7: (void)(SB_COLS4(7) || SB_COL(7, 4) || SB_COL(7, 5) || SB_COL(7, 6)); return r;
-    case 8: (void)(SB_COLS4(8) || SB_COL(8, 4) || SB_COL(8, 5) || SB_COL(8, 6) || SB_COL(8, 7)); return r;
-    default: return ldlt_kernel(n, A);
-    }
+    /* mass matrices up to 8 coordinates (cranes, small mechanisms): every loop unrolled (sb_linalg.h) */
+    return n >= 1 && n <= 8 ? sb_ldlt_small(n, A) : ldlt_kernel(n, A);
 }
-#undef SB_COLS4
-#undef SB_COL
-
-/* Row i of the three sweeps of ldlt_solve_kernel (the same operations) for a constant n and i. */
-SB_KERNEL void ldlt_solve_lower(const int n, const int i, const double *F, double *b)
-{
-    double s = b[i];
-    for (int k = 0; k < i; ++k) s -= F[(size_t)i * n + k] * b[k];
-    b[i] = s;
-}
-
-SB_KERNEL void ldlt_solve_upper(const int n, const int i, const double *F, double *b)
-{
-    b[i] *= F[(size_t)i * n + i];
-    double s = b[i];
-    for (int k = i + 1; k < n; ++k) s -= F[(size_t)k * n + i] * b[k];
-    b[i] = s;
-}
-
-/* The sweeps of a constant n, every row spelled out so that every loop unrolls: L y = b row by
-   row, then D and L^T from the last row up. */
-#define SB_L(n, i) ldlt_solve_lower(n, i, F, b)
-#define SB_U(n, i) ldlt_solve_upper(n, i, F, b)
-#define SB_SOLVE(n, lower, upper) \
-    case n:                       \
-        lower;                    \
-        upper;                    \
-        break
 
 void sb_ldlt_solve(int n, const double *F, double *b)
 {
-    switch (n) { /* mass matrices up to 8 coordinates: row by row, every loop unrolled for the constant n */
-    case 1: b[0] *= F[0]; break;
-    SB_SOLVE(2, (SB_L(2, 1)),
-             (SB_U(2, 1), SB_U(2, 0)));
-    SB_SOLVE(3, (SB_L(3, 1), SB_L(3, 2)),
-             (SB_U(3, 2), SB_U(3, 1), SB_U(3, 0)));
-    SB_SOLVE(4, (SB_L(4, 1), SB_L(4, 2), SB_L(4, 3)),
-             (SB_U(4, 3), SB_U(4, 2), SB_U(4, 1), SB_U(4, 0)));
-    SB_SOLVE(5, (SB_L(5, 1), SB_L(5, 2), SB_L(5, 3), SB_L(5, 4)),
-             (SB_U(5, 4), SB_U(5, 3), SB_U(5, 2), SB_U(5, 1), SB_U(5, 0)));
-    SB_SOLVE(6, (SB_L(6, 1), SB_L(6, 2), SB_L(6, 3), SB_L(6, 4), SB_L(6, 5)),
-             (SB_U(6, 5), SB_U(6, 4), SB_U(6, 3), SB_U(6, 2), SB_U(6, 1), SB_U(6, 0)));
-    SB_SOLVE(7, (SB_L(7, 1), SB_L(7, 2), SB_L(7, 3), SB_L(7, 4), SB_L(7, 5), SB_L(7, 6)),
-             (SB_U(7, 6), SB_U(7, 5), SB_U(7, 4), SB_U(7, 3), SB_U(7, 2), SB_U(7, 1), SB_U(7, 0)));
-    SB_SOLVE(8, (SB_L(8, 1), SB_L(8, 2), SB_L(8, 3), SB_L(8, 4), SB_L(8, 5), SB_L(8, 6), SB_L(8, 7)),
-             (SB_U(8, 7), SB_U(8, 6), SB_U(8, 5), SB_U(8, 4), SB_U(8, 3), SB_U(8, 2), SB_U(8, 1), SB_U(8, 0)));
-    default: ldlt_solve_kernel(n, F, b); break;
-    }
+    if (n <= 8) sb_ldlt_solve_small(n, F, b); /* row by row, every loop unrolled (sb_linalg.h) */
+    else ldlt_solve_kernel(n, F, b);
 }
-#undef SB_SOLVE
-#undef SB_U
-#undef SB_L
 
 int sb_lu_factor(int n, double *A, int *prow, int *pcol, double rtol)
 {

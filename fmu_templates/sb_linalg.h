@@ -8,6 +8,8 @@
 #ifndef SB_LINALG_H
 #define SB_LINALG_H
 
+#include <stddef.h>
+
 /* Only the FMI functions are exported: everything declared here stays inside
    the FMU's library, so that two symbody FMUs loaded into one process (even
    with RTLD_GLOBAL) never bind to each other's model or runtime. */
@@ -21,6 +23,111 @@
    the diagonal holds 1/D.  Returns 0 on success or k + 1 when the k-th pivot is
    not positive (the matrix is not positive definite). */
 int sb_ldlt(int n, double *A);
+
+/* The kernels of sb_ldlt and sb_ldlt_solve for a constant n <= 8 (the mass matrices of small models,
+   factored at every evaluation), forced inline where the compiler allows so that every loop unrolls;
+   the hot path of the rk4 stages (sb_dynamics.c) instantiates them for its n.  The same operations
+   in the same order as the loops for any n: the results are bit-identical. */
+#if defined(__GNUC__)
+#define SB_KERNEL static inline __attribute__((always_inline))
+#else
+#define SB_KERNEL static inline
+#endif
+
+/* Column j of sb_ldlt; dk holds the pivots of the earlier columns.  Returns 0, or j + 1 for a pivot
+   that is not positive. */
+SB_KERNEL int sb_ldlt_column(const int n, const int j, double *A, double *dk)
+{
+    double *Aj = A + (size_t)j * n;
+    double d = Aj[j];
+    for (int k = 0; k < j; ++k) {
+        const double w = Aj[k] * dk[k]; /* L_jk d_k */
+        A[(size_t)k * n + j] = w;
+        d -= Aj[k] * w;
+    }
+    if (!(d > 0.0)) return j + 1; /* also catches NaN */
+    dk[j] = d;
+    Aj[j] = 1.0 / d;
+    for (int i = j + 1; i < n; ++i) {
+        double *Ai = A + (size_t)i * n;
+        double s = Ai[j];
+        for (int k = 0; k < j; ++k) s -= Ai[k] * A[(size_t)k * n + j];
+        Ai[j] = s * Aj[j];
+    }
+    return 0;
+}
+
+/* Row i of L y = b, and row i of D z = y, L^T x = z (rows from the last up) of sb_ldlt_solve. */
+SB_KERNEL void sb_ldlt_solve_lower(const int n, const int i, const double *F, double *b)
+{
+    double s = b[i];
+    for (int k = 0; k < i; ++k) s -= F[(size_t)i * n + k] * b[k];
+    b[i] = s;
+}
+
+SB_KERNEL void sb_ldlt_solve_upper(const int n, const int i, const double *F, double *b)
+{
+    b[i] *= F[(size_t)i * n + i];
+    double s = b[i];
+    for (int k = i + 1; k < n; ++k) s -= F[(size_t)k * n + i] * b[k];
+    b[i] = s;
+}
+
+/* sb_ldlt and sb_ldlt_solve for n <= 8, every column and row spelled out so that every loop unrolls
+   for the constant n of the caller (other n: nothing is done, and sb_ldlt_small returns -1). */
+#define SB_COL(n, j) (r = sb_ldlt_column(n, j, A, dk))
+#define SB_COLS4(n) (SB_COL(n, 0) || SB_COL(n, 1) || SB_COL(n, 2) || SB_COL(n, 3))
+SB_KERNEL int sb_ldlt_small(const int n, double *A)
+{
+    double dk[8];
+    int r = -1;
+    switch (n) {
+    case 1: return sb_ldlt_column(1, 0, A, dk);
+    case 2: (void)(SB_COL(2, 0) || SB_COL(2, 1)); break;
+    case 3: (void)(SB_COL(3, 0) || SB_COL(3, 1) || SB_COL(3, 2)); break;
+    case 4: (void)SB_COLS4(4); break;
+    case 5: (void)(SB_COLS4(5) || SB_COL(5, 4)); break;
+    case 6: (void)(SB_COLS4(6) || SB_COL(6, 4) || SB_COL(6, 5)); break;
+    case 7: (void)(SB_COLS4(7) || SB_COL(7, 4) || SB_COL(7, 5) || SB_COL(7, 6)); break;
+    case 8: (void)(SB_COLS4(8) || SB_COL(8, 4) || SB_COL(8, 5) || SB_COL(8, 6) || SB_COL(8, 7)); break;
+    default: break;
+    }
+    return r;
+}
+#undef SB_COLS4
+#undef SB_COL
+
+#define SB_L(n, i) sb_ldlt_solve_lower(n, i, F, b)
+#define SB_U(n, i) sb_ldlt_solve_upper(n, i, F, b)
+#define SB_SOLVE(n, lower, upper) \
+    case n:                       \
+        lower;                    \
+        upper;                    \
+        break
+SB_KERNEL void sb_ldlt_solve_small(const int n, const double *F, double *b)
+{
+    switch (n) {
+    case 1: b[0] *= F[0]; break;
+    SB_SOLVE(2, (SB_L(2, 1)),
+             (SB_U(2, 1), SB_U(2, 0)));
+    SB_SOLVE(3, (SB_L(3, 1), SB_L(3, 2)),
+             (SB_U(3, 2), SB_U(3, 1), SB_U(3, 0)));
+    SB_SOLVE(4, (SB_L(4, 1), SB_L(4, 2), SB_L(4, 3)),
+             (SB_U(4, 3), SB_U(4, 2), SB_U(4, 1), SB_U(4, 0)));
+    SB_SOLVE(5, (SB_L(5, 1), SB_L(5, 2), SB_L(5, 3), SB_L(5, 4)),
+             (SB_U(5, 4), SB_U(5, 3), SB_U(5, 2), SB_U(5, 1), SB_U(5, 0)));
+    SB_SOLVE(6, (SB_L(6, 1), SB_L(6, 2), SB_L(6, 3), SB_L(6, 4), SB_L(6, 5)),
+             (SB_U(6, 5), SB_U(6, 4), SB_U(6, 3), SB_U(6, 2), SB_U(6, 1), SB_U(6, 0)));
+    SB_SOLVE(7, (SB_L(7, 1), SB_L(7, 2), SB_L(7, 3), SB_L(7, 4), SB_L(7, 5), SB_L(7, 6)),
+             (SB_U(7, 6), SB_U(7, 5), SB_U(7, 4), SB_U(7, 3), SB_U(7, 2), SB_U(7, 1), SB_U(7, 0)));
+    SB_SOLVE(8, (SB_L(8, 1), SB_L(8, 2), SB_L(8, 3), SB_L(8, 4), SB_L(8, 5), SB_L(8, 6), SB_L(8, 7)),
+             (SB_U(8, 7), SB_U(8, 6), SB_U(8, 5), SB_U(8, 4), SB_U(8, 3), SB_U(8, 2), SB_U(8, 1), SB_U(8, 0)));
+    default: break;
+    }
+}
+#undef SB_SOLVE
+#undef SB_U
+#undef SB_L
 
 /* Check that a symmetric matrix is positive semi-definite (a mass matrix with
    massless coordinates), by L D L^T that skips zero pivots; A is overwritten.

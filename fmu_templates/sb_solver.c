@@ -200,6 +200,13 @@ static SbStatus rk4_stability(SbInstance *inst, double t, double hh, const doubl
 #define SB_HOT static inline
 #endif
 
+/* C99's restrict (MSVC spells it __restrict): the stages, the state and the stage point never overlap */
+#if defined(_MSC_VER)
+#define SB_RESTRICT __restrict
+#else
+#define SB_RESTRICT restrict
+#endif
+
 /* max(a, b) of finite numbers (libm's fmax is a call) */
 static inline double max_of(double a, double b) { return a > b ? a : b; }
 
@@ -235,18 +242,20 @@ static SbStatus rk4_untrusted(SbInstance *inst, double t, double hh, const doubl
     return SB_DISCARD;
 }
 
-SB_HOT SbStatus rk4_update(SbInstance *inst, const int n, double t, double hh, double *y)
+SB_HOT SbStatus rk4_update(SbInstance *inst, const int n, double t, double hh, double *SB_RESTRICT y)
 {
     SbSolver *w = inst->solver;
-    double **k = w->k, big = 0.0, worst = 0.0, zero = 0.0;
+    const double *SB_RESTRICT k1 = w->k[0], *SB_RESTRICT k2 = w->k[1], *SB_RESTRICT k3 = w->k[2], *SB_RESTRICT k4 = w->k[3];
+    const double *SB_RESTRICT y4 = w->ytmp; /* the point of the last stage */
+    double big = 0.0, worst = 0.0, zero = 0.0;
     int at = -1;
     for (int j = 0; j < n; ++j) {
         const int v = n + j;
         const double q0 = y[j];
-        y[j] += hh / 6.0 * (k[0][j] + 2.0 * k[1][j] + 2.0 * k[2][j] + k[3][j]);
-        y[v] += hh / 6.0 * (k[0][v] + 2.0 * k[1][v] + 2.0 * k[2][v] + k[3][v]);
+        y[j] += hh / 6.0 * (k1[j] + 2.0 * k2[j] + 2.0 * k3[j] + k4[j]);
+        y[v] += hh / 6.0 * (k1[v] + 2.0 * k2[v] + 2.0 * k3[v] + k4[v]);
         zero += y[j] * 0.0 + y[v] * 0.0; /* stays 0 while the state is finite */
-        const double e = fabs(hh * (y[v] - w->ytmp[v])) / 6.0, size = max_of(fabs(q0), fabs(y[j]));
+        const double e = fabs(hh * (y[v] - y4[v])) / 6.0, size = max_of(fabs(q0), fabs(y[j]));
         big = max_of(big, size + fabs(hh * y[v]));
         if (e > worst + SB_RK4_UNTRUSTED * size) worst = e - SB_RK4_UNTRUSTED * size, at = j; /* rare */
     }
@@ -262,24 +271,26 @@ SB_HOT SbStatus rk4_update(SbInstance *inst, const int n, double t, double hh, d
 
 /* The point of a stage, yt = y + c k, and the position part of its derivative (the velocities of
    yt) written into the next stage's kn on the way: no separate copy per evaluation. */
-SB_HOT void rk4_point(const int n, double *yt, double *kn, const double *y, double c, const double *k)
+SB_HOT void rk4_point(const int n, double *SB_RESTRICT yt, double *SB_RESTRICT kn, const double *SB_RESTRICT y, double c,
+                      const double *SB_RESTRICT k)
 {
     for (int j = 0; j < n; ++j) yt[j] = y[j] + c * k[j];
     for (int j = n; j < 2 * n; ++j) kn[j - n] = yt[j] = y[j] + c * k[j];
 }
 
 /* The last stage's point, with the sums of the stability estimate over k1, k2, k3 and y. */
-SB_HOT void rk4_last_point(const int n, double *yt, double *kn, const double *y, double h, double *const *k,
-                                  Rk4Sums *sums)
+SB_HOT void rk4_last_point(const int n, double *SB_RESTRICT yt, double *SB_RESTRICT kn, const double *SB_RESTRICT y, double h,
+                           double *const *k, Rk4Sums *sums)
 {
+    const double *SB_RESTRICT k1 = k[0], *SB_RESTRICT k2 = k[1], *SB_RESTRICT k3 = k[2];
     double num = 0.0, den = 0.0, f = 0.0, ynorm = 0.0;
     for (int j = 0; j < 2 * n; ++j) {
-        const double d21 = k[1][j] - k[0][j], d32 = k[2][j] - k[1][j];
+        const double d21 = k2[j] - k1[j], d32 = k3[j] - k2[j];
         num += d32 * d32;
         den += d21 * d21;
-        f += k[0][j] * k[0][j];
+        f += k1[j] * k1[j];
         ynorm += y[j] * y[j];
-        yt[j] = y[j] + h * k[2][j];
+        yt[j] = y[j] + h * k3[j];
     }
     for (int j = 0; j < n; ++j) kn[j] = yt[n + j];
     sums->num = num, sums->den = den, sums->f = f, sums->ynorm = ynorm;
@@ -291,7 +302,7 @@ SB_HOT void rk4_last_point(const int n, double *yt, double *kn, const double *y,
 SB_HOT SbStatus rk4_accelerations(SbInstance *inst, const int n, int free, double t, const double *x, double *kv)
 {
     if (!free) return sb_accelerations(inst, t, x, kv + n, NULL);
-    SbStatus s = sb_free_accelerations(inst, t, x, kv + n);
+    SbStatus s = n >= 1 && n <= 8 ? sb_free_accelerations_small(inst, n, t, x, kv + n) : sb_free_accelerations(inst, t, x, kv + n);
     double sum = 0.0;
     for (int j = n; j < 2 * n; ++j) sum += kv[j];
     return s != SB_OK || isfinite(sum) ? s : sb_accelerations(inst, t, x, kv + n, NULL);

@@ -4,9 +4,10 @@ stage evaluation of unconstrained models keeps every check.
 A runtime compiled with ``-DSB_NO_EVENTS`` (the event machinery compiled out, as
 ``benchmarks/fmu_events_overhead.py`` builds it) computes the same states as the runtime as shipped,
 bit for bit, for a model without contacts, and refuses at instantiation a model that has contacts
-instead of integrating it without them.  The rk4 stages of unconstrained models (the lean
-evaluation) still discard a step whose state becomes infinite, against the closed-form motion of a
-point mass under a force that grows without bound.
+instead of integrating it without them.  The rk4 step of unconstrained models (the lean stage
+evaluation, the finiteness check of the new state folded into the update) still discards a step
+whose state overflows although every acceleration is finite, and follows the closed-form motion
+until then.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_robustness_fmu import DISCARD, OK, Instance, Unit
 
 import symbody as sb
 from symbody.codegen.c_eval import c_compiler
@@ -106,3 +108,37 @@ def test_runtime_without_events_refuses_a_model_with_contacts(tmp_path):
     with pytest.raises(Exception, match="(?i)instantiate"):
         fmu_simulation(without, 0.7, 0.01, output=["y"], logger=logger, debug_logging=True)
     assert any("SB_NO_EVENTS" in m and "1 contacts" in m for m in messages), messages
+
+
+def pushed_mass() -> sb.System:
+    """A unit mass under a constant force F: x = F t^2 / 2 (finite accelerations at any F)."""
+    s = sb.System("pushed_mass")
+    x = s.coordinate("x", 0.0)
+    s.particle("body", s.point("P", s.origin, (x, 0, 0)), 1.0)
+    s.generalized_force("push", x, s.parameter("F", 1.0))
+    return s
+
+
+@pytest.mark.parametrize("version", [2, 3])
+def test_rk4_discards_a_step_whose_state_overflows(tmp_path, version):
+    fmu = export_fmu(pushed_mass(), tmp_path / f"pushed{version}.fmu", fmi_version=version, kind="cs")
+    unit = Unit.open(fmu)
+    inst = Instance(unit, "cs")
+    try:
+        inst.initialize(**{"solver.method": 1, "solver.step": 1e-3, "F": 2.0})
+        for k in range(10):
+            assert inst.do_step(k * 0.01, 0.01)[0] == OK
+        assert inst.get("x")[0] == pytest.approx(2.0 * 0.1**2 / 2, rel=1e-12)  # rk4 is exact here
+        assert inst.get("dx")[0] == pytest.approx(2.0 * 0.1, rel=1e-12)
+    finally:
+        inst.free()
+    inst = Instance(unit, "cs")
+    try:
+        # F = 1e308: every acceleration is finite, but k1 + 2 k2 + 2 k3 + k4 = 6e308 overflows in the update
+        inst.initialize(**{"solver.method": 1, "solver.step": 1e-3, "F": 1e308})
+        assert inst.do_step(0.0, 0.01)[0] == DISCARD
+        text = inst.text()
+        assert "state is not finite after the rk4 step from t = 0 " in text and "solver.step" in text, text[-2000:]
+        assert inst.get("time", "x", "dx") == pytest.approx([0.0, 0.0, 0.0])  # the state kept at the start
+    finally:
+        inst.free()
