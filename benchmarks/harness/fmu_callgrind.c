@@ -18,6 +18,8 @@
  * states, read from value references 1..nstates at the end; each input vr holds base + pulse for
  * t < 2 s, base - pulse for 6 <= t < 8 s, base otherwise).  The tower crane of examples/tower_crane.py:
  *     ... 40,41,1,10 16:0:150000 17:0:1500
+ * With the environment variable SB_EXCHANGE set, the states are read at every step (a co-simulation
+ * master's loop: --toggle-collect=fmi2SetReal --toggle-collect=fmi2GetReal count those calls too).
  */
 #include <dlfcn.h>
 #include <stdarg.h>
@@ -91,6 +93,7 @@ int main(int argc, char **argv)
     }
     for (int i = 0; i < nx; ++i) vr_x[i] = (fmi2ValueReference)(i + 1);
     const fmi2Real h = 1e-3;
+    const int exchange = getenv("SB_EXCHANGE") != NULL; /* read the states at every step too */
     fmi2SetupExperiment(c, fmi2False, 0.0, 0.0, fmi2False, 0.0);
     fmi2SetInteger(c, &vr_method, 1, &method);
     fmi2SetReal(c, &vr_step, 1, &h);
@@ -101,6 +104,10 @@ int main(int argc, char **argv)
         double u[16];
         for (int i = 0; i < nin; ++i) u[i] = base[i] + (t < 2.0 ? pulse[i] : (t >= 6.0 && t < 8.0) ? -pulse[i] : 0.0);
         fmi2SetReal(c, vr_in, (size_t)nin, u);
+        if (exchange) { /* a co-simulation master's loop: the states read at every step */
+            double xs[64];
+            fmi2GetReal(c, vr_x, (size_t)nx, xs);
+        }
         if (fmi2DoStep(c, t, 0.01, fmi2True) != fmi2OK) {
             fprintf(stderr, "doStep failed at t = %g\n", t);
             return 3;
