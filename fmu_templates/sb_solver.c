@@ -162,7 +162,7 @@ static double initial_step(SbInstance *inst, double t, const double *y, const do
    A large estimate can also come from a switch inside the step (a sign function, a contact): it is
    confirmed by one more evaluation, a difference quotient of J (k2 - k1) at the start y of the step,
    where no switch intervenes.  Normal models never pay for it.  The sums come from the loop that
-   forms the last stage's point (rk4_stage_sums), which reads k1, k2, k3 and y anyway. */
+   forms the last stage's point (rk4_last_point), which reads k1, k2, k3 and y anyway. */
 typedef struct {
     double num, den, f, ynorm; /* |k3 - k2|^2, |k2 - k1|^2, |k1|^2, |y|^2 */
 } Rk4Sums;
@@ -210,18 +210,6 @@ static SbStatus rk4_stability(SbInstance *inst, double t, double hh, const doubl
 /* max(a, b) of finite numbers (libm's fmax is a call) */
 static inline double max_of(double a, double b) { return a > b ? a : b; }
 
-/* The rk4 update y <- y + hh (k1 + 2 k2 + 2 k3 + k4) / 6 with an error estimate of the step at no
-   extra evaluation.  With f(y1), the first stage of the next step, y + hh (k1 + 2 k2 + 2 k3 + f(y1)) / 6
-   is a solution of order three (it meets the order conditions up to three with the stages of rk4);
-   it differs from rk4's by hh (f(y1) - k4) / 6, an estimate of its local error that overestimates
-   rk4's own.  Its position part needs no evaluation: hh (dq1 - dq4) / 6, dq1 the new velocities and
-   dq4 = dq + hh dq'_3 those where k4 was evaluated (still in ytmp).  Compared with the size of each
-   coordinate over the step (at least SB_RK4_SIZE_FLOOR of the largest coordinate and its travel,
-   plus atol); the velocity part is not used, as a switch of the forces inside the step (dry friction,
-   a contact) changes the velocities' slopes but the positions little.  SB_DISCARD with the advice
-   when the estimate exceeds SB_RK4_UNTRUSTED of that size (the caller restores the state).
-   The same loop checks that the new state is finite (an infinity or a NaN turns the sum of the
-   entries times zero into a NaN): a state that is not finite is discarded first, with its message. */
 /* The message of a step rk4_update does not trust (rare: out of the hot loop). */
 static SbStatus rk4_untrusted(SbInstance *inst, double t, double hh, const double *y, double big)
 {
@@ -242,10 +230,23 @@ static SbStatus rk4_untrusted(SbInstance *inst, double t, double hh, const doubl
     return SB_DISCARD;
 }
 
+/* The rk4 update y <- y + hh (k1 + 2 k2 + 2 k3 + k4) / 6 with an error estimate of the step at no
+   extra evaluation.  With f(y1), the first stage of the next step, y + hh (k1 + 2 k2 + 2 k3 + f(y1)) / 6
+   is a solution of order three (it meets the order conditions up to three with the stages of rk4);
+   it differs from rk4's by hh (f(y1) - k4) / 6, an estimate of its local error that overestimates
+   rk4's own.  Its position part needs no evaluation: hh (dq1 - dq4) / 6, dq1 the new velocities and
+   dq4 = dq + hh dq'_3 those where k4 was evaluated (still in ytmp).  Compared with the size of each
+   coordinate over the step (at least SB_RK4_SIZE_FLOOR of the largest coordinate and its travel,
+   plus atol); the velocity part is not used, as a switch of the forces inside the step (dry friction,
+   a contact) changes the velocities' slopes but the positions little.  SB_DISCARD with the advice
+   when the estimate exceeds SB_RK4_UNTRUSTED of that size (the caller restores the state).
+   The same loop checks that the new state is finite (an infinity or a NaN turns the sum of the
+   entries times zero into a NaN): a state that is not finite is discarded first, with its message. */
 SB_HOT SbStatus rk4_update(SbInstance *inst, const int n, double t, double hh, double *SB_RESTRICT y)
 {
     SbSolver *w = inst->solver;
-    const double *SB_RESTRICT k1 = w->k[0], *SB_RESTRICT k2 = w->k[1], *SB_RESTRICT k3 = w->k[2], *SB_RESTRICT k4 = w->k[3];
+    const double *SB_RESTRICT k1 = w->k[0], *SB_RESTRICT k2 = w->k[1];
+    const double *SB_RESTRICT k3 = w->k[2], *SB_RESTRICT k4 = w->k[3];
     const double *SB_RESTRICT y4 = w->ytmp; /* the point of the last stage */
     double big = 0.0, worst = 0.0, zero = 0.0;
     int at = -1;
@@ -271,16 +272,16 @@ SB_HOT SbStatus rk4_update(SbInstance *inst, const int n, double t, double hh, d
 
 /* The point of a stage, yt = y + c k, and the position part of its derivative (the velocities of
    yt) written into the next stage's kn on the way: no separate copy per evaluation. */
-SB_HOT void rk4_point(const int n, double *SB_RESTRICT yt, double *SB_RESTRICT kn, const double *SB_RESTRICT y, double c,
-                      const double *SB_RESTRICT k)
+SB_HOT void rk4_point(const int n, double *SB_RESTRICT yt, double *SB_RESTRICT kn, const double *SB_RESTRICT y,
+                      double c, const double *SB_RESTRICT k)
 {
     for (int j = 0; j < n; ++j) yt[j] = y[j] + c * k[j];
     for (int j = n; j < 2 * n; ++j) kn[j - n] = yt[j] = y[j] + c * k[j];
 }
 
 /* The last stage's point, with the sums of the stability estimate over k1, k2, k3 and y. */
-SB_HOT void rk4_last_point(const int n, double *SB_RESTRICT yt, double *SB_RESTRICT kn, const double *SB_RESTRICT y, double h,
-                           double *const *k, Rk4Sums *sums)
+SB_HOT void rk4_last_point(const int n, double *SB_RESTRICT yt, double *SB_RESTRICT kn, const double *SB_RESTRICT y,
+                           double h, double *const *k, Rk4Sums *sums)
 {
     const double *SB_RESTRICT k1 = k[0], *SB_RESTRICT k2 = k[1], *SB_RESTRICT k3 = k[2];
     double num = 0.0, den = 0.0, f = 0.0, ynorm = 0.0;
@@ -302,7 +303,8 @@ SB_HOT void rk4_last_point(const int n, double *SB_RESTRICT yt, double *SB_RESTR
 SB_HOT SbStatus rk4_accelerations(SbInstance *inst, const int n, int free, double t, const double *x, double *kv)
 {
     if (!free) return sb_accelerations(inst, t, x, kv + n, NULL);
-    SbStatus s = n >= 1 && n <= 8 ? sb_free_accelerations_small(inst, n, t, x, kv + n) : sb_free_accelerations(inst, t, x, kv + n);
+    SbStatus s = n >= 1 && n <= 8 ? sb_free_accelerations_small(inst, n, t, x, kv + n)
+                                  : sb_free_accelerations(inst, t, x, kv + n);
     double sum = 0.0;
     for (int j = n; j < 2 * n; ++j) sum += kv[j];
     return s != SB_OK || isfinite(sum) ? s : sb_accelerations(inst, t, x, kv + n, NULL);
