@@ -183,7 +183,7 @@ static inline SbStatus finish_accelerations(SbInstance *inst, const SbPoint *pt,
 {
     const SbModel *m = inst->m;
     const int n = m->nq, nc = m->nc, na = inst->dyn.na;
-    if (m->nk > 0) { /* the forces of the closed unilateral contacts */
+    if (m->nk + m->nf > 0) { /* the forces of the closed unilateral contacts and of friction */
         SbStatus s = sb_contact_accelerations(inst, pt->t, pt->q);
         if (s != SB_OK) return s;
     }
@@ -205,7 +205,7 @@ static inline SbStatus finish_accelerations(SbInstance *inst, const SbPoint *pt,
         for (int i = 0; i < n; ++i) ddq[i] = sol[i];
     if (lam)
         for (int r = 0; r < nc; ++r) lam[r] = sol[n + r];
-    if (lam && m->nk) sb_contact_forces(inst, lam + nc);
+    if (lam && m->nk + m->nf) sb_contact_forces(inst, lam + nc);
     return SB_OK;
 }
 

@@ -549,7 +549,7 @@ SbStatus sb_do_step(SbInstance *inst, double t0, double H)
     inst->problem[0] = '\0';
     w->t_reached = t0;
     w->underflow = 0;
-    s = inst->m->nk + inst->m->nsw > 0 ? sb_events_integrate(inst, t0, tend) : sb_integrate(inst, t0, tend);
+    s = inst->m->nk + inst->m->nsw + inst->m->nf > 0 ? sb_events_integrate(inst, t0, tend) : sb_integrate(inst, t0, tend);
     if (s == SB_OK) {
         *inst->state.time = tend;
         sb_changed(inst);

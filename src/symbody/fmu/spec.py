@@ -88,18 +88,32 @@ def model_identifier(name: str) -> str:
     return base
 
 
-def check_events(eq, fmi_version: int, kind: str) -> None:
-    """Refuse the models whose events this FMU kind does not handle (an FMU without their events would let
-    bodies pass through each other): stick-slip friction.
+def check_events(eq, backend: str = "c") -> None:
+    """Refuse the models whose events a backend does not handle (an FMU without their events would let
+    bodies pass through each other, or a block creep where it sticks): the Python backend
+    (``backend="python"``) has no stick-slip friction; the native backend handles contacts, switching
+    loads and stick-slip friction (``fmu_templates/sb_events.c``).
 
     Raises:
-        ExportError: naming the friction elements or contacts and what is supported.
+        ExportError: naming the friction elements and what is supported.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("block"); x = s.coordinate("x")
+        >>> _ = s.particle("b", s.point("P", s.origin, (x, 0, 0)), 1.0)
+        >>> _ = s.stick_slip("floor", x, normal=9.81, mu=0.3)
+        >>> check_events(s.derive(), "c")
+        >>> check_events(s.derive(), "python")
+        Traceback (most recent call last):
+        ...
+        symbody.errors.ExportError: model 'block' has stick-slip friction (floor): the Python backend does not \
+handle its stick and slip events; export it with the native C backend (backend='c')
     """
     frictions = [f.name for f in getattr(eq, "frictions", ())]
-    if frictions:
+    if frictions and backend != "c":
         raise ExportError(
-            f"model {eq.name!r} has stick-slip friction ({', '.join(frictions)}): FMU export does not handle its "
-            "stick and slip events yet; simulate it with symbody.numeric.simulate"
+            f"model {eq.name!r} has stick-slip friction ({', '.join(frictions)}): the Python backend does not "
+            "handle its stick and slip events; export it with the native C backend (backend='c')"
         )
 
 
@@ -112,17 +126,22 @@ class FmuSpec:
         kind: ``"cs"``, ``"me"`` or ``"both"``.
         jacobians: ``"exact"``, ``"forward"``, ``"none"`` or None (chosen by size), see
             :func:`symbody.fmu.jacobians.jacobian_mode`.
+        backend: ``"c"`` (native) or ``"python"`` (pythonfmu): the events each handles differ
+            (:func:`check_events`).
 
     Raises:
-        ExportError: unknown FMI version, kind or Jacobian mode, or clashing variable names.
+        ExportError: unknown FMI version, kind or Jacobian mode, clashing variable names, or events the
+            backend does not handle.
     """
 
-    def __init__(self, eq, fmi_version: int = 2, kind: str = "both", jacobians: str | None = None):
+    def __init__(
+        self, eq, fmi_version: int = 2, kind: str = "both", jacobians: str | None = None, backend: str = "c"
+    ):
         if fmi_version not in (2, 3):
             raise ExportError(f"unsupported FMI version {fmi_version!r}: use 2 or 3")
         if kind not in KINDS:
             raise ExportError(f"unknown FMU kind {kind!r}: use one of {', '.join(KINDS)}")
-        check_events(eq, fmi_version, kind)
+        check_events(eq, backend)
         self.eq = eq
         self.fmi_version = fmi_version
         self.kind = kind

@@ -314,7 +314,7 @@ class EventLog:
                     a = form.at(t, y)
                     return float(form.state(t, y[:n], y[n:]).mu_static[j] * a.normal[j] - abs(a.friction[j]))
 
-                out.append((nk + j, self._divided(-1, margin, dense), False))
+                out.append((nk + j, self._divided(-1, margin, dense), True))
         for k in range(len(self.switch_names)):
             def switch(t: float, y: np.ndarray, k: int = k) -> float:
                 return float(form.watched(t, y)[3][k])
