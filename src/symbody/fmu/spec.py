@@ -134,9 +134,7 @@ class FmuSpec:
             backend does not handle.
     """
 
-    def __init__(
-        self, eq, fmi_version: int = 2, kind: str = "both", jacobians: str | None = None, backend: str = "c"
-    ):
+    def __init__(self, eq, fmi_version: int = 2, kind: str = "both", jacobians: str | None = None, backend: str = "c"):
         if fmi_version not in (2, 3):
             raise ExportError(f"unsupported FMI version {fmi_version!r}: use 2 or 3")
         if kind not in KINDS:
