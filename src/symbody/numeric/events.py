@@ -13,7 +13,8 @@ step the events inside it are located on the solver's dense output:
   watched for reaching ``-gap_tol / 2``, so that a gap leaving zero tangentially and turning
   negative at higher order is caught too);
 - a closed contact whose force crosses zero;
-- a slipping element whose rate reaches zero, a sticking one whose force reaches ``mu_static |N|``;
+- a slipping element whose rate reaches zero, a sticking one whose force reaches ``mu_static |N|``
+  (sampled inside the step too: a force that exceeds the limit only for a moment is not missed);
 - a switching function of the loads crossing zero (either way).
 
 The earliest one is found by Brent's method to round-off, the state there is taken from the dense
