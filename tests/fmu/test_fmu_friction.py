@@ -167,6 +167,31 @@ def test_block_launched_downhill_comes_to_rest_and_sticks(tmp_path, version):
     assert [ev.time for ev in py.events if ev.kind == "stick"] == pytest.approx([t_stop], abs=1e-9)
 
 
+@VERSIONS
+def test_block_launched_uphill_stops_and_slides_back(tmp_path, version):
+    """On a slope steeper than the friction angle: up with g (sin + mu cos) of deceleration, a stop where
+    static friction cannot hold it (the mode reverses at once), then down with g (sin - mu cos)."""
+    alpha, mu, v0 = math.radians(35), 0.4, -1.0
+    a1, a2 = G * (math.sin(alpha) + mu * math.cos(alpha)), G * (math.sin(alpha) - mu * math.cos(alpha))
+    t1 = -v0 / a1
+    s1 = v0 * t1 + a1 * t1**2 / 2
+
+    def exact(t: np.ndarray) -> np.ndarray:
+        return np.where(t < t1, v0 * t + a1 * t**2 / 2, s1 + a2 * (t - t1) ** 2 / 2)
+
+    system = incline(alpha, mu, 0.5, v0=v0)
+    fmu, me = me_run(system, tmp_path, version, 2.0, 0.25, ["s", "ds"])
+    assert event_rows(me["time"]) == pytest.approx([t1], abs=1e-9)
+    assert np.allclose(me["s"], exact(me["time"]), rtol=1e-8, atol=1e-9)
+    for method in SOLVERS:
+        log: list[str] = []
+        cs = cs_run(fmu, 2.0, 1.0, method, ["s"], log)
+        assert logged(log, "slips forward") == pytest.approx([t1], abs=1e-8), method
+        assert np.allclose(cs["s"], exact(cs["time"]), rtol=1e-6 if method == "rosenbrock23" else 1e-9), method
+    py = simulate(system.derive(), 2.0, dt=0.25)
+    assert np.allclose(py["s"], exact(py.t), rtol=1e-8, atol=1e-9)
+
+
 @pytest.mark.parametrize(
     "normal, version",
     [("contact", 2), ("multiplier", 3)]
@@ -243,7 +268,8 @@ def test_friction_mode_is_part_of_the_fmu_state(tmp_path, version):
 
 
 def test_event_indicators_and_refusals(tmp_path):
-    """FMI 3 lists the friction's event indicator; the Python backend refuses stick-slip friction, naming it."""
+    """FMI 3 lists the friction's event indicator and the dependencies of the friction force; the Python
+    backend refuses stick-slip friction, naming it."""
     from fmpy import read_model_description
 
     fmu = export_fmu(pushed("contact"), tmp_path / "ind.fmu", fmi_version=3, kind="me")
@@ -256,6 +282,9 @@ def test_event_indicators_and_refusals(tmp_path):
         "switch1.indicator",
         "friction.indicator",
     ]
+    # the friction force follows the modes: it depends on every state and on time (not on nothing)
+    out = [o for o in md.outputs if names[o.variable.valueReference] == "F_t"][0]
+    assert {d.name for d in out.dependencies} == {"time", "x", "y", "dx", "dy"}
     assert FmuSpec(pushed("given").derive(), 2, "cs").source.text.count("sb_frictions") == 1
     with pytest.raises(ExportError, match=r"stick-slip friction \(friction\): the Python backend"):
         export_fmu(pushed("given"), tmp_path / "py.fmu", backend="python")

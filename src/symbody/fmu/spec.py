@@ -23,6 +23,7 @@ import re
 from functools import cached_property
 
 from ..errors import ExportError
+from ..model.contacts import event_force_symbols
 from .jacobians import JACOBIAN_MODES, ResidualJacobians, ResidualPattern, jacobian_mode
 from .platforms import host_platform
 from .structure import Dependencies, Known
@@ -233,11 +234,36 @@ class FmuSpec:
     def initial_unknowns(self) -> list[FmuVariable]:
         return [v for v in self.variables if v.causality == "output" and v.initial in ("approx", "calculated")]
 
+    def _event_coupled(self, v: FmuVariable) -> bool:
+        """Whether ``v`` depends on the forces of contacts or friction: an acceleration of a model with either,
+        or an output of accelerations, multipliers or those forces.  Their dependencies follow the modes (a
+        closed contact or a sticking element couples what it touches), so all knowns are declared."""
+        eq = self.eq
+        forces = event_force_symbols(eq)
+        if not forces or v.kind not in ("ddq", "y"):
+            return False
+        if v.kind == "ddq":
+            return True
+        mask = 0
+        for sym in [*forces, *eq.lam, *eq.ddq]:
+            mask |= sym.mask
+        return bool(eq.outputs[v.index].expr.mask & mask)
+
+    def _all_knowns(self, init: bool) -> set[Known]:
+        eq = self.eq
+        out: set[Known] = {("t", 0)} | {("u", k) for k in range(eq.nu)}
+        out |= {(kind, i) for kind in ("q", "dq") for i in range(eq.nq)}
+        if init:
+            out |= {("p", j) for j in range(len(eq.parameters))}
+        return out
+
     def runtime_deps(self, v: FmuVariable) -> set[Known]:
         """Knowns of an output or derivative in Continuous-Time/Event Mode or at communication points."""
         d = self.dependencies
         if v.kind in ("q", "dq"):
             deps = {(v.kind, v.index)}
+        elif self._event_coupled(v):
+            deps = self._all_knowns(init=False)
         elif v.kind == "ddq":
             deps = d.acc[v.index]
         elif v.kind == "y":
@@ -253,6 +279,8 @@ class FmuSpec:
         d = self.dependencies
         if v.kind in ("q", "dq"):
             return set(d.state_init) if v.initial == "approx" else {(v.kind, v.index)}
+        if self._event_coupled(v):
+            return {k for k in self._all_knowns(init=True) if k[0] != "p" or self._by_kind.get(k) is not None}
         if v.kind == "ddq":
             return set(d.acc_init[v.index])
         if v.kind == "y":
