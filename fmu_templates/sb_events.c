@@ -592,6 +592,9 @@ static SbStatus stop_sticking(SbInstance *inst, const char *function, int *chang
     const int n = inst->m->nq, k = inst->m->nk, na = inst->dyn.na;
     const int m = held_rows(inst, ev->set);
     double rhs[SB_MAX_ENUMERATED], P[SB_MAX_ENUMERATED];
+    if (m > SB_MAX_ENUMERATED)
+        return sb_fail(inst, function, "%d contacts and sticking friction elements at t = %g: more than the %d this "
+                       "FMU handles", m, *inst->state.time, SB_MAX_ENUMERATED);
     int moving = 0;
     for (int a = 0; a < m; ++a) {
         rhs[a] = ev->set[a] < k ? 0.0 : ev->rate[ev->set[a]];
@@ -599,9 +602,6 @@ static SbStatus stop_sticking(SbInstance *inst, const char *function, int *chang
         if (rhs[a] != 0.0) moving = 1;
     }
     if (!moving) return SB_OK;
-    if (m > SB_MAX_ENUMERATED)
-        return sb_fail(inst, function, "%d contacts and sticking friction elements at t = %g: more than the %d this "
-                       "FMU handles", m, *inst->state.time, SB_MAX_ENUMERATED);
     response(inst, m, ev->set); /* (the factorization of the last sb_accelerations, at this state) */
     solve_sub(ev, m, ev->comb, m, rhs, P);
     for (int a = 0; a < m; ++a)
