@@ -13,6 +13,7 @@ symbody's own Python simulation of the same model:
 from __future__ import annotations
 
 import math
+import struct
 
 import numpy as np
 import pytest
@@ -20,6 +21,7 @@ import pytest
 import symbody as sb
 from symbody.errors import ExportError
 from symbody.fmu import export_fmu
+from symbody.fmu.run import restore_fmi2_message_proxy
 from symbody.fmu.spec import FmuSpec
 from symbody.fmu.testing import fmu_simulation
 from symbody.numeric import simulate
@@ -89,17 +91,14 @@ def me_run(system: sb.System, tmp_path, version: int, stop: float, interval: flo
 
 
 def cs_run(fmu, stop: float, interval: float, method: str, output: list[str], log: list[str] | None = None):
-    import fmpy
-
     def logger(*args):  # (..., category, message): the mode changes are logged under logEvents
         if log is not None and args[-2] == b"logEvents":
             log.append(args[-1].decode())
 
     start = {"solver.method": SOLVERS[method], "solver.step": 1e-3, "solver.rtol": 1e-10, "solver.atol": 1e-12}
-    return fmpy.simulate_fmu(
-        str(fmu), fmi_type="CoSimulation", stop_time=stop, output_interval=interval, output=output,
-        start_values=start, logger=logger, debug_logging=log is not None,
-    )  # fmt: skip
+    return fmu_simulation(
+        fmu, stop, interval, start_values=start, output=output, logger=logger, debug_logging=log is not None
+    )
 
 
 def event_rows(t: np.ndarray) -> list[float]:
@@ -214,7 +213,8 @@ def test_pushed_block_breaks_away_and_sticks_again_at_the_exact_times(tmp_path, 
     assert np.allclose(me["F_t"][after], -push, rtol=1e-9, atol=1e-9)  # held by static friction, then 0
     for method in SOLVERS:
         log: list[str] = []
-        end = cs_run(fmu, 8.0, 8.0, method, ["x", "dx"], log)[-1]
+        cs = cs_run(fmu, 8.0, 8.0, method, ["x", "dx"], log)
+        end = {name: cs[name][-1] for name in ("x", "dx")}
         # rosenbrock23 is of second order (accuracy rtol^(2/3)), and its Jacobian does not see the friction
         # force: the time derivative of the push leaves a held velocity of the order of 1e-12
         tol, v_tol = (1e-6, 1e-10) if method == "rosenbrock23" else (1e-8, 0.0)
@@ -232,13 +232,17 @@ def test_pushed_block_breaks_away_and_sticks_again_at_the_exact_times(tmp_path, 
 @VERSIONS
 def test_friction_mode_is_part_of_the_fmu_state(tmp_path, version):
     """A Co-Simulation FMU saved while the block slides continues identically after the state is restored
-    (also serialized), and so does one saved while it sticks."""
+    (also serialized), and so does one saved while it sticks; a serialized state with an invalid friction
+    mode is refused."""
     from fmpy import extract, instantiate_fmu, read_model_description
 
     fmu = export_fmu(pushed("given"), tmp_path / f"state{version}.fmu", fmi_version=version, kind="cs")
     md = read_model_description(str(fmu))
     vr = {v.name: v.valueReference for v in md.modelVariables}
-    inst = instantiate_fmu(extract(str(fmu)), md, fmi_type="CoSimulation")
+    messages: list[str] = []
+    inst = instantiate_fmu(
+        extract(str(fmu)), md, fmi_type="CoSimulation", logger=lambda *args: messages.append(args[-1].decode())
+    )
     if version == 2:
         inst.setupExperiment(startTime=0.0)
         get = inst.getReal
@@ -254,7 +258,7 @@ def test_friction_mode_is_part_of_the_fmu_state(tmp_path, version):
     for t_save in (1.0, 3.0):  # sticking, sliding
         t = 0.0 if t_save == 1.0 else 1.0
         step(t, t_save)
-        state = inst.getFMUState() if version == 2 else inst.getFMUState()
+        state = inst.getFMUState()
         blob = inst.serializeFMUState(state)
         first = step(t_save, 6.0)
         inst.setFMUState(state)
@@ -263,8 +267,27 @@ def test_friction_mode_is_part_of_the_fmu_state(tmp_path, version):
         assert step(t_save, 6.0) == first
         inst.setFMUState(state)
         inst.freeFMUState(state)
+    # a serialized state whose friction mode (its last value) is neither 0 nor +-1 is refused
+    state = inst.getFMUState()
+    blob = bytearray(inst.serializeFMUState(state))
+    assert struct.unpack_from("<d", blob, len(blob) - 16)[0] == 1.0  # (restored to t = 3: it slides forward)
+    struct.pack_into("<d", blob, len(blob) - 16, 0.5)
+    struct.pack_into("<Q", blob, len(blob) - 8, fnv1a(bytes(blob[:-8])))  # a valid checksum
+    with pytest.raises(Exception, match="error"):
+        inst.deserializeFMUState(bytes(blob))
+    assert "the mode 0.5 of friction 'friction' in the FMU state is invalid" in messages[-1]
+    inst.freeFMUState(state)
     inst.terminate()
     inst.freeInstance()
+    restore_fmi2_message_proxy()  # (the logger given to fmpy above dies with this test)
+
+
+def fnv1a(data: bytes) -> int:
+    """The 64-bit FNV-1a hash the FMU states carry as checksum."""
+    h = 0xCBF29CE484222325
+    for b in data:
+        h = ((h ^ b) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return h
 
 
 def test_event_indicators_and_refusals(tmp_path):
