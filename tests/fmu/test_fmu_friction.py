@@ -191,6 +191,32 @@ def test_block_launched_uphill_stops_and_slides_back(tmp_path, version):
     assert np.allclose(py["s"], exact(py.t), rtol=1e-8, atol=1e-9)
 
 
+def test_block_dropped_on_a_moving_belt_is_carried_along(tmp_path):
+    """Friction on the rate relative to a belt moving at V (``x - V t``: the rate has a time term): the block
+    slips with mu g until it moves with the belt at t = V / (mu g), then sticks and is carried along."""
+    m, V, mu = 2.0, 1.5, 0.3
+    s = sb.System("belt")
+    x = s.coordinate("x")
+    s.particle("b", s.point("P", s.origin, (x, 0, 0)), m)
+    f = s.stick_slip("belt", x - V * s.t, normal=m * G, mu=mu, mu_static=0.4)
+    s.output("F_t", f.force)
+    t_c = V / (mu * G)
+
+    def exact(t: np.ndarray) -> np.ndarray:
+        return np.where(t < t_c, mu * G * t**2 / 2, V * t_c / 2 + V * (t - t_c))
+
+    fmu, me = me_run(s, tmp_path, 2, 2.0, 0.5, ["x", "dx", "F_t"])
+    assert event_rows(me["time"]) == pytest.approx([t_c], abs=1e-9)
+    for res in [me] + [cs_run(fmu, 2.0, 1.0, method, ["x", "dx", "F_t"]) for method in SOLVERS]:
+        t = res["time"]
+        assert np.allclose(res["x"], exact(t), rtol=1e-9, atol=1e-12)
+        carried = t > t_c + 1e-6
+        assert np.all(res["dx"][carried] == V) and np.all(res["F_t"][carried] == 0.0)
+        assert np.allclose(res["F_t"][t < t_c - 1e-6], mu * m * G, rtol=1e-12)
+    py = simulate(s.derive(), 2.0, dt=0.5)
+    assert np.allclose(py["x"], exact(py.t), rtol=1e-9)
+
+
 @pytest.mark.parametrize(
     "normal, version",
     [("contact", 2), ("multiplier", 3)]
