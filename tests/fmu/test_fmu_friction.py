@@ -319,7 +319,7 @@ def fnv1a(data: bytes) -> int:
 def test_event_indicators_and_refusals(tmp_path):
     """FMI 3 lists the friction's event indicator and the dependencies of the friction force; the Python
     backend refuses stick-slip friction, naming it."""
-    from fmpy import read_model_description
+    from fmpy import extract, instantiate_fmu, read_model_description
 
     fmu = export_fmu(pushed("contact"), tmp_path / "ind.fmu", fmi_version=3, kind="me")
     md = read_model_description(str(fmu))
@@ -331,6 +331,9 @@ def test_event_indicators_and_refusals(tmp_path):
         "switch1.indicator",
         "friction.indicator",
     ]
+    inst = instantiate_fmu(extract(str(fmu)), md, fmi_type="ModelExchange")
+    assert inst.getNumberOfEventIndicators() == 4  # (it used to count the contacts only)
+    inst.freeInstance()
     # the friction force follows the modes: it depends on every state and on time (not on nothing)
     out = [o for o in md.outputs if names[o.variable.valueReference] == "F_t"][0]
     assert {d.name for d in out.dependencies} == {"time", "x", "y", "dx", "dy"}
