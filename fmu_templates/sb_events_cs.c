@@ -1,6 +1,6 @@
 /*
- * sb_events_cs.c -- events of unilateral contacts inside a Co-Simulation step (sb_events.c has the
- * laws).  The communication step is integrated in chunks of one internal step of the embedded solver
+ * sb_events_cs.c -- events of unilateral contacts, stick-slip friction and switching loads inside a
+ * Co-Simulation step (sb_events.c has the laws).  The communication step is integrated in chunks of one internal step of the embedded solver
  * (rk4: solver.step; dopri5, rosenbrock23: the step size they propose).  After each chunk the event
  * functions are checked: the gap of each open contact, the force of each closed one.  A function that
  * was positive at the start of the chunk and is not at its end marks an event: its time is found by the
