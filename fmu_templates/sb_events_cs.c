@@ -79,12 +79,20 @@ static SbStatus reach(SbInstance *inst, SbWatch *w, double ta, double tau, doubl
     return smallest(inst, w, tau, phi);
 }
 
-/* The length of the next chunk from t: one internal step of the solver. */
+/* The length of the next chunk from t: one internal step of the solver.  While a friction element sticks,
+   the adaptive solvers' chunks are at most solver.step long: its indicator follows the loads (a push that
+   exceeds the static limit for a moment) while the states of the stuck bodies, which steer the step size,
+   stand still, so it is sampled at least as densely as rk4 samples it. */
 static double chunk(const SbInstance *inst, double t0, double tend)
 {
     if ((int)inst->state.set[SB_SET_METHOD] == SB_METHOD_RK4) return inst->state.set[SB_SET_STEP];
     double h = *inst->state.h_next > 0.0 ? *inst->state.h_next : (tend - t0) / 64.0;
     const double hmax = inst->state.set[SB_SET_MAX_STEP];
+    for (int j = 0; j < inst->m->nf; ++j)
+        if (inst->state.slip[j] == 0.0) {
+            h = fmin(h, inst->state.set[SB_SET_STEP]);
+            break;
+        }
     return hmax > 0.0 ? fmin(h, hmax) : h;
 }
 

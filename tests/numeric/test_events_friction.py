@@ -17,6 +17,8 @@ import symbody as sb
 from symbody.errors import ModelError
 from symbody.numeric import simulate
 
+from support.friction_models import sine_push_events, sine_pushed_block
+
 G = 9.81
 
 
@@ -146,3 +148,9 @@ def test_breakaway_between_two_step_ends_is_found():
     assert [kind for kind, _ in friction] == ["slip", "stick"]
     assert [time for _, time in friction] == pytest.approx([t_break, t1 + tau], abs=1e-9)
     assert abs(res["x"][-1] - x_stop) < 1e-8 and res["dx"][-1] == 0.0
+
+
+def test_breakaway_under_a_smooth_push_while_steps_are_long():
+    res = simulate(sine_pushed_block().derive(), 6.0, dt=3.0)
+    assert [ev.kind for ev in res.events] == ["slip", "stick", "slip"]
+    assert [ev.time for ev in res.events] == pytest.approx(sine_push_events(), abs=1e-8)
