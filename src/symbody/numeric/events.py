@@ -289,7 +289,7 @@ class EventLog:
         """The event functions of the mode: ``(key, function, sampled inside the step)`` (a spacing in
         seconds: at least that dense); an event is a crossing from positive to zero or below."""
         form, n, nk = self.form, self.form.n, len(self.names)
-        out = []
+        out: list[tuple[int, Any, bool | float]] = []
         for i in np.flatnonzero(~form.closed):
             def gap(t: float, y: np.ndarray, i: int = int(i)) -> float:
                 return float(form.watched(t, y)[0][i])
