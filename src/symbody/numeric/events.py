@@ -338,8 +338,10 @@ class EventLog:
         best: tuple[float, int] | None = None
         self._t0 = t0
         for key, g, sampled in self._functions(dense):
-            k = GAP_SAMPLES if sampled is True else max(GAP_SAMPLES, int(np.ceil((t1 - t0) / sampled)))
-            ts = np.linspace(t0, t1, k + 2) if sampled else np.array([t0, t1])
+            if isinstance(sampled, bool):
+                ts = np.linspace(t0, t1, GAP_SAMPLES + 2) if sampled else np.array([t0, t1])
+            else:  # at least every `sampled` seconds
+                ts = np.linspace(t0, t1, max(GAP_SAMPLES, int(np.ceil((t1 - t0) / sampled))) + 2)
             vals = [g(float(t)) for t in ts]
             if vals[0] <= 0.0 and key not in self.anchors and vals[-1] < 0.0:
                 best = (t0, key) if best is None or t0 < best[0] else best  # already crossed: resolve at once
