@@ -301,7 +301,7 @@ static SbStatus apply_forces(SbInstance *inst, int m, const int *set, const doub
             rhs[a] -= F * v;
         }
     }
-    int all[SB_MAX_ENUMERATED];
+    int all[SB_MAX_ENUMERATED] = {0};
     for (int a = 0; a < m; ++a) all[a] = a;
     solve_sub(ev, m, all, m, rhs, f);
     for (int a = 0; a < m; ++a) {
