@@ -21,6 +21,7 @@ import pytest
 import symbody as sb
 from symbody.errors import ExportError
 from symbody.fmu import export_fmu
+from symbody.fmu.description import model_description
 from symbody.fmu.run import restore_fmi2_message_proxy
 from symbody.fmu.spec import FmuSpec
 from symbody.fmu.testing import fmu_simulation
@@ -356,5 +357,10 @@ def test_event_indicators_and_refusals(tmp_path):
     out = [o for o in md.outputs if names[o.variable.valueReference] == "F_t"][0]
     assert {d.name for d in out.dependencies} == {"time", "x", "y", "dx", "dy"}
     assert FmuSpec(pushed("given").derive(), 2, "cs").source.text.count("sb_frictions") == 1
-    with pytest.raises(ExportError, match=r"stick-slip friction \(friction\): the Python backend"):
+    with pytest.raises(ExportError, match=r"stick-slip friction.*the Python backend does not handle"):
         export_fmu(pushed("given"), tmp_path / "py.fmu", backend="python")
+    with pytest.raises(ExportError, match=r"stick-slip friction \(friction\): the Python backend"):
+        FmuSpec(pushed("given").derive(), 2, "cs", backend="python")
+    # no directional derivatives through the friction forces
+    xml = model_description(FmuSpec(pushed("given").derive(), 3, "both")).decode()
+    assert 'providesDirectionalDerivatives="false"' in xml and 'providesDirectionalDerivatives="true"' not in xml

@@ -140,9 +140,8 @@ def _root(spec, tag_attrs: dict[str, str]) -> ET.Element:
 
 def _fmi2(spec, native: bool = True) -> bytes:
     root = _root(spec, {"fmiVersion": "2.0", "guid": spec.token})
-    nf = len(getattr(spec.eq, "frictions", ()))
-    nk = len(getattr(spec.eq, "contacts", ())) + nf  # (event forces: no directional derivatives through them)
-    nz = nk + len(getattr(spec.eq, "switches", ()))
+    nk = len(getattr(spec.eq, "contacts", ()))
+    nz = nk + len(getattr(spec.eq, "switches", ())) + len(getattr(spec.eq, "frictions", ()))
     root.set("numberOfEventIndicators", str(nz) if spec.has_me else "0")  # contacts, switches, friction
     flag = "true" if native else "false"
     common = {
@@ -196,7 +195,7 @@ def _fmi2(spec, native: bool = True) -> bytes:
 
 def _fmi3(spec) -> bytes:
     root = _root(spec, {"fmiVersion": "3.0", "instantiationToken": spec.token})
-    nk = len(getattr(spec.eq, "contacts", ())) + len(getattr(spec.eq, "frictions", ()))
+    nk = len(getattr(spec.eq, "contacts", ()))
     common = {
         "modelIdentifier": spec.model_identifier,
         "canGetAndSetFMUState": "true",
@@ -235,7 +234,7 @@ def _fmi3(spec) -> bytes:
             )
     for v in spec.initial_unknowns:
         ET.SubElement(ms, "InitialUnknown", valueReference=str(v.vr), dependencies=_deps(spec, spec.init_deps(v), 3))
-    for v in spec.variables:  # the unilateral contacts, the switching functions, the friction (sb_events.c)
+    for v in spec.variables:  # the unilateral contacts and the switching functions (sb_events.c)
         if v.kind == "event":
             ET.SubElement(ms, "EventIndicator", valueReference=str(v.vr))
     return _pretty(root)

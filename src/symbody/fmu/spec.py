@@ -198,8 +198,9 @@ class FmuSpec:
 
     @property
     def provides_directional_derivatives(self) -> bool:
-        """False in the ``none`` mode (its implicit solver uses differences; none are offered to importers)."""
-        return self.jacobian_mode != "none"
+        """False in the ``none`` mode (its implicit solver uses differences; none are offered to importers) and
+        for models with stick-slip friction (its forces are not differentiated)."""
+        return self.jacobian_mode != "none" and not getattr(self.eq, "frictions", ())
 
     @cached_property
     def dependencies(self) -> Dependencies:
