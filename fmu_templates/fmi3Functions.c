@@ -594,7 +594,7 @@ fmi3Status fmi3GetNumberOfEventIndicators(fmi3Instance instance, size_t *nEventI
     ENTER(fmi3GetNumberOfEventIndicators, SB_CALL_ANY_STATE)
     NEED(SB_ME, fmi3GetNumberOfEventIndicators)
     if (!nEventIndicators) return st(sb_fail(inst, "fmi3GetNumberOfEventIndicators", "NULL argument"));
-    *nEventIndicators = (size_t)inst->m->nk;
+    *nEventIndicators = (size_t)(inst->m->nk + inst->m->nsw + inst->m->nf);
     return fmi3OK;
 }
 

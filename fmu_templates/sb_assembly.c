@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sb_events.h"
 #include "sb_internal.h"
 #include "sb_linalg.h"
 
@@ -307,6 +308,12 @@ SbStatus sb_exit_initialization(SbInstance *inst)
                res);
     }
     sb_changed(inst);
+    if (inst->interface == SB_CS && m->nk + m->nf > 0) { /* the contact and friction modes at the start (Model
+                                                            Exchange: the host's first event iteration) */
+        int changed = 0;
+        SbStatus se = sb_events_resolve(inst, "ExitInitializationMode", &changed);
+        if (se != SB_OK) return se;
+    }
     SbStatus s = sb_update(inst);
     if (s != SB_OK)
         return sb_fail(inst, "ExitInitializationMode", "the initial state is not admissible: %s", inst->problem);

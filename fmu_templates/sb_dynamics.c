@@ -183,7 +183,7 @@ static inline SbStatus finish_accelerations(SbInstance *inst, const SbPoint *pt,
 {
     const SbModel *m = inst->m;
     const int n = m->nq, nc = m->nc, na = inst->dyn.na;
-    if (SB_CONTACTS(m) > 0) { /* the forces of the closed unilateral contacts */
+    if (SB_CONTACTS(m) > 0) { /* the forces of the closed unilateral contacts and of friction */
         SbStatus s = sb_contact_accelerations(inst, pt->t, pt->q);
         if (s != SB_OK) return s;
     }

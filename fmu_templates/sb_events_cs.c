@@ -1,6 +1,6 @@
 /*
- * sb_events_cs.c -- events of unilateral contacts inside a Co-Simulation step (sb_events.c has the
- * laws).  The communication step is integrated in chunks of one internal step of the embedded solver
+ * sb_events_cs.c -- events of unilateral contacts, stick-slip friction and switching loads inside a
+ * Co-Simulation step (sb_events.c has the laws).  The communication step is integrated in chunks of one internal step of the embedded solver
  * (rk4: solver.step; dopri5, rosenbrock23: the step size they propose).  After each chunk the event
  * functions are checked: the gap of each open contact, the force of each closed one.  A function that
  * was positive at the start of the chunk and is not at its end marks an event: its time is found by the
@@ -15,6 +15,12 @@
  * located the same way, crossing zero in either direction, and the integration restarts there (the
  * generated code evaluates sign() as it stands, so the last stage of a fixed rk4 step ending at a kink
  * may still see the other side: an error of the order of the step times the jump remains there).
+ * A sticking friction element is watched through its indicator mu_static |N| - |F| + SB_STICK_TOL (1 + |N|)
+ * (sb_events.c), a slipping one through s v, its rate along the slip direction s.  One that has just
+ * started to slip from rest (s v within SB_REST_VELOCITY of zero, accelerating along s) is watched through
+ * s v divided by the time since the start of the chunk (its limit there is the sliding acceleration), as
+ * a contact leaving zero gap; one at rest that does not accelerate along s, or a sticking one whose
+ * indicator is not positive, is resolved at once.
  */
 #include <float.h>
 #include <stdlib.h>
@@ -28,14 +34,17 @@
 #define SB_ROOT_ITERATIONS 200
 
 typedef struct {
-    int nk, nz;       /* contacts; contacts and switching functions */
+    int nk, nsw, nz;  /* contacts; switching functions; contacts, switching functions and friction elements */
     double *S0;       /* the instance state at the start of the chunk */
     double ta;        /* start of the chunk */
     double *z, *off;  /* event functions; offsets of the contacts leaving zero gap tangentially, for the
                          switching functions the side (+1, -1) they start on */
-    double *rate;     /* gap rates at the start of the chunk */
+    double *rate;     /* limits of the divided functions at the start of the chunk: gap rates, sliding
+                         accelerations along the slip directions */
+    double *v, *acc;  /* gap and sliding rates (nk + nf), sliding accelerations (nf) */
     int *watched;     /* positive at the start of the chunk */
-    int *divided;     /* separating from zero gap: the gap divided by the time since ta is watched */
+    int *divided;     /* separating from zero gap, slipping from rest: the function divided by the time since
+                         ta is watched (a friction element's less its offset, the negative rate it starts at) */
 } SbWatch;
 
 /* The smallest watched event function at the current state and time t (INFINITY: none watched). */
@@ -49,7 +58,9 @@ static SbStatus smallest(SbInstance *inst, SbWatch *w, double t, double *phi)
     for (int i = 0; i < w->nz; ++i) {
         if (!w->watched[i]) continue;
         double v = w->z[i] + w->off[i];
-        if (i >= w->nk) v = w->off[i] * w->z[i];
+        if (i >= w->nk + w->nsw) v = w->divided[i] ? (t > w->ta ? (w->z[i] - w->off[i]) / (t - w->ta) : w->rate[i])
+                                                   : w->z[i];
+        else if (i >= w->nk) v = w->off[i] * w->z[i];
         else if (w->divided[i]) v = t > w->ta ? w->z[i] / (t - w->ta) : w->rate[i];
         *phi = fmin(*phi, v);
     }
@@ -68,12 +79,20 @@ static SbStatus reach(SbInstance *inst, SbWatch *w, double ta, double tau, doubl
     return smallest(inst, w, tau, phi);
 }
 
-/* The length of the next chunk from t: one internal step of the solver. */
+/* The length of the next chunk from t: one internal step of the solver.  While a friction element sticks,
+   the adaptive solvers' chunks are at most solver.step long: its indicator follows the loads (a push that
+   exceeds the static limit for a moment) while the states of the stuck bodies, which steer the step size,
+   stand still, so it is sampled at least as densely as rk4 samples it. */
 static double chunk(const SbInstance *inst, double t0, double tend)
 {
     if ((int)inst->state.set[SB_SET_METHOD] == SB_METHOD_RK4) return inst->state.set[SB_SET_STEP];
     double h = *inst->state.h_next > 0.0 ? *inst->state.h_next : (tend - t0) / 64.0;
     const double hmax = inst->state.set[SB_SET_MAX_STEP];
+    for (int j = 0; j < inst->m->nf; ++j)
+        if (inst->state.slip[j] == 0.0) {
+            h = fmin(h, inst->state.set[SB_SET_STEP]);
+            break;
+        }
     return hmax > 0.0 ? fmin(h, hmax) : h;
 }
 
@@ -112,9 +131,35 @@ static SbStatus locate(SbInstance *inst, SbWatch *w, double a, double fa, double
     return SB_OK;
 }
 
+/* How each friction element is watched in the chunk from w->ta (the state there, w->z its indicators);
+   returns 1 when one is due at once (at rest without accelerating along its slip, or sticking beyond
+   its limit). */
+static int watch_friction(SbInstance *inst, SbWatch *w)
+{
+    const int nf = inst->m->nf, z0 = w->nk + w->nsw;
+    int due = 0;
+    for (int j = 0; j < nf; ++j) {
+        const int i = z0 + j;
+        const double s = inst->state.slip[j], v0 = w->z[i], a0 = s * w->acc[j];
+        w->divided[i] = 0;
+        w->off[i] = 0.0;
+        w->watched[i] = 1;
+        if (s == 0.0 || v0 > SB_REST_VELOCITY || (v0 > 0.0 && a0 <= 0.0)) {
+            if (!(v0 > 0.0)) due = 1;
+        } else if (a0 > 0.0) { /* slipping from rest */
+            w->divided[i] = 1;
+            w->off[i] = fmin(v0, 0.0);
+            w->rate[i] = a0;
+        } else {
+            due = 1;
+        }
+    }
+    return due;
+}
+
 static SbStatus integrate(SbInstance *inst, SbWatch *w, double t0, double tend)
 {
-    const int k = w->nk, nz = w->nz;
+    const int k = w->nk, nz = w->nz, nf = inst->m->nf;
     double t = t0;
     long events = 0;
     int changed;
@@ -128,7 +173,9 @@ static SbStatus integrate(SbInstance *inst, SbWatch *w, double t0, double tend)
         *inst->state.time = t;
         sb_changed(inst);
         if ((s = sb_event_indicators(inst, "DoStep", w->z, (size_t)nz)) != SB_OK) return s;
-        if (k > 0) sb_contact_rates(inst, w->rate);
+        if (k + nf > 0) sb_contact_rates(inst, w->v);
+        for (int i = 0; i < k; ++i) w->rate[i] = w->v[i];
+        if (nf > 0 && (s = sb_slip_accelerations(inst, w->acc)) != SB_OK) return s;
         w->ta = t;
         for (int i = 0; i < k; ++i) {
             const int leaving = inst->state.closed[i] == 0.0 && fabs(w->z[i]) <= SB_GAP_TOL;
@@ -136,7 +183,14 @@ static SbStatus integrate(SbInstance *inst, SbWatch *w, double t0, double tend)
             w->off[i] = leaving && !w->divided[i] ? 0.5 * SB_GAP_TOL - fmin(w->z[i], 0.0) : 0.0;
             w->watched[i] = w->divided[i] || w->z[i] + w->off[i] > 0.0;
         }
-        for (int j = k; j < nz; ++j) { /* a switching function exactly at zero is watched from the next chunk */
+        if (nf > 0 && watch_friction(inst, w)) { /* a friction element due now: resolved here */
+            if (++events > SB_MAX_EVENTS)
+                return sb_problem(inst, SB_DISCARD, "more than %ld events in the step (t = %.17g): the friction modes "
+                                  "do not settle", SB_MAX_EVENTS, t);
+            s = sb_events_resolve(inst, "DoStep", &changed);
+            continue;
+        }
+        for (int j = k; j < k + w->nsw; ++j) { /* a switching function exactly at zero is watched from the next chunk */
             w->off[j] = (double)((w->z[j] > 0.0) - (w->z[j] < 0.0));
             w->watched[j] = w->off[j] != 0.0;
             w->divided[j] = 0;
@@ -164,17 +218,21 @@ static SbStatus integrate(SbInstance *inst, SbWatch *w, double t0, double tend)
 SbStatus sb_events_integrate(SbInstance *inst, double t0, double tend)
 {
     SbWatch w;
-    const int k = inst->m->nk, nz = k + inst->m->nsw + 1; /* (+1: no zero-size buffers) */
+    const int k = inst->m->nk, nf = inst->m->nf, nz = k + inst->m->nsw + nf + 1; /* (+1: no zero-size buffers) */
     w.nk = k;
-    w.nz = k + inst->m->nsw;
+    w.nsw = inst->m->nsw;
+    w.nz = k + inst->m->nsw + nf;
     w.S0 = malloc((size_t)inst->state.nS * sizeof(double));
     w.z = malloc((size_t)nz * sizeof(double));
     w.off = malloc((size_t)nz * sizeof(double));
     w.rate = malloc((size_t)nz * sizeof(double));
     w.watched = malloc((size_t)nz * sizeof(int));
     w.divided = malloc((size_t)nz * sizeof(int));
+    w.v = malloc((size_t)(k + nf + 1) * sizeof(double));
+    w.acc = malloc((size_t)(nf + 1) * sizeof(double));
     w.ta = t0;
-    SbStatus s = w.S0 && w.z && w.off && w.rate && w.watched && w.divided ? integrate(inst, &w, t0, tend)
+    SbStatus s = w.S0 && w.z && w.off && w.rate && w.watched && w.divided && w.v && w.acc
+                     ? integrate(inst, &w, t0, tend)
                                                    : sb_problem(inst, SB_ERROR, "out of memory");
     free(w.S0);
     free(w.z);
@@ -182,5 +240,7 @@ SbStatus sb_events_integrate(SbInstance *inst, double t0, double tend)
     free(w.rate);
     free(w.watched);
     free(w.divided);
+    free(w.v);
+    free(w.acc);
     return s;
 }

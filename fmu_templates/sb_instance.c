@@ -110,10 +110,11 @@ static double *doubles(int rows, int cols, int *ok) { return zalloc((size_t)rows
 static int *ints(int count, int *ok) { return zalloc((size_t)count, sizeof(int), ok); }
 static int imax(int a, int b) { return a > b ? a : b; }
 
-/* One array S = [time, x (2 nq), u (nu), p (np), settings, h_next, closed (nk)] and the named views into it. */
+/* One array S = [time, x (2 nq), u (nu), p (np), settings, h_next, closed (nk), slip (nf)] and the named views
+   into it. */
 static void alloc_state(SbState *s, const SbModel *m, int *ok)
 {
-    s->nS = 1 + 2 * m->nq + m->nu + m->np + SB_N_SETTINGS + 1 + m->nk;
+    s->nS = 1 + 2 * m->nq + m->nu + m->np + SB_N_SETTINGS + 1 + m->nk + m->nf;
     s->S = doubles(s->nS, 1, ok);
     if (!s->S) return;
     s->time = s->S;
@@ -123,12 +124,13 @@ static void alloc_state(SbState *s, const SbModel *m, int *ok)
     s->set = s->p + m->np;
     s->h_next = s->set + SB_N_SETTINGS;
     s->closed = s->h_next + 1;
+    s->slip = s->closed + m->nk;
 }
 
 static void alloc_cache(SbCache *c, const SbModel *m, int *ok)
 {
     c->ddq = doubles(m->nq, 1, ok);
-    c->lam = doubles(m->nc + m->nk, 1, ok);
+    c->lam = doubles(m->nc + m->nk + m->nf, 1, ok);
     c->y = doubles(m->ny, 1, ok);
 }
 
@@ -234,9 +236,9 @@ SbInstance *sb_instantiate(const SbModel *m, SbInterface interface, const char *
         return NULL;
     }
 #ifdef SB_NO_EVENTS
-    if (m->nk + m->nsw > 0) { /* a runtime without the event machinery cannot integrate this model */
+    if (m->nk + m->nsw + m->nf > 0) { /* a runtime without the event machinery cannot integrate this model */
         sb_fail(&probe, "Instantiate", "this FMU's runtime was built without events (SB_NO_EVENTS), but the model "
-                "has %d contacts and %d switching loads", m->nk, m->nsw);
+                "has %d contacts, %d switching loads and %d friction elements", m->nk, m->nsw, m->nf);
         return NULL;
     }
 #endif
@@ -303,7 +305,7 @@ void sb_reset(SbInstance *inst)
     for (int i = 0; i < m->np; ++i) inst->state.p[i] = m->p0[i];
     for (int i = 0; i < SB_N_SETTINGS; ++i) inst->state.set[i] = m->settings0[i];
     *inst->state.h_next = 0.0;
-    for (int i = 0; i < m->nk; ++i) inst->state.closed[i] = 0.0;
+    for (int i = 0; i < m->nk + m->nf; ++i) inst->state.closed[i] = 0.0; /* open contacts, sticking friction */
     inst->state.mode = SB_MODE_INSTANTIATED;
     inst->state.flags = 0;
     inst->cache.valid = 0;

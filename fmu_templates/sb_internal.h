@@ -39,15 +39,17 @@ static inline SbPoint sb_point(const SbInstance *inst, double t, const double *x
     return pt;
 }
 
-/* Unilateral contacts and switching loads of the model (sb_events.c).  A runtime built with
+/* Unilateral contacts, stick-slip friction elements and switching loads of the model (sb_events.c);
+   SB_CONTACTS counts the elements whose forces act through multipliers (contacts and friction).
+   A runtime built with
    -DSB_NO_EVENTS has none: its hot paths carry no test for them, and sb_instance.c refuses a model
    that declares any (benchmarks/fmu_events_overhead.py compares it with the runtime as shipped). */
 #ifdef SB_NO_EVENTS
 #define SB_CONTACTS(m) 0
 #define SB_EVENTS(m) 0
 #else
-#define SB_CONTACTS(m) ((m)->nk)
-#define SB_EVENTS(m) ((m)->nk + (m)->nsw)
+#define SB_CONTACTS(m) ((m)->nk + (m)->nf)
+#define SB_EVENTS(m) ((m)->nk + (m)->nsw + (m)->nf)
 #endif
 
 /* ddq at (t, x) of a model without constraints or contacts (n entries; sb_dynamics.c): the lean

@@ -70,6 +70,8 @@ SbStatus sb_directional_derivative(SbInstance *inst, const char *function, const
 {
     if (inst->m->nk > 0) /* the contact forces of the closed contacts are not differentiated */
         return sb_fail(inst, function, "directional derivatives of a model with unilateral contacts are not provided");
+    if (inst->m->nf > 0) /* nor the friction forces */
+        return sb_fail(inst, function, "directional derivatives of a model with stick-slip friction are not provided");
     const SbModel *m = inst->m;
     const int n = m->nq, nc = m->nc, nu = m->nu, ny = m->ny, na = inst->dyn.na;
     if ((n_unknowns && (!unknowns || !sensitivity)) || (n_knowns && (!knowns || !seed)))

@@ -100,19 +100,20 @@ typedef struct {
     SbMode mode;
     int flags;           /* SB_FLAG_* */
     int nS;
-    double *S;           /* [time, x (2 nq), u (nu), p (np), settings, h_next, closed (nk)] */
+    double *S;           /* [time, x (2 nq), u (nu), p (np), settings, h_next, closed (nk), slip (nf)] */
     double *time;        /* S + 0 */
     double *x;           /* q = x, dq = x + nq */
     double *u, *p, *set; /* inputs, parameters, settings (SbSetting) */
     double *h_next;      /* step size proposed by the adaptive solvers */
     double *closed;      /* per unilateral contact: 1 closed, 0 open (its mode; sb_events.c) */
+    double *slip;        /* per friction element: 0 sticking, +1 or -1 the direction it slips (closed + nk) */
 } SbState;
 
 /* Values at the current state, computed on demand by sb_update (sb_dynamics.c). */
 typedef struct {
     int valid;           /* ddq, lam, y and the factorization belong to the current state */
     SbStatus status;
-    double *ddq, *lam, *y; /* lam: the nc multipliers, then the nk contact forces */
+    double *ddq, *lam, *y; /* lam: the nc multipliers, then the nk contact forces and the nf friction forces */
     int undetermined;    /* some multipliers at the current state are not determined (a singular position) */
 } SbCache;
 

@@ -179,12 +179,18 @@ SbStatus sb_check_state_values(SbInstance *inst, const char *function, const dou
         if (check_range(inst, function, v, value) != SB_OK) return SB_ERROR;
     }
     for (int i = 0; i < m->nk; ++i) { /* contact modes: open or closed */
-        const double closed = S[inst->state.nS - m->nk + i];
+        const double closed = S[inst->state.nS - m->nf - m->nk + i];
         if (closed != 0.0 && closed != 1.0)
             return sb_fail(inst, function, "the mode %g of contact '%s' in the FMU state is invalid", closed,
                            m->contact_names[i]);
     }
-    const double h_next = S[inst->state.nS - 1 - m->nk];
+    for (int j = 0; j < m->nf; ++j) { /* friction modes: sticking or the direction of slip */
+        const double slip = S[inst->state.nS - m->nf + j];
+        if (slip != 0.0 && slip != 1.0 && slip != -1.0)
+            return sb_fail(inst, function, "the mode %g of friction '%s' in the FMU state is invalid", slip,
+                           m->friction_names[j]);
+    }
+    const double h_next = S[inst->state.nS - 1 - m->nk - m->nf];
     if (!(isfinite(h_next) && h_next >= 0.0))
         return sb_fail(inst, function, "the solver step size %g of the FMU state is invalid", h_next);
     return SB_OK;

@@ -37,7 +37,8 @@ typedef struct {
     const double *u;   /* inputs (nu) */
     const double *p;   /* parameters (np) */
     const double *ddq; /* accelerations (nq), used by outputs and residual Jacobians */
-    const double *lam; /* multipliers (nc), then the contact forces (nk); used by outputs and Jacobians */
+    const double *lam; /* multipliers (nc), then the contact forces (nk) and the friction forces (nf); used by
+                          outputs, Jacobians and the normal forces of friction */
 } SbPoint;
 
 /* What an FMU variable is. */
@@ -50,7 +51,7 @@ typedef enum {
     SB_VAR_P,        /* model parameter (tunable) */
     SB_VAR_Y,        /* user output */
     SB_VAR_SETTING,  /* solver or stabilization setting (index: SbSetting) */
-    SB_VAR_EVENT     /* event indicator of a unilateral contact (index: the contact) */
+    SB_VAR_EVENT     /* event indicator (index: the contacts, the switching functions, the friction elements) */
 } SbVarKind;
 
 /* FMI types of variables (SB_TYPE_ENUM: an integer code, FMI 2 Integer / FMI 3 Int64). */
@@ -86,6 +87,9 @@ typedef struct {
     int nk;                                /* unilateral contacts (sb_contacts; sb_events.c) */
     const char *const *contact_names;
     int nsw;                               /* switching functions of the loads (sb_switches) */
+    int nf;                                /* stick-slip friction elements (sb_frictions; sb_events.c) */
+    const char *const *friction_names;
+    int friction_implicit;                 /* some normal force depends on multipliers or event forces */
 } SbModel;
 
 extern const SbModel sb_model;
@@ -181,7 +185,8 @@ void sb_D_beta(const SbPoint *in, double *D, double *beta);
 /* [Phi_init_q | Phi_init]: assembly of the initial configuration (ninit rows). */
 void sb_Phi_init(const SbPoint *in, double *Phi_init_q, double *Phi_init);
 
-/* User outputs (ny); may use ddq and lam (nc multipliers, then the nk contact forces). */
+/* User outputs (ny); may use ddq and lam (nc multipliers, then the nk contact forces and the nf friction
+   forces). */
 void sb_outputs(const SbPoint *in, double *y);
 
 /* [gap | gap_q | gap_beta | gap_gamma | restitution]: unilateral contacts (nk): gaps g >= 0, their Jacobian
@@ -189,6 +194,16 @@ void sb_outputs(const SbPoint *in, double *y);
    coefficients of restitution. */
 void sb_contacts(const SbPoint *in, double *gap, double *gap_q, double *gap_beta, double *gap_gamma,
                  double *restitution);
+
+/* [fr_A | fr_beta | fr_gamma | fr_mu | fr_mu_static]: stick-slip friction elements (nf): rate rows (nf x nq),
+   fr_A dq - fr_beta the sliding rates, fr_A ddq - fr_gamma their derivatives, the sliding and the static
+   coefficients. */
+void sb_frictions(const SbPoint *in, double *fr_A, double *fr_beta, double *fr_gamma, double *fr_mu,
+                  double *fr_mu_static);
+
+/* Normal forces pressing the friction elements (nf; the runtime takes their magnitude); may use lam (nc
+   multipliers, the nk contact forces, then the nf friction forces). */
+void sb_friction_normals(const SbPoint *in, double *fr_normal);
 
 /* Switching functions of the loads (nsw): the arguments of Abs and sign in delta, whose zeros are events. */
 void sb_switches(const SbPoint *in, double *sw);

@@ -17,6 +17,8 @@ import symbody as sb
 from symbody.errors import ModelError
 from symbody.numeric import simulate
 
+from support.friction_models import sine_push_events, sine_pushed_block
+
 G = 9.81
 
 
@@ -121,3 +123,34 @@ def test_normal_force_from_a_bilateral_multiplier():
     tau = res.t[after] - t_break
     x_exact = (k * (tau**3 / 6 + t_break * tau**2 / 2) - mu * m * G * tau**2 / 2) / m
     assert np.allclose(res["x"][after], x_exact, rtol=1e-8, atol=1e-12)
+
+
+def test_breakaway_between_two_step_ends_is_found():
+    """A block pushed by the triangle k max(0, t1 - |t - t1|) that exceeds mu_static m g only from
+    t_break = 2.4525 to 2.7475: the solver's step over the stuck block spans that window, and the static
+    limit is crossed and recrossed inside it, so the margin is sampled inside the step (it used to be
+    checked at the step ends only, and the block broke away at the kink t1 = 2.6 instead)."""
+    m, k, t1, mu, mu_s = 2.0, 4.0, 2.6, 0.3, 0.5
+    s = sb.System("push")
+    x = s.coordinate("x")
+    s.particle("b", s.point("P", s.origin, (x, 0, 0)), m)
+    s.generalized_force("push", x, k * sb.maximum(0, t1 - sb.Abs(s.t - t1)))
+    s.stick_slip("floor", x, normal=m * G, mu=mu, mu_static=mu_s)
+    res = simulate(s.derive(), 8.0, dt=0.5)
+    # m v' = k t - fk from rest at t_break to t1, then m v' = k (2 t1 - t) - fk until v = 0 at t_stick
+    fk, t_break = mu * m * G, mu_s * m * G / k
+    v1 = (k * (t1**2 - t_break**2) / 2 - fk * (t1 - t_break)) / m
+    x1 = (k * ((t1**3 - t_break**3) / 6 - t_break**2 * (t1 - t_break) / 2) - fk * (t1 - t_break) ** 2 / 2) / m
+    c2, c1 = -k / (2 * m), (k * t1 - fk) / m
+    tau = (-c1 - math.sqrt(c1 * c1 - 4 * c2 * v1)) / (2 * c2)
+    x_stop = x1 + v1 * tau + ((k * t1 - fk) * tau**2 / 2 - k * tau**3 / 6) / m
+    friction = [(ev.kind, ev.time) for ev in res.events if ev.name == "floor"]
+    assert [kind for kind, _ in friction] == ["slip", "stick"]
+    assert [time for _, time in friction] == pytest.approx([t_break, t1 + tau], abs=1e-9)
+    assert abs(res["x"][-1] - x_stop) < 1e-8 and res["dx"][-1] == 0.0
+
+
+def test_breakaway_under_a_smooth_push_while_steps_are_long():
+    res = simulate(sine_pushed_block().derive(), 6.0, dt=3.0)
+    assert [ev.kind for ev in res.events] == ["slip", "stick", "slip"]
+    assert [ev.time for ev in res.events] == pytest.approx(sine_push_events(), abs=1e-8)

@@ -157,7 +157,7 @@ def export_fmu(
                     f"model {eq.name!r} has unilateral contacts: the Python backend does not handle their events; "
                     "use the native C backend (backend='c')"
                 )
-            return build_python_fmu(FmuSpec(eq, 2, "cs"), path, step)
+            return build_python_fmu(FmuSpec(eq, 2, "cs", backend="python"), path, step)
         if backend != "c":
             raise ExportError(f"unknown backend {backend!r}: use 'c' or 'python'")
         from .build import build_fmu

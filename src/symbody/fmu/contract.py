@@ -271,13 +271,31 @@ BLOCKS = (
         ("Phi_init_q", "Phi_init"),
         "[Phi_init_q | Phi_init]: assembly of the initial configuration (ninit rows).",
     ),
-    Block("outputs", ("y",), "User outputs (ny); may use ddq and lam (nc multipliers, then the nk contact forces)."),
+    Block(
+        "outputs",
+        ("y",),
+        "User outputs (ny); may use ddq and lam (nc multipliers, then the nk contact forces and the nf friction "
+        "forces).",
+    ),
     Block(
         "contacts",
         ("gap", "gap_q", "gap_beta", "gap_gamma", "restitution"),
         "[gap | gap_q | gap_beta | gap_gamma | restitution]: unilateral contacts (nk): gaps g >= 0, their Jacobian "
         "rows (nk x nq), g_q dq - gap_beta the gap rates, g_q ddq - gap_gamma the gap accelerations, Newton's "
         "coefficients of restitution.",
+    ),
+    Block(
+        "frictions",
+        ("fr_A", "fr_beta", "fr_gamma", "fr_mu", "fr_mu_static"),
+        "[fr_A | fr_beta | fr_gamma | fr_mu | fr_mu_static]: stick-slip friction elements (nf): rate rows (nf x nq), "
+        "fr_A dq - fr_beta the sliding rates, fr_A ddq - fr_gamma their derivatives, the sliding and the static "
+        "coefficients.",
+    ),
+    Block(
+        "friction_normals",
+        ("fr_normal",),
+        "Normal forces pressing the friction elements (nf; the runtime takes their magnitude); may use lam (nc "
+        "multipliers, the nk contact forces, then the nf friction forces).",
     ),
     Block(
         "switches",

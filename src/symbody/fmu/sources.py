@@ -31,6 +31,7 @@ from .. import __version__
 from ..codegen.c import CAssignment, CBlock, SymbolNames, c_comment, c_string, nonzero
 from ..codegen.c_split import c_function_pieces
 from ..codegen.mass_tree import mass_tree_source
+from ..model.contacts import event_force_symbols
 from ..symbolic.calculus import diff, subs
 from ..symbolic.expr import ZERO, Expr
 from .contract import SETTINGS_DEFAULTS, block
@@ -87,6 +88,15 @@ def initial_fixes(eq) -> list[int]:
                 break
         out.append(fix)
     return out
+
+
+def friction_implicit(eq) -> bool:
+    """Whether a normal force of the stick-slip friction depends on the multipliers, the contact forces or the
+    friction forces (the runtime then finds the forces by fixed-point iteration)."""
+    mask = 0
+    for sym in [*eq.lam, *event_force_symbols(eq)]:
+        mask |= sym.mask
+    return any(f.normal.mask & mask for f in getattr(eq, "frictions", ()))
 
 
 class ModelSource:
@@ -155,6 +165,9 @@ class ModelSource:
                 src[s] = f"_in->{vec}[{i}]"
         for i, c in enumerate(getattr(eq, "contacts", ())):  # the contact forces follow the multipliers
             src[c.force] = f"_in->lam[{eq.nc + i}]"
+        nk = len(getattr(eq, "contacts", ()))
+        for j, f in enumerate(getattr(eq, "frictions", ())):  # then the friction forces
+            src[f.force] = f"_in->lam[{eq.nc + nk + j}]"
         return src
 
     # -- file parts ------------------------------------------------------------
@@ -217,6 +230,9 @@ class ModelSource:
         out.append(
             _array("const char *const", "contact_names", [c_string(c.name) for c in getattr(eq, "contacts", ())])
         )
+        out.append(
+            _array("const char *const", "friction_names", [c_string(f.name) for f in getattr(eq, "frictions", ())])
+        )
         init_names = [r.name for r in eq.constraint_rows[: eq.nh]] + [r.name for r in eq.initial_rows]
         out.append(_array("const char *const", "init_names", [c_string(n) for n in init_names]))
         me = int(self.kind in ("me", "both"))
@@ -233,7 +249,9 @@ class ModelSource:
             "    .init_fix = init_fix,\n    .coordinate_names = coordinate_names,\n"
             "    .constraint_names = constraint_names,\n    .init_names = init_names,\n"
             f"    .nk = {len(getattr(eq, 'contacts', ()))},\n    .contact_names = contact_names,\n"
-            f"    .nsw = {len(getattr(eq, 'switches', ()))},\n}};\n\n"
+            f"    .nsw = {len(getattr(eq, 'switches', ()))},\n"
+            f"    .nf = {len(getattr(eq, 'frictions', ()))},\n    .friction_names = friction_names,\n"
+            f"    .friction_implicit = {int(friction_implicit(eq))},\n}};\n\n"
         )
         return "".join(out)
 
@@ -283,6 +301,30 @@ class ModelSource:
                 ),
             ],
             "[gap | gap_q | gap_beta | gap_gamma | restitution]: unilateral contacts",
+        )
+
+    def _frictions(self) -> list[str]:
+        """``sb_frictions`` and ``sb_friction_normals``: the stick-slip friction elements
+        (:mod:`symbody.model.friction`)."""
+        eq = self.eq
+        frictions = list(getattr(eq, "frictions", ()))
+        names = [f.name for f in frictions]
+        qn = [c.name for c in eq.coordinates]
+        parts = self._fn(
+            "frictions",
+            [
+                self._matrix("_fr_A", [list(f.A) for f in frictions], names, qn, "fr_A", "sliding rate rows"),
+                self._vector("_fr_beta", [f.beta for f in frictions], names, "fr_beta", "rate fr_A dq - fr_beta"),
+                self._vector("_fr_gamma", [f.gamma for f in frictions], names, "fr_gamma", "fr_A ddq = fr_gamma"),
+                self._vector("_fr_mu", [f.mu for f in frictions], names, "fr_mu", "sliding coefficients"),
+                self._vector("_fr_mu_static", [f.mu_static for f in frictions], names, "fr_mu_static", "static"),
+            ],
+            "[fr_A | fr_beta | fr_gamma | fr_mu | fr_mu_static]: stick-slip friction elements",
+        )
+        return parts + self._fn(
+            "friction_normals",
+            [self._vector("_fr_normal", [f.normal for f in frictions], names, "fr_normal", "normal forces")],
+            "normal forces of the friction elements (may use the multipliers and contact forces in lam)",
         )
 
     def _functions(self) -> list[str]:
@@ -359,6 +401,7 @@ class ModelSource:
             )
         )
         parts.extend(self._contacts())
+        parts.extend(self._frictions())
         switches = list(getattr(eq, "switches", ()))
         parts.extend(
             self._fn(

@@ -23,6 +23,7 @@ import re
 from functools import cached_property
 
 from ..errors import ExportError
+from ..model.contacts import event_force_symbols
 from .jacobians import JACOBIAN_MODES, ResidualJacobians, ResidualPattern, jacobian_mode
 from .platforms import host_platform
 from .structure import Dependencies, Known
@@ -88,18 +89,32 @@ def model_identifier(name: str) -> str:
     return base
 
 
-def check_events(eq, fmi_version: int, kind: str) -> None:
-    """Refuse the models whose events this FMU kind does not handle (an FMU without their events would let
-    bodies pass through each other): stick-slip friction.
+def check_events(eq, backend: str = "c") -> None:
+    """Refuse the models whose events a backend does not handle (an FMU without their events would let
+    bodies pass through each other, or a block creep where it sticks): the Python backend
+    (``backend="python"``) has no stick-slip friction; the native backend handles contacts, switching
+    loads and stick-slip friction (``fmu_templates/sb_events.c``).
 
     Raises:
-        ExportError: naming the friction elements or contacts and what is supported.
+        ExportError: naming the friction elements and what is supported.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("block"); x = s.coordinate("x")
+        >>> _ = s.particle("b", s.point("P", s.origin, (x, 0, 0)), 1.0)
+        >>> _ = s.stick_slip("floor", x, normal=9.81, mu=0.3)
+        >>> check_events(s.derive(), "c")
+        >>> check_events(s.derive(), "python")
+        Traceback (most recent call last):
+        ...
+        symbody.errors.ExportError: model 'block' has stick-slip friction (floor): the Python backend does not \
+handle its stick and slip events; export it with the native C backend (backend='c')
     """
     frictions = [f.name for f in getattr(eq, "frictions", ())]
-    if frictions:
+    if frictions and backend != "c":
         raise ExportError(
-            f"model {eq.name!r} has stick-slip friction ({', '.join(frictions)}): FMU export does not handle its "
-            "stick and slip events yet; simulate it with symbody.numeric.simulate"
+            f"model {eq.name!r} has stick-slip friction ({', '.join(frictions)}): the Python backend does not "
+            "handle its stick and slip events; export it with the native C backend (backend='c')"
         )
 
 
@@ -112,17 +127,20 @@ class FmuSpec:
         kind: ``"cs"``, ``"me"`` or ``"both"``.
         jacobians: ``"exact"``, ``"forward"``, ``"none"`` or None (chosen by size), see
             :func:`symbody.fmu.jacobians.jacobian_mode`.
+        backend: ``"c"`` (native) or ``"python"`` (pythonfmu): the events each handles differ
+            (:func:`check_events`).
 
     Raises:
-        ExportError: unknown FMI version, kind or Jacobian mode, or clashing variable names.
+        ExportError: unknown FMI version, kind or Jacobian mode, clashing variable names, or events the
+            backend does not handle.
     """
 
-    def __init__(self, eq, fmi_version: int = 2, kind: str = "both", jacobians: str | None = None):
+    def __init__(self, eq, fmi_version: int = 2, kind: str = "both", jacobians: str | None = None, backend: str = "c"):
         if fmi_version not in (2, 3):
             raise ExportError(f"unsupported FMI version {fmi_version!r}: use 2 or 3")
         if kind not in KINDS:
             raise ExportError(f"unknown FMU kind {kind!r}: use one of {', '.join(KINDS)}")
-        check_events(eq, fmi_version, kind)
+        check_events(eq, backend)
         self.eq = eq
         self.fmi_version = fmi_version
         self.kind = kind
@@ -180,8 +198,9 @@ class FmuSpec:
 
     @property
     def provides_directional_derivatives(self) -> bool:
-        """False in the ``none`` mode (its implicit solver uses differences; none are offered to importers)."""
-        return self.jacobian_mode != "none"
+        """False in the ``none`` mode (its implicit solver uses differences; none are offered to importers) and
+        for models with stick-slip friction (its forces are not differentiated)."""
+        return self.jacobian_mode != "none" and not getattr(self.eq, "frictions", ())
 
     @cached_property
     def dependencies(self) -> Dependencies:
@@ -216,11 +235,36 @@ class FmuSpec:
     def initial_unknowns(self) -> list[FmuVariable]:
         return [v for v in self.variables if v.causality == "output" and v.initial in ("approx", "calculated")]
 
+    def _event_coupled(self, v: FmuVariable) -> bool:
+        """Whether ``v`` depends on the forces of contacts or friction: an acceleration of a model with either,
+        or an output of accelerations, multipliers or those forces.  Their dependencies follow the modes (a
+        closed contact or a sticking element couples what it touches), so all knowns are declared."""
+        eq = self.eq
+        forces = event_force_symbols(eq)
+        if not forces or v.kind not in ("ddq", "y"):
+            return False
+        if v.kind == "ddq":
+            return True
+        mask = 0
+        for sym in [*forces, *eq.lam, *eq.ddq]:
+            mask |= sym.mask
+        return bool(eq.outputs[v.index].expr.mask & mask)
+
+    def _all_knowns(self, init: bool) -> set[Known]:
+        eq = self.eq
+        out: set[Known] = {("t", 0)} | {("u", k) for k in range(eq.nu)}
+        out |= {(kind, i) for kind in ("q", "dq") for i in range(eq.nq)}
+        if init:
+            out |= {("p", j) for j in range(len(eq.parameters))}
+        return out
+
     def runtime_deps(self, v: FmuVariable) -> set[Known]:
         """Knowns of an output or derivative in Continuous-Time/Event Mode or at communication points."""
         d = self.dependencies
         if v.kind in ("q", "dq"):
             deps = {(v.kind, v.index)}
+        elif self._event_coupled(v):
+            deps = self._all_knowns(init=False)
         elif v.kind == "ddq":
             deps = d.acc[v.index]
         elif v.kind == "y":
@@ -236,6 +280,8 @@ class FmuSpec:
         d = self.dependencies
         if v.kind in ("q", "dq"):
             return set(d.state_init) if v.initial == "approx" else {(v.kind, v.index)}
+        if self._event_coupled(v):
+            return {k for k in self._all_knowns(init=True) if k[0] != "p" or self._by_kind.get(k) is not None}
         if v.kind == "ddq":
             return set(d.acc_init[v.index])
         if v.kind == "y":

@@ -8,7 +8,7 @@ dotted names (``solver.method``, ``baumgarte.alpha``), which no model name can
 take; they come from the runtime contract (:mod:`symbody.fmu.contract`).
 Value references are the positions in :func:`fmu_variables`' list, in this
 order: ``time``, positions, velocities, accelerations, inputs, parameters,
-outputs, settings, event indicators (Model Exchange: unilateral contacts, switching functions) -- the same
+outputs, settings, event indicators (Model Exchange: unilateral contacts, switching functions, friction) -- the same
 for FMI 2 and FMI 3, for the C and the Python
 backends.
 
@@ -247,6 +247,20 @@ def fmu_variables(eq, kind: str) -> list[FmuVariable]:
                 initial="calculated",
                 start=None,
                 description=f"switching function of the loads: {e}"[:200],
+            )
+        nsw = len(getattr(eq, "switches", ()))
+        for j, f in enumerate(getattr(eq, "frictions", ())):
+            add(
+                name=f"{f.name}.indicator",
+                kind="event",
+                index=nk + nsw + j,
+                type="Real",
+                causality="local",
+                variability="continuous",
+                initial="calculated",
+                start=None,
+                description=f"event indicator of friction {f.name}: mu_static |N| - |F| while it sticks, the sliding "
+                "rate along the slip direction while it slips",
             )
     names: dict[str, FmuVariable] = {}
     for v in out:

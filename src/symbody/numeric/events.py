@@ -13,7 +13,9 @@ step the events inside it are located on the solver's dense output:
   watched for reaching ``-gap_tol / 2``, so that a gap leaving zero tangentially and turning
   negative at higher order is caught too);
 - a closed contact whose force crosses zero;
-- a slipping element whose rate reaches zero, a sticking one whose force reaches ``mu_static |N|``;
+- a slipping element whose rate reaches zero, a sticking one whose force reaches ``mu_static |N|``
+  (sampled inside the step too, at least every ``STICK_SAMPLE`` seconds: the states of a stuck body
+  stand still and let the steps grow, while the load may exceed the limit for a moment);
 - a switching function of the loads crossing zero (either way).
 
 The earliest one is found by Brent's method to round-off, the state there is taken from the dense
@@ -58,6 +60,8 @@ from .results import TimeHistory
 EVENT_METHODS = ("RK45", "DOP853", "Radau", "BDF", "RK23")
 #: interior samples of the gaps per step
 GAP_SAMPLES = 4
+#: the largest spacing of the samples of a sticking friction element's margin (s; the FMUs' solver.step)
+STICK_SAMPLE = 1e-3
 #: crossings of one switching function within ``CHATTER_SPAN`` (relative time) that end a simulation
 CHATTER_EVENTS = 50
 CHATTER_SPAN = 1e-6
@@ -281,11 +285,11 @@ class EventLog:
 
         return g
 
-    def _functions(self, dense: Any) -> list[tuple[int, Any, bool]]:
-        """The event functions of the mode: ``(key, function, sampled inside the step)``; an event is a
-        crossing from positive to zero or below."""
+    def _functions(self, dense: Any) -> list[tuple[int, Any, bool | float]]:
+        """The event functions of the mode: ``(key, function, sampled inside the step)`` (a spacing in
+        seconds: at least that dense); an event is a crossing from positive to zero or below."""
         form, n, nk = self.form, self.form.n, len(self.names)
-        out = []
+        out: list[tuple[int, Any, bool | float]] = []
         for i in np.flatnonzero(~form.closed):
             def gap(t: float, y: np.ndarray, i: int = int(i)) -> float:
                 return float(form.watched(t, y)[0][i])
@@ -314,7 +318,7 @@ class EventLog:
                     a = form.at(t, y)
                     return float(form.state(t, y[:n], y[n:]).mu_static[j] * a.normal[j] - abs(a.friction[j]))
 
-                out.append((nk + j, self._divided(-1, margin, dense), False))
+                out.append((nk + j, self._divided(-1, margin, dense), STICK_SAMPLE))
         for k in range(len(self.switch_names)):
             def switch(t: float, y: np.ndarray, k: int = k) -> float:
                 return float(form.watched(t, y)[3][k])
@@ -334,7 +338,10 @@ class EventLog:
         best: tuple[float, int] | None = None
         self._t0 = t0
         for key, g, sampled in self._functions(dense):
-            ts = np.linspace(t0, t1, GAP_SAMPLES + 2) if sampled else np.array([t0, t1])
+            if isinstance(sampled, bool):
+                ts = np.linspace(t0, t1, GAP_SAMPLES + 2) if sampled else np.array([t0, t1])
+            else:  # at least every `sampled` seconds
+                ts = np.linspace(t0, t1, max(GAP_SAMPLES, int(np.ceil((t1 - t0) / sampled))) + 2)
             vals = [g(float(t)) for t in ts]
             if vals[0] <= 0.0 and key not in self.anchors and vals[-1] < 0.0:
                 best = (t0, key) if best is None or t0 < best[0] else best  # already crossed: resolve at once
