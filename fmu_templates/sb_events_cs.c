@@ -10,8 +10,10 @@
  * communication point.  An open contact that has just left zero gap does not count its root at the
  * start of the chunk: when it separates, its gap divided by the time since the start is watched (its
  * limit there is the gap rate); when it leaves tangentially, the gap is watched for reaching
- * -SB_GAP_TOL / 2 below its start.  A gap that dips below zero and back within one chunk is not seen
- * (as in any step-end sign test).  The switching functions of the loads (kinks and jumps of forces) are
+ * -SB_GAP_TOL / 2 below its start.  A gap that dips below zero and back within one chunk (a grazing
+ * impact, a long step) is found by dip(): the gap approaching at the start of the chunk and separating
+ * at its end has a minimum inside, located on the cubic Hermite interpolant of the gap and its rate and
+ * checked on the re-integrated state.  The switching functions of the loads (kinks and jumps of forces) are
  * located the same way, crossing zero in either direction, and the integration restarts there (the
  * generated code evaluates sign() as it stands, so the last stage of a fixed rk4 step ending at a kink
  * may still see the other side: an error of the order of the step times the jump remains there).
@@ -34,6 +36,7 @@ typedef struct {
     double *z, *off;  /* event functions; offsets of the contacts leaving zero gap tangentially, for the
                          switching functions the side (+1, -1) they start on */
     double *rate;     /* gap rates at the start of the chunk */
+    double *dip;      /* work of dip(): the state at the end of the chunk (nS), gaps and rates (3 nk) */
     int *watched;     /* positive at the start of the chunk */
     int *divided;     /* separating from zero gap: the gap divided by the time since ta is watched */
 } SbWatch;
@@ -112,6 +115,107 @@ static SbStatus locate(SbInstance *inst, SbWatch *w, double a, double fa, double
     return SB_OK;
 }
 
+/* -- gaps that dip below zero and back within one chunk -------------------------------------------- */
+
+#define SB_DIP_REFINEMENTS 8
+
+/* The minimum over s in [0, 1] of the cubic Hermite interpolant with values v0, v1 and derivatives
+   d0 < 0 < d1 (per unit s) at the ends: its only interior critical point, by bisection on the slope. */
+static double hermite_minimum(double v0, double d0, double v1, double d1, double *smin)
+{
+    const double a2 = -3.0 * v0 - 2.0 * d0 + 3.0 * v1 - d1, a3 = 2.0 * v0 + d0 - 2.0 * v1 + d1;
+    double lo = 0.0, hi = 1.0;
+    for (int it = 0; it < 60; ++it) {
+        const double s = 0.5 * (lo + hi);
+        if ((3.0 * a3 * s + 2.0 * a2) * s + d0 < 0.0) lo = s;
+        else hi = s;
+    }
+    *smin = 0.5 * (lo + hi);
+    return ((a3 * *smin + a2) * *smin + d0) * *smin + v0;
+}
+
+/* Contact i approaches at ta (value vl, rate dl) and separates at tb (vr, dr) with a watched value
+   positive at both ends: refine the bracket of its minimum on the re-integrated state until the
+   minimum is seen to stay clear of zero (0: no event) or a state with a watched function not positive
+   is reached (1: the state and *fc are at *tc). */
+static SbStatus dip_of(SbInstance *inst, SbWatch *w, int i, double ta, double vl, double dl, double tb, double vr,
+                       double dr, double *tc, double *fc, int *found)
+{
+    double tl = ta, tr = tb;
+    *found = 0;
+    for (int it = 0; it < SB_DIP_REFINEMENTS; ++it) {
+        const double h = tr - tl;
+        double sm;
+        const double pm = hermite_minimum(vl, dl * h, vr, dr * h, &sm);
+        if (pm > 0.5 * fmin(vl, vr)) return SB_OK; /* a shallow minimum, well clear of zero */
+        const double tm = tl + sm * h;
+        if (!(tm > tl && tm < tr)) return SB_OK;
+        double fm, rate;
+        SbStatus s = reach(inst, w, ta, tm, &fm);
+        if (s != SB_OK) return s;
+        if (fm <= 0.0) {
+            *tc = tm;
+            *fc = fm;
+            *found = 1;
+            return SB_OK;
+        }
+        const double vm = w->z[i] + w->off[i];
+        sb_contact_rates(inst, w->dip + inst->state.nS + 2 * w->nk);
+        rate = w->dip[inst->state.nS + 2 * w->nk + i];
+        if (fabs(vm - pm) <= 0.1 * vm) return SB_OK; /* the interpolant is accurate: its minimum is positive */
+        if (rate > 0.0) {
+            tr = tm;
+            vr = vm;
+            dr = rate;
+        } else {
+            tl = tm;
+            vl = vm;
+            dl = rate;
+        }
+    }
+    return SB_OK;
+}
+
+/* After a chunk from ta to *tb at whose end every watched function is positive: an open contact whose
+   gap approaches at ta and separates at *tb has passed a minimum inside the chunk.  When that minimum is
+   not positive, *tb and *fb become a time and value at or after which the smallest watched function is
+   not positive (the state is left there, for locate()); otherwise the state at *tb is kept. */
+static SbStatus dip(SbInstance *inst, SbWatch *w, double ta, double *tb, double *fb)
+{
+    const int k = w->nk, nS = inst->state.nS;
+    double *Sb = w->dip, *z1 = Sb + nS, *r1 = z1 + k;
+    int suspect = 0;
+    if (k == 0) return SB_OK;
+    sb_contact_rates(inst, r1);
+    for (int i = 0; i < k; ++i) {
+        z1[i] = w->z[i] + w->off[i];
+        if (w->watched[i] && inst->state.closed[i] == 0.0 && w->rate[i] < 0.0 && r1[i] > 0.0) suspect = 1;
+    }
+    if (!suspect) return SB_OK;
+    memcpy(Sb, inst->state.S, (size_t)nS * sizeof(double));
+    const double tend = *tb;
+    double fend = *fb;
+    SbStatus s = SB_OK;
+    for (int i = 0; i < k && s == SB_OK; ++i) {
+        if (!(w->watched[i] && inst->state.closed[i] == 0.0 && w->rate[i] < 0.0 && r1[i] > 0.0)) continue;
+        double f0, tc, fc;
+        int found;
+        if ((s = reach(inst, w, ta, ta, &f0)) != SB_OK) break; /* the values at ta */
+        s = dip_of(inst, w, i, ta, w->z[i] + w->off[i], w->rate[i], tend, z1[i], r1[i], &tc, &fc, &found);
+        if (s == SB_OK && found && tc < *tb) {
+            *tb = tc;
+            *fb = fc;
+        }
+    }
+    if (s != SB_OK) return s;
+    if (*tb < tend) return reach(inst, w, ta, *tb, fb); /* the earliest dip */
+    memcpy(inst->state.S, Sb, (size_t)nS * sizeof(double));
+    sb_changed(inst);
+    return smallest(inst, w, tend, &fend);
+}
+
+/* -- the communication step ------------------------------------------------------------------------ */
+
 static SbStatus integrate(SbInstance *inst, SbWatch *w, double t0, double tend)
 {
     const int k = w->nk, nz = w->nz;
@@ -123,7 +227,7 @@ static SbStatus integrate(SbInstance *inst, SbWatch *w, double t0, double tend)
     SbStatus s = sb_events_resolve(inst, "DoStep", &changed); /* the modes at the start */
     while (s == SB_OK && t < tend) {
         const double h = chunk(inst, t0, tend);
-        const double tb = tend - t <= h * (1.0 + 1e-12) ? tend : t + h;
+        double tb = tend - t <= h * (1.0 + 1e-12) ? tend : t + h;
         double fa, fb, te;
         *inst->state.time = t;
         sb_changed(inst);
@@ -145,6 +249,7 @@ static SbStatus integrate(SbInstance *inst, SbWatch *w, double t0, double tend)
         memcpy(w->S0, inst->state.S, (size_t)inst->state.nS * sizeof(double));
         if ((s = sb_integrate(inst, t, tb)) != SB_OK) return s;
         if ((s = smallest(inst, w, tb, &fb)) != SB_OK) return s;
+        if (fb > 0.0 && (s = dip(inst, w, t, &tb, &fb)) != SB_OK) return s; /* a gap below zero inside */
         if (fb > 0.0) {
             t = tb;
             continue;
@@ -171,15 +276,17 @@ SbStatus sb_events_integrate(SbInstance *inst, double t0, double tend)
     w.z = malloc((size_t)nz * sizeof(double));
     w.off = malloc((size_t)nz * sizeof(double));
     w.rate = malloc((size_t)nz * sizeof(double));
+    w.dip = malloc(((size_t)inst->state.nS + 3 * (size_t)nz) * sizeof(double));
     w.watched = malloc((size_t)nz * sizeof(int));
     w.divided = malloc((size_t)nz * sizeof(int));
     w.ta = t0;
-    SbStatus s = w.S0 && w.z && w.off && w.rate && w.watched && w.divided ? integrate(inst, &w, t0, tend)
+    SbStatus s = w.S0 && w.z && w.off && w.rate && w.dip && w.watched && w.divided ? integrate(inst, &w, t0, tend)
                                                    : sb_problem(inst, SB_ERROR, "out of memory");
     free(w.S0);
     free(w.z);
     free(w.off);
     free(w.rate);
+    free(w.dip);
     free(w.watched);
     free(w.divided);
     return s;
