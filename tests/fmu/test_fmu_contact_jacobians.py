@@ -98,7 +98,7 @@ def test_resting_ball_directional_derivatives_closed_form(tmp_path, version):
     inst.set_x(np.array([1e-3, 0.02]))  # off the constraint manifold, still in the closed mode
     d_y = inst.directional(inst.states[0], ["N"])
     d_dy = inst.directional(inst.states[1], ["N"])
-    assert np.allclose(d_y, [0.0, -BETA**2, -m * BETA**2], rtol=1e-8, atol=1e-8)
+    assert np.allclose(d_y, [0.0, -(BETA**2), -m * BETA**2], rtol=1e-8, atol=1e-8)
     assert np.allclose(d_dy, [1.0, -2 * ALPHA, -2 * m * ALPHA], rtol=1e-8, atol=1e-8)
     assert inst.values(["N"])[2] == pytest.approx(m * (G - 2 * ALPHA * 0.02 - BETA**2 * 1e-3), rel=1e-10)
     inst.set_x(np.array([0.5, 0.0]))  # lifted: the event opens the contact
