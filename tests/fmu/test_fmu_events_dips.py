@@ -5,37 +5,14 @@ and 3, checked against the closed-form impact time and the motion after it."""
 
 from __future__ import annotations
 
-import math
-
 import fmpy
 import pytest
 
-import symbody as sb
 from symbody.fmu import export_fmu
 
-G = 9.81
-V0, H, E = 5.0, 1.2, 0.5  # thrown up at V0 under a ceiling at H (apex V0^2 / 2 G = 1.274 above it)
-T_HIT = (V0 - math.sqrt(V0 * V0 - 2 * G * H)) / G  # 0.3867: the gap H - y is below zero until 0.6327
+from support.contact_models import T_HIT, H, thrown_ball, thrown_ball_motion
+
 SOLVERS = {"rk4": 1, "dopri5": 2, "rosenbrock23": 3}
-
-
-def thrown_ball() -> sb.System:
-    s = sb.System("graze")
-    y = s.coordinate("y", 0.0, dq0=V0)
-    s.particle("b", s.point("P", s.origin, (0, y, 0)), 1.0)
-    s.gravity((0, -G, 0))
-    s.unilateral("ceiling", H - y, restitution=E)
-    return s
-
-
-def exact(t: float) -> tuple[float, float]:
-    """Height and velocity: free flight, then the rebound from the ceiling at T_HIT with -E times the
-    approach speed."""
-    if t < T_HIT:
-        return V0 * t - G * t * t / 2, V0 - G * t
-    v = -E * (V0 - G * T_HIT)
-    tau = t - T_HIT
-    return H + v * tau - G * tau * tau / 2, v - G * tau
 
 
 @pytest.mark.parametrize("version", (2, 3))
@@ -58,6 +35,6 @@ def test_grazing_impact_inside_one_internal_step_is_found(tmp_path, version, met
     )  # fmt: skip
     impacts = [float(m.split("t = ")[1].split(":")[0]) for m in log if "impact of contact" in m]
     assert len(impacts) == 1 and abs(impacts[0] - T_HIT) < 1e-6
-    y, dy = exact(1.0)
+    y, dy = thrown_ball_motion(1.0)
     assert abs(res["y"][-1] - y) < 1e-6 and abs(res["dy"][-1] - dy) < 1e-6
     assert res["y"][-1] < H  # (without the impact the ball would be at 0.095 on its way down: y = 0.095)

@@ -37,6 +37,10 @@ try:
 except ImportError:  # imported from the package (tests, documentation)
     from . import python_settings as setting
 value_problem = setting.value_problem  # the slave checks the values it is given through this module
+try:  # unilateral contacts and switching loads: a file of their own, copied into the FMU too
+    import symbody_python_events as events  # type: ignore[import-not-found,unused-ignore]
+except ImportError:
+    from . import python_events as events
 
 MAX_STEPS = 1000000
 
@@ -61,7 +65,7 @@ class HostError(Exception):
 
 # errors of Python arithmetic inside the generated blocks: math domain errors (ValueError), overflow
 # and division by zero (ArithmeticError); numpy's raise as FloatingPointError
-NUMERICAL_ERRORS = (StepFailure, np.linalg.LinAlgError, ArithmeticError, ValueError)
+NUMERICAL_ERRORS = (StepFailure, events.EventFailure, np.linalg.LinAlgError, ArithmeticError, ValueError)
 
 
 #: as the C runtime's SB_FILTER_SWITCH, SB_VANISHING_ROW, SB_FILTER_LEVEL, SB_CORR_REG, SB_SINGULAR_GAP
@@ -145,6 +149,7 @@ class Model:
         self.nc = int(info["nc"])
         self.nh = int(info["nh"])
         self.info = info
+        self.events = events.Events(self) if info.get("nk", 0) + info.get("nsw", 0) else None
         self.reset()
 
     def reset(self) -> None:
@@ -167,6 +172,8 @@ class Model:
         self.terminate = False  # no smaller step can continue: the FMU asks the host to stop
         self._discards = (math.nan, math.nan, 0)
         self.refused: dict[str, str] = {}  # variable or call -> why the FMU refused it (steps are discarded)
+        if self.events is not None:
+            self.events.closed[:] = False
 
     def changed(self) -> None:
         self._cache = None
@@ -206,6 +213,8 @@ class Model:
                         raise StepFailure("singular augmented matrix [M D^T; D 0]") from None
                     sol = np.split(x, [n])
             ddq, lam = sol
+        if self.events is not None:  # the forces of the closed contacts
+            ddq, lam = self.events.accelerations(t, x, ddq, lam)
         if not (np.all(np.isfinite(ddq)) and np.all(np.isfinite(lam))):
             raise StepFailure("non-finite accelerations")
         return ddq, lam
@@ -214,7 +223,9 @@ class Model:
         return np.concatenate([x[self.n :], self.accelerations(t, x)[0]])
 
     def state_jacobian(self, t: float, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """d[dq; ddq]/dx and d/dt from the exact residual Jacobians."""
+        """d[dq; ddq]/dx and d/dt from the exact residual Jacobians (of the contact mode by differences)."""
+        if self.events is not None and self.events.closed.any():
+            return self.events.jacobian(t, x)
         n, nc, nh = self.n, self.nc, self.nh
         q, dq = x[:n], x[n:]
         ddq, lam = self.accelerations(t, x)
@@ -248,7 +259,8 @@ class Model:
         if self._cache is None:
             n = self.n
             ddq, lam = self.accelerations(self.t, self.x)
-            (y,) = self.b.outputs(self.t, self.x[:n], self.x[n:], self.u, self.p, ddq, lam)
+            forces = self.events.forces if self.events is not None else np.zeros(0)  # (outputs may use them)
+            (y,) = self.b.outputs(self.t, self.x[:n], self.x[n:], self.u, self.p, ddq, np.concatenate([lam, forces]))
             self._cache = (ddq, lam, y)
             self.undetermined_outputs = self._undetermined_outputs(ddq, lam, np.asarray(y, dtype=float))
         return self._cache
@@ -392,6 +404,11 @@ class Model:
         dm = max(d1, d2)
         h1 = max(1e-6, h0 * 1e-3) if dm <= 1e-15 else (0.01 / dm) ** (1.0 / (order + 1))
         return min(100 * h0, h1, span, hmax)
+
+    def integrate(self, t0: float, tend: float) -> None:
+        """The solver from t0 to tend (the events inside are not looked for)."""
+        method = int(self.settings[setting.METHOD])
+        self._rk4(t0, tend) if method == setting.RK4 else self._adaptive(t0, tend, method)
 
     def _rk4(self, t0: float, tend: float) -> None:
         H, h = tend - t0, self.settings[setting.STEP]
@@ -555,20 +572,19 @@ class Model:
         self.check_step(t0, H)
         if H == 0:
             return True
-        saved = (self.t, self.x.copy(), self.h_next)
+        saved = (self.t, self.x.copy(), self.h_next, None if self.events is None else self.events.closed.copy())
         self._underflow_at, self.warning = math.nan, ""
         method = int(self.settings[setting.METHOD])
         try:
             with np.errstate(divide="raise", over="raise", invalid="raise"):
-                if method == setting.RK4:
-                    self._rk4(t0, t0 + H)
-                else:
-                    self._adaptive(t0, t0 + H, method)
+                (self.integrate if self.events is None else self.events.step)(t0, t0 + H)
                 self.t = t0 + H
                 self.changed()
                 self._check_result()
         except NUMERICAL_ERRORS as e:
             self.t, self.x, self.h_next = saved[0], saved[1], saved[2]
+            if self.events is not None:
+                self.events.closed, self.events.messages = saved[3], []
             self.changed()
             self.problem = str(e) if isinstance(e, StepFailure) else f"{type(e).__name__}: {e}"
             self._after_discard(t0, H, method)
