@@ -10,10 +10,12 @@
  * communication point.  An open contact that has just left zero gap does not count its root at the
  * start of the chunk: when it separates, its gap divided by the time since the start is watched (its
  * limit there is the gap rate); when it leaves tangentially, the gap is watched for reaching
- * -SB_GAP_TOL / 2 below its start.  A gap that dips below zero and back within one chunk (a grazing
- * impact, a long step) is found by dip(): the gap approaching at the start of the chunk and separating
- * at its end has a minimum inside, located on the cubic Hermite interpolant of the gap and its rate and
- * checked on the re-integrated state.  The switching functions of the loads (kinks and jumps of forces) are
+ * -SB_GAP_TOL / 2 below its start.  An event function that dips below zero and back within one chunk
+ * (a grazing impact, a load switched on and off again, a long step) is found by dip(): one that
+ * decreases at the start of the chunk and increases at its end has a minimum inside, located on the
+ * cubic Hermite interpolant of its values and rates (gap rates G dq - gap_beta; the rates of the
+ * switching functions by a central difference along the motion) and checked on the re-integrated
+ * state.  The switching functions of the loads (kinks and jumps of forces) are
  * located the same way, crossing zero in either direction, and the integration restarts there (the
  * generated code evaluates sign() as it stands, so the last stage of a fixed rk4 step ending at a kink
  * may still see the other side: an error of the order of the step times the jump remains there).
@@ -36,7 +38,8 @@ typedef struct {
     double *z, *off;  /* event functions; offsets of the contacts leaving zero gap tangentially, for the
                          switching functions the side (+1, -1) they start on */
     double *rate;     /* gap rates at the start of the chunk */
-    double *dip;      /* work of dip(): the state at the end of the chunk (nS), gaps and rates (3 nk) */
+    double *dip;      /* work of dip() (SbDip) */
+    double carried;   /* the time of the values and rates dip() carried to the next chunk (NAN: none) */
     int *watched;     /* positive at the start of the chunk */
     int *divided;     /* separating from zero gap: the gap divided by the time since ta is watched */
 } SbWatch;
@@ -115,9 +118,72 @@ static SbStatus locate(SbInstance *inst, SbWatch *w, double a, double fa, double
     return SB_OK;
 }
 
-/* -- gaps that dip below zero and back within one chunk -------------------------------------------- */
+/* -- event functions that dip below zero and back within one chunk -------------------------------- */
 
 #define SB_DIP_REFINEMENTS 8
+
+/* Views into SbWatch.dip: the state at the end of the chunk (nS); raw event functions and rates at the
+   start (z0, r0: carried from the end of the last chunk when it ended without an event, at time
+   w->carried), rates at the end and inside (nz each); the work of the switching rates (2 nq, nq, 2 nsw). */
+typedef struct {
+    double *Sb, *z0, *r0, *r1, *rt, *xs, *ddq, *swp, *swm;
+} SbDip;
+
+static SbDip dip_views(const SbInstance *inst, const SbWatch *w)
+{
+    const int nz = w->nz, n = inst->m->nq, nsw = nz - w->nk;
+    SbDip d;
+    d.Sb = w->dip;
+    d.z0 = d.Sb + inst->state.nS;
+    d.r0 = d.z0 + nz;
+    d.r1 = d.r0 + nz;
+    d.rt = d.r1 + nz;
+    d.xs = d.rt + nz;
+    d.ddq = d.xs + 2 * n;
+    d.swp = d.ddq + n;
+    d.swm = d.swp + nsw;
+    return d;
+}
+
+/* Number of doubles of SbWatch.dip. */
+static size_t dip_size(const SbInstance *inst, int nz)
+{
+    return (size_t)inst->state.nS + 4 * (size_t)nz + 3 * (size_t)inst->m->nq + 2 * (size_t)(nz - inst->m->nk) + 1;
+}
+
+/* The time derivatives of the raw event functions at the current state and time t (contacts: the gap
+   rates G dq - gap_beta; switching functions: a central difference along the motion [dq; ddq], the
+   accelerations of the current mode). */
+static SbStatus rates(SbInstance *inst, SbWatch *w, SbDip *d, double t, double *r)
+{
+    const int k = w->nk, nsw = w->nz - k, n = inst->m->nq;
+    if (k > 0) sb_contact_rates(inst, r);
+    if (nsw == 0) return SB_OK;
+    const double *x = inst->state.x;
+    SbStatus s = sb_accelerations(inst, t, x, d->ddq, NULL);
+    if (s != SB_OK) return s;
+    double xn = 1.0, vn = 0.0;
+    for (int j = 0; j < n; ++j) {
+        xn = fmax(xn, fmax(fabs(x[j]), fabs(x[n + j])));
+        vn = fmax(vn, fmax(fabs(x[n + j]), fabs(d->ddq[j])));
+    }
+    const double h = cbrt(DBL_EPSILON) * xn / fmax(vn, 1.0);
+    for (int side = 1; side >= -1; side -= 2) {
+        for (int j = 0; j < n; ++j) {
+            d->xs[j] = x[j] + side * h * x[n + j];
+            d->xs[n + j] = x[n + j] + side * h * d->ddq[j];
+        }
+        SbPoint pt = sb_point(inst, t + side * h, d->xs, NULL, NULL);
+        sb_switches(&pt, side > 0 ? d->swp : d->swm);
+    }
+    for (int j = 0; j < nsw; ++j) r[k + j] = (d->swp[j] - d->swm[j]) / (2.0 * h);
+    return SB_OK;
+}
+
+/* The watched value of event function i from its raw value (the offsets and sides of the chunk), and the
+   same for its rate. */
+static double watched_value(const SbWatch *w, int i, double z) { return i < w->nk ? z + w->off[i] : w->off[i] * z; }
+static double watched_rate(const SbWatch *w, int i, double r) { return i < w->nk ? r : w->off[i] * r; }
 
 /* The minimum over s in [0, 1] of the cubic Hermite interpolant with values v0, v1 and derivatives
    d0 < 0 < d1 (per unit s) at the ends: its only interior critical point, by bisection on the slope. */
@@ -134,23 +200,22 @@ static double hermite_minimum(double v0, double d0, double v1, double d1, double
     return ((a3 * *smin + a2) * *smin + d0) * *smin + v0;
 }
 
-/* Contact i approaches at ta (value vl, rate dl) and separates at tb (vr, dr) with a watched value
-   positive at both ends: refine the bracket of its minimum on the re-integrated state until the
-   minimum is seen to stay clear of zero (0: no event) or a state with a watched function not positive
-   is reached (1: the state and *fc are at *tc). */
-static SbStatus dip_of(SbInstance *inst, SbWatch *w, int i, double ta, double vl, double dl, double tb, double vr,
-                       double dr, double *tc, double *fc, int *found)
+/* Event function i decreases at ta (watched value vl, rate dl) and increases at tb (vr, dr), positive at
+   both ends: refine the bracket of its minimum on the re-integrated state until the minimum is seen to
+   stay clear of zero (*found = 0) or a state where a watched function is not positive is reached
+   (*found = 1: the state and *fc are at *tc). */
+static SbStatus dip_of(SbInstance *inst, SbWatch *w, SbDip *d, int i, double ta, double vl, double dl, double tb,
+                       double vr, double dr, double *tc, double *fc, int *found)
 {
     double tl = ta, tr = tb;
     *found = 0;
     for (int it = 0; it < SB_DIP_REFINEMENTS; ++it) {
         const double h = tr - tl;
-        double sm;
+        double sm, fm;
         const double pm = hermite_minimum(vl, dl * h, vr, dr * h, &sm);
         if (pm > 0.5 * fmin(vl, vr)) return SB_OK; /* a shallow minimum, well clear of zero */
         const double tm = tl + sm * h;
         if (!(tm > tl && tm < tr)) return SB_OK;
-        double fm, rate;
         SbStatus s = reach(inst, w, ta, tm, &fm);
         if (s != SB_OK) return s;
         if (fm <= 0.0) {
@@ -159,59 +224,78 @@ static SbStatus dip_of(SbInstance *inst, SbWatch *w, int i, double ta, double vl
             *found = 1;
             return SB_OK;
         }
-        const double vm = w->z[i] + w->off[i];
-        sb_contact_rates(inst, w->dip + inst->state.nS + 2 * w->nk);
-        rate = w->dip[inst->state.nS + 2 * w->nk + i];
+        const double vm = watched_value(w, i, w->z[i]);
+        if ((s = rates(inst, w, d, tm, d->rt)) != SB_OK) return s;
+        const double rm = watched_rate(w, i, d->rt[i]);
         if (fabs(vm - pm) <= 0.1 * vm) return SB_OK; /* the interpolant is accurate: its minimum is positive */
-        if (rate > 0.0) {
+        if (rm > 0.0) {
             tr = tm;
             vr = vm;
-            dr = rate;
+            dr = rm;
         } else {
             tl = tm;
             vl = vm;
-            dl = rate;
+            dl = rm;
         }
     }
     return SB_OK;
 }
 
-/* After a chunk from ta to *tb at whose end every watched function is positive: an open contact whose
-   gap approaches at ta and separates at *tb has passed a minimum inside the chunk.  When that minimum is
-   not positive, *tb and *fb become a time and value at or after which the smallest watched function is
-   not positive (the state is left there, for locate()); otherwise the state at *tb is kept. */
+/* After a chunk from ta to *tb at whose end every watched function is positive (w->z holds the raw
+   values there): an open contact's gap or a switching function that decreases at ta and increases at *tb
+   has passed a minimum inside the chunk.  When that minimum is not positive, *tb and *fb become a time
+   and value at which the smallest watched function is not positive (the state is left there, for
+   locate()); otherwise the state at *tb is kept and its values carried to the next chunk. */
 static SbStatus dip(SbInstance *inst, SbWatch *w, double ta, double *tb, double *fb)
 {
-    const int k = w->nk, nS = inst->state.nS;
-    double *Sb = w->dip, *z1 = Sb + nS, *r1 = z1 + k;
-    int suspect = 0;
-    if (k == 0) return SB_OK;
-    sb_contact_rates(inst, r1);
-    for (int i = 0; i < k; ++i) {
-        z1[i] = w->z[i] + w->off[i];
-        if (w->watched[i] && inst->state.closed[i] == 0.0 && w->rate[i] < 0.0 && r1[i] > 0.0) suspect = 1;
-    }
-    if (!suspect) return SB_OK;
-    memcpy(Sb, inst->state.S, (size_t)nS * sizeof(double));
+    const int k = w->nk, nz = w->nz, nS = inst->state.nS;
+    SbDip d = dip_views(inst, w);
     const double tend = *tb;
-    double fend = *fb;
-    SbStatus s = SB_OK;
-    for (int i = 0; i < k && s == SB_OK; ++i) {
-        if (!(w->watched[i] && inst->state.closed[i] == 0.0 && w->rate[i] < 0.0 && r1[i] > 0.0)) continue;
-        double f0, tc, fc;
+    int rising = 0, moved = 0;
+    if (nz == 0) return SB_OK;
+    SbStatus s = rates(inst, w, &d, tend, d.r1);
+    if (s != SB_OK) return s;
+    for (int i = 0; i < nz; ++i)
+        if (w->watched[i] && (i >= k || inst->state.closed[i] == 0.0) && watched_rate(w, i, d.r1[i]) > 0.0) rising = 1;
+    if (rising) memcpy(d.Sb, inst->state.S, (size_t)nS * sizeof(double));
+    if (rising && w->carried != ta) { /* the start of the chunk: raw values and rates */
+        double f0;
+        moved = 1;
+        if ((s = reach(inst, w, ta, ta, &f0)) != SB_OK) return s;
+        memcpy(d.z0, w->z, (size_t)nz * sizeof(double));
+        if ((s = rates(inst, w, &d, ta, d.r0)) != SB_OK) return s;
+    }
+    for (int i = 0; i < nz && rising && s == SB_OK; ++i) {
+        if (!(w->watched[i] && (i >= k || inst->state.closed[i] == 0.0))) continue;
+        const double dl = watched_rate(w, i, d.r0[i]), dr = watched_rate(w, i, d.r1[i]);
+        if (!(dl < 0.0 && dr > 0.0)) continue;
+        double tc, fc, fe;
         int found;
-        if ((s = reach(inst, w, ta, ta, &f0)) != SB_OK) break; /* the values at ta */
-        s = dip_of(inst, w, i, ta, w->z[i] + w->off[i], w->rate[i], tend, z1[i], r1[i], &tc, &fc, &found);
+        moved = 1;
+        memcpy(inst->state.S, d.Sb, (size_t)nS * sizeof(double)); /* (the raw value at the end, again) */
+        sb_changed(inst);
+        if ((s = smallest(inst, w, tend, &fe)) != SB_OK) break;
+        const double vr = watched_value(w, i, w->z[i]);
+        s = dip_of(inst, w, &d, i, ta, watched_value(w, i, d.z0[i]), dl, tend, vr, dr, &tc, &fc, &found);
         if (s == SB_OK && found && tc < *tb) {
             *tb = tc;
             *fb = fc;
         }
     }
     if (s != SB_OK) return s;
-    if (*tb < tend) return reach(inst, w, ta, *tb, fb); /* the earliest dip */
-    memcpy(inst->state.S, Sb, (size_t)nS * sizeof(double));
-    sb_changed(inst);
-    return smallest(inst, w, tend, &fend);
+    if (*tb < tend) { /* the earliest dip */
+        w->carried = NAN;
+        return reach(inst, w, ta, *tb, fb);
+    }
+    if (moved) { /* back to the end of the chunk */
+        memcpy(inst->state.S, d.Sb, (size_t)nS * sizeof(double));
+        sb_changed(inst);
+        if ((s = smallest(inst, w, tend, fb)) != SB_OK) return s;
+    }
+    memcpy(d.z0, w->z, (size_t)nz * sizeof(double)); /* the start of the next chunk */
+    memcpy(d.r0, d.r1, (size_t)nz * sizeof(double));
+    w->carried = tend;
+    return SB_OK;
 }
 
 /* -- the communication step ------------------------------------------------------------------------ */
@@ -276,7 +360,8 @@ SbStatus sb_events_integrate(SbInstance *inst, double t0, double tend)
     w.z = malloc((size_t)nz * sizeof(double));
     w.off = malloc((size_t)nz * sizeof(double));
     w.rate = malloc((size_t)nz * sizeof(double));
-    w.dip = malloc(((size_t)inst->state.nS + 3 * (size_t)nz) * sizeof(double));
+    w.dip = malloc(dip_size(inst, w.nz) * sizeof(double));
+    w.carried = NAN;
     w.watched = malloc((size_t)nz * sizeof(int));
     w.divided = malloc((size_t)nz * sizeof(int));
     w.ta = t0;
