@@ -15,7 +15,7 @@ import symbody as sb
 from symbody.errors import ExportError
 from symbody.fmu import export_fmu
 
-from support.contact_models import T_HIT, bouncing_ball, thrown_ball, thrown_ball_motion
+from support.contact_models import T_HIT, V0, H, bouncing_ball, thrown_ball, thrown_ball_motion
 
 G = 9.81
 SOLVERS = {"rk4": 1, "dopri5": 2, "rosenbrock23": 3}
@@ -111,3 +111,21 @@ def test_python_backend_refuses_stick_slip_friction(tmp_path):
     s.stick_slip("slide", x, normal=1.0, mu=0.3)
     with pytest.raises(ExportError, match="stick-slip friction"):
         export_fmu(s, tmp_path / "py.fmu", backend="python")
+
+
+@pytest.mark.parametrize("method", ["dopri5", pytest.param("rosenbrock23", marks=pytest.mark.slow)])  # (8 s)
+def test_load_switched_on_and_off_inside_one_step_python_fmu(tmp_path, method):
+    """The soft ceiling of tests/fmu/test_fmu_events_dips.py: both kinks inside one internal step."""
+    k = 4.0
+    s = sb.System("soft")
+    y = s.coordinate("y", 0.0, dq0=V0)
+    s.particle("b", s.point("P", s.origin, (0, y, 0)), 1.0)
+    s.gravity((0, -G, 0))
+    s.generalized_force("ceiling", y, -k * sb.positive_part(y - H))
+    fmu = export_fmu(s, tmp_path / "soft_py.fmu", backend="python")
+    v1, w = V0 - G * T_HIT, math.sqrt(k)
+    tau = 1.0 - (T_HIT + 2 / w * math.atan(v1 * w / G))
+    start = {"solver.method": SOLVERS[method], "solver.max_step": 1.0, "solver.rtol": 1e-10, "solver.atol": 1e-12}
+    end = run(fmu, 1.0, 1.0, start, ["y", "dy"])[-1]
+    assert abs(end["y"] - (H - v1 * tau - G * tau * tau / 2)) < 1e-6
+    assert abs(end["dy"] - (-v1 - G * tau)) < 1e-6

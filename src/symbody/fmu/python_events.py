@@ -20,9 +20,9 @@ are those of :mod:`symbody.numeric.impacts`:
   event functions are checked (the gap of an open contact, the force of a closed one, the switching
   functions of the loads); a sign change is located by the Illinois variant of regula falsi
   (M. Dowell and P. Jarratt, BIT 11, 1971) on the state re-integrated from the start of the chunk,
-  and a gap that approaches at the start of the chunk and separates at its end is checked for a dip
-  below zero inside it (the minimum of the cubic Hermite interpolant of the gap and its rate, checked
-  on the re-integrated state).
+  and an event function that decreases at the start of the chunk and increases at its end is checked
+  for a dip below zero inside it (the minimum of the cubic Hermite interpolant of its values and rates,
+  checked on the re-integrated state).
 
 Example (the complementarity problem of two touching unit masses hit at speed 1, ``e = 1``):
     >>> import numpy as np
@@ -306,22 +306,53 @@ class Events:
             self.m.integrate(a, b)
         return b
 
+    def _rates(self, t: float, x: np.ndarray) -> np.ndarray:
+        """Time derivatives of the raw event functions: the gap rates, then the switching functions' rates
+        by a central difference along the motion ``[dq; ddq]``."""
+        m, n = self.m, self.m.n
+        r = np.zeros(self.nk + self.nsw)
+        if self.nk:
+            r[: self.nk] = self.blocks(t, x)[5]
+        if self.nsw:
+            xdot = np.concatenate([x[n:], m.accelerations(t, x)[0]])
+            h = (
+                np.cbrt(np.finfo(float).eps)
+                * max(1.0, float(np.max(np.abs(x))))
+                / max(1.0, float(np.max(np.abs(xdot))))
+            )
+            xp, xm = x + h * xdot, x - h * xdot
+            sp = m.b.switches(t + h, xp[:n], xp[n:], m.u, m.p)[0]
+            sm = m.b.switches(t - h, xm[:n], xm[n:], m.u, m.p)[0]
+            r[self.nk :] = (np.asarray(sp) - np.asarray(sm)) / (2.0 * h)
+        return r
+
+    def _value(self, i: int, z: float) -> float:
+        return float(z + self.off[i]) if i < self.nk else float(self.off[i] * z)
+
+    def _rate(self, i: int, r: float) -> float:
+        return float(r) if i < self.nk else float(self.off[i] * r)
+
     def _dip(self, tb: float, fb: float) -> tuple[float, float]:
-        """A gap approaching at the start of the chunk and separating at its end (``tb``, every watched
-        function positive there): its minimum inside the chunk, refined on the re-integrated state.
-        Returns a time and value where the smallest watched function is not positive, or ``(tb, fb)`` with
-        the state at ``tb``."""
-        m, k = self.m, self.nk
-        if k == 0:
+        """An event function that decreases at the start of the chunk and increases at its end (``tb``,
+        every watched function positive there): its minimum inside the chunk, refined on the re-integrated
+        state.  Returns a time and value where the smallest watched function is not positive, or
+        ``(tb, fb)`` with the state at ``tb``."""
+        m = self.m
+        open_ = [i for i in range(self.nk + self.nsw) if self.watched[i] and (i >= self.nk or not self.closed[i])]
+        if not open_:
             return tb, fb
-        z1, r1 = self.z[:k] + self.off[:k], self.blocks(tb, m.x)[5]
-        suspects = [i for i in range(k) if self.watched[i] and not self.closed[i] and self.rate0[i] < 0.0 < r1[i]]
-        if not suspects:
+        z1, r1 = self.z.copy(), self._rates(tb, m.x)
+        if not any(self._rate(i, r1[i]) > 0.0 for i in open_):
             return tb, fb
         end = (m.x.copy(), m.h_next)
+        self._reach(self.ta)
+        z0, r0 = self.z.copy(), self._rates(self.ta, m.x)
         found = (tb, fb)
-        for i in suspects:
-            tl, vl, dl, tr, vr, dr = self.ta, self.z0[i] + self.off[i], self.rate0[i], tb, z1[i], r1[i]
+        for i in open_:
+            tl, vl, dl = self.ta, self._value(i, z0[i]), self._rate(i, r0[i])
+            tr, vr, dr = tb, self._value(i, z1[i]), self._rate(i, r1[i])
+            if not dl < 0.0 < dr:
+                continue
             for _ in range(DIP_REFINEMENTS):
                 s, pm = hermite_minimum(vl, dl * (tr - tl), vr, dr * (tr - tl))
                 tm = tl + s * (tr - tl)
@@ -331,7 +362,7 @@ class Events:
                 if fm <= 0.0:
                     found = min(found, (tm, fm))
                     break
-                vm, rm = self.z[i] + self.off[i], self.blocks(tm, m.x)[5][i]
+                vm, rm = self._value(i, self.z[i]), self._rate(i, self._rates(tm, m.x)[i])
                 if abs(vm - pm) <= 0.1 * vm:
                     break
                 if rm > 0.0:
