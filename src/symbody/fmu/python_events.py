@@ -51,8 +51,9 @@ ROOT_ITERATIONS = 200
 DIP_REFINEMENTS = 8
 
 
-class EventFailure(Exception):
-    """An event that cannot be resolved (the step is discarded)."""
+class StepFailure(Exception):
+    """A numerical problem during a step, here an event that cannot be resolved (the step is discarded;
+    symbody_python_runtime raises it too)."""
 
 
 def solve_lcp(W: np.ndarray, b: np.ndarray, tol: float = LCP_TOL) -> np.ndarray:
@@ -62,7 +63,7 @@ def solve_lcp(W: np.ndarray, b: np.ndarray, tol: float = LCP_TOL) -> np.ndarray:
     if m == 0 or np.all(b >= 0.0):
         return np.zeros(m)
     if m > MAX_ENUMERATED:
-        raise EventFailure(f"{m} contacts act at once: more than the {MAX_ENUMERATED} this FMU handles")
+        raise StepFailure(f"{m} contacts act at once: more than the {MAX_ENUMERATED} this FMU handles")
     scale = tol * (1.0 + float(np.max(np.abs(b))))
     order = sorted(range(m), key=lambda i: b[i])
     for size in range(1, m + 1):
@@ -73,7 +74,7 @@ def solve_lcp(W: np.ndarray, b: np.ndarray, tol: float = LCP_TOL) -> np.ndarray:
             w = W @ z + b
             if np.all(z >= -scale) and np.all(w >= -scale) and np.all(np.abs(w[S]) <= scale):
                 return np.maximum(z, 0.0)
-    raise EventFailure("the contact complementarity problem has no solution (inconsistent contacts?)")
+    raise StepFailure("the contact complementarity problem has no solution (inconsistent contacts?)")
 
 
 def hermite_minimum(v0: float, d0: float, v1: float, d1: float) -> tuple[float, float]:
@@ -151,7 +152,7 @@ class Events:
         b = G @ ddq - ggamma[C] + self.baumgarte(gap[C], rate[C])
         f = np.linalg.lstsq(self.delassus(G, Z), -b, rcond=1e-12)[0]
         if not np.all(np.isfinite(f)):
-            raise EventFailure(f"the force of contact '{self.names[C[0]]}' is not finite")
+            raise StepFailure(f"the force of contact '{self.names[C[0]]}' is not finite")
         self.forces[C] = f
         sol = Z @ f
         return ddq + sol[: self.m.n], lam + sol[self.m.n :]
@@ -168,7 +169,7 @@ class Events:
         if self.nsw:
             z[self.nk :] = m.b.switches(t, x[: m.n], x[m.n :], m.u, m.p)[0]
         if not np.all(np.isfinite(z)):
-            raise EventFailure(f"an event function is not finite at t = {t!r}")
+            raise StepFailure(f"an event function is not finite at t = {t!r}")
         return z
 
     # -- resolution of an event ----------------------------------------------------------------------
@@ -180,12 +181,12 @@ class Events:
         gap, G, _, _, e, rate = self.blocks(t, x)
         for i in range(self.nk):
             if not self.closed[i] and -gap[i] > GAP_TOL:
-                raise EventFailure(
+                raise StepFailure(
                     f"contact '{self.names[i]}' penetrates by {-gap[i]:g} at t = {t!r} (an event was missed)"
                 )
         touching = [i for i in range(self.nk) if self.closed[i] or (gap[i] <= GAP_TOL and rate[i] <= REST_VELOCITY)]
         if len(touching) > MAX_ENUMERATED:
-            raise EventFailure(f"{len(touching)} contacts touch at once at t = {t!r}: more than {MAX_ENUMERATED}")
+            raise StepFailure(f"{len(touching)} contacts touch at once at t = {t!r}: more than {MAX_ENUMERATED}")
         n = self.m.n
         if touching and np.any(rate[touching] < -REST_VELOCITY):  # Newton's impact law
             S = np.array(touching)
@@ -397,7 +398,7 @@ class Events:
             te = self._locate(t, fa, tb, fb)
             events += 1
             if events > MAX_EVENTS:
-                raise EventFailure(f"more than {MAX_EVENTS} events in the step (t = {te!r}): impacts accumulate")
+                raise StepFailure(f"more than {MAX_EVENTS} events in the step (t = {te!r}): impacts accumulate")
             self.resolve(te, m.x)
             t = te
 

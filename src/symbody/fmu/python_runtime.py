@@ -31,16 +31,14 @@ import math
 
 import numpy as np
 
-# The settings' order and rules: a file of their own, copied into the FMU next to this one.
+# The settings' order and rules, and the events (contacts, switching loads): files copied next to this one.
 try:
+    import symbody_python_events as events  # type: ignore[import-not-found,unused-ignore]
     import symbody_python_settings as setting  # type: ignore[import-not-found,unused-ignore]
 except ImportError:  # imported from the package (tests, documentation)
+    from . import python_events as events
     from . import python_settings as setting
 value_problem = setting.value_problem  # the slave checks the values it is given through this module
-try:  # unilateral contacts and switching loads: a file of their own, copied into the FMU too
-    import symbody_python_events as events  # type: ignore[import-not-found,unused-ignore]
-except ImportError:
-    from . import python_events as events
 
 MAX_STEPS = 1000000
 
@@ -50,8 +48,7 @@ MAX_RETRIES = 10  # the same discarded step asked for in a row before the FMU gi
 RK4_ADVICE = "set a smaller solver.step, or solver.method = 2 (dopri5) or 3 (rosenbrock23, for stiff models)"
 
 
-class StepFailure(Exception):
-    """A numerical problem during a step (the step is discarded)."""
+StepFailure = events.StepFailure  # a numerical problem during a step (the step is discarded)
 
 
 class HostError(Exception):
@@ -65,7 +62,7 @@ class HostError(Exception):
 
 # errors of Python arithmetic inside the generated blocks: math domain errors (ValueError), overflow
 # and division by zero (ArithmeticError); numpy's raise as FloatingPointError
-NUMERICAL_ERRORS = (StepFailure, events.EventFailure, np.linalg.LinAlgError, ArithmeticError, ValueError)
+NUMERICAL_ERRORS = (StepFailure, np.linalg.LinAlgError, ArithmeticError, ValueError)
 
 
 #: as the C runtime's SB_FILTER_SWITCH, SB_VANISHING_ROW, SB_FILTER_LEVEL, SB_CORR_REG, SB_SINGULAR_GAP
@@ -145,11 +142,8 @@ class Model:
 
     def __init__(self, blocks, info: dict):
         self.b = blocks
-        self.n = int(info["nq"])
-        self.nc = int(info["nc"])
-        self.nh = int(info["nh"])
+        self.n, self.nc, self.nh = (int(info[key]) for key in ("nq", "nc", "nh"))
         self.info = info
-        self.events = events.Events(self) if info.get("nk", 0) + info.get("nsw", 0) else None
         self.reset()
 
     def reset(self) -> None:
@@ -172,8 +166,7 @@ class Model:
         self.terminate = False  # no smaller step can continue: the FMU asks the host to stop
         self._discards = (math.nan, math.nan, 0)
         self.refused: dict[str, str] = {}  # variable or call -> why the FMU refused it (steps are discarded)
-        if self.events is not None:
-            self.events.closed[:] = False
+        self.events = events.Events(self) if info.get("nk", 0) + info.get("nsw", 0) else None  # contact modes
 
     def changed(self) -> None:
         self._cache = None
@@ -223,9 +216,7 @@ class Model:
         return np.concatenate([x[self.n :], self.accelerations(t, x)[0]])
 
     def state_jacobian(self, t: float, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """d[dq; ddq]/dx and d/dt from the exact residual Jacobians (of the contact mode by differences)."""
-        if self.events is not None and self.events.closed.any():
-            return self.events.jacobian(t, x)
+        """d[dq; ddq]/dx and d/dt from the exact residual Jacobians."""
         n, nc, nh = self.n, self.nc, self.nh
         q, dq = x[:n], x[n:]
         ddq, lam = self.accelerations(t, x)
@@ -405,8 +396,7 @@ class Model:
         h1 = max(1e-6, h0 * 1e-3) if dm <= 1e-15 else (0.01 / dm) ** (1.0 / (order + 1))
         return min(100 * h0, h1, span, hmax)
 
-    def integrate(self, t0: float, tend: float) -> None:
-        """The solver from t0 to tend (the events inside are not looked for)."""
+    def integrate(self, t0: float, tend: float) -> None:  # the solver alone: no events looked for
         method = int(self.settings[setting.METHOD])
         self._rk4(t0, tend) if method == setting.RK4 else self._adaptive(t0, tend, method)
 
@@ -518,7 +508,7 @@ class Model:
     def _rosenbrock_step(self, t, y, F0, h):
         d = 1.0 / (2.0 + math.sqrt(2.0))
         e32 = 6.0 + math.sqrt(2.0)
-        J, T = self.state_jacobian(t, y)
+        J, T = (self.events.jacobian if self.events and self.events.closed.any() else self.state_jacobian)(t, y)
         W = np.eye(y.size) - h * d * J
         k1 = np.linalg.solve(W, F0 + h * d * T)
         F1 = self.derivatives(t + 0.5 * h, y + 0.5 * h * k1)
