@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sb_events.h"
 #include "sb_internal.h"
 #include "sb_linalg.h"
 
