@@ -30,6 +30,7 @@
 
 #define SB_MAX_EVENTS 100000L /* events in one communication step: more is an accumulation not ended */
 #define SB_ROOT_ITERATIONS 200
+#define SB_MAX_CHUNKS 1000000L /* internal steps in one communication step (sb_solver.c: SB_MAX_STEPS) */
 
 typedef struct {
     int nk, nz;       /* contacts; contacts and switching functions */
@@ -269,8 +270,8 @@ static SbStatus dip(SbInstance *inst, SbWatch *w, double ta, double *tb, double 
         if (!(w->watched[i] && (i >= k || inst->state.closed[i] == 0.0))) continue;
         const double dl = watched_rate(w, i, d.r0[i]), dr = watched_rate(w, i, d.r1[i]);
         if (!(dl < 0.0 && dr > 0.0)) continue;
-        double tc, fc, fe;
-        int found;
+        double tc = tend, fc = *fb, fe;
+        int found = 0;
         moved = 1;
         memcpy(inst->state.S, d.Sb, (size_t)nS * sizeof(double)); /* (the raw value at the end, again) */
         sb_changed(inst);
@@ -304,12 +305,17 @@ static SbStatus integrate(SbInstance *inst, SbWatch *w, double t0, double tend)
 {
     const int k = w->nk, nz = w->nz;
     double t = t0;
-    long events = 0;
+    long events = 0, chunks = 0;
     int changed;
     *inst->state.time = t0;
     sb_changed(inst);
     SbStatus s = sb_events_resolve(inst, "DoStep", &changed); /* the modes at the start */
     while (s == SB_OK && t < tend) {
+        if (++chunks > SB_MAX_CHUNKS) /* (solver.step far below the communication step: never a hang) */
+            return sb_problem(inst, SB_DISCARD,
+                              "more than %ld internal steps in the communication step (t = %.17g); set a larger "
+                              "solver.step or take shorter communication steps",
+                              SB_MAX_CHUNKS, t);
         const double h = chunk(inst, t0, tend);
         double tb = tend - t <= h * (1.0 + 1e-12) ? tend : t + h;
         double fa, fb, te;
