@@ -309,6 +309,9 @@ static SbStatus integrate(SbInstance *inst, SbWatch *w, double t0, double tend)
     int changed;
     *inst->state.time = t0;
     sb_changed(inst);
+    if ((int)inst->state.set[SB_SET_METHOD] == SB_METHOD_RK4 && (tend - t0) / inst->state.set[SB_SET_STEP] > SB_MAX_CHUNKS)
+        return sb_problem(inst, SB_DISCARD, "solver.step = %g needs more than %ld internal steps for a communication step of %g",
+                          inst->state.set[SB_SET_STEP], SB_MAX_CHUNKS, tend - t0);
     SbStatus s = sb_events_resolve(inst, "DoStep", &changed); /* the modes at the start */
     while (s == SB_OK && t < tend) {
         if (++chunks > SB_MAX_CHUNKS) /* (solver.step far below the communication step: never a hang) */

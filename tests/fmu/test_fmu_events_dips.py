@@ -7,6 +7,7 @@ off again within one internal step (a soft ceiling)."""
 from __future__ import annotations
 
 import math
+import time
 
 import fmpy
 import pytest
@@ -67,3 +68,30 @@ def test_load_switched_on_and_off_inside_one_internal_step_is_located(tmp_path, 
     )[-1]  # fmt: skip
     assert abs(end["y"] - (H - v1 * tau - G * tau * tau / 2)) < 1e-6
     assert abs(end["dy"] - (-v1 - G * tau)) < 1e-6
+
+
+@pytest.mark.parametrize("backend", ("c", "python"))
+def test_a_tiny_rk4_step_is_discarded_at_once_not_a_hang(tmp_path, capfd, backend):
+    """solver.step = 1e-12 for a communication step of 1 s: Discard naming the cause, the state kept (the
+    chunks of the event loop used to run one by one, 10^12 of them)."""
+    from fmpy.fmi2 import FMU2Slave
+
+    fmu = export_fmu(thrown_ball(), tmp_path / f"tiny_{backend}.fmu", fmi_version=2, kind="cs", backend=backend)
+    md = fmpy.read_model_description(str(fmu))
+    vr = {v.name: v.valueReference for v in md.modelVariables}
+    slave = FMU2Slave(
+        guid=md.guid, unzipDirectory=fmpy.extract(str(fmu)), modelIdentifier=md.coSimulation.modelIdentifier
+    )
+    slave.instantiate()
+    slave.setupExperiment(startTime=0.0)
+    slave.enterInitializationMode()
+    slave.exitInitializationMode()
+    slave.setInteger([vr["solver.method"]], [SOLVERS["rk4"]])
+    slave.setReal([vr["solver.step"]], [1e-12])
+    start = time.perf_counter()
+    with pytest.raises(Exception, match="discard"):
+        slave.doStep(0.0, 1.0)
+    assert time.perf_counter() - start < 5.0
+    assert slave.getReal([vr["y"], vr["dy"]]) == [0.0, V0]  # the state kept
+    if backend == "c":  # (fmpy prints the messages of the C FMU)
+        assert "needs more than 1000000 internal steps" in capfd.readouterr().out

@@ -47,6 +47,7 @@ REST_VELOCITY = 1e-5  # approach rates below this close a contact plastically (S
 LCP_TOL = 1e-9
 MAX_ENUMERATED = 14  # contacts acting at once that the enumeration handles
 MAX_EVENTS = 100000  # events in one communication step: more is an accumulation not ended
+MAX_CHUNKS = 1000000  # internal steps in one communication step (as the C runtime)
 ROOT_ITERATIONS = 200
 DIP_REFINEMENTS = 8
 
@@ -380,9 +381,17 @@ class Events:
         """Integrate the model from ``t0`` to ``tend``, locating and resolving every event on the way; the
         modes are resolved at ``t0`` first."""
         m = self.m
+        if int(m.settings[setting.METHOD]) == setting.RK4 and (tend - t0) / m.settings[setting.STEP] > MAX_CHUNKS:
+            raise StepFailure(
+                f"solver.step = {m.settings[setting.STEP]:g} needs more than {MAX_CHUNKS} internal steps for a "
+                f"communication step of {tend - t0:g}"
+            )
         self.resolve(t0, m.x)
-        t, events = t0, 0
+        t, events, chunks = t0, 0, 0
         while t < tend:
+            chunks += 1
+            if chunks > MAX_CHUNKS:
+                raise StepFailure(f"more than {MAX_CHUNKS} internal steps in the communication step (t = {t!r})")
             h = self._chunk(t0, tend)
             tb = tend if tend - t <= h * (1.0 + 1e-12) else t + h
             self._watch(t, m.x)
