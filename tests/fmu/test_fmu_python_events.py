@@ -129,3 +129,17 @@ def test_load_switched_on_and_off_inside_one_step_python_fmu(tmp_path, method):
     end = run(fmu, 1.0, 1.0, start, ["y", "dy"])[-1]
     assert abs(end["y"] - (H - v1 * tau - G * tau * tau / 2)) < 1e-6
     assert abs(end["dy"] - (-v1 - G * tau)) < 1e-6
+
+
+def test_python_events_call_only_generated_blocks():
+    """The events module inside the FMU calls functions the blocks module defines (contacts, switches, ...)."""
+    import re
+    from pathlib import Path
+
+    from symbody.fmu import python_events
+    from symbody.fmu.python_backend import blocks_module
+    from symbody.fmu.spec import FmuSpec
+
+    defined = set(re.findall(r"^def (\w+)\(", blocks_module(FmuSpec(thrown_ball().derive(), 2, "cs")), re.M))
+    called = set(re.findall(r"\.b\.(\w+)\(", Path(python_events.__file__).read_text()))
+    assert {"contacts", "switches"} <= called <= defined
