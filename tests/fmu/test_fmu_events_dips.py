@@ -14,6 +14,7 @@ import pytest
 
 import symbody as sb
 from symbody.fmu import export_fmu
+from symbody.fmu.run import restore_fmi2_message_proxy
 
 from support.contact_models import T_HIT, V0, G, H, thrown_ball, thrown_ball_motion
 
@@ -34,10 +35,13 @@ def test_grazing_impact_inside_one_internal_step_is_found(tmp_path, version, met
     # control) and grow their steps to max_step = 1 s: the gap is positive at both ends of the step
     start = {"solver.method": SOLVERS[method], "solver.step": 1.0, "solver.max_step": 1.0,
              "solver.rtol": 1e-10, "solver.atol": 1e-12}  # fmt: skip
-    res = fmpy.simulate_fmu(
-        str(fmu), fmi_type="CoSimulation", stop_time=1.0, output_interval=1.0, output=["y", "dy"],
-        start_values=start, logger=logger, debug_logging=True,
-    )  # fmt: skip
+    try:
+        res = fmpy.simulate_fmu(
+            str(fmu), fmi_type="CoSimulation", stop_time=1.0, output_interval=1.0, output=["y", "dy"],
+            start_values=start, logger=logger, debug_logging=True,
+        )  # fmt: skip
+    finally:  # the logger must not outlive the run in fmpy's process-wide FMI 2 message proxy
+        restore_fmi2_message_proxy()
     impacts = [float(m.split("t = ")[1].split(":")[0]) for m in log if "impact of contact" in m]
     assert len(impacts) == 1 and abs(impacts[0] - T_HIT) < 1e-6
     y, dy = thrown_ball_motion(1.0)
@@ -76,6 +80,7 @@ def test_a_tiny_rk4_step_is_discarded_at_once_not_a_hang(tmp_path, capfd, backen
     chunks of the event loop used to run one by one, 10^12 of them)."""
     from fmpy.fmi2 import FMU2Slave
 
+    restore_fmi2_message_proxy()  # (a logger of an earlier run in this process, if any, is gone)
     fmu = export_fmu(thrown_ball(), tmp_path / f"tiny_{backend}.fmu", fmi_version=2, kind="cs", backend=backend)
     md = fmpy.read_model_description(str(fmu))
     vr = {v.name: v.valueReference for v in md.modelVariables}

@@ -14,6 +14,7 @@ import pytest
 import symbody as sb
 from symbody.errors import ExportError
 from symbody.fmu import export_fmu
+from symbody.fmu.run import restore_fmi2_message_proxy
 
 from support.contact_models import T_HIT, V0, H, bouncing_ball, thrown_ball, thrown_ball_motion
 
@@ -26,10 +27,13 @@ def run(fmu, stop: float, interval: float, start: dict, output: list[str], log: 
         if log is not None and args[-2] == b"logEvents":
             log.append(args[-1].decode())
 
-    return fmpy.simulate_fmu(
-        str(fmu), fmi_type="CoSimulation", stop_time=stop, output_interval=interval, output=output,
-        start_values=start, logger=logger, debug_logging=log is not None,
-    )  # fmt: skip
+    try:
+        return fmpy.simulate_fmu(
+            str(fmu), fmi_type="CoSimulation", stop_time=stop, output_interval=interval, output=output,
+            start_values=start, logger=logger, debug_logging=log is not None,
+        )  # fmt: skip
+    finally:  # the logger must not outlive the run in fmpy's process-wide FMI 2 message proxy
+        restore_fmi2_message_proxy()
 
 
 def impacts_in(log: list[str]) -> list[float]:
