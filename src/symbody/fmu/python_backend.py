@@ -1,10 +1,13 @@
 """``--backend python``: a Co-Simulation FMU built with pythonfmu from the numpy blocks.
 
-The FMU holds three Python files in ``resources/``: the generated blocks
-module (numpy code of ``[M | delta]``, the constraints, outputs and exact
-residual Jacobians, from :mod:`symbody.codegen.python`), the hand-written
-:mod:`symbody.fmu.python_runtime` (solvers, projection, assembly) and a
-generated pythonfmu slave class.  Variables and value references are those
+The FMU holds Python files in ``resources/``: the generated blocks
+module (numpy code of ``[M | delta]``, the constraints, outputs, exact
+residual Jacobians, the blocks of the unilateral contacts and the switching
+functions of the loads, from :mod:`symbody.codegen.python`), the hand-written
+:mod:`symbody.fmu.python_runtime` (solvers, projection, assembly) with
+:mod:`symbody.fmu.python_settings` and :mod:`symbody.fmu.python_events`
+(contacts and switching loads inside ``doStep``), and a generated pythonfmu
+slave class.  Variables and value references are those
 of the native FMU (:mod:`symbody.fmu.variables`), and the
 ``modelDescription.xml`` is symbody's own (units, ModelStructure), with the
 capabilities of pythonfmu.  It needs Python with numpy and pythonfmu where
