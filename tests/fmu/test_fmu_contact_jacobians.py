@@ -71,6 +71,10 @@ class ModeInstance:
     def set_real(self, name: str, value: float) -> None:
         (self.fmu.setReal if self.version == 2 else self.fmu.setFloat64)([self.vr[name]], [value])
 
+    def close(self) -> None:
+        self.fmu.terminate()
+        self.fmu.freeInstance()
+
     def directional(self, known: int, outputs: list[str]) -> np.ndarray:
         unknowns = self.der + [self.vr[o] for o in outputs]
         return np.array(self.fmu.getDirectionalDerivative(unknowns, [known], [1.0]))
@@ -111,6 +115,7 @@ def test_resting_ball_directional_derivatives_closed_form(tmp_path, version):
     inst.fmu.enterContinuousTimeMode()
     assert np.allclose(inst.directional(inst.states[0], ["N"]), 0.0, atol=1e-12)
     assert np.allclose(inst.directional(inst.states[1], ["N"]), [1.0, 0.0, 0.0], atol=1e-12)
+    inst.close()
 
 
 def leaning_pendulum() -> sb.System:
@@ -182,3 +187,4 @@ def test_leaning_pendulum_directional_derivatives_match_differences(tmp_path, ve
     diff = (sides[0] - sides[1]) / (2 * h)
     assert np.allclose(exact, diff, rtol=1e-6, atol=1e-6 * (1 + np.abs(diff).max())), (exact, diff)
     assert abs(exact[inst.nx]) > 0.1  # the input presses on the wall: the force depends on it
+    inst.close()
