@@ -50,7 +50,7 @@ static void mode_free(SbModeWork *w)
 static SbStatus mode_prepare(SbInstance *inst, SbModeWork *w, double t, const double *x)
 {
     const SbModel *md = inst->m;
-    const int n = md->nq, nc = md->nc, nk = md->nk, nu = md->nu, ny = md->ny, na = inst->dyn.na;
+    const int n = md->nq, nc = md->nc, nk = SB_CONTACTS(md), nu = md->nu, ny = md->ny, na = inst->dyn.na;
     memset(w, 0, sizeof *w);
     if (nk == 0) { /* the solution of the bilateral system as it stands */
         w->ddq = inst->dyn.sol;
@@ -347,7 +347,7 @@ SbStatus sb_directional_derivative(SbInstance *inst, const char *function, const
                      inst->jac.Y_ddq[i * n + j] * inst->jac.dsol[j];
             for (int j = 0; j < nu; ++j) d += inst->jac.Y_u[i * nu + j] * inst->jac.su[j];
             for (int j = 0; j < nc; ++j) d += inst->jac.Y_lam[i * nc + j] * inst->jac.dsol[n + j];
-            if (m->nk > 0) d += output_through_forces(inst, &w, t, inst->state.x, i);
+            if (SB_CONTACTS(m) > 0) d += output_through_forces(inst, &w, t, inst->state.x, i);
             break;
         default: break;
         }
