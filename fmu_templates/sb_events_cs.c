@@ -10,8 +10,12 @@
  * communication point.  An open contact that has just left zero gap does not count its root at the
  * start of the chunk: when it separates, its gap divided by the time since the start is watched (its
  * limit there is the gap rate); when it leaves tangentially, the gap is watched for reaching
- * -SB_GAP_TOL / 2 below its start.  A gap that dips below zero and back within one chunk is not seen
- * (as in any step-end sign test).  The switching functions of the loads (kinks and jumps of forces) are
+ * -SB_GAP_TOL / 2 below its start.  An event function that dips below zero and back within one chunk
+ * (a grazing impact, a load switched on and off again, a long step) is found by dip(): one that
+ * decreases at the start of the chunk and increases at its end has a minimum inside, located on the
+ * cubic Hermite interpolant of its values and rates (gap rates G dq - gap_beta; the rates of the
+ * switching functions by a central difference along the motion) and checked on the re-integrated
+ * state.  The switching functions of the loads (kinks and jumps of forces) are
  * located the same way, crossing zero in either direction, and the integration restarts there (the
  * generated code evaluates sign() as it stands, so the last stage of a fixed rk4 step ending at a kink
  * may still see the other side: an error of the order of the step times the jump remains there).
@@ -32,6 +36,7 @@
 
 #define SB_MAX_EVENTS 100000L /* events in one communication step: more is an accumulation not ended */
 #define SB_ROOT_ITERATIONS 200
+#define SB_MAX_CHUNKS 1000000L /* internal steps in one communication step (sb_solver.c: SB_MAX_STEPS) */
 
 typedef struct {
     int nk, nsw, nz;  /* contacts; switching functions; contacts, switching functions and friction elements */
@@ -42,6 +47,8 @@ typedef struct {
     double *rate;     /* limits of the divided functions at the start of the chunk: gap rates, sliding
                          accelerations along the slip directions */
     double *v, *acc;  /* gap and sliding rates (nk + nf), sliding accelerations (nf) */
+    double *dip;      /* work of dip() (SbDip) */
+    double carried;   /* the time of the values and rates dip() carried to the next chunk (NAN: none) */
     int *watched;     /* positive at the start of the chunk */
     int *divided;     /* separating from zero gap, slipping from rest: the function divided by the time since
                          ta is watched (a friction element's less its offset, the negative rate it starts at) */
@@ -157,18 +164,213 @@ static int watch_friction(SbInstance *inst, SbWatch *w)
     return due;
 }
 
+
+/* -- event functions that dip below zero and back within one chunk -------------------------------- */
+
+#define SB_DIP_REFINEMENTS 8
+
+/* Views into SbWatch.dip: the state at the end of the chunk (nS); raw event functions and rates at the
+   start (z0, r0: carried from the end of the last chunk when it ended without an event, at time
+   w->carried), rates at the end and inside (nz each); the work of the switching rates (2 nq, nq, 2 nsw). */
+typedef struct {
+    double *Sb, *z0, *r0, *r1, *rt, *xs, *ddq, *swp, *swm;
+} SbDip;
+
+static SbDip dip_views(const SbInstance *inst, const SbWatch *w)
+{
+    const int nz = w->nz, n = inst->m->nq, nsw = w->nsw;
+    SbDip d;
+    d.Sb = w->dip;
+    d.z0 = d.Sb + inst->state.nS;
+    d.r0 = d.z0 + nz;
+    d.r1 = d.r0 + nz;
+    d.rt = d.r1 + nz;
+    d.xs = d.rt + nz;
+    d.ddq = d.xs + 2 * n;
+    d.swp = d.ddq + n;
+    d.swm = d.swp + nsw;
+    return d;
+}
+
+/* Number of doubles of SbWatch.dip. */
+static size_t dip_size(const SbInstance *inst, int nz)
+{
+    return (size_t)inst->state.nS + 4 * (size_t)nz + 3 * (size_t)inst->m->nq + 2 * (size_t)inst->m->nsw + 1;
+}
+
+/* The time derivatives of the raw event functions of the contacts and switching functions (the first
+   nk + nsw; friction elements are watched by watch_friction) at the current state and time t (contacts: the gap
+   rates G dq - gap_beta; switching functions: a central difference along the motion [dq; ddq], the
+   accelerations of the current mode). */
+static SbStatus rates(SbInstance *inst, SbWatch *w, SbDip *d, double t, double *r)
+{
+    const int k = w->nk, nsw = w->nsw, n = inst->m->nq;
+    if (k > 0) { /* (sb_contact_rates gives the sliding rates of the friction elements after the gap rates) */
+        sb_contact_rates(inst, w->v);
+        memcpy(r, w->v, (size_t)k * sizeof(double));
+    }
+    if (nsw == 0) return SB_OK;
+    const double *x = inst->state.x;
+    SbStatus s = sb_accelerations(inst, t, x, d->ddq, NULL);
+    if (s != SB_OK) return s;
+    double xn = 1.0, vn = 0.0;
+    for (int j = 0; j < n; ++j) {
+        xn = fmax(xn, fmax(fabs(x[j]), fabs(x[n + j])));
+        vn = fmax(vn, fmax(fabs(x[n + j]), fabs(d->ddq[j])));
+    }
+    const double h = cbrt(DBL_EPSILON) * xn / fmax(vn, 1.0);
+    for (int side = 1; side >= -1; side -= 2) {
+        for (int j = 0; j < n; ++j) {
+            d->xs[j] = x[j] + side * h * x[n + j];
+            d->xs[n + j] = x[n + j] + side * h * d->ddq[j];
+        }
+        SbPoint pt = sb_point(inst, t + side * h, d->xs, NULL, NULL);
+        sb_switches(&pt, side > 0 ? d->swp : d->swm);
+    }
+    for (int j = 0; j < nsw; ++j) r[k + j] = (d->swp[j] - d->swm[j]) / (2.0 * h);
+    return SB_OK;
+}
+
+/* The watched value of event function i from its raw value (the offsets and sides of the chunk), and the
+   same for its rate. */
+static double watched_value(const SbWatch *w, int i, double z) { return i < w->nk ? z + w->off[i] : w->off[i] * z; }
+static double watched_rate(const SbWatch *w, int i, double r) { return i < w->nk ? r : w->off[i] * r; }
+
+/* The minimum over s in [0, 1] of the cubic Hermite interpolant with values v0, v1 and derivatives
+   d0 < 0 < d1 (per unit s) at the ends: its only interior critical point, by bisection on the slope. */
+static double hermite_minimum(double v0, double d0, double v1, double d1, double *smin)
+{
+    const double a2 = -3.0 * v0 - 2.0 * d0 + 3.0 * v1 - d1, a3 = 2.0 * v0 + d0 - 2.0 * v1 + d1;
+    double lo = 0.0, hi = 1.0;
+    for (int it = 0; it < 60; ++it) {
+        const double s = 0.5 * (lo + hi);
+        if ((3.0 * a3 * s + 2.0 * a2) * s + d0 < 0.0) lo = s;
+        else hi = s;
+    }
+    *smin = 0.5 * (lo + hi);
+    return ((a3 * *smin + a2) * *smin + d0) * *smin + v0;
+}
+
+/* Event function i decreases at ta (watched value vl, rate dl) and increases at tb (vr, dr), positive at
+   both ends: refine the bracket of its minimum on the re-integrated state until the minimum is seen to
+   stay clear of zero (*found = 0) or a state where a watched function is not positive is reached
+   (*found = 1: the state and *fc are at *tc). */
+static SbStatus dip_of(SbInstance *inst, SbWatch *w, SbDip *d, int i, double ta, double vl, double dl, double tb,
+                       double vr, double dr, double *tc, double *fc, int *found)
+{
+    double tl = ta, tr = tb;
+    *found = 0;
+    for (int it = 0; it < SB_DIP_REFINEMENTS; ++it) {
+        const double h = tr - tl;
+        double sm, fm;
+        const double pm = hermite_minimum(vl, dl * h, vr, dr * h, &sm);
+        if (pm > 0.5 * fmin(vl, vr)) return SB_OK; /* a shallow minimum, well clear of zero */
+        const double tm = tl + sm * h;
+        if (!(tm > tl && tm < tr)) return SB_OK;
+        SbStatus s = reach(inst, w, ta, tm, &fm);
+        if (s != SB_OK) return s;
+        if (fm <= 0.0) {
+            *tc = tm;
+            *fc = fm;
+            *found = 1;
+            return SB_OK;
+        }
+        const double vm = watched_value(w, i, w->z[i]);
+        if ((s = rates(inst, w, d, tm, d->rt)) != SB_OK) return s;
+        const double rm = watched_rate(w, i, d->rt[i]);
+        if (fabs(vm - pm) <= 0.1 * vm) return SB_OK; /* the interpolant is accurate: its minimum is positive */
+        if (rm > 0.0) {
+            tr = tm;
+            vr = vm;
+            dr = rm;
+        } else {
+            tl = tm;
+            vl = vm;
+            dl = rm;
+        }
+    }
+    return SB_OK;
+}
+
+/* After a chunk from ta to *tb at whose end every watched function is positive (w->z holds the raw
+   values there): an open contact's gap or a switching function (not a friction element's indicator) that decreases at ta and increases at *tb
+   has passed a minimum inside the chunk.  When that minimum is not positive, *tb and *fb become a time
+   and value at which the smallest watched function is not positive (the state is left there, for
+   locate()); otherwise the state at *tb is kept and its values carried to the next chunk. */
+static SbStatus dip(SbInstance *inst, SbWatch *w, double ta, double *tb, double *fb)
+{
+    const int k = w->nk, nz = w->nz, ne = w->nk + w->nsw, nS = inst->state.nS;
+    SbDip d = dip_views(inst, w);
+    const double tend = *tb;
+    int rising = 0, moved = 0;
+    if (ne == 0) return SB_OK;
+    SbStatus s = rates(inst, w, &d, tend, d.r1);
+    if (s != SB_OK) return s;
+    for (int i = 0; i < ne; ++i)
+        if (w->watched[i] && (i >= k || inst->state.closed[i] == 0.0) && watched_rate(w, i, d.r1[i]) > 0.0) rising = 1;
+    if (rising) memcpy(d.Sb, inst->state.S, (size_t)nS * sizeof(double));
+    if (rising && w->carried != ta) { /* the start of the chunk: raw values and rates */
+        double f0;
+        moved = 1;
+        if ((s = reach(inst, w, ta, ta, &f0)) != SB_OK) return s;
+        memcpy(d.z0, w->z, (size_t)nz * sizeof(double));
+        if ((s = rates(inst, w, &d, ta, d.r0)) != SB_OK) return s;
+    }
+    for (int i = 0; i < ne && rising && s == SB_OK; ++i) {
+        if (!(w->watched[i] && (i >= k || inst->state.closed[i] == 0.0))) continue;
+        const double dl = watched_rate(w, i, d.r0[i]), dr = watched_rate(w, i, d.r1[i]);
+        if (!(dl < 0.0 && dr > 0.0)) continue;
+        double tc = tend, fc = *fb, fe;
+        int found = 0;
+        moved = 1;
+        memcpy(inst->state.S, d.Sb, (size_t)nS * sizeof(double)); /* (the raw value at the end, again) */
+        sb_changed(inst);
+        if ((s = smallest(inst, w, tend, &fe)) != SB_OK) break;
+        const double vr = watched_value(w, i, w->z[i]);
+        s = dip_of(inst, w, &d, i, ta, watched_value(w, i, d.z0[i]), dl, tend, vr, dr, &tc, &fc, &found);
+        if (s == SB_OK && found && tc < *tb) {
+            *tb = tc;
+            *fb = fc;
+        }
+    }
+    if (s != SB_OK) return s;
+    if (*tb < tend) { /* the earliest dip */
+        w->carried = NAN;
+        return reach(inst, w, ta, *tb, fb);
+    }
+    if (moved) { /* back to the end of the chunk */
+        memcpy(inst->state.S, d.Sb, (size_t)nS * sizeof(double));
+        sb_changed(inst);
+        if ((s = smallest(inst, w, tend, fb)) != SB_OK) return s;
+    }
+    memcpy(d.z0, w->z, (size_t)nz * sizeof(double)); /* the start of the next chunk */
+    memcpy(d.r0, d.r1, (size_t)nz * sizeof(double));
+    w->carried = tend;
+    return SB_OK;
+}
+
+/* -- the communication step ------------------------------------------------------------------------ */
+
 static SbStatus integrate(SbInstance *inst, SbWatch *w, double t0, double tend)
 {
     const int k = w->nk, nz = w->nz, nf = inst->m->nf;
     double t = t0;
-    long events = 0;
+    long events = 0, chunks = 0;
     int changed;
     *inst->state.time = t0;
     sb_changed(inst);
+    if ((int)inst->state.set[SB_SET_METHOD] == SB_METHOD_RK4 && (tend - t0) / inst->state.set[SB_SET_STEP] > SB_MAX_CHUNKS)
+        return sb_problem(inst, SB_DISCARD, "solver.step = %g needs more than %ld internal steps for a communication step of %g",
+                          inst->state.set[SB_SET_STEP], SB_MAX_CHUNKS, tend - t0);
     SbStatus s = sb_events_resolve(inst, "DoStep", &changed); /* the modes at the start */
     while (s == SB_OK && t < tend) {
+        if (++chunks > SB_MAX_CHUNKS) /* (solver.step far below the communication step: never a hang) */
+            return sb_problem(inst, SB_DISCARD,
+                              "more than %ld internal steps in the communication step (t = %.17g); set a larger "
+                              "solver.step or take shorter communication steps",
+                              SB_MAX_CHUNKS, t);
         const double h = chunk(inst, t0, tend);
-        const double tb = tend - t <= h * (1.0 + 1e-12) ? tend : t + h;
+        double tb = tend - t <= h * (1.0 + 1e-12) ? tend : t + h;
         double fa, fb, te;
         *inst->state.time = t;
         sb_changed(inst);
@@ -188,6 +390,7 @@ static SbStatus integrate(SbInstance *inst, SbWatch *w, double t0, double tend)
                 return sb_problem(inst, SB_DISCARD, "more than %ld events in the step (t = %.17g): the friction modes "
                                   "do not settle", SB_MAX_EVENTS, t);
             s = sb_events_resolve(inst, "DoStep", &changed);
+            w->carried = NAN; /* (the modes, and perhaps the velocities, changed at t) */
             continue;
         }
         for (int j = k; j < k + w->nsw; ++j) { /* a switching function exactly at zero is watched from the next chunk */
@@ -199,6 +402,7 @@ static SbStatus integrate(SbInstance *inst, SbWatch *w, double t0, double tend)
         memcpy(w->S0, inst->state.S, (size_t)inst->state.nS * sizeof(double));
         if ((s = sb_integrate(inst, t, tb)) != SB_OK) return s;
         if ((s = smallest(inst, w, tb, &fb)) != SB_OK) return s;
+        if (fb > 0.0 && (s = dip(inst, w, t, &tb, &fb)) != SB_OK) return s; /* a gap below zero inside */
         if (fb > 0.0) {
             t = tb;
             continue;
@@ -210,6 +414,7 @@ static SbStatus integrate(SbInstance *inst, SbWatch *w, double t0, double tend)
         *inst->state.time = te;
         sb_changed(inst);
         s = sb_events_resolve(inst, "DoStep", &changed);
+        w->carried = NAN;
         t = te;
     }
     return s;
@@ -226,18 +431,21 @@ SbStatus sb_events_integrate(SbInstance *inst, double t0, double tend)
     w.z = malloc((size_t)nz * sizeof(double));
     w.off = malloc((size_t)nz * sizeof(double));
     w.rate = malloc((size_t)nz * sizeof(double));
+    w.dip = malloc(dip_size(inst, w.nz) * sizeof(double));
+    w.carried = NAN;
     w.watched = malloc((size_t)nz * sizeof(int));
     w.divided = malloc((size_t)nz * sizeof(int));
     w.v = malloc((size_t)(k + nf + 1) * sizeof(double));
     w.acc = malloc((size_t)(nf + 1) * sizeof(double));
     w.ta = t0;
-    SbStatus s = w.S0 && w.z && w.off && w.rate && w.watched && w.divided && w.v && w.acc
+    SbStatus s = w.S0 && w.z && w.off && w.rate && w.dip && w.watched && w.divided && w.v && w.acc
                      ? integrate(inst, &w, t0, tend)
-                                                   : sb_problem(inst, SB_ERROR, "out of memory");
+                     : sb_problem(inst, SB_ERROR, "out of memory");
     free(w.S0);
     free(w.z);
     free(w.off);
     free(w.rate);
+    free(w.dip);
     free(w.watched);
     free(w.divided);
     free(w.v);

@@ -70,18 +70,22 @@ void sb_jacobian_columns(const SbPoint *in, SbTangent tangent, SbValue value, in
         off[k] = total;
         total += size[k];
     }
-    /* direction, point, column and the minus side of a difference */
-    double *buf = (double *)calloc((size_t)(2 * total + 2 * nout + 1), sizeof(double));
+    /* direction, point (the contact forces after the multipliers: lam holds nc + nk values, which the
+       outputs may use), column and the minus side of a difference */
+    const int nk = sb_model.nk;
+    double *buf = (double *)calloc((size_t)(2 * total + nk + 2 * nout + 1), sizeof(double));
     if (!buf) {
         for (int k = 0; k < SB_N_KNOWNS; ++k)
             if (J[k])
                 for (int e = 0; e < nout * size[k]; ++e) J[k][e] = NAN;
         return;
     }
-    double *dir = buf, *x = buf + total, *col = x + total, *minus = col + nout;
+    double *dir = buf, *x = buf + total, *col = x + total + nk, *minus = col + nout;
     const double *src[SB_N_KNOWNS] = {in->q, in->dq, in->u, &in->t, in->ddq, in->lam};
     for (int k = 0; k < SB_N_KNOWNS; ++k)
         if (size[k] > 0 && src[k]) memcpy(x + off[k], src[k], (size_t)size[k] * sizeof(double));
+    if (nk > 0 && in->lam) memcpy(x + off[SB_KNOWN_LAM] + size[SB_KNOWN_LAM], in->lam + size[SB_KNOWN_LAM],
+                                  (size_t)nk * sizeof(double)); /* (LAM is the last known) */
     for (int k = 0; k < SB_N_KNOWNS; ++k) {
         if (!J[k]) continue;
         for (int j = 0; j < size[k]; ++j) {

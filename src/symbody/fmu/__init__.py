@@ -152,10 +152,10 @@ def export_fmu(
                 raise ExportError("--platforms applies to the native C backend only")
             if jacobians not in (None, "exact"):
                 raise ExportError("the Python backend evaluates exact Jacobians only (--jacobians exact)")
-            if getattr(eq, "contacts", None):
+            if getattr(eq, "frictions", None):
                 raise ExportError(
-                    f"model {eq.name!r} has unilateral contacts: the Python backend does not handle their events; "
-                    "use the native C backend (backend='c')"
+                    f"model {eq.name!r} has stick-slip friction: the Python backend does not handle its stick and "
+                    "slip events; simulate it with symbody.numeric.simulate"
                 )
             return build_python_fmu(FmuSpec(eq, 2, "cs", backend="python"), path, step)
         if backend != "c":

@@ -148,9 +148,8 @@ def _fmi2(spec, native: bool = True) -> bytes:
         "modelIdentifier": spec.model_identifier,
         "canGetAndSetFMUstate": flag,
         "canSerializeFMUstate": flag,
-        "providesDirectionalDerivative": "true"
-        if native and spec.provides_directional_derivatives and not nk
-        else "false",  # (not through contact forces)
+        # (with contacts: those of the current contact mode, sb_jacobians.c)
+        "providesDirectionalDerivative": "true" if native and spec.provides_directional_derivatives else "false",
         "canNotUseMemoryManagementFunctions": "true",
     }
     if not native:
@@ -195,12 +194,11 @@ def _fmi2(spec, native: bool = True) -> bytes:
 
 def _fmi3(spec) -> bytes:
     root = _root(spec, {"fmiVersion": "3.0", "instantiationToken": spec.token})
-    nk = len(getattr(spec.eq, "contacts", ()))
     common = {
         "modelIdentifier": spec.model_identifier,
         "canGetAndSetFMUState": "true",
         "canSerializeFMUState": "true",
-        "providesDirectionalDerivatives": "true" if spec.provides_directional_derivatives and not nk else "false",
+        "providesDirectionalDerivatives": "true" if spec.provides_directional_derivatives else "false",
     }
     for iface in spec.interfaces:
         attrs = dict(common)

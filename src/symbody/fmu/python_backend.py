@@ -1,10 +1,13 @@
 """``--backend python``: a Co-Simulation FMU built with pythonfmu from the numpy blocks.
 
-The FMU holds three Python files in ``resources/``: the generated blocks
-module (numpy code of ``[M | delta]``, the constraints, outputs and exact
-residual Jacobians, from :mod:`symbody.codegen.python`), the hand-written
-:mod:`symbody.fmu.python_runtime` (solvers, projection, assembly) and a
-generated pythonfmu slave class.  Variables and value references are those
+The FMU holds Python files in ``resources/``: the generated blocks
+module (numpy code of ``[M | delta]``, the constraints, outputs, exact
+residual Jacobians, the blocks of the unilateral contacts and the switching
+functions of the loads, from :mod:`symbody.codegen.python`), the hand-written
+:mod:`symbody.fmu.python_runtime` (solvers, projection, assembly) with
+:mod:`symbody.fmu.python_settings` and :mod:`symbody.fmu.python_events`
+(contacts and switching loads inside ``doStep``), and a generated pythonfmu
+slave class.  Variables and value references are those
 of the native FMU (:mod:`symbody.fmu.variables`), and the
 ``modelDescription.xml`` is symbody's own (units, ModelStructure), with the
 capabilities of pythonfmu.  It needs Python with numpy and pythonfmu where
@@ -29,6 +32,7 @@ from pathlib import Path
 from ..codegen.evaluators import layout_of
 from ..codegen.python import python_source
 from ..errors import ExportError
+from ..model.contacts import contact_blocks
 from .build import write_atomically
 from .description import model_description
 from .geometry import geometry_entry
@@ -38,13 +42,17 @@ from .variables import SETTINGS_DEFAULTS
 
 RUNTIME = Path(__file__).with_name("python_runtime.py")
 SETTINGS = Path(__file__).with_name("python_settings.py")  # imported by the runtime
-RUNTIME_MODULES = ("symbody_python_runtime", "symbody_python_settings")  # their names inside the FMU
+EVENTS = Path(__file__).with_name("python_events.py")  # imported by the runtime: contacts, switching loads
+#: their names inside the FMU
+RUNTIME_MODULES = ("symbody_python_runtime", "symbody_python_settings", "symbody_python_events")
+SHIPPED = dict(zip(RUNTIME_MODULES, (RUNTIME, SETTINGS, EVENTS)))
 
 
 def blocks_module(spec: FmuSpec) -> str:
     """Source of the numpy blocks module of the Python FMU."""
     eq, jac = spec.eq, spec.jacobians
     n, nc, nh = eq.nq, eq.nc, eq.nh
+    contacts, switches = list(getattr(eq, "contacts", ())), list(getattr(eq, "switches", ()))
     b = eq.blocks()
     flat = jac.flat
     funcs: list[tuple[str, dict]] = [
@@ -63,6 +71,8 @@ def blocks_module(spec: FmuSpec) -> str:
             },
         ),
         ("velocity_jacobians", {"V_q": (flat(jac.V_q), (nc, n)), "V_t": (list(jac.V_t), (nc,))}),
+        ("contacts", contact_blocks(contacts, n)),  # unilateral contacts and switching loads (python_events)
+        ("switches", {"sw": (switches, (len(switches),))}),
     ]
     parts = [
         f'"""numpy blocks of the symbody model {eq.name!r} (generated; do not edit)."""\n',
@@ -88,6 +98,9 @@ def blocks_module(spec: FmuSpec) -> str:
         "coordinate_names": [c.name for c in eq.coordinates],
         "constraint_names": [r.name for r in eq.constraint_rows],
         "output_names": [o.name for o in eq.outputs],
+        "nk": len(contacts),
+        "nsw": len(switches),
+        "contact_names": [c.name for c in contacts],
     }
     parts.append(f"INFO = {info!r}\n")
     return "".join(parts)
@@ -225,6 +238,10 @@ class {name}(Fmi2Slave):
         except runtime.HostError as e:  # a step from the wrong time or past the stop time: nothing happens
             self.log(str(e), Fmi2Status.error)
             return False
+        if self.model.events is not None:  # the impacts and contact mode changes inside the step
+            for message in self.model.events.messages:
+                self.log(message, Fmi2Status.ok, "logEvents")
+            self.model.events.messages = []
         if ok and self.model.warning:
             self.log(self.model.warning, Fmi2Status.warning)
         if not ok:
@@ -307,8 +324,8 @@ def build_python_fmu(spec: FmuSpec, path: str | Path, progress: Callable[[str], 
         script = src / f"{name}.py"
         script.write_text(slave_script(spec, blocks_name))
         (src / f"{blocks_name}.py").write_text(blocks_module(spec))
-        shutil.copyfile(RUNTIME, src / "symbody_python_runtime.py")
-        shutil.copyfile(SETTINGS, src / "symbody_python_settings.py")
+        for module, source in SHIPPED.items():
+            shutil.copyfile(source, src / f"{module}.py")
         step("packaging")
         out = work / "out"
         out.mkdir()

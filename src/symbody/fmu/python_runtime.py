@@ -31,10 +31,12 @@ import math
 
 import numpy as np
 
-# The settings' order and rules: a file of their own, copied into the FMU next to this one.
+# The settings' order and rules, and the events (contacts, switching loads): files copied next to this one.
 try:
+    import symbody_python_events as events  # type: ignore[import-not-found,unused-ignore]
     import symbody_python_settings as setting  # type: ignore[import-not-found,unused-ignore]
 except ImportError:  # imported from the package (tests, documentation)
+    from . import python_events as events
     from . import python_settings as setting
 value_problem = setting.value_problem  # the slave checks the values it is given through this module
 
@@ -46,8 +48,7 @@ MAX_RETRIES = 10  # the same discarded step asked for in a row before the FMU gi
 RK4_ADVICE = "set a smaller solver.step, or solver.method = 2 (dopri5) or 3 (rosenbrock23, for stiff models)"
 
 
-class StepFailure(Exception):
-    """A numerical problem during a step (the step is discarded)."""
+StepFailure = events.StepFailure  # a numerical problem during a step (the step is discarded)
 
 
 class HostError(Exception):
@@ -141,9 +142,7 @@ class Model:
 
     def __init__(self, blocks, info: dict):
         self.b = blocks
-        self.n = int(info["nq"])
-        self.nc = int(info["nc"])
-        self.nh = int(info["nh"])
+        self.n, self.nc, self.nh = (int(info[key]) for key in ("nq", "nc", "nh"))
         self.info = info
         self.reset()
 
@@ -167,6 +166,7 @@ class Model:
         self.terminate = False  # no smaller step can continue: the FMU asks the host to stop
         self._discards = (math.nan, math.nan, 0)
         self.refused: dict[str, str] = {}  # variable or call -> why the FMU refused it (steps are discarded)
+        self.events = events.Events(self) if info.get("nk", 0) + info.get("nsw", 0) else None  # contact modes
 
     def changed(self) -> None:
         self._cache = None
@@ -206,6 +206,8 @@ class Model:
                         raise StepFailure("singular augmented matrix [M D^T; D 0]") from None
                     sol = np.split(x, [n])
             ddq, lam = sol
+        if self.events is not None:  # the forces of the closed contacts
+            ddq, lam = self.events.accelerations(t, x, ddq, lam)
         if not (np.all(np.isfinite(ddq)) and np.all(np.isfinite(lam))):
             raise StepFailure("non-finite accelerations")
         return ddq, lam
@@ -248,7 +250,8 @@ class Model:
         if self._cache is None:
             n = self.n
             ddq, lam = self.accelerations(self.t, self.x)
-            (y,) = self.b.outputs(self.t, self.x[:n], self.x[n:], self.u, self.p, ddq, lam)
+            forces = self.events.forces if self.events is not None else np.zeros(0)  # (outputs may use them)
+            (y,) = self.b.outputs(self.t, self.x[:n], self.x[n:], self.u, self.p, ddq, np.concatenate([lam, forces]))
             self._cache = (ddq, lam, y)
             self.undetermined_outputs = self._undetermined_outputs(ddq, lam, np.asarray(y, dtype=float))
         return self._cache
@@ -393,6 +396,10 @@ class Model:
         h1 = max(1e-6, h0 * 1e-3) if dm <= 1e-15 else (0.01 / dm) ** (1.0 / (order + 1))
         return min(100 * h0, h1, span, hmax)
 
+    def integrate(self, t0: float, tend: float) -> None:  # the solver alone: no events looked for
+        method = int(self.settings[setting.METHOD])
+        self._rk4(t0, tend) if method == setting.RK4 else self._adaptive(t0, tend, method)
+
     def _rk4(self, t0: float, tend: float) -> None:
         H, h = tend - t0, self.settings[setting.STEP]
         N = max(1, math.ceil(H / h * (1 - 1e-12)))
@@ -501,7 +508,7 @@ class Model:
     def _rosenbrock_step(self, t, y, F0, h):
         d = 1.0 / (2.0 + math.sqrt(2.0))
         e32 = 6.0 + math.sqrt(2.0)
-        J, T = self.state_jacobian(t, y)
+        J, T = (self.events.jacobian if self.events and self.events.closed.any() else self.state_jacobian)(t, y)
         W = np.eye(y.size) - h * d * J
         k1 = np.linalg.solve(W, F0 + h * d * T)
         F1 = self.derivatives(t + 0.5 * h, y + 0.5 * h * k1)
@@ -555,20 +562,19 @@ class Model:
         self.check_step(t0, H)
         if H == 0:
             return True
-        saved = (self.t, self.x.copy(), self.h_next)
+        saved = (self.t, self.x.copy(), self.h_next, None if self.events is None else self.events.closed.copy())
         self._underflow_at, self.warning = math.nan, ""
         method = int(self.settings[setting.METHOD])
         try:
             with np.errstate(divide="raise", over="raise", invalid="raise"):
-                if method == setting.RK4:
-                    self._rk4(t0, t0 + H)
-                else:
-                    self._adaptive(t0, t0 + H, method)
+                (self.integrate if self.events is None else self.events.step)(t0, t0 + H)
                 self.t = t0 + H
                 self.changed()
                 self._check_result()
         except NUMERICAL_ERRORS as e:
             self.t, self.x, self.h_next = saved[0], saved[1], saved[2]
+            if self.events is not None:
+                self.events.closed, self.events.messages = saved[3], []
             self.changed()
             self.problem = str(e) if isinstance(e, StepFailure) else f"{type(e).__name__}: {e}"
             self._after_discard(t0, H, method)

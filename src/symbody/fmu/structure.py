@@ -7,7 +7,10 @@ dependency.  Accelerations and multipliers solve ``A [ddq; lam] = rhs`` with
 the sparsity graph of ``A``, so ``ddq_i`` depends on every known that enters a
 residual row of its component (a superset of the exact pattern for special
 numerical values, never a subset).  Outputs depend on their direct knowns and,
-through ``ddq`` and ``lam``, on those of the accelerations they use.
+through ``ddq`` and ``lam``, on those of the accelerations they use.  A unilateral
+contact may close (a constraint row ``g_q ddq = gamma`` with Baumgarte's terms and
+its force along ``g_q``): it is one more row, coupling the coordinates of its gap,
+and outputs that use its force depend on that row's component.
 
 Knowns are ``("q", j)``, ``("dq", j)``, ``("u", j)``, ``("p", j)`` and
 ``("t", 0)``.  At run time (Model Exchange) the knowns are states, inputs and
@@ -34,6 +37,16 @@ def _nz(row, kind: str) -> set[Known]:
     return {(kind, j) for j, e in enumerate(row) if nonzero(e)}
 
 
+def _masked(exprs, eq) -> set[Known]:
+    """The states, inputs and time that occur in ``exprs``."""
+    mask = 0
+    for e in exprs:
+        mask |= e.mask
+    found = {(kind, j) for kind, syms in (("q", eq.q), ("dq", eq.dq), ("u", eq.u_symbols)) for j, s in enumerate(syms)
+             if mask & s.mask}  # fmt: skip
+    return found | ({("t", 0)} if mask & eq.t.mask else set())
+
+
 def _params(exprs, eq) -> set[Known]:
     mask = 0
     for e in exprs:
@@ -54,8 +67,9 @@ class Dependencies:
     def __init__(self, eq, jac: ResidualJacobians) -> None:
         n, nc, nh = eq.nq, eq.nc, eq.nh
         na = n + nc
-        # connected components of the sparsity graph of A = [M D^T; D 0]
-        parent = list(range(na))
+        contacts = list(getattr(eq, "contacts", ()))
+        # connected components of the sparsity graph of A = [M D^T; D 0], with the contacts' rows
+        parent = list(range(na + len(contacts)))
 
         def find(i: int) -> int:
             while parent[i] != i:
@@ -74,6 +88,10 @@ class Dependencies:
             for j in range(n):
                 if nonzero(eq.D[r][j]):
                     union(n + r, j)
+        for i, c in enumerate(contacts):
+            for j in range(n):
+                if nonzero(c.gap_q[j]):
+                    union(na + i, j)
         # direct knowns of each residual row (Baumgarte terms included)
         row_known: list[set[Known]] = []
         row_exprs: list[list] = []
@@ -95,13 +113,18 @@ class Dependencies:
                     exprs.append(eq.Phi[c])
             row_known.append(k)
             row_exprs.append(exprs)
+        for c in contacts:  # a closed contact's row (Baumgarte's rate term: dq along g_q)
+            exprs = [c.gap, *c.gap_q, c.beta, c.gamma]
+            row_known.append(_masked(exprs, eq) | _nz(c.gap_q, "dq"))
+            row_exprs.append(exprs)
         comp_known: dict[int, set[Known]] = {}
         comp_exprs: dict[int, list] = {}
-        for r in range(na):
+        for r in range(na + len(contacts)):
             c = find(r)
             comp_known.setdefault(c, set()).update(row_known[r])
             comp_exprs.setdefault(c, []).extend(row_exprs[r])
-        self.acc: list[set[Known]] = [set(comp_known[find(i)]) for i in range(na)]
+        #: ([ddq; lam], then one entry per contact row)
+        self.acc: list[set[Known]] = [set(comp_known[find(i)]) for i in range(na + len(contacts))]
         # initialization: parameters join; assembled states are replaced by their own knowns
         constrained = nc > 0
         self.state_init: set[Known] = set()
@@ -109,7 +132,9 @@ class Dependencies:
             self.state_init = _params(list(eq.Phi_init) + [e for row in eq.D for e in row] + list(eq.beta), eq)
             if any(e.mask & eq.t.mask for e in list(eq.Phi_init) + list(eq.beta)):
                 self.state_init.add(("t", 0))
-        self.acc_init = [self._at_init(self.acc[i], constrained) | _params(comp_exprs[find(i)], eq) for i in range(na)]
+        self.acc_init = [
+            self._at_init(self.acc[i], constrained) | _params(comp_exprs[find(i)], eq) for i in range(len(self.acc))
+        ]
         self.y: list[set[Known]] = []
         self.y_init: list[set[Known]] = []
         for i, o in enumerate(eq.outputs):
@@ -119,6 +144,7 @@ class Dependencies:
             via = [j for j, e in enumerate(jac.Y_ddq[i]) if nonzero(e)] + [
                 n + r for r, e in enumerate(jac.Y_lam[i]) if nonzero(e)
             ]
+            via += [na + r for r, c in enumerate(contacts) if o.expr.mask & c.force.mask]  # its contact forces
             k_init = self._at_init(k, constrained) | _params([o.expr], eq)
             for j in via:
                 k |= self.acc[j]

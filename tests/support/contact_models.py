@@ -1,0 +1,44 @@
+"""Models with unilateral contacts and their exact motions, shared by the FMU tests of both backends."""
+
+from __future__ import annotations
+
+import math
+
+import symbody as sb
+
+G = 9.81
+#: a ball thrown up at V0 under a ceiling at H (its apex V0^2 / 2 G = 1.274 is above the ceiling)
+V0, H, E = 5.0, 1.2, 0.5
+#: the impact on the ceiling; the gap H - y would be below zero from T_HIT until 0.6327
+T_HIT = (V0 - math.sqrt(V0 * V0 - 2 * G * H)) / G
+
+
+def bouncing_ball(h0: float, e: float, m: float) -> sb.System:
+    """A ball dropped from h0 on the floor y >= 0 (restitution e, mass m); output N, the contact force."""
+    s = sb.System("ball")
+    y = s.coordinate("y", h0)
+    s.particle("b", s.point("P", s.origin, (0, y, 0)), s.parameter("m", m))
+    s.gravity((0, -G, 0))
+    c = s.unilateral("floor", y, restitution=s.parameter("e", e))
+    s.output("N", c.force)
+    return s
+
+
+def thrown_ball() -> sb.System:
+    """The ball thrown up that grazes the ceiling (a gap dipping below zero for 0.25 s)."""
+    s = sb.System("graze")
+    y = s.coordinate("y", 0.0, dq0=V0)
+    s.particle("b", s.point("P", s.origin, (0, y, 0)), 1.0)
+    s.gravity((0, -G, 0))
+    s.unilateral("ceiling", H - y, restitution=E)
+    return s
+
+
+def thrown_ball_motion(t: float) -> tuple[float, float]:
+    """Height and velocity of :func:`thrown_ball`: free flight, then the rebound from the ceiling at T_HIT
+    with -E times the approach speed."""
+    if t < T_HIT:
+        return V0 * t - G * t * t / 2, V0 - G * t
+    v = -E * (V0 - G * T_HIT)
+    tau = t - T_HIT
+    return H + v * tau - G * tau * tau / 2, v - G * tau
