@@ -123,7 +123,7 @@ class Dependencies:
             c = find(r)
             comp_known.setdefault(c, set()).update(row_known[r])
             comp_exprs.setdefault(c, []).extend(row_exprs[r])
-        #: ([ddq; lam], then one entry per contact row)
+        # ([ddq; lam], then one entry per contact row)
         self.acc: list[set[Known]] = [set(comp_known[find(i)]) for i in range(na + len(contacts))]
         # initialization: parameters join; assembled states are replaced by their own knowns
         constrained = nc > 0
