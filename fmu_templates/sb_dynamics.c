@@ -221,6 +221,8 @@ SbStatus sb_accelerations(SbInstance *inst, double t, const double *x, double *d
        evaluation): they propagate into the factorization or the solution, and every failure path
        below calls nonfinite_blocks() first to name the entry at fault. */
     if (nc == 0) {
+        /* trees: ddq from model.c without M when only the accelerations are asked for (sb_ltdl.c) */
+        if (ddq && sb_direct_accelerations(inst, &pt, ddq)) return SB_OK;
         /* the hot path of unconstrained models: M is evaluated into Mf and factored in place,
            delta into sol and solved in place; M and delta themselves are only needed when the
            factorization fails, and are then evaluated again (same point, same values) */

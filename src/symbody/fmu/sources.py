@@ -233,7 +233,8 @@ class ModelSource:
             "    .init_fix = init_fix,\n    .coordinate_names = coordinate_names,\n"
             "    .constraint_names = constraint_names,\n    .init_names = init_names,\n"
             f"    .nk = {len(getattr(eq, 'contacts', ()))},\n    .contact_names = contact_names,\n"
-            f"    .nsw = {len(getattr(eq, 'switches', ()))},\n}};\n\n"
+            f"    .nsw = {len(getattr(eq, 'switches', ()))},\n"
+            f"    .has_direct = {int(bool(getattr(eq, 'accelerations', ())))},\n}};\n\n"
         )
         return "".join(out)
 
@@ -264,6 +265,25 @@ class ModelSource:
         size = len(rows) * ncol
         zero = [(array, size)] if len(asg) < size else []
         return CBlock(name, what, asg, zero)
+
+    def _accelerations_direct(self) -> list[str]:
+        """``sb_accelerations_direct``: ``ddq`` by the articulated-body algorithm and its pivots (empty when the
+        equations have none: the runtime then factors ``M``)."""
+        eq = self.eq
+        ddq, pivots = list(getattr(eq, "accelerations", ())), list(getattr(eq, "pivots", ()))
+        qn = [c.name for c in eq.coordinates]
+        blocks = []
+        if ddq:
+            blocks = [
+                self._vector("_ddq", ddq, [f"dd{c}" for c in qn], "ddq", "accelerations M^-1 delta, articulated bodies"),
+                self._vector("_pivots", pivots, [f"pivot of {c}" for c in qn], "pivots", "valid when all are positive"),
+            ]
+        return self._fn(
+            "accelerations_direct",
+            blocks,
+            "ddq = M^-1 delta by the articulated-body algorithm (Featherstone, Rigid Body Dynamics Algorithms, 2008, "
+            "ch. 7), with the pivots of its joint blocks",
+        )
 
     def _contacts(self) -> list[str]:
         """``sb_contacts``: the blocks of the unilateral contacts (:mod:`symbody.model.contacts`)."""
@@ -309,6 +329,7 @@ class ModelSource:
                 "[M | delta]: mass matrix and generalized forces, exported jointly",
             )
         )
+        parts.extend(self._accelerations_direct())
         parts.extend(
             self._fn(
                 "constraints",
