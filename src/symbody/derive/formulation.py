@@ -90,7 +90,9 @@ def _with_accelerations(system: Any, tree: list[TreeBody], dyn: Dynamics, formul
         return dyn
     ddq, pivots = articulated_accelerations(system, tree, dyn.delta)
     if formulation == "auto":
-        direct, m_delta = block_ops([{"accelerations": ddq, "pivots": pivots}, _m_delta_blocks(dyn.M, dyn.delta)], system)
+        direct, m_delta = block_ops(
+            [{"accelerations": ddq, "pivots": pivots}, _m_delta_blocks(dyn.M, dyn.delta)], system
+        )
         if direct >= m_delta + solve_ops(tree, len(dyn.delta)):
             return dyn
     return Dynamics(dyn.M, dyn.delta, "articulated", ddq, pivots)
@@ -130,7 +132,9 @@ def _m_delta_blocks(M: list[list[Expr]], delta: list[Expr]) -> dict[str, list[Ex
 def block_ops(alternatives: list[dict[str, list[Expr]]], system: Any) -> list[int]:
     """Operations of each alternative (blocks exported jointly): the export plans' counts when all are small,
     else their atoms' (negations are free in sums)."""
-    atoms = [sum(e.op not in (SYM, NUM, NEG) for e in walk([e for b in alt.values() for e in b])) for alt in alternatives]
+    atoms = [
+        sum(e.op not in (SYM, NUM, NEG) for e in walk([e for b in alt.values() for e in b])) for alt in alternatives
+    ]
     if max(atoms) > EXACT_COUNT_UP_TO:
         return atoms
     names = {s: s.name for s in system.ctx.symbols}
