@@ -14,7 +14,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import symbody as sb
 from symbody.codegen.counts import op_count
 from symbody.derive.formulation import solve_ops
 from symbody.derive.recursive import tree_of

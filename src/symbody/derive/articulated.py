@@ -140,13 +140,13 @@ class _Articulated:
         self.offsets = {id(b): self.rec.offset(b) for b in order[1:]}
 
     def own_inertia(self, body: TreeBody) -> SpatialInertia:
-        solid = body.solid
-        m = solid.mass  # type: ignore[union-attr]
-        h: Comps = (ZERO, ZERO, ZERO) if solid.is_particle else tuple(solid.first_moment)  # type: ignore[union-attr, assignment]
-        I: Mat3 = tuple(tuple(r) for r in solid.inertia_origin)  # type: ignore[union-attr, assignment]
+        solid: Any = body.solid
+        m = solid.mass
+        h: Comps = (ZERO, ZERO, ZERO) if solid.is_particle else tuple(solid.first_moment)
+        I: Mat3 = tuple(tuple(r) for r in solid.inertia_origin)  # type: ignore[assignment]
         Bh = ((ZERO, neg(h[2]), h[1]), (h[2], ZERO, neg(h[0])), (neg(h[1]), h[0], ZERO))
         C = ((m, ZERO, ZERO), (ZERO, m, ZERO), (ZERO, ZERO, m))
-        return SpatialInertia(I, Bh, C)  # type: ignore[arg-type]
+        return SpatialInertia(I, Bh, C)
 
     def columns(self, body: TreeBody) -> list[tuple[int, Vec6]]:
         kin, B = self.kin, body.base

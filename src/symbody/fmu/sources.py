@@ -275,7 +275,7 @@ class ModelSource:
         blocks = []
         if ddq:
             blocks = [
-                self._vector("_ddq", ddq, [f"dd{c}" for c in qn], "ddq", "accelerations M^-1 delta, articulated bodies"),
+                self._vector("_ddq", ddq, [f"dd{c}" for c in qn], "ddq", "accelerations M^-1 delta"),
                 self._vector("_pivots", pivots, [f"pivot of {c}" for c in qn], "pivots", "valid when all are positive"),
             ]
         return self._fn(
