@@ -35,7 +35,11 @@ def random_values(eq, rng: np.random.Generator) -> dict:
     return values
 
 
-@pytest.mark.parametrize("model", [lambda: chain_3d(3), branched, mixed], ids=["chain", "branched", "mixed"])
+@pytest.mark.parametrize(
+    "model",
+    [lambda: chain_3d(3), branched, mixed, lambda: example("n_link_pendulum_on_cart", n=5)],
+    ids=["chain", "branched", "mixed", "n-link on cart"],
+)
 def test_accelerations_equal_the_solve_of_the_virtual_power_equations(model):
     aba = model().derive(formulation="articulated")
     vp = model().derive(formulation="virtual_power")
