@@ -79,3 +79,24 @@ def mixed() -> sb.System:
     s.spring_damper("spring", s.origin, slide_point, k=40.0, rest_length=0.5, damping=0.8)
     s.viscous_friction("wrist", sph[0], c=0.2)
     return s
+
+
+def turntable() -> sb.System:
+    """Two bodies on revolute and spherical joints below a turntable whose angle is a given function of time."""
+    s = sb.System("turntable")
+    s.gravity((0, 0, -9.81))
+    w = s.parameter("w", 1.3, unit="1/s")
+    table = s.base("table", s.ground_base, sb.Rz(0.7 * w * s.t + 0.2 * sb.sin(w * s.t)))
+    a = s.coordinate("a")
+    arm_base = s.base("A", table, sb.Ry(a))
+    arm_point = s.point("hub", s.origin, sb.Vector(table, 0.3, 0.0, 0.1))
+    s.solid(
+        "arm", arm_point, arm_base, mass=1.1, com=(0.4, 0.05, 0.0), inertia=sb.inertia(0.02, 0.1, 0.11, 0.0, 0.01, 0.0)
+    )
+    angles = [s.coordinate(f"s{k}") for k in "zyx"]
+    ball_base = s.base("S", arm_base, sb.EulerAngles("zyx", angles))
+    tip = s.point("tip", arm_point, sb.Vector(arm_base, 0.8, 0.0, 0.0))
+    s.solid(
+        "ball", tip, ball_base, mass=0.6, com=(0.0, 0.1, -0.2), inertia=sb.inertia(0.03, 0.02, 0.04, 0.0, 0.0, 0.005)
+    )
+    return s

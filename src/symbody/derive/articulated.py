@@ -47,9 +47,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model.kinematics import Comps, _cross3, _dot3
-from ..symbolic.calculus import diff
-from ..symbolic.expr import ONE, ZERO, Expr, add, div, mul, neg, sub
-from .recursive import TreeBody, _add3, _matvec3, _Recursion, _rotate_sym, _scale3
+from ..symbolic.calculus import diff, directional_derivative
+from ..symbolic.expr import ONE, ZERO, Expr, add, div, mul, neg, num, sub
+from .recursive import TreeBody, _add3, _joint_mask, _matvec3, _Recursion, _rotate_sym, _scale3, _sub3
+from .virtual_power import Assembler
 
 Mat3 = tuple[Comps, Comps, Comps]
 Vec6 = tuple[Comps, Comps]  # (angular, linear)
@@ -138,6 +139,7 @@ class _Articulated:
         self.pA: dict[int, Vec6] = {}
         self.joints: dict[int, _Joint] = {}
         self.offsets = {id(b): self.rec.offset(b) for b in order[1:]}
+        self._columns: dict[int, list[tuple[int, Vec6]]] = {}
 
     def own_inertia(self, body: TreeBody) -> SpatialInertia:
         solid: Any = body.solid
@@ -147,6 +149,13 @@ class _Articulated:
         Bh = ((ZERO, neg(h[2]), h[1]), (h[2], ZERO, neg(h[0])), (neg(h[1]), h[0], ZERO))
         C = ((m, ZERO, ZERO), (ZERO, m, ZERO), (ZERO, ZERO, m))
         return SpatialInertia(I, Bh, C)
+
+    def joints_columns(self, body: TreeBody) -> list[tuple[int, Vec6]]:
+        """The joint's motion subspace, one column per coordinate (cached)."""
+        cols = self._columns.get(id(body))
+        if cols is None:
+            cols = self._columns[id(body)] = self.columns(body)
+        return cols
 
     def columns(self, body: TreeBody) -> list[tuple[int, Vec6]]:
         kin, B = self.kin, body.base
@@ -163,7 +172,7 @@ class _Articulated:
             own = self.own_inertia(body)
             IA = own if IA is None else IA + own
             pA = self.pA.pop(key, ((ZERO, ZERO, ZERO), (ZERO, ZERO, ZERO)))
-            joint = _Joint(self.columns(body))
+            joint = _Joint(self.joints_columns(body))
             self.joints[key] = joint
             U = [IA.apply(s) for _, s in joint.columns]
             d = len(U)
@@ -281,6 +290,95 @@ class _Articulated:
     pivots: list[tuple[int, Expr]]
 
 
+class _Bias:
+    """The generalized forces ``delta`` again, by a Newton-Euler recursion along the joints (for the
+    accelerations only: ``M`` and ``delta`` of the equations keep their own atoms).
+
+    Each body's angular velocity, and its point's velocity and acceleration at ``ddq = 0`` (gravity as an
+    acceleration of the ground), follow from its parent's through the joint (Featherstone, 2008, sec. 5.3):
+    with ``rho(q)`` the parent's point to the body's, in the parent's base, ``rho'`` and ``rho''`` its
+    rates in the parent's frame at ``ddq = 0``, and ``w_J = S_w dq`` the joint's angular velocity,
+
+    * ``w = R w_p + w_J``, ``alpha = R alpha_p + w x w_J + (d S_w / dt) dq``;
+    * ``a = R (a_p + alpha_p x rho + w_p x (w_p x rho) + 2 w_p x rho' + rho'')``;
+
+    instead of each body's kinematics on its own, which repeats its ancestors' terms in every body's base.
+    """
+
+    def __init__(self, aba: _Articulated):
+        self.aba = aba
+        self.kin = aba.kin
+        self.q = [c.q for c in aba.rec.system.coordinates]
+        self.dq = aba.rec.dq
+        self.rates = dict(zip(self.q, self.dq))
+
+    def rates_of(self, v: Comps) -> Comps:
+        """Time derivatives at ``ddq = 0`` of components that depend on ``q`` and ``dq`` but not on time."""
+        d = directional_derivative(list(v), self.rates)
+        return d[0], d[1], d[2]
+
+    def wrenches(self) -> dict[int, Vec6]:
+        """Inertial wrench ``(N, F)`` of every body at its point, in its base, at ``ddq = 0``."""
+        aba, kin = self.aba, self.kin
+        zero: Comps = (ZERO, ZERO, ZERO)
+        motion: dict[int, tuple[Comps, Comps, Comps]] = {}  # w, alpha, a
+        out: dict[int, Vec6] = {}
+        for body in aba.order[1:]:
+            parent = body.parent
+            assert parent is not None
+            Bp, B = parent.base, body.base
+            if parent.solid is None:
+                wp, alp, ap = zero, zero, _scale3(neg(ONE), aba.rec.gravity)
+            else:
+                wp, alp, ap = motion[id(parent)]
+            rho = aba.offsets[id(body)]
+            rho1 = self.rates_of(rho)
+            rho2 = self.rates_of(rho1)
+            wJ: Comps = (ZERO, ZERO, ZERO)
+            for i, s in aba.joints_columns(body):
+                wJ = _add3(wJ, _scale3(self.dq[i], s[0]))
+            w = _add3(kin.rotate(wp, Bp, B), wJ)
+            al = _add3(_add3(kin.rotate(alp, Bp, B), _cross3(w, wJ)), self.rates_of(wJ))
+            acc = _add3(ap, _cross3(alp, rho))
+            acc = _add3(acc, _cross3(wp, _add3(_cross3(wp, rho), _scale3(num(2), rho1))))
+            a = kin.rotate(_add3(acc, rho2), Bp, B)
+            motion[id(body)] = (w, al, a)
+            solid: Any = body.solid
+            m = solid.mass
+            F = _scale3(m, a)
+            N: Comps = zero
+            if not solid.is_particle:
+                h: Comps = tuple(solid.first_moment)
+                I: Mat3 = tuple(tuple(r) for r in solid.inertia_origin)  # type: ignore[assignment]
+                wh, ww = _dot3(w, h), _dot3(w, w)
+                F = _add3(F, _add3(_cross3(al, h), _sub3(_scale3(wh, w), _scale3(ww, h))))
+                N = _add3(_add3(_matvec3(I, al), _cross3(w, _matvec3(I, w))), _cross3(h, a))
+            out[id(body)] = (N, F)
+        return out
+
+    def delta(self) -> list[Expr]:
+        """``delta``: the loads' generalized forces (virtual power, gravity aside) minus the projected inertial
+        wrenches."""
+        aba = self.aba
+        wrench = self.wrenches()
+        tau: dict[int, Expr] = {}
+        for body in reversed(aba.order[1:]):
+            N, F = wrench[id(body)]
+            for i, s in aba.joints_columns(body):
+                tau[i] = add(_dot3(s[0], N), _dot3(s[1], F))
+            parent = body.parent
+            if parent is not None and parent.solid is not None:
+                Fp, Np = aba.rec.to_parent(body, aba.offsets[id(body)], F, N)
+                Nq, Fq = wrench[id(parent)]
+                wrench[id(parent)] = (_add3(Nq, Np), _add3(Fq, Fp))
+        system = aba.rec.system
+        asm = Assembler(system)
+        for load in system.loads:
+            if getattr(load, "kind", "") != "gravity":
+                load.apply(asm)
+        return [sub(asm.finalize(acc), tau.get(i, ZERO)) for i, acc in enumerate(asm.delta)]
+
+
 def _independent(vectors: list[Comps]) -> bool:
     """True if three of the vectors are the columns of a matrix with a structurally nonzero determinant.
 
@@ -291,6 +389,16 @@ def _independent(vectors: list[Comps]) -> bool:
     a, b, c = vectors[:3]
     det = _dot3(a, _cross3(b, c))
     return not det.is_zero
+
+
+def _scleronomic(system: Any, order: list[TreeBody]) -> bool:
+    """True if no joint of the tree depends on time (its motion is ``S dq`` alone)."""
+    t_mask = system.t.mask
+    for body in order[1:]:
+        mask = _joint_mask(system.kinematics, body, body.parent)  # type: ignore[arg-type]
+        if mask is None or mask & t_mask:
+            return False
+    return True
 
 
 def _rotate_upper(kin: Any, T: Mat3, A: Any, B: Any) -> Mat3:
@@ -305,9 +413,13 @@ def articulated_accelerations(system: Any, order: list[TreeBody], delta: list[Ex
     """``ddq = M^-1 delta`` of a tree model by the articulated-body algorithm, and the pivots (one per coordinate).
 
     ``order`` is :func:`symbody.derive.recursive.tree_of`'s; every coordinate must belong to a joint
-    (:func:`applies`).
+    (:func:`applies`).  ``delta`` is the equations' own; where no joint depends on time the
+    accelerations use the same forces derived again by the recursion of :class:`_Bias`, shorter in
+    long chains.
     """
     aba = _Articulated(system, order, delta)
+    if _scleronomic(system, order):  # joints that move with time keep delta's own kinematics
+        aba.tau = _Bias(aba).delta()
     aba.pivots = []
     aba.backward()
     ddq = aba.forward()
