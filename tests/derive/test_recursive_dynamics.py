@@ -200,7 +200,10 @@ def test_choice_takes_the_shorter_code_on_small_trees(n):
     rec = example("n_link_pendulum_on_cart", n=n).derive(formulation="recursive")
     vp = example("n_link_pendulum_on_cart", n=n).derive(formulation="virtual_power")
     best = min(op_count(rec, "M", "delta"), op_count(vp, "M", "delta"))
-    assert op_count(auto, "M", "delta") == best
+    if auto.formulation == "articulated":  # n = 5: delta by the articulated formulation's own recursion
+        assert op_count(auto, "M", "delta") <= best
+    else:
+        assert op_count(auto, "M", "delta") == best
 
 
 @pytest.mark.slow  # long: with --slow (CI)

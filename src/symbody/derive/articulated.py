@@ -36,7 +36,7 @@ Example:
     >>> bar = s.solid("bar", s.origin, B, mass=m, com=(l, 0, 0), inertia=(0, 0, 0))
     >>> tree = tree_of(s)
     >>> M, delta = assemble_recursive(s, tree)
-    >>> ddq, pivots = articulated_accelerations(s, tree, delta)
+    >>> ddq, pivots, _ = articulated_accelerations(s, tree, delta)
     >>> pivots[0]
     m*l**2
 """
@@ -409,13 +409,16 @@ def _rotate_upper(kin: Any, T: Mat3, A: Any, B: Any) -> Mat3:
     return _symmetric({(i, j): rows[i][j] for i in range(3) for j in range(i, 3)})
 
 
-def articulated_accelerations(system: Any, order: list[TreeBody], delta: list[Expr]) -> tuple[list[Expr], list[Expr]]:
-    """``ddq = M^-1 delta`` of a tree model by the articulated-body algorithm, and the pivots (one per coordinate).
+def articulated_accelerations(
+    system: Any, order: list[TreeBody], delta: list[Expr]
+) -> tuple[list[Expr], list[Expr], list[Expr]]:
+    """``ddq = M^-1 delta`` of a tree model by the articulated-body algorithm, the pivots (one per
+    coordinate) and the ``delta`` it used.
 
     ``order`` is :func:`symbody.derive.recursive.tree_of`'s; every coordinate must belong to a joint
-    (:func:`applies`).  ``delta`` is the equations' own; where no joint depends on time the
-    accelerations use the same forces derived again by the recursion of :class:`_Bias`, shorter in
-    long chains.
+    (:func:`applies`).  Where no joint depends on time, ``delta`` is derived again by the recursion of
+    :class:`_Bias` (the same forces, fewer operations in long chains) and that one is returned;
+    otherwise the given one is used and returned.
     """
     aba = _Articulated(system, order, delta)
     if _scleronomic(system, order):  # joints that move with time keep delta's own kinematics
@@ -426,7 +429,7 @@ def articulated_accelerations(system: Any, order: list[TreeBody], delta: list[Ex
     pivots = [ZERO] * len(delta)
     for i, p in aba.pivots:
         pivots[i] = p
-    return ddq, pivots
+    return ddq, pivots, aba.tau
 
 
 def applies(system: Any, order: list[TreeBody] | None) -> bool:

@@ -4,7 +4,8 @@
 applies to trees of relative joints; ``"virtual_power"`` (:mod:`symbody.derive.virtual_power`) to
 any model; ``"articulated"`` is ``"recursive"`` plus the accelerations ``ddq = M^-1 delta`` of the
 articulated-body algorithm (:mod:`symbody.derive.articulated`) for trees without constraints, which
-the FMU evaluates instead of factoring ``M``.  ``"auto"`` takes the recursion on trees and, on small
+the FMU evaluates instead of factoring ``M`` (and ``delta`` by that module's recursion along the
+joints, shared with the accelerations).  ``"auto"`` takes the recursion on trees and, on small
 trees, the shorter ``[M|delta]`` of the two; on a tree without constraints derived by the recursion
 it adds the articulated-body accelerations when they take fewer operations than ``[M|delta]``
 and the factorization and solve with ``M`` (:func:`solve_ops`).
@@ -88,14 +89,14 @@ def _with_accelerations(system: Any, tree: list[TreeBody], dyn: Dynamics, formul
     fewer operations than ``[M|delta]`` plus the factorization and solve with ``M``."""
     if formulation == "recursive" or not applies(system, tree):
         return dyn
-    ddq, pivots = articulated_accelerations(system, tree, dyn.delta)
+    ddq, pivots, delta = articulated_accelerations(system, tree, dyn.delta)
     if formulation == "auto":
         direct, m_delta = block_ops(
             [{"accelerations": ddq, "pivots": pivots}, _m_delta_blocks(dyn.M, dyn.delta)], system
         )
         if direct >= m_delta + solve_ops(tree, len(dyn.delta)):
             return dyn
-    return Dynamics(dyn.M, dyn.delta, "articulated", ddq, pivots)
+    return Dynamics(dyn.M, delta, "articulated", ddq, pivots)
 
 
 def solve_ops(tree: list[TreeBody], n: int) -> int:
