@@ -56,10 +56,6 @@ Mat3 = tuple[Comps, Comps, Comps]
 Vec6 = tuple[Comps, Comps]  # (angular, linear)
 
 
-def _zeros3() -> Mat3:
-    return ((ZERO, ZERO, ZERO), (ZERO, ZERO, ZERO), (ZERO, ZERO, ZERO))
-
-
 def _transpose(X: Mat3) -> Mat3:
     return ((X[0][0], X[1][0], X[2][0]), (X[0][1], X[1][1], X[2][1]), (X[0][2], X[1][2], X[2][2]))
 
@@ -126,6 +122,28 @@ class _Joint:
     inv: list[Expr] = field(default_factory=list)  # 1 / d
     y: list[Expr] = field(default_factory=list)  # L^-1 u
 
+    def factor(self, Dm: dict[tuple[int, int], Expr], U: list[Vec6], u: list[Expr]) -> list[Expr]:
+        """``D = L diag(d) L^T`` (``Dm``: its upper triangle), ``W = U L^-T``, ``y = L^-1 u``; returns ``d``."""
+        piv: list[Expr] = []
+        for k in range(len(U)):
+            for j in range(k):
+                e = Dm[(j, k)]
+                for m in range(j):
+                    e = sub(e, mul(mul(self.L[(k, m)], self.L[(j, m)]), piv[m]))
+                self.L[(k, j)] = mul(e, self.inv[j])
+            e = Dm[(k, k)]
+            for j in range(k):
+                e = sub(e, mul(mul(self.L[(k, j)], self.L[(k, j)]), piv[j]))
+            piv.append(e)
+            self.inv.append(div(ONE, e))
+            w, yk = U[k], u[k]
+            for j in range(k):
+                w = _axpy6(neg(self.L[(k, j)]), self.W[j], w)
+                yk = sub(yk, mul(self.L[(k, j)], self.y[j]))
+            self.W.append(w)
+            self.y.append(yk)
+        return piv
+
 
 class _Articulated:
     """The backward and forward passes of the articulated-body algorithm on a :class:`_Recursion`'s tree."""
@@ -140,8 +158,10 @@ class _Articulated:
         self.joints: dict[int, _Joint] = {}
         self.offsets = {id(b): self.rec.offset(b) for b in order[1:]}
         self._columns: dict[int, list[tuple[int, Vec6]]] = {}
+        self.pivots: list[tuple[int, Expr]] = []  # (coordinate, pivot), filled by backward()
 
     def own_inertia(self, body: TreeBody) -> SpatialInertia:
+        """The solid's spatial inertia at the body's point, in its base."""
         solid: Any = body.solid
         m = solid.mass
         h: Comps = (ZERO, ZERO, ZERO) if solid.is_particle else tuple(solid.first_moment)
@@ -158,6 +178,7 @@ class _Articulated:
         return cols
 
     def columns(self, body: TreeBody) -> list[tuple[int, Vec6]]:
+        """``(i, (d w / d dq_i, d v / d dq_i))`` of the body's twist (its point, its base) per joint coordinate."""
         kin, B = self.kin, body.base
         w = self.rec.comps(kin.omega(B), B)
         v = self.rec.comps(kin.velocity(body.point), B)
@@ -166,6 +187,7 @@ class _Articulated:
 
     # -- backward pass -------------------------------------------------------------------------------
     def backward(self) -> None:
+        """From the leaves: each joint's block factored, the projected inertia and wrench passed to the parent."""
         for body in reversed(self.order[1:]):
             key = id(body)
             IA = self.IA.pop(key, None)
@@ -178,25 +200,7 @@ class _Articulated:
             d = len(U)
             Dm = {(k, l): _dot6(joint.columns[k][1], U[l]) for k in range(d) for l in range(k, d)}
             u = [sub(self.tau[i], _dot6(s, pA)) for i, s in joint.columns]
-            # D = L diag(d) L^T, W = U L^-T, y = L^-1 u
-            piv: list[Expr] = []
-            for k in range(d):
-                for j in range(k):
-                    e = Dm[(j, k)]
-                    for m_ in range(j):
-                        e = sub(e, mul(mul(joint.L[(k, m_)], joint.L[(j, m_)]), piv[m_]))
-                    joint.L[(k, j)] = mul(e, joint.inv[j])
-                e = Dm[(k, k)]
-                for j in range(k):
-                    e = sub(e, mul(mul(joint.L[(k, j)], joint.L[(k, j)]), piv[j]))
-                piv.append(e)
-                joint.inv.append(div(ONE, e))
-                w, yk = U[k], u[k]
-                for j in range(k):
-                    w = _axpy6(neg(joint.L[(k, j)]), joint.W[j], w)
-                    yk = sub(yk, mul(joint.L[(k, j)], joint.y[j]))
-                joint.W.append(w)
-                joint.y.append(yk)
+            piv = joint.factor(Dm, U, u)
             self.pivots.extend(zip((i for i, _ in joint.columns), piv))
             parent = body.parent
             if parent is None or parent.solid is None:
@@ -261,6 +265,7 @@ class _Articulated:
 
     # -- forward pass --------------------------------------------------------------------------------
     def forward(self) -> list[Expr]:
+        """From the root: each body's acceleration from its parent's, and its joint's ``ddq``."""
         ddq: list[Expr] = [ZERO] * len(self.tau)
         acc: dict[int, Vec6] = {}
         for body in self.order[1:]:
@@ -286,8 +291,6 @@ class _Articulated:
                 a = _axpy6(ddq[i], s, a)
             acc[id(body)] = a
         return ddq
-
-    pivots: list[tuple[int, Expr]]
 
 
 class _Bias:
@@ -423,7 +426,6 @@ def articulated_accelerations(
     aba = _Articulated(system, order, delta)
     if _scleronomic(system, order):  # joints that move with time keep delta's own kinematics
         aba.tau = _Bias(aba).delta()
-    aba.pivots = []
     aba.backward()
     ddq = aba.forward()
     pivots = [ZERO] * len(delta)
