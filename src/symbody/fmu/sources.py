@@ -278,12 +278,13 @@ class ModelSource:
                 self._vector("_ddq", ddq, [f"dd{c}" for c in qn], "ddq", "accelerations M^-1 delta"),
                 self._vector("_pivots", pivots, [f"pivot of {c}" for c in qn], "pivots", "valid when all are positive"),
             ]
-        return self._fn(
-            "accelerations_direct",
-            blocks,
+        doc = (
             "ddq = M^-1 delta by the articulated-body algorithm (Featherstone, Rigid Body Dynamics Algorithms, 2008, "
-            "ch. 7), with the pivots of its joint blocks",
+            "ch. 7), with the pivots of its joint blocks"
+            if ddq
+            else "direct accelerations: not derived for this model (has_direct = 0, the runtime factors M)"
         )
+        return self._fn("accelerations_direct", blocks, doc)
 
     def _contacts(self) -> list[str]:
         """``sb_contacts``: the blocks of the unilateral contacts (:mod:`symbody.model.contacts`)."""
