@@ -11,7 +11,11 @@ centre of mass off every axis, full inertia tensor, gravity.  For each ``n``
   ``pinocchio::aba`` on the same chain built with ``JointModelSphericalZYX``
   joints, the same inertias, centres of mass and lengths
   (``harness/chain3d_pinocchio.cpp``, ``-O3 -DNDEBUG``, compiled once and
-  cached like the harness of ``bench_eval_speed.py``).  Both use the Euler
+  cached like the harness of ``bench_eval_speed.py``).  symbody's derivation
+  chooses its formulation by the code it produces: from n = 4 the accelerations
+  come straight from ``model.c`` by the articulated-body algorithm
+  (``sb_accelerations_direct``, no mass matrix factored); below, ``[M | delta]``
+  and the runtime's factorization and solve.  Both use the Euler
   angles and their rates as coordinates; before any timing their
   accelerations must agree to 1e-9 at random states with random parameters.
   Without the compiled C++ harness (smoke and quick runs without the cache)
@@ -23,7 +27,9 @@ centre of mass off every axis, full inertia tensor, gravity.  For each ``n``
   speeds = angle rates), the latter up to the ``n`` it finishes within a time
   budget; at the smallest ``n`` the accelerations of KanesMethod's equations
   are also compared with symbody's (an independent derivation).
-- **operations** of ``[M | delta]``, ``M`` and ``delta`` (``Equations.op_count``).
+- **operations** of ``[M | delta]``, ``M`` and ``delta``, and of the accelerations
+  of the articulated-body algorithm where the formulation has them
+  (``symbody.codegen.counts.op_count``).
 - **export**: ``export_fmu`` of the derived equations (generate C, compile,
   package, this machine's platform only; up to n = 4 in quick runs: from n = 8
   the FMU's exact residual Jacobians make ``model.c`` megabytes long and its
@@ -36,7 +42,8 @@ next to ``RESULTS.md``.
 
 Targets (issue 13): at n = 8 (24 DOF) the accelerations at least as fast as
 Pinocchio's ABA; n = 16 (48 DOF) exports and runs; ``[M | delta]`` operations
-no faster than n^2, the bias forces (``delta``) about n.
+no faster than n^2, the bias forces (``delta``) about n (and the articulated-body
+accelerations, which include ``delta``, about n).
 
 Run: ``python benchmarks/bench_chain3d.py [--quick|--smoke]``.
 """
@@ -246,6 +253,7 @@ class Measured:
     kane: float | None = None
     kane_agreement: float | None = None
     notes: list[str] = field(default_factory=list)
+    formulation: str = ""
 
 
 def derive_timed(n: int):
@@ -293,6 +301,8 @@ def measure(n: int, effort_key: str, workdir: Path, pin_lib: ChainLibrary | None
     eq, t_derive = derive_timed(n)
     t_export = export_timed(eq, workdir)[1] if export else None  # the FMU stays in workdir: run() runs one
     ops = {"M_delta": op_count(eq, "M", "delta"), "M": op_count(eq, "M"), "delta": op_count(eq, "delta")}
+    if eq.accelerations:  # the hot path of the articulated formulation: ddq and the pivots the runtime checks
+        ops["ddq"] = op_count(eq, "accelerations", "pivots")
     sb = symbody_library(eq, workdir)
     sb.init(n, p)
     reference = np.array([sb.ddq(x) for x in X])
@@ -310,6 +320,7 @@ def measure(n: int, effort_key: str, workdir: Path, pin_lib: ChainLibrary | None
         loops["pin_cpp"] = lambda c: pin_lib.loop(X, c)
     times = best_interleaved(loops, EFFORT[effort_key])
     out = Measured(n, t_derive, t_export, ops, times["symbody_c"], times.get("pin_cpp"), agreement, checked)
+    out.formulation = eq.formulation
     out.library, out.p, out.X = sb, p, X
     return out
 
@@ -348,6 +359,7 @@ SERIES: dict[str, Callable[[Measured], float | None]] = {
     "[M|delta] ops": lambda m: m.ops["M_delta"],
     "M ops": lambda m: m.ops["M"],
     "delta ops": lambda m: m.ops["delta"],
+    "ddq ops (articulated)": lambda m: m.ops.get("ddq"),
     "symbody derive": lambda m: m.derive,
     "KanesMethod": lambda m: m.kane,
     "symbody export": lambda m: m.export,
@@ -355,7 +367,7 @@ SERIES: dict[str, Callable[[Measured], float | None]] = {
     "Pinocchio ABA (C++)": lambda m: m.pin_cpp,
 }
 PANELS = (
-    ("operations", ("[M|delta] ops", "M ops", "delta ops")),
+    ("operations", ("[M|delta] ops", "M ops", "delta ops", "ddq ops (articulated)")),
     ("derivation time (s)", ("symbody derive", "KanesMethod")),
     ("export time (s)", ("symbody export",)),
     ("time per ddq evaluation (s)", ("symbody ddq (C)", "Pinocchio ABA (C++)")),
@@ -415,13 +427,22 @@ def eval_row(m: Measured, pin_reason: str) -> Row:
         ratio,
         target,
         ratio >= 1.0 if m.n == 8 else None,
-        "model.c + FMU runtime (sb_accelerations, gcc -O2) vs pinocchio::aba with JointModelSphericalZYX "
-        f"(-O3 -DNDEBUG), C/C++ loops, interleaved rounds. {checked}",
+        f"model.c + FMU runtime (sb_accelerations, gcc -O2; {hot_path(m)}) vs pinocchio::aba with "
+        f"JointModelSphericalZYX (-O3 -DNDEBUG), C/C++ loops, interleaved rounds. {checked}",
     )
+
+
+def hot_path(m: Measured) -> str:
+    """What ``sb_accelerations`` evaluates for the chain of ``m``."""
+    if "ddq" in m.ops:
+        return f"{m.formulation} formulation: ddq from model.c, {m.ops['ddq']} ops, no M factored"
+    return f"{m.formulation} formulation: [M|delta] {m.ops['M_delta']} ops, then M factored and solved"
 
 
 def derivation_row(m: Measured) -> Row:
     ops = f"[M|delta] {m.ops['M_delta']} ops (M {m.ops['M']}, delta {m.ops['delta']})"
+    if "ddq" in m.ops:
+        ops += f", articulated-body ddq {m.ops['ddq']} ops ({m.formulation} formulation)"
     exported = "not timed (quick run)" if m.export is None else fmt_time(m.export)
     note = f"{ops}; export (generate C, compile, package) {exported}."
     if m.kane_agreement is not None:
@@ -441,22 +462,26 @@ def derivation_row(m: Measured) -> Row:
 def exponent_row(results: list[Measured]) -> Row:
     p = {k: fitted(results, f) for k, f in SERIES.items()}
     last = [m for m in results if m.n >= 2][-2:]
-    local = {k: exponent([m.n for m in last], [m.ops[k] for m in last]) for k in ("M_delta", "delta")}
+    keys = ("M_delta", "delta", "ddq") if all("ddq" in m.ops for m in last) else ("M_delta", "delta")
+    local = {k: exponent([m.n for m in last], [m.ops[k] for m in last]) for k in keys}
 
     def show(key: str) -> str:
         return "-" if p[key] is None else f"{p[key]:.2f}"
 
+    ddq_note = f", articulated-body ddq n^{local['ddq']:.2f}" if "ddq" in local else ""
     return Row(
         "3-D chain",
         f"n = {results[1].n}..{results[-1].n}: fitted exponents of y ~ n^p",
-        f"ops [M|delta] {show('[M|delta] ops')}, M {show('M ops')}, delta {show('delta ops')}; "
+        f"ops [M|delta] {show('[M|delta] ops')}, M {show('M ops')}, delta {show('delta ops')}, "
+        f"articulated-body ddq {show('ddq ops (articulated)')}; "
         f"derive {show('symbody derive')}, export {show('symbody export')}, ddq {show('symbody ddq (C)')}",
         f"Pinocchio ABA {show('Pinocchio ABA (C++)')}, KanesMethod {show('KanesMethod')}",
         None,
         "[M|delta] <= 2, delta ~ 1",
         local["M_delta"] <= 2.0 and local["delta"] <= 1.2,
         f"last doubling (n = {last[0].n} -> {last[1].n}): [M|delta] n^{local['M_delta']:.2f}, "
-        f"delta n^{local['delta']:.2f}. Log-log plots: [{PLOT.name}]({PLOT.name}) (next to RESULTS.md).",
+        f"delta n^{local['delta']:.2f}{ddq_note} (the articulated-body ddq fitted over the sizes that have it). "
+        f"Log-log plots: [{PLOT.name}]({PLOT.name}) (next to RESULTS.md).",
     )
 
 

@@ -221,6 +221,8 @@ SbStatus sb_accelerations(SbInstance *inst, double t, const double *x, double *d
        evaluation): they propagate into the factorization or the solution, and every failure path
        below calls nonfinite_blocks() first to name the entry at fault. */
     if (nc == 0) {
+        /* trees: ddq from model.c without M when only the accelerations are asked for (sb_ltdl.c) */
+        if (ddq && sb_direct_accelerations(inst, &pt, ddq)) return SB_OK;
         /* the hot path of unconstrained models: M is evaluated into Mf and factored in place,
            delta into sol and solved in place; M and delta themselves are only needed when the
            factorization fails, and are then evaluated again (same point, same values) */
@@ -361,6 +363,7 @@ SbStatus sb_free_accelerations(SbInstance *inst, double t, const double *x, doub
        same checks and messages.  The caller checks that ddq is finite (sb_solver.c, rk4_stage). */
     const int n = inst->m->nq;
     SbPoint pt = sb_point(inst, t, x, NULL, NULL);
+    if (inst->m->has_direct && sb_direct_accelerations(inst, &pt, ddq)) return SB_OK; /* trees: no M (sb_ltdl.c) */
     sb_M_delta(&pt, inst->dyn.Mf, ddq);
     if (sb_mass_factor(n, inst->dyn.Mf) != 0) return sb_accelerations(inst, t, x, ddq, NULL);
     sb_mass_solve(n, inst->dyn.Mf, ddq);

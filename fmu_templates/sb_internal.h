@@ -59,13 +59,15 @@ static inline SbPoint sb_point(const SbInstance *inst, double t, const double *x
    sb_accelerations at the same point when ddq is not finite, which names the entry at fault. */
 SbStatus sb_free_accelerations(SbInstance *inst, double t, const double *x, double *ddq);
 
-/* The same for a constant n <= 8 where inlined (the rk4 stages, sb_solver.c): the dense factorization
-   with every loop unrolled, unless the model's mass matrix is factored along its tree. */
+/* The same for a constant n <= 8 where inlined (the rk4 stages, sb_solver.c): the direct accelerations
+   of an articulated-body model.c, else the dense factorization with every loop unrolled, unless the
+   model's mass matrix is factored along its tree. */
 static inline SbStatus sb_free_accelerations_small(SbInstance *inst, const int n, double t, const double *x,
                                                    double *ddq)
 {
     SbPoint pt = sb_point(inst, t, x, NULL, NULL);
     double *Mf = inst->dyn.Mf;
+    if (inst->m->has_direct && sb_direct_accelerations(inst, &pt, ddq)) return SB_OK; /* trees: no M (sb_ltdl.c) */
     sb_M_delta(&pt, Mf, ddq);
 #ifndef SB_MASS_DENSE
     if (sb_mass_parent) {

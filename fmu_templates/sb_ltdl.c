@@ -1,14 +1,18 @@
 /*
  * sb_ltdl.c -- Featherstone's LTDL factorization of a tree-structured mass matrix
- * (R. Featherstone, Rigid Body Dynamics Algorithms, Springer, 2008, sec. 6.5); see sb_ltdl.h.
+ * (R. Featherstone, Rigid Body Dynamics Algorithms, Springer, 2008, sec. 6.5), and the accelerations
+ * of trees that model.c gives directly by the articulated-body algorithm; see sb_ltdl.h.
  *
  * Row-major storage: entry (i, j) of the n x n matrix is A[i * n + j]; only the lower triangle
  * along the tree (j an ancestor of i) and the diagonal are read and written.
  */
 #include "sb_ltdl.h"
 
+#include <math.h>
 #include <stddef.h>
+#include <string.h>
 
+#include "sb_internal.h"
 #include "sb_linalg.h"
 
 int sb_ltdl(int n, const int *parent, double *A)
@@ -66,4 +70,21 @@ void sb_mass_solve(int n, const double *F, double *b)
     }
 #endif
     sb_ldlt_solve(n, F, b);
+}
+
+int sb_direct_accelerations(SbInstance *inst, const SbPoint *pt, double *ddq)
+{
+    const SbModel *m = inst->m;
+    if (!m->has_direct || m->nk + m->nf > 0 || m->nc > 0) return 0;
+    const int n = m->nq;
+    double *sol = inst->dyn.sol, *pivots = inst->dyn.stmp; /* both hold nq + nc entries */
+    sb_accelerations_direct(pt, sol, pivots);
+    double sum = 0.0;
+    for (int i = 0; i < n; ++i) {
+        if (!(pivots[i] > 0.0)) return 0; /* also NaN: M not positive definite, or not finite */
+        sum += sol[i];
+    }
+    if (!isfinite(sum)) return 0;
+    memcpy(ddq, sol, (size_t)n * sizeof(double));
+    return 1;
 }

@@ -16,6 +16,8 @@
 #ifndef SB_LTDL_H
 #define SB_LTDL_H
 
+#include "sb_runtime.h"
+
 #if defined(__GNUC__) && __GNUC__ >= 4 && !defined(_WIN32) && !defined(__CYGWIN__)
 #pragma GCC visibility push(hidden)
 #define SB_VISIBILITY_PUSHED_LTDL
@@ -40,6 +42,15 @@ int sb_mass_factor(int n, double *A);
 
 /* Solve with a factorization of sb_mass_factor (b becomes x). */
 void sb_mass_solve(int n, const double *F, double *b);
+
+/* The accelerations of an unconstrained tree without factoring M: model.c's sb_accelerations_direct
+   (the articulated-body algorithm; R. Featherstone, Rigid Body Dynamics Algorithms, Springer, 2008,
+   ch. 7) into ddq.  Returns 1 when the model has them (SbModel.has_direct), has no unilateral contacts
+   (their forces need the factorization of M), every pivot is positive (M positive definite) and every
+   acceleration is finite; else 0 and ddq untouched: the caller then factors M, which also names any
+   problem.  It leaves no factorization of M for sb_solve_factored: callers that solve with it after
+   the accelerations ask for none (ddq NULL). */
+int sb_direct_accelerations(SbInstance *inst, const SbPoint *pt, double *ddq);
 
 #ifdef SB_VISIBILITY_PUSHED_LTDL
 #pragma GCC visibility pop

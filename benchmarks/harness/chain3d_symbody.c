@@ -3,8 +3,9 @@
  *
  * Linked with the generated model.c of the chain and the runtime of
  * fmu_templates/, compiled with the flags of a native FMU.  One evaluation is
- * one sb_accelerations() call ([M | delta] from model.c, factorization of M,
- * solve), the function behind every derivative of the FMU.  The parameters of
+ * one sb_accelerations() call (ddq straight from model.c for the articulated
+ * formulation; otherwise [M | delta] from model.c, factorization of M, solve),
+ * the function behind every derivative of the FMU.  The parameters of
  * chain3d_loop.h are copied into the model's own order through the table
  * chain3d_parameter_index (from the -D option CHAIN3D_ORDER, written by the
  * benchmark from the model's parameter names).

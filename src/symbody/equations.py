@@ -70,7 +70,12 @@ class Equations:
             potential (dampers, actuators, other forces); ``nonpotential_loads`` names them.
         derive_seconds: time taken by the derivation (:func:`symbody.derive.build.derive_fields`).
         formulation: how ``M`` and ``delta`` were derived: ``"recursive"`` (composite-rigid-body
-            and Newton-Euler recursions over a tree of relative joints) or ``"virtual_power"``.
+            and Newton-Euler recursions over a tree of relative joints), ``"virtual_power"``, or
+            ``"articulated"`` (the recursions, and ``accelerations`` by the articulated-body algorithm).
+        accelerations: ``ddq = M^-1 delta`` by the articulated-body algorithm (formulation
+            ``"articulated"``; empty otherwise), valid where every entry of ``pivots`` is nonzero
+            (all are positive where ``M`` is positive definite).
+        pivots: the pivots of the articulated-body algorithm's joint blocks, one per coordinate.
         geometry: the shapes and their anchors' poses (:class:`symbody.model.shapes.GeometryInfo`).
         n_atoms: number of atoms created by the derivation of the equations of motion
             (the energy expressions, later Jacobians and export plans add atoms to the
@@ -119,6 +124,8 @@ class Equations:
     contacts: list[ContactInfo] = field(default_factory=list)
     frictions: list[FrictionInfo] = field(default_factory=list)
     switches: list[Expr] = field(default_factory=list)
+    accelerations: list[Expr] = field(default_factory=list)
+    pivots: list[Expr] = field(default_factory=list)
 
     # -- sizes ---------------------------------------------------------------
     @property
@@ -236,6 +243,8 @@ class Equations:
             "Phi_init": (list(self.Phi_init), (len(self.Phi_init),)),
             "Phi_init_q": ([e for row in self.Phi_init_q for e in row], (len(self.Phi_init), n)),
             "outputs": ([o.expr for o in self.outputs], (len(self.outputs),)),
+            "accelerations": (list(self.accelerations), (len(self.accelerations),)),
+            "pivots": (list(self.pivots), (len(self.pivots),)),
         }
 
     # -- display -----------------------------------------------------------------
@@ -287,8 +296,10 @@ def derive_equations(
     """Build the :class:`Equations` of a system (used by :meth:`System.derive`).
 
     ``formulation``: ``"recursive"`` (composite-rigid-body and Newton-Euler recursions,
-    tree models only), ``"virtual_power"`` (the loop over solids, any model) or
-    ``"auto"``: the recursion on trees, the shorter ``[M|delta]`` of the two on small trees.
+    tree models only), ``"virtual_power"`` (the loop over solids, any model), ``"articulated"`` (the
+    recursions and the accelerations by the articulated-body algorithm, trees without constraints) or
+    ``"auto"``: the recursion on trees, the shorter ``[M|delta]`` of the two on small trees, and the
+    articulated-body accelerations where they take fewer operations than ``[M|delta]`` and a solve.
     ``check=False`` skips the checks of :mod:`symbody.derive.checks`.
     """
     eq = Equations(**derive_fields(system, progress, check, formulation))

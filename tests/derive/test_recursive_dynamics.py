@@ -200,7 +200,10 @@ def test_choice_takes_the_shorter_code_on_small_trees(n):
     rec = example("n_link_pendulum_on_cart", n=n).derive(formulation="recursive")
     vp = example("n_link_pendulum_on_cart", n=n).derive(formulation="virtual_power")
     best = min(op_count(rec, "M", "delta"), op_count(vp, "M", "delta"))
-    assert op_count(auto, "M", "delta") == best
+    if auto.formulation == "articulated":  # n = 5: delta by the articulated formulation's own recursion
+        assert op_count(auto, "M", "delta") <= best
+    else:
+        assert op_count(auto, "M", "delta") == best
 
 
 @pytest.mark.slow  # long: with --slow (CI)
@@ -220,6 +223,7 @@ def test_operation_growth_on_the_3d_chain():
 
 def test_symbody_info_prints_the_formulation(capsys):
     assert main(["info", str(EXAMPLES / "n_link_pendulum_on_cart.py"), "--option", "n=5"]) == 0
-    assert "dynamics     recursive formulation" in capsys.readouterr().out
+    # a planar chain of 6 coordinates: the articulated-body accelerations are shorter than [M|delta] and a solve
+    assert "dynamics     articulated formulation" in capsys.readouterr().out
     assert main(["info", str(EXAMPLES / "n_link_pendulum_on_cart.py"), "--option", "n=2"]) == 0
     assert "dynamics     virtual power formulation" in capsys.readouterr().out

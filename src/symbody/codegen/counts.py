@@ -33,6 +33,7 @@ STAT_BLOCKS = {
     "beta": ("beta",),
     "gamma": ("gamma",),
     "outputs": ("outputs",),
+    "ddq": ("accelerations", "pivots"),  # the articulated formulation's hot path (0 for the others)
 }
 
 
@@ -64,7 +65,8 @@ def stats(eq: Equations) -> dict[str, Any]:
 
     Keys: ``name, coordinates, constraints, holonomic, nonholonomic, dof, parameters, inputs,
     outputs, atoms, ops, temps, derive_seconds, formulation``; ``ops`` holds ``M, delta, M_delta,
-    Phi, Phi_q, gamma`` (and ``Phi_Phi_q, D, beta, outputs``); ``temps`` holds the number of
+    Phi, Phi_q, gamma`` (and ``Phi_Phi_q, D, beta, outputs``, and ``ddq``: the accelerations and pivots
+    of the articulated-body algorithm, 0 without them); ``temps`` holds the number of
     temporaries emitted per block.  Computed once per equations.
     """
     cached = _STATS.get(eq)

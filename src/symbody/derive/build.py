@@ -34,7 +34,7 @@ def derive_fields(
 ) -> dict[str, Any]:
     """The fields of the :class:`symbody.Equations` of ``system``, by name.
 
-    ``formulation``: ``"recursive"``, ``"virtual_power"`` or ``"auto"`` (see
+    ``formulation``: ``"recursive"``, ``"virtual_power"``, ``"articulated"`` or ``"auto"`` (see
     :mod:`symbody.derive.formulation`); ``check=False`` skips the model checks.
     """
     t0 = time.perf_counter()
@@ -42,16 +42,17 @@ def derive_fields(
         check_system(system)
     report, close = progress_reporter(progress)
     try:
-        M, delta, used = mass_and_forces(system, report, formulation)
+        dyn = mass_and_forces(system, report, formulation)
     finally:
         close()
+    M, delta = dyn.M, dyn.delta
     rows = constraint_rows(system)
     n_atoms = system.ctx.n_atoms  # the equations of motion only: energies and plans add atoms later
     V, Q_np, np_loads = potential_energy(system)
     fields: dict[str, Any] = {
         "name": system.name,
         "description": system.description,
-        "formulation": used,
+        "formulation": dyn.used,
         "ctx": system.ctx,
         "t": system.t,
         "q": [c.q for c in system.coordinates],
@@ -64,6 +65,8 @@ def derive_fields(
         "joints": joint_records(system),
         "M": M,
         "delta": delta,
+        "accelerations": dyn.accelerations,
+        "pivots": dyn.pivots,
         **vars(rows),
         "n_atoms": n_atoms,
         "kinetic_energy": kinetic_energy(system, M),

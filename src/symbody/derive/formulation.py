@@ -1,29 +1,36 @@
-"""Which formulation derives ``M`` and ``delta``: the recursions on trees, the virtual-power loop otherwise.
+"""Which formulation derives ``M`` and ``delta`` (and, on trees, the accelerations directly).
 
 ``"recursive"`` (composite-rigid-body and Newton-Euler recursions, :mod:`symbody.derive.recursive`)
 applies to trees of relative joints; ``"virtual_power"`` (:mod:`symbody.derive.virtual_power`) to
-any model; ``"auto"`` takes the recursion on trees and, on small trees, the shorter ``[M|delta]``
-of the two.
+any model; ``"articulated"`` is ``"recursive"`` plus the accelerations ``ddq = M^-1 delta`` of the
+articulated-body algorithm (:mod:`symbody.derive.articulated`) for trees without constraints, which
+the FMU evaluates instead of factoring ``M`` (and ``delta`` by that module's recursion along the
+joints, shared with the accelerations).  ``"auto"`` takes the recursion on trees and, on small
+trees, the shorter ``[M|delta]`` of the two; on a tree without constraints derived by the recursion
+it adds the articulated-body accelerations when they take fewer operations than ``[M|delta]``
+and the factorization and solve with ``M`` (:func:`solve_ops`).
 
 Example:
     >>> from symbody.models import pendulum
-    >>> M, delta, used = mass_and_forces(pendulum(), None, "auto")
-    >>> used, M[0][0]
-    ('virtual_power', 1)
+    >>> dyn = mass_and_forces(pendulum(), None, "auto")
+    >>> dyn.used, dyn.M[0][0], dyn.accelerations
+    ('virtual_power', 1, [])
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ModelError
 from ..symbolic.expr import NEG, NUM, SYM, Expr, walk
 from ..symbolic.plan import ExportPlan
-from .recursive import assemble_recursive, tree_of
+from .articulated import applies, articulated_accelerations
+from .recursive import TreeBody, assemble_recursive, tree_of
 from .virtual_power import assemble
 
-FORMULATIONS = ("auto", "recursive", "virtual_power")
+FORMULATIONS = ("auto", "recursive", "virtual_power", "articulated")
 
 # Trees with at most this many coordinates are derived both ways and the shorter [M|delta] is
 # kept (the virtual-power loop is then fast and sometimes shorter: planar chains of two or three
@@ -36,26 +43,103 @@ EXACT_COUNT_UP_TO = 400
 Progress = Callable[[int, int, str], None]
 
 
-def mass_and_forces(system: Any, progress: Progress | None, formulation: str) -> tuple[list, list, str]:
-    """``M``, ``delta`` and the formulation used (see the module docstring)."""
+@dataclass
+class Dynamics:
+    """What :func:`mass_and_forces` derives: ``M``, ``delta``, the formulation used and, for
+    ``"articulated"``, the accelerations and their pivots (empty lists otherwise)."""
+
+    M: list[list[Expr]]
+    delta: list[Expr]
+    used: str
+    accelerations: list[Expr] = field(default_factory=list)
+    pivots: list[Expr] = field(default_factory=list)
+
+
+def mass_and_forces(system: Any, progress: Progress | None, formulation: str) -> Dynamics:
+    """``M``, ``delta``, the formulation used and the direct accelerations (see the module docstring)."""
     if formulation not in FORMULATIONS:
         raise ModelError(f"unknown formulation {formulation!r}: use one of {', '.join(FORMULATIONS)}")
     tree = tree_of(system) if formulation != "virtual_power" else None
     if tree is None:
-        if formulation == "recursive":
+        if formulation in ("recursive", "articulated"):
             raise ModelError(
                 f"model {system.name!r} is not a tree of relative joints (a coordinate moves more than one "
                 f"solid relative to its parent, or an input enters a joint): use formulation='virtual_power'"
             )
-        return (*assemble(system, progress), "virtual_power")
+        return Dynamics(*assemble(system, progress), "virtual_power")
+    if formulation == "articulated" and not applies(system, tree):
+        raise ModelError(
+            f"model {system.name!r}: the articulated-body accelerations need a tree without constraints, contacts "
+            "or stick-slip friction whose joints move every coordinate: use formulation='recursive'"
+        )
     rec = assemble_recursive(system, tree, progress)
-    if formulation == "recursive" or len(system.coordinates) > COMPARE_UP_TO:
-        return (*rec, "recursive")
+    if formulation in ("recursive", "articulated") or len(system.coordinates) > COMPARE_UP_TO:
+        return _with_accelerations(system, tree, Dynamics(*rec, "recursive"), formulation)
     vp = assemble(system)  # small tree: fast, no progress to report twice
     sizes = [atom_count(*rec), atom_count(*vp)]
     if max(sizes) <= EXACT_COUNT_UP_TO:
         sizes = [export_op_count(*rec, system), export_op_count(*vp, system)]
-    return (*vp, "virtual_power") if sizes[1] < sizes[0] else (*rec, "recursive")
+    if sizes[1] < sizes[0]:
+        return Dynamics(*vp, "virtual_power")
+    return _with_accelerations(system, tree, Dynamics(*rec, "recursive"), formulation)
+
+
+def _with_accelerations(system: Any, tree: list[TreeBody], dyn: Dynamics, formulation: str) -> Dynamics:
+    """``dyn`` with the articulated-body accelerations when asked for, or (``"auto"``) when they take
+    fewer operations than ``[M|delta]`` plus the factorization and solve with ``M``."""
+    if formulation == "recursive" or not applies(system, tree):
+        return dyn
+    ddq, pivots, delta = articulated_accelerations(system, tree, dyn.delta)
+    if formulation == "auto":
+        direct, m_delta = block_ops(
+            [{"accelerations": ddq, "pivots": pivots}, _m_delta_blocks(dyn.M, dyn.delta)], system
+        )
+        if direct >= m_delta + solve_ops(tree, len(dyn.delta)):
+            return dyn
+    return Dynamics(dyn.M, delta, "articulated", ddq, pivots)
+
+
+def solve_ops(tree: list[TreeBody], n: int) -> int:
+    """Operations of factoring ``M`` and solving with it in the runtime (two per multiply-add, one division
+    per pivot): the tree's LTDL (Featherstone, "Rigid Body Dynamics Algorithms", 2008, sec. 6.5) where it
+    saves three times the work of the dense L D L^T (``n^3 / 6`` multiply-adds), else the dense one.
+
+    Example:
+        >>> solve_ops([], 24)   # dense: 2300 multiply-adds to factor, 552 to solve, 24 divisions and scalings
+        5752
+    """
+    depth: dict[int, int] = {}
+    last: dict[int, int] = {}  # a body's last coordinate (or its nearest ancestor's), -1 at the root
+    for body in tree[1:]:
+        above = last.get(id(body.parent), -1)
+        for i in body.coordinates:
+            depth[i] = 0 if above < 0 else depth[above] + 1
+            above = i
+        last[id(body)] = above
+    ltdl = sum(d * (d + 1) // 2 for d in depth.values())
+    dense = (n**3 - n) // 6
+    if ltdl and dense >= 3 * ltdl:
+        factor, solve = ltdl, 2 * sum(depth.values())
+    else:
+        factor, solve = dense, n * (n - 1)
+    return 2 * (factor + solve + n)
+
+
+def _m_delta_blocks(M: list[list[Expr]], delta: list[Expr]) -> dict[str, list[Expr]]:
+    n = len(M)
+    return {"M": [M[i][j] for i in range(n) for j in range(i, n)], "delta": list(delta)}
+
+
+def block_ops(alternatives: list[dict[str, list[Expr]]], system: Any) -> list[int]:
+    """Operations of each alternative (blocks exported jointly): the export plans' counts when all are small,
+    else their atoms' (negations are free in sums)."""
+    atoms = [
+        sum(e.op not in (SYM, NUM, NEG) for e in walk([e for b in alt.values() for e in b])) for alt in alternatives
+    ]
+    if max(atoms) > EXACT_COUNT_UP_TO:
+        return atoms
+    names = {s: s.name for s in system.ctx.symbols}
+    return [ExportPlan(alt, names).op_count() for alt in alternatives]
 
 
 def atom_count(M: list[list[Expr]], delta: list[Expr]) -> int:
@@ -79,4 +163,14 @@ def export_op_count(M: list[list[Expr]], delta: list[Expr], system: Any) -> int:
     return ExportPlan(blocks, {s: s.name for s in system.ctx.symbols}).op_count()
 
 
-__all__ = ["COMPARE_UP_TO", "EXACT_COUNT_UP_TO", "FORMULATIONS", "atom_count", "export_op_count", "mass_and_forces"]
+__all__ = [
+    "COMPARE_UP_TO",
+    "EXACT_COUNT_UP_TO",
+    "FORMULATIONS",
+    "Dynamics",
+    "atom_count",
+    "block_ops",
+    "export_op_count",
+    "mass_and_forces",
+    "solve_ops",
+]

@@ -259,6 +259,12 @@ class Block:
 BLOCKS = (
     Block("M_delta", ("M", "delta"), "[M | delta]: mass matrix (nq x nq, symmetric) and generalized forces (nq)."),
     Block(
+        "accelerations_direct",
+        ("ddq", "pivots"),
+        "Accelerations ddq = M^-1 delta (nq) by the articulated-body algorithm and its pivots (nq), valid when "
+        "every pivot is positive; generated where SbModel.has_direct is 1 (unconstrained trees), empty otherwise.",
+    ),
+    Block(
         "constraints",
         ("D", "beta", "gamma", "Phi"),
         "[D | beta | gamma | Phi]: velocity/acceleration-level constraints (nc x nq, nc, nc) and the holonomic "

@@ -251,7 +251,8 @@ class ModelSource:
             f"    .nk = {len(getattr(eq, 'contacts', ()))},\n    .contact_names = contact_names,\n"
             f"    .nsw = {len(getattr(eq, 'switches', ()))},\n"
             f"    .nf = {len(getattr(eq, 'frictions', ()))},\n    .friction_names = friction_names,\n"
-            f"    .friction_implicit = {int(friction_implicit(eq))},\n}};\n\n"
+            f"    .friction_implicit = {int(friction_implicit(eq))},\n"
+            f"    .has_direct = {int(bool(getattr(eq, 'accelerations', ())))},\n}};\n\n"
         )
         return "".join(out)
 
@@ -282,6 +283,26 @@ class ModelSource:
         size = len(rows) * ncol
         zero = [(array, size)] if len(asg) < size else []
         return CBlock(name, what, asg, zero)
+
+    def _accelerations_direct(self) -> list[str]:
+        """``sb_accelerations_direct``: ``ddq`` by the articulated-body algorithm and its pivots (empty when the
+        equations have none: the runtime then factors ``M``)."""
+        eq = self.eq
+        ddq, pivots = list(getattr(eq, "accelerations", ())), list(getattr(eq, "pivots", ()))
+        qn = [c.name for c in eq.coordinates]
+        blocks = []
+        if ddq:
+            blocks = [
+                self._vector("_ddq", ddq, [f"dd{c}" for c in qn], "ddq", "accelerations M^-1 delta"),
+                self._vector("_pivots", pivots, [f"pivot of {c}" for c in qn], "pivots", "valid when all are positive"),
+            ]
+        doc = (
+            "ddq = M^-1 delta by the articulated-body algorithm (Featherstone, Rigid Body Dynamics Algorithms, 2008, "
+            "ch. 7), with the pivots of its joint blocks"
+            if ddq
+            else "direct accelerations: not derived for this model (has_direct = 0, the runtime factors M)"
+        )
+        return self._fn("accelerations_direct", blocks, doc)
 
     def _contacts(self) -> list[str]:
         """``sb_contacts``: the blocks of the unilateral contacts (:mod:`symbody.model.contacts`)."""
@@ -351,6 +372,7 @@ class ModelSource:
                 "[M | delta]: mass matrix and generalized forces, exported jointly",
             )
         )
+        parts.extend(self._accelerations_direct())
         parts.extend(
             self._fn(
                 "constraints",

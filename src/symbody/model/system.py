@@ -304,7 +304,8 @@ class System:
             check: run the model checks (undeclared symbols, empty model, ...).
             formulation: ``"auto"`` (default: the recursive formulation for trees of
                 relative joints, keeping the virtual-power one where it gives shorter
-                code), ``"recursive"`` or ``"virtual_power"``.
+                code, and the articulated-body accelerations where they are shorter than
+                ``[M|delta]`` and a solve), ``"recursive"``, ``"virtual_power"`` or ``"articulated"``.
         """
         from ..equations import derive_equations
 
