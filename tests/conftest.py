@@ -14,6 +14,7 @@ import os
 import pytest
 
 from symbody.fmu.platforms import PLATFORMS_VARIABLE, host_platform
+from symbody.fmu.run import restore_fmi2_message_proxy
 
 from support import example
 
@@ -35,6 +36,15 @@ def pytest_addoption(parser):
 def pytest_configure(config):
     if not config.getoption("--slow") and PLATFORMS_VARIABLE not in os.environ:
         os.environ[PLATFORMS_VARIABLE] = host_platform().name
+
+
+@pytest.fixture(autouse=True)
+def _fmi2_message_proxy_outlives_the_test():
+    """fmpy's FMI 2 message proxy is process-wide: a test that ran an FMU with its own logger leaves it
+    pointing at a callback that dies with the test, and an FMI 2 instance logging in a later test of the
+    same worker would call freed memory.  After every test the proxy gets fmpy's printer back."""
+    yield
+    restore_fmi2_message_proxy()
 
 
 @pytest.fixture(scope="module")
