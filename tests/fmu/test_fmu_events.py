@@ -2,7 +2,8 @@
 checked against exact solutions: the bouncing ball (impact times, apex heights ``e^(2k) h0``, rest with
 the force ``m g`` after the accumulation), a pendulum on a rod hitting a wall (``e^2`` of the kinetic
 energy left), Newton's cradle (simultaneous impacts), a resting block lifted off (the force as event
-indicator), and friction, which FMUs still refuse."""
+indicator); friction: the native FMUs accept it (its tests: test_fmu_friction.py), the Python backend
+refuses it."""
 
 from __future__ import annotations
 
@@ -19,18 +20,8 @@ from symbody.fmu import export_fmu
 from symbody.fmu.spec import FmuSpec
 from symbody.fmu.testing import fmu_simulation
 
-G = 9.81
-
-
-def ball(h0: float, e: float, m: float) -> sb.System:
-    s = sb.System("ball")
-    y = s.coordinate("y", h0)
-    s.particle("b", s.point("P", s.origin, (0, y, 0)), s.parameter("m", m))
-    s.gravity((0, -G, 0))
-    c = s.unilateral("floor", y, restitution=s.parameter("e", e))
-    s.output("N", c.force)
-    return s
-
+from support.contact_models import G
+from support.contact_models import bouncing_ball as ball
 
 VERSIONS = pytest.mark.parametrize("version", (2, 3))
 
@@ -138,7 +129,7 @@ def test_resting_block_lifts_off_where_the_force_vanishes_me_fmu(tmp_path, versi
     assert np.all(res["N"][off] == 0.0)
 
 
-def test_friction_refuses_contact_models(tmp_path):
+def test_friction_native_fmus_accept_the_python_backend_refuses(tmp_path):
     s = ball(1.0, 0.5, 1.0)  # (the Python backend handles contacts: tests/fmu/test_fmu_python_events.py)
     x = s.coordinate("x", 0.0)
     s.particle("c", s.point("Q", s.origin, (x, 0, 0)), 1.0)
