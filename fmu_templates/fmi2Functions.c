@@ -33,7 +33,8 @@ static fmi2Status st(SbStatus s) { return (fmi2Status)s; }
 #define ENTER(fn, call)                                                                                              \
     SbInstance *inst = (SbInstance *)c;                                                                              \
     if (!inst) return fmi2Error;                                                                                     \
-    sb_log(inst, SB_OK, SB_LOG_CALLS, "%s", #fn);                                                                    \
+    if (inst->log_mask & SB_LOG_CALLS) /* no variadic call per FMI call when the category is off */                  \
+        sb_log(inst, SB_OK, SB_LOG_CALLS, "%s", #fn);                                                                \
     if (!sb_allowed(inst, #fn, (call))) return fmi2Error;
 
 #define NEED(iface, fn)                                                                                              \

@@ -30,7 +30,8 @@ static fmi3Status st(SbStatus s) { return (fmi3Status)s; }
 #define ENTER(fn, call)                                                                                              \
     SbInstance *inst = (SbInstance *)instance;                                                                       \
     if (!inst) return fmi3Error;                                                                                     \
-    sb_log(inst, SB_OK, SB_LOG_CALLS, "%s", #fn);                                                                    \
+    if (inst->log_mask & SB_LOG_CALLS) /* no variadic call per FMI call when the category is off */                  \
+        sb_log(inst, SB_OK, SB_LOG_CALLS, "%s", #fn);                                                                \
     if (!sb_allowed(inst, #fn, (call))) return fmi3Error;
 
 #define NEED(iface, fn)                                                                                              \

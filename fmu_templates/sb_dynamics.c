@@ -375,12 +375,19 @@ SbStatus sb_free_accelerations(SbInstance *inst, double t, const double *x, doub
 SbStatus sb_update(SbInstance *inst)
 {
     if (inst->cache.valid) return inst->cache.status;
-    SbStatus s = sb_accelerations(inst, *inst->state.time, inst->state.x, inst->cache.ddq, inst->cache.lam);
-    inst->cache.undetermined = s == SB_OK && sb_multipliers_undetermined(inst);
-    if (s == SB_OK && inst->m->ny > 0) {
-        SbPoint pt = sb_point(inst, *inst->state.time, inst->state.x, inst->cache.ddq, inst->cache.lam);
-        sb_outputs(&pt, inst->cache.y);
+    const SbModel *m = inst->m;
+    SbPoint pt = sb_point(inst, *inst->state.time, inst->state.x, inst->cache.ddq, inst->cache.lam);
+    SbStatus s;
+    /* the accelerations in closed form where model.c has them and they hold (the end of every Co-Simulation
+       step of such models comes here, and rk4 starts the next step from them), else the general path */
+    if (m->has_direct && m->nc == 0 && SB_CONTACTS(m) == 0 && sb_accelerations_direct(&pt, inst->cache.ddq)) {
+        s = SB_OK;
+        inst->cache.undetermined = 0;
+    } else {
+        s = sb_accelerations(inst, *inst->state.time, inst->state.x, inst->cache.ddq, inst->cache.lam);
+        inst->cache.undetermined = s == SB_OK && sb_multipliers_undetermined(inst);
     }
+    if (s == SB_OK && m->ny > 0) sb_outputs(&pt, inst->cache.y);
     inst->cache.valid = 1;
     inst->cache.status = sb_branch_guard(inst, s); /* a branch change at a singular position (sb_singular.c) */
     return inst->cache.status;

@@ -76,15 +76,8 @@ int sb_direct_accelerations(SbInstance *inst, const SbPoint *pt, double *ddq)
 {
     const SbModel *m = inst->m;
     if (!m->has_direct || m->nk + m->nf > 0 || m->nc > 0) return 0;
-    const int n = m->nq;
-    double *sol = inst->dyn.sol, *pivots = inst->dyn.stmp; /* both hold nq + nc entries */
-    sb_accelerations_direct(pt, sol, pivots);
-    double sum = 0.0;
-    for (int i = 0; i < n; ++i) {
-        if (!(pivots[i] > 0.0)) return 0; /* also NaN: M not positive definite, or not finite */
-        sum += sol[i];
-    }
-    if (!isfinite(sum)) return 0;
-    memcpy(ddq, sol, (size_t)n * sizeof(double));
+    double *sol = inst->dyn.sol; /* nq + nc entries: ddq is left as it was when they do not hold */
+    if (!sb_accelerations_direct(pt, sol)) return 0; /* M not positive definite, or not finite */
+    memcpy(ddq, sol, (size_t)m->nq * sizeof(double));
     return 1;
 }

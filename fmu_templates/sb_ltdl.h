@@ -43,9 +43,9 @@ int sb_mass_factor(int n, double *A);
 /* Solve with a factorization of sb_mass_factor (b becomes x). */
 void sb_mass_solve(int n, const double *F, double *b);
 
-/* The accelerations of an unconstrained tree without factoring M: model.c's sb_accelerations_direct
-   (the articulated-body algorithm; R. Featherstone, Rigid Body Dynamics Algorithms, Springer, 2008,
-   ch. 7) into ddq.  Returns 1 when the model has them (SbModel.has_direct), has no unilateral contacts
+/* The accelerations of an unconstrained model without factoring M: model.c's sb_accelerations_direct
+   (the articulated-body algorithm, R. Featherstone, Rigid Body Dynamics Algorithms, Springer, 2008,
+   ch. 7, or the symbolic elimination of a small M) into ddq.  Returns 1 when the model has them (SbModel.has_direct), has no unilateral contacts
    (their forces need the factorization of M), every pivot is positive (M positive definite) and every
    acceleration is finite; else 0 and ddq untouched: the caller then factors M, which also names any
    problem.  It leaves no factorization of M for sb_solve_factored: callers that solve with it after

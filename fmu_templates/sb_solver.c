@@ -1,6 +1,6 @@
 /*
- * sb_solver.c -- RK4, Dormand-Prince 5(4) and Rosenbrock 2(3) for the
- * Co-Simulation interface (see sb_solver.h).
+ * sb_solver.c -- Dormand-Prince 5(4) and Rosenbrock 2(3) for the Co-Simulation
+ * interface, the communication step and its checks (see sb_solver.h; rk4 is in sb_rk4.c).
  *
  * The integrated ODE is x' = [dq; ddq(q, dq, u, t)] with the Baumgarte-
  * stabilized accelerations of sb_accelerations; inputs are held constant over
@@ -19,29 +19,7 @@
 #include "sb_linalg.h"
 #include "sb_solver.h"
 
-#define SB_MAX_STEPS 1000000L   /* internal steps per communication step */
 #define SB_MAX_RETRIES 10       /* the same discarded step asked for in a row before the FMU gives up */
-/* Stability of classic RK4 (E. Hairer, G. Wanner, "Solving Ordinary Differential Equations II", 1996,
-   IV.2): |h lambda| <= 2.785 on the negative real axis, 2.828 on the imaginary axis.  A step whose
-   estimate of h |lambda| exceeds SB_RK4_UNSTABLE, confirmed by the Jacobian at the start of the step,
-   is unstable: its errors grow at every step. */
-#define SB_RK4_UNSTABLE 3.0
-/* An rk4 step is not trustworthy when its error estimate (rk4_error) exceeds this part of the size of
-   a coordinate: a step across a singular instant of the forces (a point mass falling into an
-   attracting centre) or a motion far faster than solver.step resolves. */
-#define SB_RK4_UNTRUSTED 0.01
-#define SB_RK4_SIZE_FLOOR 1e-3 /* a coordinate's size is at least this part of the largest (one at rest at 0) */
-
-typedef struct {
-    int nx;
-    double *k[7];         /* stages (dopri5: k1..k7; rk4, rosenbrock23: k1..k4) */
-    double *y1, *ytmp, *err;
-    double *J, *W, *T, *F0, *F1, *F2;
-    int *wrow, *wcol;
-    double *backup;       /* instance state at the start of the communication step */
-    double t_reached;     /* time of the last accepted internal step */
-    int underflow;        /* the adaptive step size fell below its limit */
-} SbSolver;
 
 SbStatus sb_solver_alloc(SbInstance *inst)
 {
@@ -89,7 +67,6 @@ void sb_solver_free(SbInstance *inst)
     inst->solver = NULL;
 }
 
-static int projecting(const SbInstance *inst) { return inst->m->nc > 0 && inst->state.set[SB_SET_PROJECTION] != 0.0; }
 
 /* ytmp = y + h * sum_i a[i] k[i] */
 static void combine(int nx, double *out, const double *y, double h, int nk, const double *a, double *const *k)
@@ -148,225 +125,6 @@ static double initial_step(SbInstance *inst, double t, const double *y, const do
     double dm = fmax(d1, d2);
     double h1 = dm <= 1e-15 ? fmax(1e-6, h0 * 1e-3) : pow(0.01 / dm, 1.0 / (order + 1));
     return fmin(fmin(100.0 * h0, h1), fmin(span, max_step(inst)));
-}
-
-/* ------------------------------------------------------------------------ */
-/* classic Runge-Kutta 4 with a fixed internal step                         */
-/* ------------------------------------------------------------------------ */
-
-#define RK4_ADVICE "set a smaller solver.step, or solver.method = 2 (dopri5) or 3 (rosenbrock23, for stiff models)"
-
-/* Stability of an rk4 step from its stages, at no extra evaluation: for x' = J x the stage differences
-   are k2 - k1 = (h/2) J k1 and k3 - k2 = (h/2) J (k2 - k1), so |k3 - k2| / |k2 - k1| estimates
-   (h/2) |lambda| of the motion that dominates them, the fastest excited one (a power iteration).
-   A large estimate can also come from a switch inside the step (a sign function, a contact): it is
-   confirmed by one more evaluation, a difference quotient of J (k2 - k1) at the start y of the step,
-   where no switch intervenes.  Normal models never pay for it.  The sums come from the loop that
-   forms the last stage's point (rk4_last_point), which reads k1, k2, k3 and y anyway. */
-typedef struct {
-    double num, den, f, ynorm; /* |k3 - k2|^2, |k2 - k1|^2, |k1|^2, |y|^2 */
-} Rk4Sums;
-
-static SbStatus rk4_stability(SbInstance *inst, double t, double hh, const double *y, const Rk4Sums *sums)
-{
-    SbSolver *w = inst->solver;
-    double **k = w->k;
-    const double num = sums->num, den = sums->den, f = sums->f;
-    /* differences at the level of rounding errors say nothing */
-    if (!(den > 1e-20 * f) || !(den > 0.0) || !(2.0 * sqrt(num / den) > SB_RK4_UNSTABLE)) return SB_OK;
-    const double vnorm = sqrt(den), eps = 1e-7 * (1.0 + sqrt(sums->ynorm)) / vnorm;
-    for (int j = 0; j < w->nx; ++j) w->y1[j] = y[j] + eps * (k[1][j] - k[0][j]);
-    char why[sizeof inst->problem];
-    memcpy(why, inst->problem, sizeof why);
-    SbStatus s = sb_derivatives(inst, t, w->y1, w->err); /* J (k2 - k1) ~ (f(y + eps v) - f(y)) / eps */
-    memcpy(inst->problem, why, sizeof why);
-    if (s != SB_OK) return SB_OK; /* not confirmed: the step itself shows what happens */
-    double jv = 0.0;
-    for (int j = 0; j < w->nx; ++j) jv += (w->err[j] - k[0][j]) * (w->err[j] - k[0][j]);
-    const double lambda = sqrt(jv) / (eps * vnorm);
-    if (!(hh * lambda > SB_RK4_UNSTABLE)) return SB_OK;
-    snprintf(inst->problem, sizeof inst->problem,
-             "rk4 is unstable at t = %.17g: solver.step = %g is beyond its stability limit for the model's "
-             "fastest motion (|lambda| ~ %.3g 1/s needs solver.step < %.3g); %s",
-             t, hh, lambda, 2.78 / lambda, RK4_ADVICE);
-    return SB_DISCARD;
-}
-
-/* The kernels of an rk4 step are instantiated with a constant number of coordinates (cranes and small
-   mechanisms, up to 8): forced inline where the compiler allows, so that their loops unroll */
-#if defined(__GNUC__)
-#define SB_HOT static inline __attribute__((always_inline))
-#else
-#define SB_HOT static inline
-#endif
-
-/* C99's restrict (MSVC spells it __restrict): the stages, the state and the stage point never overlap */
-#if defined(_MSC_VER)
-#define SB_RESTRICT __restrict
-#else
-#define SB_RESTRICT restrict
-#endif
-
-/* max(a, b) of finite numbers (libm's fmax is a call) */
-static inline double max_of(double a, double b) { return a > b ? a : b; }
-
-/* The message of a step rk4_update does not trust (rare: out of the hot loop). */
-static SbStatus rk4_untrusted(SbInstance *inst, double t, double hh, const double *y, double big)
-{
-    SbSolver *w = inst->solver;
-    const int n = inst->m->nq;
-    const double floor = SB_RK4_SIZE_FLOOR * big + inst->state.set[SB_SET_ATOL];
-    double ratio = 0.0; /* the worst coordinate by its ratio, for the message */
-    int at = 0;
-    for (int j = 0; j < n; ++j) {
-        const double e = fabs(hh * (y[n + j] - w->ytmp[n + j])) / 6.0, r = e / (fabs(y[j]) + floor);
-        if (r > ratio) ratio = r, at = j;
-    }
-    snprintf(inst->problem, sizeof inst->problem,
-             "the rk4 step from t = %.17g (h = %g) is not trustworthy: its error estimate is %.3g of the size of "
-             "coordinate '%s' (the motion changes faster than solver.step resolves, e.g. close to a singular "
-             "point of the forces); %s",
-             t, hh, ratio, inst->m->coordinate_names[at], RK4_ADVICE);
-    return SB_DISCARD;
-}
-
-/* The rk4 update y <- y + hh (k1 + 2 k2 + 2 k3 + k4) / 6 with an error estimate of the step at no
-   extra evaluation.  With f(y1), the first stage of the next step, y + hh (k1 + 2 k2 + 2 k3 + f(y1)) / 6
-   is a solution of order three (it meets the order conditions up to three with the stages of rk4);
-   it differs from rk4's by hh (f(y1) - k4) / 6, an estimate of its local error that overestimates
-   rk4's own.  Its position part needs no evaluation: hh (dq1 - dq4) / 6, dq1 the new velocities and
-   dq4 = dq + hh dq'_3 those where k4 was evaluated (still in ytmp).  Compared with the size of each
-   coordinate over the step (at least SB_RK4_SIZE_FLOOR of the largest coordinate and its travel,
-   plus atol); the velocity part is not used, as a switch of the forces inside the step (dry friction,
-   a contact) changes the velocities' slopes but the positions little.  SB_DISCARD with the advice
-   when the estimate exceeds SB_RK4_UNTRUSTED of that size (the caller restores the state).
-   The same loop checks that the new state is finite (an infinity or a NaN turns the sum of the
-   entries times zero into a NaN): a state that is not finite is discarded first, with its message. */
-SB_HOT SbStatus rk4_update(SbInstance *inst, const int n, double t, double hh, double *SB_RESTRICT y)
-{
-    SbSolver *w = inst->solver;
-    const double *SB_RESTRICT k1 = w->k[0], *SB_RESTRICT k2 = w->k[1];
-    const double *SB_RESTRICT k3 = w->k[2], *SB_RESTRICT k4 = w->k[3];
-    const double *SB_RESTRICT y4 = w->ytmp; /* the point of the last stage */
-    double big = 0.0, worst = 0.0, zero = 0.0;
-    int at = -1;
-    for (int j = 0; j < n; ++j) {
-        const int v = n + j;
-        const double q0 = y[j];
-        y[j] += hh / 6.0 * (k1[j] + 2.0 * k2[j] + 2.0 * k3[j] + k4[j]);
-        y[v] += hh / 6.0 * (k1[v] + 2.0 * k2[v] + 2.0 * k3[v] + k4[v]);
-        zero += y[j] * 0.0 + y[v] * 0.0; /* stays 0 while the state is finite */
-        const double e = fabs(hh * (y[v] - y4[v])) / 6.0, size = max_of(fabs(q0), fabs(y[j]));
-        big = max_of(big, size + fabs(hh * y[v]));
-        if (e > worst + SB_RK4_UNTRUSTED * size) worst = e - SB_RK4_UNTRUSTED * size, at = j; /* rare */
-    }
-    if (zero != 0.0) {
-        snprintf(inst->problem, sizeof inst->problem,
-                 "the state is not finite after the rk4 step from t = %.17g (h = %g): %s", t, hh, RK4_ADVICE);
-        return SB_DISCARD;
-    }
-    /* the largest excess over SB_RK4_UNTRUSTED of a coordinate's own size, against the floor */
-    if (at < 0 || !(worst > SB_RK4_UNTRUSTED * (SB_RK4_SIZE_FLOOR * big + inst->state.set[SB_SET_ATOL]))) return SB_OK;
-    return rk4_untrusted(inst, t, hh, y, big);
-}
-
-/* The point of a stage, yt = y + c k, and the position part of its derivative (the velocities of
-   yt) written into the next stage's kn on the way: no separate copy per evaluation. */
-SB_HOT void rk4_point(const int n, double *SB_RESTRICT yt, double *SB_RESTRICT kn, const double *SB_RESTRICT y,
-                      double c, const double *SB_RESTRICT k)
-{
-    for (int j = 0; j < n; ++j) yt[j] = y[j] + c * k[j];
-    for (int j = n; j < 2 * n; ++j) kn[j - n] = yt[j] = y[j] + c * k[j];
-}
-
-/* The last stage's point, with the sums of the stability estimate over k1, k2, k3 and y. */
-SB_HOT void rk4_last_point(const int n, double *SB_RESTRICT yt, double *SB_RESTRICT kn, const double *SB_RESTRICT y,
-                           double h, double *const *k, Rk4Sums *sums)
-{
-    const double *SB_RESTRICT k1 = k[0], *SB_RESTRICT k2 = k[1], *SB_RESTRICT k3 = k[2];
-    double num = 0.0, den = 0.0, f = 0.0, ynorm = 0.0;
-    for (int j = 0; j < 2 * n; ++j) {
-        const double d21 = k2[j] - k1[j], d32 = k3[j] - k2[j];
-        num += d32 * d32;
-        den += d21 * d21;
-        f += k1[j] * k1[j];
-        ynorm += y[j] * y[j];
-        yt[j] = y[j] + h * k3[j];
-    }
-    for (int j = 0; j < n; ++j) kn[j] = yt[n + j];
-    sums->num = num, sums->den = den, sums->f = f, sums->ynorm = ynorm;
-}
-
-/* ddq of a stage into kv + n (its velocities are already in kv): models without constraints or
-   contacts take the lean evaluation, whose result is checked here (a NaN or an infinity makes the
-   sum non-finite; sb_accelerations at the same point then names the entry at fault). */
-SB_HOT SbStatus rk4_accelerations(SbInstance *inst, const int n, int free, double t, const double *x, double *kv)
-{
-    if (!free) return sb_accelerations(inst, t, x, kv + n, NULL);
-    SbStatus s = n >= 1 && n <= 8 ? sb_free_accelerations_small(inst, n, t, x, kv + n)
-                                  : sb_free_accelerations(inst, t, x, kv + n);
-    double sum = 0.0;
-    for (int j = n; j < 2 * n; ++j) sum += kv[j];
-    return s != SB_OK || isfinite(sum) ? s : sb_accelerations(inst, t, x, kv + n, NULL);
-}
-
-/* The N internal steps of rk4 over [t0, tend] for n coordinates (a constant where inlined). */
-SB_HOT SbStatus rk4_steps(SbInstance *inst, const int n, double t0, double tend, long N)
-{
-    SbSolver *w = inst->solver;
-    const int free = inst->m->nc == 0 && SB_CONTACTS(inst->m) == 0;
-    double *y = inst->state.x, **k = w->k;
-    const double H = tend - t0;
-    Rk4Sums sums;
-    for (long i = 0; i < N; ++i) {
-        const double t = t0 + H * (double)i / (double)N;
-        const double hh = (i == N - 1 ? tend : t0 + H * (double)(i + 1) / (double)N) - t;
-        for (int j = 0; j < n; ++j) k[0][j] = y[n + j];
-        SbStatus s = rk4_accelerations(inst, n, free, t, y, k[0]);
-        if (s == SB_OK) {
-            rk4_point(n, w->ytmp, k[1], y, 0.5 * hh, k[0]);
-            s = rk4_accelerations(inst, n, free, t + 0.5 * hh, w->ytmp, k[1]);
-        }
-        if (s == SB_OK) {
-            rk4_point(n, w->ytmp, k[2], y, 0.5 * hh, k[1]);
-            s = rk4_accelerations(inst, n, free, t + 0.5 * hh, w->ytmp, k[2]);
-        }
-        if (s == SB_OK) {
-            rk4_last_point(n, w->ytmp, k[3], y, hh, k, &sums);
-            s = rk4_accelerations(inst, n, free, t + hh, w->ytmp, k[3]);
-        }
-        if (s != SB_OK) return s;
-        if ((s = rk4_stability(inst, t, hh, y, &sums)) != SB_OK) return s;
-        if ((s = rk4_update(inst, n, t, hh, y)) != SB_OK) return s;
-        if (projecting(inst) && (s = sb_project(inst, t + hh, y)) != SB_OK) return s;
-        w->t_reached = t + hh;
-    }
-    return SB_OK;
-}
-
-static SbStatus rk4(SbInstance *inst, double t0, double tend)
-{
-    const double H = tend - t0, h = inst->state.set[SB_SET_STEP];
-    double nd = ceil(H / h * (1.0 - 1e-12));
-    if (nd < 1.0) nd = 1.0;
-    if (nd > (double)SB_MAX_STEPS) { /* a shorter communication step (or a larger solver.step) will do */
-        snprintf(inst->problem, sizeof inst->problem,
-                 "solver.step = %g needs more than %ld internal steps for a communication step of %g", h, SB_MAX_STEPS,
-                 H);
-        return SB_DISCARD;
-    }
-    const long N = (long)nd;
-    switch (inst->m->nq) { /* the same operations for any n: the results are bit-identical */
-    case 1: return rk4_steps(inst, 1, t0, tend, N);
-    case 2: return rk4_steps(inst, 2, t0, tend, N);
-    case 3: return rk4_steps(inst, 3, t0, tend, N);
-    case 4: return rk4_steps(inst, 4, t0, tend, N);
-    case 5: return rk4_steps(inst, 5, t0, tend, N);
-    case 6: return rk4_steps(inst, 6, t0, tend, N);
-    case 7: return rk4_steps(inst, 7, t0, tend, N);
-    case 8: return rk4_steps(inst, 8, t0, tend, N);
-    default: return rk4_steps(inst, inst->m->nq, t0, tend, N);
-    }
 }
 
 /* ------------------------------------------------------------------------ */
@@ -440,7 +198,7 @@ static SbStatus dopri5(SbInstance *inst, double t, double tend)
             double *tmp = k[0]; /* first same as last */
             k[0] = k[6];
             k[6] = tmp;
-            if (projecting(inst)) {
+            if (sb_projecting(inst)) {
                 if ((s = sb_project(inst, t, y)) != SB_OK) return s;
                 need_k1 = 1;
             }
@@ -535,7 +293,7 @@ static SbStatus rosenbrock23(SbInstance *inst, double t, double tend)
         if (errn <= 1.0) {
             t = last ? tend : t + hs;
             memcpy(y, w->y1, (size_t)nx * sizeof(double));
-            if (projecting(inst) && (s = sb_project(inst, t, y)) != SB_OK) return s;
+            if (sb_projecting(inst) && (s = sb_project(inst, t, y)) != SB_OK) return s;
             need_jac = 1;
             double fac = errn == 0.0 ? 5.0 : fmin(5.0, fmax(0.2, 0.8 * pow(errn, -1.0 / 3.0)));
             if (rejected) fac = fmin(fac, 1.0);
@@ -578,6 +336,7 @@ static SbStatus check_result(SbInstance *inst)
     }
     SbStatus s = sb_update(inst);
     if (s != SB_OK) return s;
+    if (sb_all_finite(m->ny, inst->cache.y)) return SB_OK;
     for (int k = 0; k < m->nvars; ++k)
         if (m->variables[k].kind == SB_VAR_Y && !isfinite(inst->cache.y[m->variables[k].index])) {
             sb_log(inst, SB_WARNING, SB_LOG_WARNING,
@@ -608,7 +367,7 @@ static int cannot_continue(SbInstance *inst, double t0, double H, int adaptive)
 SbStatus sb_integrate(SbInstance *inst, double t0, double tend)
 {
     switch ((int)inst->state.set[SB_SET_METHOD]) {
-    case SB_METHOD_RK4: return rk4(inst, t0, tend);
+    case SB_METHOD_RK4: return sb_rk4(inst, t0, tend);
     case SB_METHOD_ROSENBROCK23: return rosenbrock23(inst, t0, tend);
     default: return dopri5(inst, t0, tend);
     }

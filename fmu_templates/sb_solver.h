@@ -23,12 +23,35 @@
 #define SB_VISIBILITY_PUSHED_SOLVER
 #endif
 
+#define SB_MAX_STEPS 1000000L /* internal steps per communication step */
+
+/* The work arrays of the solvers (sb_solver.c, sb_rk4.c), the instance's `solver`. */
+typedef struct {
+    int nx;
+    double *k[7];         /* stages (dopri5: k1..k7; rk4, rosenbrock23: k1..k4) */
+    double *y1, *ytmp, *err;
+    double *J, *W, *T, *F0, *F1, *F2;
+    int *wrow, *wcol;
+    double *backup;       /* instance state at the start of the communication step */
+    double t_reached;     /* time of the last accepted internal step */
+    int underflow;        /* the adaptive step size fell below its limit */
+} SbSolver;
+
+/* Whether accepted internal steps are projected onto the constraints (solver.projection). */
+static inline int sb_projecting(const SbInstance *inst)
+{
+    return inst->m->nc > 0 && inst->state.set[SB_SET_PROJECTION] != 0.0;
+}
+
 SbStatus sb_solver_alloc(SbInstance *inst);
 void sb_solver_free(SbInstance *inst);
 
 /* Integrate the state of the instance from t0 to tend with solver.method, in the current contact modes
    (no event handling: sb_events_integrate). */
 SbStatus sb_integrate(SbInstance *inst, double t0, double tend);
+
+/* rk4 with the fixed internal step solver.step from t0 to tend (sb_rk4.c). */
+SbStatus sb_rk4(SbInstance *inst, double t0, double tend);
 
 /* Advance the instance from t0 (its current time) by H >= 0 (0: nothing happens). */
 SbStatus sb_do_step(SbInstance *inst, double t0, double H);

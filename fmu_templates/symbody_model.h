@@ -90,7 +90,7 @@ typedef struct {
     int nf;                                /* stick-slip friction elements (sb_frictions; sb_events.c) */
     const char *const *friction_names;
     int friction_implicit;                 /* some normal force depends on multipliers or event forces */
-    int has_direct;                        /* 1: sb_accelerations_direct gives ddq (articulated-body algorithm) */
+    int has_direct;                        /* 1: sb_accelerations_direct gives ddq (closed form) */
 } SbModel;
 
 extern const SbModel sb_model;
@@ -173,9 +173,10 @@ static inline const char *sb_setting_rule(SbSetting s)
 /* [M | delta]: mass matrix (nq x nq, symmetric) and generalized forces (nq). */
 void sb_M_delta(const SbPoint *in, double *M, double *delta);
 
-/* Accelerations ddq = M^-1 delta (nq) by the articulated-body algorithm and its pivots (nq), valid when every
-   pivot is positive; generated where SbModel.has_direct is 1 (unconstrained trees), empty otherwise. */
-void sb_accelerations_direct(const SbPoint *in, double *ddq, double *pivots);
+/* Accelerations ddq = M^-1 delta (nq) in closed form (articulated-body algorithm or symbolic elimination);
+   returns 1 when they hold (every pivot of the algorithm positive, ddq finite), else 0 (ddq then undefined).
+   Generated where SbModel.has_direct is 1 (unconstrained models), else always 0. */
+int sb_accelerations_direct(const SbPoint *in, double *ddq);
 
 /* [D | beta | gamma | Phi]: velocity/acceleration-level constraints (nc x nq, nc, nc) and the holonomic
    residual (nh) used by Baumgarte stabilization. */

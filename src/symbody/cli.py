@@ -263,7 +263,8 @@ def cmd_info(args: argparse.Namespace) -> int:
     print(f"  inputs       {st['inputs']}{names('input_names')}")
     print(f"  outputs      {st['outputs']}{names('output_names')}")
     print(f"  atoms        {st['atoms']}")
-    print(f"  dynamics     {st['formulation'].replace('_', ' ')} formulation")
+    direct = f", accelerations by {eq.accelerations_method}" if eq.accelerations_method else ""
+    print(f"  dynamics     {st['formulation'].replace('_', ' ')} formulation{direct}")
     shown = ("M", "delta", "M_delta", "Phi", "Phi_q", "gamma") + (("ddq",) if eq.accelerations else ())
     print("  operations   " + ", ".join(f"{k} {ops[k]}" for k in shown))
     print(f"  derived in   {st['derive_seconds']:.3g} s")

@@ -72,10 +72,13 @@ class Equations:
         formulation: how ``M`` and ``delta`` were derived: ``"recursive"`` (composite-rigid-body
             and Newton-Euler recursions over a tree of relative joints), ``"virtual_power"``, or
             ``"articulated"`` (the recursions, and ``accelerations`` by the articulated-body algorithm).
-        accelerations: ``ddq = M^-1 delta`` by the articulated-body algorithm (formulation
-            ``"articulated"``; empty otherwise), valid where every entry of ``pivots`` is nonzero
-            (all are positive where ``M`` is positive definite).
-        pivots: the pivots of the articulated-body algorithm's joint blocks, one per coordinate.
+        accelerations: ``ddq = M^-1 delta`` in closed form (empty where the FMU runtime factors ``M``),
+            by the articulated-body algorithm (formulation ``"articulated"``) or by symbolic elimination
+            (small models without constraints, :mod:`symbody.derive.elimination`), valid where every
+            entry of ``pivots`` is nonzero (all are positive where ``M`` is positive definite).
+        pivots: the pivots of that algorithm (of the joint blocks, or of the elimination), one per coordinate.
+        accelerations_method: how ``accelerations`` were derived: ``"articulated-body algorithm"``,
+            ``"symbolic elimination"`` or ``""`` (none).
         geometry: the shapes and their anchors' poses (:class:`symbody.model.shapes.GeometryInfo`).
         n_atoms: number of atoms created by the derivation of the equations of motion
             (the energy expressions, later Jacobians and export plans add atoms to the
@@ -126,6 +129,7 @@ class Equations:
     switches: list[Expr] = field(default_factory=list)
     accelerations: list[Expr] = field(default_factory=list)
     pivots: list[Expr] = field(default_factory=list)
+    accelerations_method: str = ""
 
     # -- sizes ---------------------------------------------------------------
     @property

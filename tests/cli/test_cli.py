@@ -40,6 +40,15 @@ def test_info_json_has_the_contract_keys(capsys):
     assert info["ops"]["M_delta"] == stats(eq)["ops"]["M_delta"]
 
 
+def test_info_says_how_the_accelerations_are_computed(capsys):
+    code, out, _ = run(capsys, "info", str(ROOT / "examples" / "overhead_crane.py"))
+    assert code == 0
+    assert "virtual power formulation, accelerations by symbolic elimination" in out, out
+    assert "ddq " in out  # their operation count is shown
+    code, out, _ = run(capsys, "info", FOUR_BAR, "--json")
+    assert json.loads(out)["accelerations"] == ""  # a closed loop: the runtime solves with M and D
+
+
 def test_info_text_and_options(capsys):
     code, out, _ = run(capsys, "info", N_LINK, "--option", "n=2")
     assert code == 0

@@ -131,8 +131,8 @@ def linalg(tmp_path_factory):
     (folder / "exports.c").write_text(EXPORTS)
     (folder / "parent.c").write_text(  # what sb_ltdl.c takes from model.c
         '#include "sb_ltdl.h"\nconst int *const sb_mass_parent = 0;\n'
-        "void sb_accelerations_direct(const SbPoint *in, double *ddq, double *pivots)\n"
-        "{ (void)in; (void)ddq; (void)pivots; }\n"
+        "int sb_accelerations_direct(const SbPoint *in, double *ddq)\n"
+        "{ (void)in; (void)ddq; return 0; }\n"
     )
     tdir = template_dir()
     sources = [folder / "exports.c", folder / "parent.c", tdir / "sb_ltdl.c", tdir / "sb_linalg.c"]

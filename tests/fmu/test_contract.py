@@ -47,10 +47,12 @@ def c_setting_enum(header: str) -> list[tuple[str, int]]:
 
 
 def c_prototypes(text: str) -> dict[str, list[str]]:
-    """name -> argument names of every `void sb_<block>(const SbPoint *..., double *...)` declared or defined."""
+    """name -> return type and argument names of every `<type> sb_<block>(const SbPoint *..., double *...)`
+    declared or defined."""
     found = {}
-    for name, args in re.findall(r"void (sb_\w+)\(const SbPoint \*\w+((?:,\s*double \*\w+)*)\)", text):
-        found[name] = re.findall(r"double \*(\w+)", args)
+    pattern = r"\b(void|int) (sb_\w+)\(const SbPoint \*\w+((?:,\s*double \*\w+)*)\)"
+    for returns, name, args in re.findall(pattern, text):
+        found[name] = [returns, *re.findall(r"double \*(\w+)", args)]
     return found
 
 
@@ -66,10 +68,10 @@ def test_emitted_sources_declare_the_settings_and_blocks_of_the_table(sources, v
     assert c_setting_enum(header) == [(s.c_name, s.index) for s in SETTINGS]
     assert [s.index for s in SETTINGS] == list(range(len(SETTINGS)))
     declared = c_prototypes(header)
-    assert declared == {b.c_name: list(b.outputs) for b in BLOCKS}
+    assert declared == {b.c_name: [b.returns, *b.outputs] for b in BLOCKS}
     # model.c defines every block with the table's arrays (as _<name>), and no other block
     defined = c_prototypes((sources[version] / "model.c").read_text())
-    assert defined == {b.c_name: [f"_{o}" for o in b.outputs] for b in BLOCKS}
+    assert defined == {b.c_name: [b.returns, *(f"_{o}" for o in b.outputs)] for b in BLOCKS}
 
 
 @pytest.mark.parametrize("version", (2, 3))

@@ -5,9 +5,9 @@ A runtime compiled with ``-DSB_NO_EVENTS`` (the event machinery compiled out, as
 ``benchmarks/fmu_events_overhead.py`` builds it) computes the same states as the runtime as shipped,
 bit for bit, for a model without contacts, and refuses at instantiation a model that has contacts
 instead of integrating it without them.  The rk4 step of unconstrained models (the lean stage
-evaluation, the finiteness check of the new state folded into the update) still discards a step
-whose state overflows although every acceleration is finite, and follows the closed-form motion
-until then.
+evaluation or the accelerations in closed form from model.c, the finiteness check of the new state
+folded into the update) still discards a step whose state overflows although every acceleration is
+finite, and follows the closed-form motion until then.
 """
 
 from __future__ import annotations
@@ -120,8 +120,12 @@ def pushed_mass() -> sb.System:
 
 
 @pytest.mark.parametrize("version", [2, 3])
-def test_rk4_discards_a_step_whose_state_overflows(tmp_path, version):
-    fmu = export_fmu(pushed_mass(), tmp_path / f"pushed{version}.fmu", fmi_version=version, kind="cs")
+@pytest.mark.parametrize("formulation", ["auto", "virtual_power"])
+def test_rk4_discards_a_step_whose_state_overflows(tmp_path, version, formulation):
+    # "auto": ddq in closed form from model.c (symbolic elimination); "virtual_power": the lean factorization
+    eq = pushed_mass().derive(formulation=formulation)
+    assert bool(eq.accelerations) == (formulation == "auto")
+    fmu = export_fmu(eq, tmp_path / f"pushed{version}_{formulation}.fmu", fmi_version=version, kind="cs")
     unit = Unit.open(fmu)
     inst = Instance(unit, "cs")
     try:

@@ -33,7 +33,7 @@ STAT_BLOCKS = {
     "beta": ("beta",),
     "gamma": ("gamma",),
     "outputs": ("outputs",),
-    "ddq": ("accelerations", "pivots"),  # the articulated formulation's hot path (0 for the others)
+    "ddq": ("accelerations", "pivots"),  # the closed-form accelerations' hot path (0 without them)
 }
 
 
@@ -64,9 +64,10 @@ def stats(eq: Equations) -> dict[str, Any]:
     """Sizes, atom and operation counts per block (definitions in docs/guide/architecture.md).
 
     Keys: ``name, coordinates, constraints, holonomic, nonholonomic, dof, parameters, inputs,
-    outputs, atoms, ops, temps, derive_seconds, formulation``; ``ops`` holds ``M, delta, M_delta,
+    outputs, atoms, ops, temps, derive_seconds, formulation, accelerations`` (how the closed-form
+    accelerations were derived, ``""`` without them); ``ops`` holds ``M, delta, M_delta,
     Phi, Phi_q, gamma`` (and ``Phi_Phi_q, D, beta, outputs``, and ``ddq``: the accelerations and pivots
-    of the articulated-body algorithm, 0 without them); ``temps`` holds the number of
+    in closed form, 0 without them); ``temps`` holds the number of
     temporaries emitted per block.  Computed once per equations.
     """
     cached = _STATS.get(eq)
@@ -93,6 +94,7 @@ def stats(eq: Equations) -> dict[str, Any]:
         "temps": temps,
         "derive_seconds": eq.derive_seconds,
         "formulation": eq.formulation,
+        "accelerations": eq.accelerations_method,
     }
     return out
 

@@ -67,6 +67,7 @@ def derive_fields(
         "delta": delta,
         "accelerations": dyn.accelerations,
         "pivots": dyn.pivots,
+        "accelerations_method": dyn.direct,
         **vars(rows),
         "n_atoms": n_atoms,
         "kinetic_energy": kinetic_energy(system, M),

@@ -8,13 +8,16 @@ the FMU evaluates instead of factoring ``M`` (and ``delta`` by that module's rec
 joints, shared with the accelerations).  ``"auto"`` takes the recursion on trees and, on small
 trees, the shorter ``[M|delta]`` of the two; on a tree without constraints derived by the recursion
 it adds the articulated-body accelerations when they take fewer operations than ``[M|delta]``
-and the factorization and solve with ``M`` (:func:`solve_ops`).
+and the factorization and solve with ``M`` (:func:`solve_ops`).  On any other small model without
+constraints ``"auto"`` adds ``ddq = M^-1 delta`` in closed form by symbolic elimination
+(:mod:`symbody.derive.elimination`) when that takes fewer operations than ``[M|delta]`` and the
+runtime's factorization and solve.
 
 Example:
     >>> from symbody.models import pendulum
     >>> dyn = mass_and_forces(pendulum(), None, "auto")
-    >>> dyn.used, dyn.M[0][0], dyn.accelerations
-    ('virtual_power', 1, [])
+    >>> dyn.used, dyn.M[0][0], dyn.direct, dyn.accelerations
+    ('virtual_power', 1, 'symbolic elimination', [T - 9.81*sin(theta)])
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from ..errors import ModelError
 from ..symbolic.expr import NEG, NUM, SYM, Expr, walk
 from ..symbolic.plan import ExportPlan
 from .articulated import applies, articulated_accelerations
+from .elimination import eliminated_accelerations
 from .recursive import TreeBody, assemble_recursive, tree_of
 from .virtual_power import assemble
 
@@ -39,24 +43,36 @@ FORMULATIONS = ("auto", "recursive", "virtual_power", "articulated")
 # the export plan's when both are small, the number of atoms otherwise.
 COMPARE_UP_TO = 8
 EXACT_COUNT_UP_TO = 400
+# Models without constraints up to this many coordinates get their accelerations in closed form by
+# symbolic elimination where it is shorter (a dense M of 8 coordinates takes ~170 multiply-adds).
+ELIMINATE_UP_TO = 8
 
 Progress = Callable[[int, int, str], None]
 
 
 @dataclass
 class Dynamics:
-    """What :func:`mass_and_forces` derives: ``M``, ``delta``, the formulation used and, for
-    ``"articulated"``, the accelerations and their pivots (empty lists otherwise)."""
+    """What :func:`mass_and_forces` derives: ``M``, ``delta``, the formulation used and the direct
+    accelerations with their pivots (empty lists where there are none) and how they were derived
+    (``direct``: ``"articulated-body algorithm"``, ``"symbolic elimination"`` or ``""``)."""
 
     M: list[list[Expr]]
     delta: list[Expr]
     used: str
     accelerations: list[Expr] = field(default_factory=list)
     pivots: list[Expr] = field(default_factory=list)
+    direct: str = ""
 
 
 def mass_and_forces(system: Any, progress: Progress | None, formulation: str) -> Dynamics:
     """``M``, ``delta``, the formulation used and the direct accelerations (see the module docstring)."""
+    dyn = _mass_and_forces(system, progress, formulation)
+    if formulation == "auto" and not dyn.accelerations:
+        return _with_elimination(system, dyn)
+    return dyn
+
+
+def _mass_and_forces(system: Any, progress: Progress | None, formulation: str) -> Dynamics:
     if formulation not in FORMULATIONS:
         raise ModelError(f"unknown formulation {formulation!r}: use one of {', '.join(FORMULATIONS)}")
     tree = tree_of(system) if formulation != "virtual_power" else None
@@ -96,7 +112,31 @@ def _with_accelerations(system: Any, tree: list[TreeBody], dyn: Dynamics, formul
         )
         if direct >= m_delta + solve_ops(tree, len(dyn.delta)):
             return dyn
-    return Dynamics(dyn.M, delta, "articulated", ddq, pivots)
+    return Dynamics(dyn.M, delta, "articulated", ddq, pivots, "articulated-body algorithm")
+
+
+def unconstrained(system: Any) -> bool:
+    """Whether the model's ``ddq`` is ``M^-1 delta``: no constraint rows, unilateral contacts or stick-slip
+    friction (their multipliers need ``M`` itself)."""
+    if system.unilaterals or system.frictions:
+        return False
+    return not any(r.kind in ("holonomic", "velocity") for r in system.constraints)
+
+
+def _with_elimination(system: Any, dyn: Dynamics) -> Dynamics:
+    """``dyn`` with ``ddq = M^-1 delta`` by symbolic elimination where the model is small and unconstrained
+    and that takes fewer operations than ``[M|delta]`` and the runtime's dense factorization and solve."""
+    n = len(dyn.delta)
+    if not 0 < n <= ELIMINATE_UP_TO or not unconstrained(system):
+        return dyn
+    solved = eliminated_accelerations(dyn.M, dyn.delta)
+    if solved is None:
+        return dyn
+    ddq, pivots = solved
+    direct, m_delta = block_ops([{"accelerations": ddq, "pivots": pivots}, _m_delta_blocks(dyn.M, dyn.delta)], system)
+    if direct >= m_delta + solve_ops([], n):
+        return dyn
+    return Dynamics(dyn.M, dyn.delta, dyn.used, ddq, pivots, "symbolic elimination")
 
 
 def solve_ops(tree: list[TreeBody], n: int) -> int:
@@ -168,9 +208,11 @@ __all__ = [
     "EXACT_COUNT_UP_TO",
     "FORMULATIONS",
     "Dynamics",
+    "ELIMINATE_UP_TO",
     "atom_count",
     "block_ops",
     "export_op_count",
     "mass_and_forces",
     "solve_ops",
+    "unconstrained",
 ]

@@ -236,7 +236,8 @@ def setting(name: str) -> Setting:
 
 @dataclass(frozen=True)
 class Block:
-    """A block function of the generated model code: ``sb_<name>(const SbPoint *in, double *<outputs>...)``.
+    """A block function of the generated model code: ``sb_<name>(const SbPoint *in, double *<outputs>...)``,
+    ``void`` unless ``returns`` says otherwise.
 
     ``comment`` says what the arrays hold (matrices row-major); the numpy
     backend's function of the same ``name`` returns the same arrays, in order.
@@ -245,6 +246,7 @@ class Block:
     name: str
     outputs: tuple[str, ...]
     comment: str
+    returns: str = "void"  # the C type of the function's value ("int": a verdict, see ``comment``)
 
     @property
     def c_name(self) -> str:
@@ -253,16 +255,18 @@ class Block:
     def prototype(self) -> str:
         """The C declaration, e.g. ``void sb_outputs(const SbPoint *in, double *y);``."""
         args = "".join(f", double *{o}" for o in self.outputs)
-        return f"void {self.c_name}(const SbPoint *in{args});"
+        return f"{self.returns} {self.c_name}(const SbPoint *in{args});"
 
 
 BLOCKS = (
     Block("M_delta", ("M", "delta"), "[M | delta]: mass matrix (nq x nq, symmetric) and generalized forces (nq)."),
     Block(
         "accelerations_direct",
-        ("ddq", "pivots"),
-        "Accelerations ddq = M^-1 delta (nq) by the articulated-body algorithm and its pivots (nq), valid when "
-        "every pivot is positive; generated where SbModel.has_direct is 1 (unconstrained trees), empty otherwise.",
+        ("ddq",),
+        "Accelerations ddq = M^-1 delta (nq) in closed form (articulated-body algorithm or symbolic elimination); "
+        "returns 1 when they hold (every pivot of the algorithm positive, ddq finite), else 0 (ddq then "
+        "undefined).  Generated where SbModel.has_direct is 1 (unconstrained models), else always 0.",
+        returns="int",
     ),
     Block(
         "constraints",

@@ -285,24 +285,41 @@ class ModelSource:
         return CBlock(name, what, asg, zero)
 
     def _accelerations_direct(self) -> list[str]:
-        """``sb_accelerations_direct``: ``ddq`` by the articulated-body algorithm and its pivots (empty when the
-        equations have none: the runtime then factors ``M``)."""
+        """``sb_accelerations_direct``: ``ddq`` in closed form (the articulated-body algorithm's or the symbolic
+        elimination's), checked by its pivots in the function itself; always 0 when the equations have none (the
+        runtime then factors ``M``).  The blocks go in a ``static`` helper (cut into parts when large) that the
+        function calls once: small ones are inlined, their pivots never stored."""
         eq = self.eq
         ddq, pivots = list(getattr(eq, "accelerations", ())), list(getattr(eq, "pivots", ()))
+        sig = "int sb_accelerations_direct(const SbPoint *_in, double *_ddq)"
+        if not ddq:
+            doc = "direct accelerations: not derived for this model (has_direct = 0, the runtime factors M)"
+            return [f"/* {doc} */\n{sig}\n{{\n    (void)_in;\n    (void)_ddq;\n    return 0;\n}}\n"]
+        if eq.accelerations_method == "symbolic elimination":
+            how = "in closed form by symbolic elimination of M (minimum-degree order, no matrix stored)"
+        else:
+            how = "by the articulated-body algorithm (Featherstone, Rigid Body Dynamics Algorithms, 2008, ch. 7)"
         qn = [c.name for c in eq.coordinates]
-        blocks = []
-        if ddq:
-            blocks = [
-                self._vector("_ddq", ddq, [f"dd{c}" for c in qn], "ddq", "accelerations M^-1 delta"),
-                self._vector("_pivots", pivots, [f"pivot of {c}" for c in qn], "pivots", "valid when all are positive"),
-            ]
-        doc = (
-            "ddq = M^-1 delta by the articulated-body algorithm (Featherstone, Rigid Body Dynamics Algorithms, 2008, "
-            "ch. 7), with the pivots of its joint blocks"
-            if ddq
-            else "direct accelerations: not derived for this model (has_direct = 0, the runtime factors M)"
+        blocks = [
+            self._vector("_ddq", ddq, [f"dd{c}" for c in qn], "ddq", "accelerations M^-1 delta"),
+            self._vector("_pivots", pivots, [f"pivot of {c}" for c in qn], "pivots", "valid when all are positive"),
+        ]
+        helper = "void direct_blocks(const SbPoint *_in, double *_ddq, double *_pivots)"
+        pieces = c_function_pieces(
+            helper, blocks, self._sources, f"ddq = M^-1 delta {how}, with its pivots", self._names, ["_in"],
+            linkage=LOCAL,
+        )  # fmt: skip
+        pieces[-1] = pieces[-1].replace(f"\n{helper}\n", f"\nstatic {helper}\n", 1)
+        n = len(ddq)
+        positive = " &\n           ".join(f"(_pivots[{i}] > 0.0)" for i in range(n))
+        pieces[-1] += (
+            f"/* ddq = M^-1 delta {how}: 1 when every pivot is positive (M positive definite; a NaN is not) and ddq "
+            "is finite (x - x is 0 for every finite x, NaN else), else 0 */\n"
+            f"{sig}\n{{\n    double _pivots[{n}];\n    direct_blocks(_in, _ddq, _pivots);\n"
+            f"    const double _sum = {' + '.join(f'_ddq[{i}]' for i in range(n))};\n"
+            f"    return {positive} &\n           (_sum - _sum == 0.0);\n}}\n"
         )
-        return self._fn("accelerations_direct", blocks, doc)
+        return pieces
 
     def _contacts(self) -> list[str]:
         """``sb_contacts``: the blocks of the unilateral contacts (:mod:`symbody.model.contacts`)."""

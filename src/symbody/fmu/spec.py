@@ -38,6 +38,7 @@ GENERIC_SOURCES = (
     "sb_jacobians.c",
     "sb_snapshot.c",
     "sb_solver.c",
+    "sb_rk4.c",
     "sb_linalg.c",
     "sb_singular.c",
     "sb_ltdl.c",
