@@ -17,10 +17,10 @@
 #endif
 
 /* Report a numerical problem (sb_instance.c): remembered in inst->problem for the caller's message;
-   returns status. */
+   returns status.  Cold: the paths that call it are laid out away from the hot ones. */
 SbStatus sb_problem(SbInstance *inst, SbStatus status, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
+    __attribute__((format(printf, 3, 4), cold))
 #endif
     ;
 

@@ -21,6 +21,15 @@
 #define SB_RK4_UNTRUSTED 0.01
 #define SB_RK4_SIZE_FLOOR 1e-3 /* a coordinate's size is at least this part of the largest (one at rest at 0) */
 
+/* The rare paths of a step (its messages) are laid out away from the hot loop. */
+#if defined(__GNUC__)
+#define SB_COLD __attribute__((cold, noinline))
+#define SB_LIKELY(x) __builtin_expect(!!(x), 1)
+#else
+#define SB_COLD
+#define SB_LIKELY(x) (x)
+#endif
+
 #define RK4_ADVICE "set a smaller solver.step, or solver.method = 2 (dopri5) or 3 (rosenbrock23, for stiff models)"
 
 /* Stability of an rk4 step from its stages, at no extra evaluation: for x' = J x the stage differences
@@ -43,7 +52,7 @@ typedef struct {
 } Rk4Stages;
 
 /* The rare part of rk4_stability: confirm the estimate at the start of the step (k1, k2: its stages). */
-static SbStatus rk4_unstable(SbInstance *inst, double t, double hh, const double *y, const double *k1,
+SB_COLD static SbStatus rk4_unstable(SbInstance *inst, double t, double hh, const double *y, const double *k1,
                              const double *k2, const Rk4Sums *sums)
 {
     SbSolver *w = inst->solver;
@@ -96,7 +105,7 @@ static inline SbStatus rk4_stability(SbInstance *inst, double t, double hh, cons
 static inline double max_of(double a, double b) { return a > b ? a : b; }
 
 /* The message of a step rk4_update does not trust (rare: out of the hot loop). */
-static SbStatus rk4_untrusted(SbInstance *inst, double t, double hh, const double *y, const double *y4, double big)
+SB_COLD static SbStatus rk4_untrusted(SbInstance *inst, double t, double hh, const double *y, const double *y4, double big)
 {
     const int n = inst->m->nq;
     const double floor = SB_RK4_SIZE_FLOOR * big + inst->state.set[SB_SET_ATOL];
@@ -191,7 +200,7 @@ enum { RK4_GENERAL, RK4_LEAN, RK4_DIRECT };
 SB_HOT SbStatus rk4_direct(SbInstance *inst, const int n, SbPoint *pt, double t, const double *x, double *kv)
 {
     pt->t = t, pt->q = x, pt->dq = x + n;
-    return sb_accelerations_direct(pt, kv + n) ? SB_OK : sb_accelerations(inst, t, x, kv + n, NULL);
+    return SB_LIKELY(sb_accelerations_direct(pt, kv + n)) ? SB_OK : sb_accelerations(inst, t, x, kv + n, NULL);
 }
 
 /* ddq of a stage into kv + n (its velocities are already in kv): models without constraints or
@@ -215,11 +224,11 @@ SB_HOT SbStatus rk4_steps(SbInstance *inst, const int n, const int path, double 
 {
     SbSolver *w = inst->solver;
     double *y = inst->state.x;
-    double local[5][16]; /* the stages of up to 8 coordinates */
-    const int small = n <= 8;
-    const Rk4Stages st = {{small ? local[0] : w->k[0], small ? local[1] : w->k[1], small ? local[2] : w->k[2],
-                           small ? local[3] : w->k[3]},
-                          small ? local[4] : w->ytmp};
+    double local[5 * 16]; /* the stages of up to 8 coordinates, packed: few cache lines of the stack */
+    const int small = n <= 8, nx = 2 * n;
+    const Rk4Stages st = {{small ? local : w->k[0], small ? local + nx : w->k[1], small ? local + 2 * nx : w->k[2],
+                           small ? local + 3 * nx : w->k[3]},
+                          small ? local + 4 * nx : w->ytmp};
     double *const k1 = st.k[0], *const k2 = st.k[1], *const k3 = st.k[2], *const k4 = st.k[3], *const yt = st.yt;
     const double H = tend - t0;
     SbPoint pt = sb_point(inst, t0, y, NULL, NULL);

@@ -206,7 +206,7 @@ SbStatus sb_set_debug_logging(SbInstance *inst, int on, size_t n, const char *co
 /* Error in a call: logs and returns SB_ERROR (and puts the instance in error mode when `fatal`). */
 SbStatus sb_fail(SbInstance *inst, const char *function, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
+    __attribute__((format(printf, 3, 4), cold))
 #endif
     ;
 
