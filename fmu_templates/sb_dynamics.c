@@ -389,7 +389,9 @@ SbStatus sb_update(SbInstance *inst)
     }
     if (s == SB_OK && m->ny > 0) sb_outputs(&pt, inst->cache.y);
     inst->cache.valid = 1;
-    inst->cache.status = sb_branch_guard(inst, s); /* a branch change at a singular position (sb_singular.c) */
+    /* a branch change at a singular position (sb_singular.c): guarded in Model Exchange, remembered after */
+    const int guarded = inst->interface == SB_ME || (inst->state.flags & SB_FLAG_BRANCH_LOST);
+    inst->cache.status = guarded ? sb_branch_guard(inst, s) : s;
     return inst->cache.status;
 }
 

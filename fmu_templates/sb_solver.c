@@ -382,7 +382,8 @@ SbStatus sb_do_step(SbInstance *inst, double t0, double H)
         return sb_fail(inst, "DoStep", "communicationStepSize %g is invalid: it must be finite and >= 0", H);
     /* the host's time and the FMU's may differ by rounding only: a few ulps of the times involved and a
        small fraction of the step (never a fraction of |t|, which would accept seconds at t = 1e9) */
-    const double tol = 64.0 * DBL_EPSILON * fmax(fabs(t), fabs(H)) + 1e-9 * H;
+    const double scale = fabs(t) > fabs(H) ? fabs(t) : fabs(H); /* finite here (fmax is a libm call) */
+    const double tol = 64.0 * DBL_EPSILON * scale + 1e-9 * H;
     if (!(fabs(t0 - t) <= tol))
         return sb_fail(inst, "DoStep",
                        "currentCommunicationPoint %.17g does not match the FMU time %.17g (difference %.3g s); "
