@@ -269,6 +269,20 @@ SB_HOT SbStatus rk4_steps(SbInstance *inst, const int n, const int path, double 
     return SB_OK;
 }
 
+/* rk4_steps on one evaluation path, instantiated for n = 1..8 (constants: their loops unrolled) and any n */
+#define RK4_BY_SIZE(path)                                                                                              \
+    switch (m->nq) {                                                                                                   \
+    case 1: return rk4_steps(inst, 1, path, t0, tend, N);                                                              \
+    case 2: return rk4_steps(inst, 2, path, t0, tend, N);                                                              \
+    case 3: return rk4_steps(inst, 3, path, t0, tend, N);                                                              \
+    case 4: return rk4_steps(inst, 4, path, t0, tend, N);                                                              \
+    case 5: return rk4_steps(inst, 5, path, t0, tend, N);                                                              \
+    case 6: return rk4_steps(inst, 6, path, t0, tend, N);                                                              \
+    case 7: return rk4_steps(inst, 7, path, t0, tend, N);                                                              \
+    case 8: return rk4_steps(inst, 8, path, t0, tend, N);                                                              \
+    default: return rk4_steps(inst, m->nq, path, t0, tend, N);                                                         \
+    }
+
 SbStatus sb_rk4(SbInstance *inst, double t0, double tend)
 {
     const double H = tend - t0, h = inst->state.set[SB_SET_STEP];
@@ -284,32 +298,8 @@ SbStatus sb_rk4(SbInstance *inst, double t0, double tend)
     const SbModel *m = inst->m;
     const int path = m->nc > 0 || SB_CONTACTS(m) > 0 ? RK4_GENERAL : m->has_direct ? RK4_DIRECT : RK4_LEAN;
     /* the same operations for any n: the results are bit-identical */
-    if (path == RK4_DIRECT) {
-        switch (m->nq) {
-        case 1: return rk4_steps(inst, 1, RK4_DIRECT, t0, tend, N);
-        case 2: return rk4_steps(inst, 2, RK4_DIRECT, t0, tend, N);
-        case 3: return rk4_steps(inst, 3, RK4_DIRECT, t0, tend, N);
-        case 4: return rk4_steps(inst, 4, RK4_DIRECT, t0, tend, N);
-        case 5: return rk4_steps(inst, 5, RK4_DIRECT, t0, tend, N);
-        case 6: return rk4_steps(inst, 6, RK4_DIRECT, t0, tend, N);
-        case 7: return rk4_steps(inst, 7, RK4_DIRECT, t0, tend, N);
-        case 8: return rk4_steps(inst, 8, RK4_DIRECT, t0, tend, N);
-        default: return rk4_steps(inst, m->nq, RK4_DIRECT, t0, tend, N);
-        }
-    }
-    if (path == RK4_LEAN) {
-        switch (m->nq) {
-        case 1: return rk4_steps(inst, 1, RK4_LEAN, t0, tend, N);
-        case 2: return rk4_steps(inst, 2, RK4_LEAN, t0, tend, N);
-        case 3: return rk4_steps(inst, 3, RK4_LEAN, t0, tend, N);
-        case 4: return rk4_steps(inst, 4, RK4_LEAN, t0, tend, N);
-        case 5: return rk4_steps(inst, 5, RK4_LEAN, t0, tend, N);
-        case 6: return rk4_steps(inst, 6, RK4_LEAN, t0, tend, N);
-        case 7: return rk4_steps(inst, 7, RK4_LEAN, t0, tend, N);
-        case 8: return rk4_steps(inst, 8, RK4_LEAN, t0, tend, N);
-        default: return rk4_steps(inst, m->nq, RK4_LEAN, t0, tend, N);
-        }
-    }
+    if (path == RK4_DIRECT) RK4_BY_SIZE(RK4_DIRECT)
+    if (path == RK4_LEAN) RK4_BY_SIZE(RK4_LEAN)
     return rk4_steps(inst, m->nq, RK4_GENERAL, t0, tend, N);
 }
 
