@@ -124,6 +124,27 @@ def test_the_crane_gets_its_closed_form():
     assert evaluate_many([eq.pivots[2]], values)[0] == 0.0
 
 
+@pytest.mark.parametrize(
+    ("name", "options"),
+    [("double_pendulum_square_disc", {}), ("n_link_pendulum_on_cart", {"n": 3}), ("tower_crane", {})],
+)
+def test_small_examples_get_them_and_they_equal_numpys_solve(name, options):
+    eq = example(name, **options).derive()
+    assert eq.accelerations_method == "symbolic elimination", eq.accelerations_method
+    rng = np.random.default_rng(11)
+    for _ in range(5):
+        values = {eq.t: rng.uniform(0, 2)}
+        values.update({s: rng.uniform(-1.0, 1.0) for s in [*eq.q, *eq.dq]})
+        values.update({p.symbol: p.value * rng.uniform(0.8, 1.25) for p in eq.parameters})
+        values.update({i.symbol: rng.uniform(-2.0, 2.0) * (abs(i.value) + 1.0) for i in eq.inputs})
+        n = eq.nq
+        M = np.array(evaluate_many([e for row in eq.M for e in row], values)).reshape(n, n)
+        expected = np.linalg.solve(M, evaluate_many(eq.delta, values))
+        got = np.array(evaluate_many(eq.accelerations, values))
+        np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-10 * np.abs(expected).max())
+        assert min(evaluate_many(eq.pivots, values)) > 0.0
+
+
 def test_only_auto_adds_them_and_only_without_constraints_or_contacts():
     assert example("overhead_crane").derive(formulation="virtual_power").accelerations == []
     assert example("four_bar").derive().accelerations == []

@@ -8,7 +8,8 @@ the FMU evaluates instead of factoring ``M`` (and ``delta`` by that module's rec
 joints, shared with the accelerations).  ``"auto"`` takes the recursion on trees and, on small
 trees, the shorter ``[M|delta]`` of the two; on a tree without constraints derived by the recursion
 it adds the articulated-body accelerations when they take fewer operations than ``[M|delta]``
-and the factorization and solve with ``M`` (:func:`solve_ops`).  On any other small model without
+and the factorization and solve with ``M`` (:func:`solve_ops`, weighted by :data:`SOLVE_WEIGHT`: the
+runtime's loops cost more per operation than straight-line code).  On any other small model without
 constraints ``"auto"`` adds ``ddq = M^-1 delta`` in closed form by symbolic elimination
 (:mod:`symbody.derive.elimination`) when that takes fewer operations than ``[M|delta]`` and the
 runtime's factorization and solve.
@@ -46,6 +47,12 @@ EXACT_COUNT_UP_TO = 400
 # Models without constraints up to this many coordinates get their accelerations in closed form by
 # symbolic elimination where it is shorter (a dense M of 8 coordinates takes ~170 multiply-adds).
 ELIMINATE_UP_TO = 8
+# An operation of the runtime's factorization and solve of M costs about this many of the straight-line
+# code of model.c: loops, M stored and read back, a call per evaluation, the checks of a general matrix.
+# Measured with the rk4 step of native FMUs (closed form vs factorization, same model): overhead crane
+# 1.75x faster with 51 vs 32 + 26 operations, tower crane 1.49x with 491 vs 395 + 90, double pendulum
+# 1.37x with 56 vs 38 + 10, 3-D chain of one body 1.23x with 177 vs 154 + 26.
+SOLVE_WEIGHT = 3
 
 Progress = Callable[[int, int, str], None]
 
@@ -102,7 +109,8 @@ def _mass_and_forces(system: Any, progress: Progress | None, formulation: str) -
 
 def _with_accelerations(system: Any, tree: list[TreeBody], dyn: Dynamics, formulation: str) -> Dynamics:
     """``dyn`` with the articulated-body accelerations when asked for, or (``"auto"``) when they take
-    fewer operations than ``[M|delta]`` plus the factorization and solve with ``M``."""
+    fewer operations than ``[M|delta]`` plus the factorization and solve with ``M`` (weighted by
+    :data:`SOLVE_WEIGHT`)."""
     if formulation == "recursive" or not applies(system, tree):
         return dyn
     ddq, pivots, delta = articulated_accelerations(system, tree, dyn.delta)
@@ -110,7 +118,7 @@ def _with_accelerations(system: Any, tree: list[TreeBody], dyn: Dynamics, formul
         direct, m_delta = block_ops(
             [{"accelerations": ddq, "pivots": pivots}, _m_delta_blocks(dyn.M, dyn.delta)], system
         )
-        if direct >= m_delta + solve_ops(tree, len(dyn.delta)):
+        if direct >= m_delta + SOLVE_WEIGHT * solve_ops(tree, len(dyn.delta)):
             return dyn
     return Dynamics(dyn.M, delta, "articulated", ddq, pivots, "articulated-body algorithm")
 
@@ -125,7 +133,8 @@ def unconstrained(system: Any) -> bool:
 
 def _with_elimination(system: Any, dyn: Dynamics) -> Dynamics:
     """``dyn`` with ``ddq = M^-1 delta`` by symbolic elimination where the model is small and unconstrained
-    and that takes fewer operations than ``[M|delta]`` and the runtime's dense factorization and solve."""
+    and that takes fewer operations than ``[M|delta]`` and the runtime's dense factorization and solve
+    (weighted by :data:`SOLVE_WEIGHT`)."""
     n = len(dyn.delta)
     if not 0 < n <= ELIMINATE_UP_TO or not unconstrained(system):
         return dyn
@@ -134,7 +143,7 @@ def _with_elimination(system: Any, dyn: Dynamics) -> Dynamics:
         return dyn
     ddq, pivots = solved
     direct, m_delta = block_ops([{"accelerations": ddq, "pivots": pivots}, _m_delta_blocks(dyn.M, dyn.delta)], system)
-    if direct >= m_delta + solve_ops([], n):
+    if direct >= m_delta + SOLVE_WEIGHT * solve_ops([], n):
         return dyn
     return Dynamics(dyn.M, dyn.delta, dyn.used, ddq, pivots, "symbolic elimination")
 
@@ -209,6 +218,7 @@ __all__ = [
     "FORMULATIONS",
     "Dynamics",
     "ELIMINATE_UP_TO",
+    "SOLVE_WEIGHT",
     "atom_count",
     "block_ops",
     "export_op_count",
