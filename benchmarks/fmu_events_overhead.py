@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -42,15 +41,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import fmu_crane_hand  # noqa: E402
 import fmu_realtime  # noqa: E402
-from common import EXAMPLES, Row, fmt_time  # noqa: E402
+from common import EXAMPLES, Row, fmt_time, instructions_per_step  # noqa: E402
 
 HARNESS = Path(__file__).resolve().parent / "harness"
 NOISE = 0.97  # a ratio above this is "within noise" of 1.0
-#: fmu_callgrind.c arguments after the library: solver.method / solver.step value references, rk4, states; inputs
-CALLGRIND_ARGS = {
-    "tower_crane": ["40,41,1,10", "16:0:150000", "17:0:1500"],
-    "overhead_crane": ["22,23,1,6", "10:0:8000", "11:39226.6:0"],
-}
 
 
 def rebuild(fmu: Path, out: Path, defines: list[str]) -> Path:
@@ -104,34 +98,6 @@ def timed_runs(model: str, fmus: dict[str, Path], stop: float, rounds: int) -> t
         for d in drivers.values():
             d.close()
     return best, cpu, states
-
-
-def instructions_per_step(model: str, fmu: Path, folder: Path) -> float | None:
-    """Instructions per rk4 step inside fmi2DoStep under callgrind (None without valgrind)."""
-    if shutil.which("valgrind") is None:
-        return None
-    from symbody.codegen.c_eval import c_compiler
-    from symbody.fmu.build import fmi_headers_dir
-
-    driver = folder / "fmu_callgrind"
-    if not driver.exists():
-        cmd = [c_compiler(), "-O2", f"-I{fmi_headers_dir()}", str(HARNESS / "fmu_callgrind.c"), "-o", str(driver)]
-        subprocess.run([*cmd, "-ldl"], check=True, capture_output=True)
-    work = folder / f"cg_{fmu.stem}"
-    with zipfile.ZipFile(fmu) as z:
-        z.extractall(work)
-    xml = (work / "modelDescription.xml").read_text()
-    ident = re.search(r'modelIdentifier="([^"]+)"', xml).group(1)  # type: ignore[union-attr]
-    guid = re.search(r'guid="([^"]+)"', xml).group(1)  # type: ignore[union-attr]
-    lib = next((work / "binaries").rglob(f"{ident}.so"))
-    out = folder / f"callgrind.{fmu.stem}"
-    cmd = ["valgrind", "--tool=callgrind", "--toggle-collect=fmi2DoStep", f"--callgrind-out-file={out}"]
-    cmd += [str(driver), str(lib), "100", guid, (work / "resources").as_uri(), *CALLGRIND_ARGS[model]]
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=True)
-    collected = re.search(r"Collected : (\d+)", proc.stderr)
-    if collected is None:
-        raise RuntimeError(f"callgrind reported no count:\n{proc.stderr[-2000:]}")
-    return int(collected.group(1)) / 1000.0  # 100 communication steps of 10 rk4 steps
 
 
 def model_fmu(model: str, folder: Path) -> Path:

@@ -5,10 +5,14 @@ Usage::
     python benchmarks/run.py            # full run
     python benchmarks/run.py --quick    # under two minutes
     python benchmarks/run.py --only derivation code_size
+    python benchmarks/run.py --only fmu_crane_hand --merge   # refresh these rows in RESULTS.md
 
 Every module ``benchmarks/bench_*.py`` and ``benchmarks/fmu_*.py`` that defines
 ``run(quick, smoke)`` is executed; its rows (symbody, the alternative, the
 ratio and the target) go into one table, with the machine, versions and date.
+``--merge`` keeps the rows and notes of the benchmarks not run from the existing file and
+replaces those of the benchmarks run (matched by the table's benchmark column), with a line
+in the header saying when, where and under which load they were measured.
 """
 
 from __future__ import annotations
@@ -51,20 +55,86 @@ def render(rows: list[Row], info: dict, quick: bool, seconds: float, failures: l
     lines.append("")
     lines.append("| benchmark | case | symbody | alternative | ratio | target | met |")
     lines.append("|---|---|---|---|---|---|---|")
-    for r in rows:
-        ratio = "-" if r.ratio is None else (f"{r.ratio:.1f}x" if r.ratio >= 1 else f"{r.ratio:.2f}x")
-        met = "-" if r.met is None else ("yes" if r.met else "**no**")
-        cells = [r.benchmark, r.case, r.symbody, r.alternative, ratio, r.target, met]
-        lines.append("| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |")
+    lines += [table_row(r) for r in rows]
     notes = [r for r in rows if r.note]
     if notes:
         lines += ["", "## Notes", ""]
         for r in notes:
             lines.append(f"- **{r.benchmark}, {r.case}**: {r.note}")
+    return finish(lines, failures)
+
+
+def finish(lines: list[str], failures: list[str]) -> str:
     if failures:
         lines += ["", "## Benchmarks that failed to run", ""]
         lines += [f"- {f}" for f in failures]
     return "\n".join(lines) + "\n"
+
+
+def table_row(r: Row) -> str:
+    ratio = "-" if r.ratio is None else (f"{r.ratio:.1f}x" if r.ratio >= 1 else f"{r.ratio:.2f}x")
+    met = "-" if r.met is None else ("yes" if r.met else "**no**")
+    cells = [r.benchmark, r.case, r.symbody, r.alternative, ratio, r.target, met]
+    return "| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |"
+
+
+def note_key(row: str) -> str:
+    """``"benchmark, case"`` of a table row, as its note names it (no escaped bars)."""
+    benchmark, case = row[2:].split(" | ")[:2]
+    return f"{benchmark}, {case}".replace("\\|", "|")
+
+
+def merged(old: str, rows: list[Row], info: dict, argv: list[str], seconds: float, failures: list[str]) -> str:
+    """``old`` (a RESULTS.md) with the rows and notes of the benchmarks in ``rows`` replaced by them.
+
+    Example:
+        >>> old = "# r\\n\\nGenerated.\\n\\n| benchmark | case |\\n|---|---|\\n| a | x | 1 |\\n| b | y | 2 |\\n"
+        >>> new = merged(old, [Row("b", "z", "3", "4", 1.0, "-", None)], {"cpu": "c"}, ["--only", "b"], 1.0, [])
+        >>> [line for line in new.splitlines() if line.startswith(("| a ", "| b "))]
+        ['| a | x | 1 |', '| b | z | 3 | 4 | 1.0x | - | - |']
+    """
+    names = {r.benchmark for r in rows}
+    lines = old.rstrip("\n").split("\n")
+    first_row = next(i for i, line in enumerate(lines) if line.startswith("|---"))
+    head = lines[: first_row - 1]
+    table = [line for line in lines[first_row + 1 :] if line.startswith("| ")]
+    cells = [line.split(" | ")[0][2:] for line in table]
+    notes: list[list[str]] = []  # each note with its continuation lines (an indented table, a paragraph)
+    for line in lines[lines.index("## Notes") + 1 :] if "## Notes" in lines else []:
+        if line.startswith("- **"):
+            notes.append([line])
+        elif notes and not line.startswith("## "):
+            notes[-1].append(line)
+        elif line.startswith("## "):
+            break
+    when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    where = ", ".join(f"{k} {info[k]}" for k in ("cpu", "cores", "load average") if k in info)
+    head.append(
+        f"Rows {', '.join(sorted(names))} were measured later: `python benchmarks/run.py {' '.join(argv)}` on "
+        f"{when} in {seconds:.0f} s ({where}); their ratios come from one run with the alternatives."
+    )
+    head.append("")
+    out_rows: list[str] = []
+    placed = False
+    for line, name in zip(table, cells):
+        if name in names:
+            if not placed:
+                out_rows += [table_row(r) for r in rows]
+                placed = True
+            continue
+        out_rows.append(line)
+    if not placed:
+        out_rows += [table_row(r) for r in rows]
+    # the notes of the rows replaced go with them (a note is keyed "benchmark, case"); others stay
+    replaced = {note_key(line) for line, name in zip(table, cells) if name in names}
+    kept = [line for n in notes if n[0][4:].split("**", 1)[0] not in replaced for line in n]
+    while kept and not kept[-1].strip():
+        kept.pop()
+    fresh = [f"- **{r.benchmark}, {r.case}**: {r.note}" for r in rows if r.note]
+    body = [*head, lines[first_row - 1], lines[first_row], *out_rows]
+    if kept or fresh:
+        body += ["", "## Notes", "", *kept, *fresh]
+    return finish(body, failures)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -72,6 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="smaller cases, under two minutes")
     ap.add_argument("--only", nargs="*", help="run only these benchmark modules")
     ap.add_argument("--output", default=str(HERE / "RESULTS.md"))
+    ap.add_argument("--merge", action="store_true", help="replace only the rows of the benchmarks run")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     rows: list[Row] = []
@@ -94,8 +165,14 @@ def main(argv: list[str] | None = None) -> int:
                 flush=True,
             )
         rows += new
-    text = render(rows, machine(), args.quick, time.perf_counter() - t0, failures)
-    Path(args.output).write_text(text)
+    seconds = time.perf_counter() - t0
+    out = Path(args.output)
+    if args.merge and out.exists() and rows:
+        given = list(sys.argv[1:] if argv is None else argv)
+        text = merged(out.read_text(), rows, machine(), given, seconds, failures)
+    else:
+        text = render(rows, machine(), args.quick, seconds, failures)
+    out.write_text(text)
     print(f"wrote {args.output}")
     return 1 if failures else 0
 

@@ -32,3 +32,28 @@ def test_results_table_renders(tmp_path):
         [Row("b", "c [M|delta]", "1 ms", "2 ms", 2.0, ">= 1x", True, "note")], {"python": "3"}, True, 1.0, []
     )
     assert "c [M\\|delta]" in text and "| 2.0x |" in text and "## Notes" in text
+
+
+def test_results_merge_replaces_only_the_rows_of_the_benchmarks_run():
+    run = importlib.import_module("run")
+    from common import Row
+
+    old = run.render(
+        [
+            Row("redone", "y", "9 ms", "2 ms", 0.2, ">= 1x", False, "stale note"),
+            Row("kept", "x [M|delta]", "1 ms", "2 ms", 2.0, ">= 1x", True, "kept note"),
+        ],
+        {"python": "3"},
+        False,
+        1.0,
+        [],
+    )
+    old += "\n  | a hand-written sub-table | of the kept note |\n"  # a note's continuation lines stay with it
+    new = run.merged(
+        old, [Row("redone", "y", "1 ms", "2 ms", 2.0, ">= 1x", True, "fresh note")], {"cpu": "c"}, ["--merge"], 1.0, []
+    )
+    assert "| kept | x [M\\|delta] | 1 ms | 2 ms | 2.0x | >= 1x | yes |" in new
+    assert "| redone | y | 1 ms | 2 ms | 2.0x | >= 1x | yes |" in new and "9 ms" not in new
+    assert "kept note" in new and "a hand-written sub-table" in new
+    assert "fresh note" in new and "stale note" not in new
+    assert "Rows redone were measured later: `python benchmarks/run.py --merge`" in new
