@@ -17,8 +17,10 @@ with n = 1, 3, 10, 20 links.
   is cached (``$SYMBODY_CACHE`` or ``~/.cache/symbody``, folder ``bench``); in
   ``--quick`` and smoke runs it is used only when cached.  Both are also timed
   from Python, one call each: ``pinocchio.aba`` against symbody's
-  ``compile_accelerations(eq)`` ([M | delta] and L D L^T in one call into the
-  CPython extension module compiled with it).
+  ``compile_accelerations(eq)`` (one call into the CPython extension module
+  compiled with it: the closed form of the equations where they have one, the
+  symbolic elimination up to 8 coordinates and the articulated-body algorithm
+  on larger trees, else [M | delta] and L D L^T).
 - PyDy: ``generate_ode_function(..., generator="cython")`` on
   ``pydy.models.n_link_pendulum_on_cart`` (KanesMethod's mass matrix and forcing,
   SymPy ``cse``, Cython wrapper, numpy solve), called from Python as its users

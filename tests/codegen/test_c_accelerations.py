@@ -1,4 +1,5 @@
-"""Accelerations in one compiled call: ``[M | delta]`` and the L D L^T solve in C.
+"""Accelerations in one compiled call: the closed form of the equations, or ``[M | delta]`` and the
+L D L^T solve in C.
 
 Checked against closed forms (a particle in polar coordinates), against
 ``numpy.linalg.solve`` of the numpy evaluator's blocks (generated Python, an
@@ -63,9 +64,11 @@ def test_singular_mass_matrix_is_an_error(path):
         f(0.0, [1.0, 0.3], [0.0, 0.0], [], [9.81, math.nan])  # NaN mass
 
 
-@pytest.mark.parametrize("n", [1, 3, 10])
-def test_chain_matches_numpy_solve(n):
-    eq = example("n_link_pendulum_on_cart", n=n).derive()
+@pytest.mark.parametrize("formulation", ["auto", "virtual_power"])  # closed form (n = 1, 3: elimination,
+@pytest.mark.parametrize("n", [1, 3, 10])  # n = 10: articulated-body algorithm) or the L D L^T solve in C
+def test_chain_matches_numpy_solve(n, formulation):
+    eq = example("n_link_pendulum_on_cart", n=n).derive(formulation=formulation)
+    assert bool(eq.accelerations) == (formulation == "auto")
     blocks = evaluator(eq, "M", "delta")
     fast = {path: compile_accelerations(eq, path=path) for path in PATHS}
     rng = np.random.default_rng(n)
@@ -110,13 +113,15 @@ def test_constrained_models_are_refused():
 
 
 @pytest.mark.parametrize("path", PATHS)
-def test_large_mass_matrices_use_heap_scratch(path):
-    """66 coordinates: M (66 x 66) does not fit the kernel's stack scratch; ddq_i = -g for every mass."""
+@pytest.mark.parametrize("formulation", ["auto", "virtual_power"])
+def test_large_mass_matrices_use_heap_scratch(path, formulation):
+    """66 coordinates: M (66 x 66) does not fit the kernel's stack scratch (the L D L^T path of
+    formulation="virtual_power"; "auto" gives the articulated-body closed form); ddq_i = -g for every mass."""
     s = sb.System("falling_masses")
     g = s.parameter("g", 9.81)
     for i in range(66):
         s.particle(f"m{i}", s.point(f"P{i}", s.origin, (s.coordinate(f"x{i}", 0.1 * i), i, 0)), 1.0 + i)
     s.gravity((-g, 0, 0))
-    eq = s.derive()
+    eq = s.derive(formulation=formulation)
     ddq = compile_accelerations(eq, path=path)(0.0, eq.q0, eq.dq0, [], [3.0])
     np.testing.assert_allclose(ddq, np.full(66, -3.0), rtol=1e-14)

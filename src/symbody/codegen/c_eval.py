@@ -155,8 +155,9 @@ def compile_evaluator(eq, *names: str, extra: dict | None = None, path: str = "a
 
 
 class AccelerationEvaluator:
-    """``ddq = M^-1 delta`` of an unconstrained model in one call: ``[M | delta]`` and an L D L^T
-    factorization and solve of ``M``, all in C.
+    """``ddq = M^-1 delta`` of an unconstrained model in one call, in C: the closed form of the equations
+    where they have one (:attr:`Equations.accelerations`, its pivots checked), else ``[M | delta]`` and an
+    L D L^T factorization and solve of ``M``.
 
     Call: ``f(t, q, dq, u, p, out=None) -> ddq`` (a new array, or ``out``, a float64 array of
     ``nq`` values, filled and returned).
@@ -184,7 +185,8 @@ class AccelerationEvaluator:
                 f"{eq.name!r} has {eq.nc} constraint rows: compiled accelerations are for unconstrained models "
                 "(NumericModel.accelerations solves the constrained equations)"
             )
-        blocks = {k: eq.blocks()[k] for k in ("M", "delta")}
+        closed = bool(eq.accelerations)  # ddq in closed form (symbolic elimination, articulated-body algorithm)
+        blocks = {k: eq.blocks()[k] for k in (("accelerations", "pivots") if closed else ("M", "delta"))}
         layout = layout_of(eq)
         allowed = {*layout.q, *layout.dq, *layout.u, *layout.p, *([layout.t] if layout.t is not None else [])}
         stray = [s for s in free_symbols([e for exprs, _ in blocks.values() for e in exprs]) if s not in allowed]
@@ -197,7 +199,8 @@ class AccelerationEvaluator:
         self.nq = n
         name = "accelerations"
         self.source = "#include <math.h>\n#include <string.h>\n#include <stdlib.h>\n" + _SIGN
-        self.source += block_function(blocks, layout, name) + _LDLT + _acceleration_kernel(name, n, layout)
+        kernel_text = _closed_form_kernel(name, n, layout) if closed else _LDLT + _acceleration_kernel(name, n, layout)
+        self.source += block_function(blocks, layout, name) + kernel_text
         slots = tuple((vec, len(getattr(layout, vec)), False) for vec in VECTORS[:4])
         failure = "the mass matrix is not positive definite (pivot %d" + f" of {n})"
         kernel = Kernel(name + "_packed", self.source, slots, ((n,),), failure, single=True)
@@ -266,16 +269,39 @@ static int sb_ldlt_solve_spd(int n, double *A, double *b)
 """
 
 
+def _scratch(size: int) -> tuple[str, str]:
+    """Declaration and release of the kernel's scratch array ``_M`` of ``size`` doubles (heap when large)."""
+    if size <= 4096:
+        return f"double _M[{size}];", ""
+    return f"double *_M = malloc({size} * sizeof(double));\n    if (!_M) return -1;", "\n    free(_M);"
+
+
+def _closed_form_kernel(name: str, n: int, layout: Layout) -> str:
+    """``int <name>_packed(in, ddq)``: the closed-form accelerations and their pivots; 0, or k + 1 when the
+    pivot of coordinate k is not positive (``M`` not positive definite there)."""
+    nq, ndq, nu = (len(getattr(layout, v)) for v in ("q", "dq", "u"))
+    q, dq, u, p = 1, 1 + nq, 1 + nq + ndq, 1 + nq + ndq + nu
+    decl, free = _scratch(n + 1)
+    return f"""
+/* ddq = M^-1 delta in closed form (inputs packed as [t, q, dq, u, p]), valid where every pivot is positive */
+int {name}_packed(const double *_in, double *_ddq)
+{{
+    static const double _none[1] = {{0.0}}; /* ddq and lam: not used by the closed form */
+    {decl}
+    {name}(_in[0], _in + {q}, _in + {dq}, _in + {u}, _in + {p}, _none, _none, _ddq, _M);
+    int status = 0;
+    for (int k = {n} - 1; k >= 0; --k)
+        if (!(_M[k] > 0.0)) status = k + 1; /* also NaN; the first such coordinate */{free}
+    return status;
+}}
+"""
+
+
 def _acceleration_kernel(name: str, n: int, layout: Layout) -> str:
     """``int <name>_packed(in, ddq)``: ``[M | delta]`` into scratch arrays, then the solve."""
     nq, ndq, nu = (len(getattr(layout, v)) for v in ("q", "dq", "u"))
     q, dq, u, p = 1, 1 + nq, 1 + nq + ndq, 1 + nq + ndq + nu
-    scratch = n * n + 1
-    if scratch <= 4096:
-        decl, free = f"double _M[{scratch}];", ""
-    else:
-        decl = f"double *_M = malloc({scratch} * sizeof(double));\n    if (!_M) return -1;"
-        free = "\n    free(_M);"
+    decl, free = _scratch(n * n + 1)
     return f"""
 /* ddq = M^-1 delta: the blocks, then the factorization (inputs packed as [t, q, dq, u, p]) */
 int {name}_packed(const double *_in, double *_ddq)
