@@ -6,9 +6,10 @@ with n = 1, 3, 10, 20 links.
 
 - symbody: the model's ``model.c`` (generated exactly as for a native FMU) linked
   with the FMU runtime of ``fmu_templates/`` and compiled with the FMU's flags;
-  each evaluation is one ``sb_accelerations()`` call ([M | delta], finiteness
-  checks, L D L^T factorization and solve), the function behind every
-  derivative of the FMU.  Harness: ``harness/symbody_ddq.c``.
+  each evaluation is one ``sb_accelerations()`` call (the closed form of
+  ``model.c`` with its pivots checked where the equations have one, else
+  [M | delta], finiteness checks, L D L^T factorization and solve), the
+  function behind every derivative of the FMU.  Harness: ``harness/symbody_ddq.c``.
 - Pinocchio: the articulated-body algorithm ``pinocchio::aba`` on the same chain
   (prismatic cart joint, revolute joints about z, point masses at the link ends,
   gravity -y) built joint by joint in C++ (``harness/pinocchio_aba.cpp``,
