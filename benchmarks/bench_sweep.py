@@ -67,8 +67,15 @@ def bare_runs(fmu: Path, params: dict[str, list[float]]) -> tuple[float, float]:
     for i, (m, length) in enumerate(cases):
         if i:
             inst.reset()
-        fmpy.simulate_fmu(unzipdir, model_description=md, fmu_instance=inst, stop_time=STOP, output=OUTPUTS,
-                          output_interval=INTERVAL, start_values={**FIXED, "m_trolley": m, "l": length})
+        fmpy.simulate_fmu(
+            unzipdir,
+            model_description=md,
+            fmu_instance=inst,
+            stop_time=STOP,
+            output=OUTPUTS,
+            output_interval=INTERVAL,
+            start_values={**FIXED, "m_trolley": m, "l": length},
+        )
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     inst.freeInstance()
     return wall, cpu
@@ -84,8 +91,17 @@ def swept(fmu: Path, params, client=None, **engine) -> tuple[float, float, objec
     from symbody.study import sweep
 
     t0, c0 = time.perf_counter(), cpu_seconds(client)
-    df = sweep(fmu, params, start_values=FIXED, stop_time=STOP, interval=INTERVAL, outputs=OUTPUTS, progress=False,
-               client=client, **engine)
+    df = sweep(
+        fmu,
+        params,
+        start_values=FIXED,
+        stop_time=STOP,
+        interval=INTERVAL,
+        outputs=OUTPUTS,
+        progress=False,
+        client=client,
+        **engine,
+    )
     wall, cpu = time.perf_counter() - t0, cpu_seconds(client) - c0
     if not (df["status"] == "ok").all():
         raise RuntimeError(f"failed runs in the benchmark: {df[df['status'] != 'ok']['message'].tolist()[:2]}")
@@ -107,8 +123,14 @@ def run(quick: bool = False, smoke: bool = False) -> list[Row]:
     with tempfile.TemporaryDirectory(prefix="bench_sweep_") as tmp:
         fmu = export_fmu(load_example("overhead_crane"), Path(tmp) / "overhead_crane.fmu", kind="cs")
         t0 = time.perf_counter()
-        cluster = LocalCluster(n_workers=WORKERS, threads_per_worker=1, processes=True, host="127.0.0.1",
-                               dashboard_address=":0", silence_logs=logging.ERROR)
+        cluster = LocalCluster(
+            n_workers=WORKERS,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=":0",
+            silence_logs=logging.ERROR,
+        )
         client = Client(cluster)
         startup = time.perf_counter() - t0
         try:

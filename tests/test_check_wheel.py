@@ -41,9 +41,15 @@ def write_wheel(path: Path, leave_out: tuple[str, ...] = (), extra: dict[str, by
 
 def test_the_expected_files_are_the_package_and_its_data():
     expected = check_wheel.expected_files()
-    assert {"symbody/__init__.py", "symbody/py.typed", "symbody/fmu/templates/fmi2Functions.c",
-            "symbody/fmu/fmi_headers/fmi3Functions.h", "symbody/fmu/fmi_headers/LICENSE.txt",
-            "symbody/viz/page.html", "symbody/viz/vendor/three.module.min.js"} <= expected
+    assert {
+        "symbody/__init__.py",
+        "symbody/py.typed",
+        "symbody/fmu/templates/fmi2Functions.c",
+        "symbody/fmu/fmi_headers/fmi3Functions.h",
+        "symbody/fmu/fmi_headers/LICENSE.txt",
+        "symbody/viz/page.html",
+        "symbody/viz/vendor/three.module.min.js",
+    } <= expected
     assert all(source_of(name).is_file() for name in expected)
 
 

@@ -155,22 +155,40 @@ def plot_heat_map(df, d, path: Path) -> None:
     grid = np.full((len(lengths), len(payloads)), np.nan)
     for r in df.to_dict("records"):
         if r["status"] == "ok":
-            grid[np.searchsorted(lengths, r["l"]), np.searchsorted(payloads, r["m_payload"])] = r["transfer.residual_swing"]
+            grid[np.searchsorted(lengths, r["l"]), np.searchsorted(payloads, r["m_payload"])] = r[
+                "transfer.residual_swing"
+            ]
     fig, ax = plt.subplots(figsize=(7.5, 5.2))
     im = ax.imshow(grid, origin="lower", aspect="auto", cmap="viridis", interpolation="nearest")
     ax.set_xticks(range(len(payloads)), [f"{m / 1e3:g}" for m in payloads])
     ax.set_yticks(range(len(lengths)), [f"{v:g}" for v in lengths])
     for (i, j), v in np.ndenumerate(grid):
         text = "failed" if np.isnan(v) else f"{v:.3f}"
-        ax.text(j, i, text, ha="center", va="center", fontsize=8, color="w" if np.isnan(v) or v < np.nanmax(grid) * 0.6 else "k")
+        ax.text(
+            j,
+            i,
+            text,
+            ha="center",
+            va="center",
+            fontsize=8,
+            color="w" if np.isnan(v) or v < np.nanmax(grid) * 0.6 else "k",
+        )
     m0 = d.params["m_payload"]
-    ax.axvline(np.interp(m0, payloads, range(len(payloads))), color="r", lw=1.5, ls="--",
-               label=f"payload the controller assumes ({m0 / 1e3:g} t)")
+    ax.axvline(
+        np.interp(m0, payloads, range(len(payloads))),
+        color="r",
+        lw=1.5,
+        ls="--",
+        label=f"payload the controller assumes ({m0 / 1e3:g} t)",
+    )
     ax.legend(loc="upper center", fontsize=8, framealpha=0.9)
     ax.set_xlabel("payload [t]")
     ax.set_ylabel("initial rope length [m]")
-    ax.set_title(f"Overhead crane LQR (scheduled on rope length), {DISTANCE:g} m transfer: residual swing [deg]\n"
-                 f"{len(df)} closed-loop FMU runs with symbody.sweep", fontsize=10)
+    ax.set_title(
+        f"Overhead crane LQR (scheduled on rope length), {DISTANCE:g} m transfer: residual swing [deg]\n"
+        f"{len(df)} closed-loop FMU runs with symbody.sweep",
+        fontsize=10,
+    )
     fig.colorbar(im, ax=ax, label="residual swing [deg]")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
@@ -201,12 +219,20 @@ def main(argv: list[str] | None = None) -> dict:
     plot_heat_map(df, d, plot)
     ok = df[df["status"] == "ok"]
     print(f"{len(df)} runs ({df.attrs['runs']} now, {df.attrs['skipped']} from {results}), {len(ok)} ok")
-    columns = ["m_payload", "l", "transfer.residual_swing", "transfer.max_swing", "transfer.settling_time",
-               "peak_rope_tension"]
+    columns = [
+        "m_payload",
+        "l",
+        "transfer.residual_swing",
+        "transfer.max_swing",
+        "transfer.settling_time",
+        "peak_rope_tension",
+    ]
     print(df[columns + ["status"]].to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     worst = ok.loc[ok["transfer.residual_swing"].idxmax()]
-    print(f"worst residual swing {worst['transfer.residual_swing']:.3f} deg at {worst['m_payload'] / 1e3:g} t, "
-          f"{worst['l']:g} m; plot {plot}; total {time.perf_counter() - t0:.1f} s")
+    print(
+        f"worst residual swing {worst['transfer.residual_swing']:.3f} deg at {worst['m_payload'] / 1e3:g} t, "
+        f"{worst['l']:g} m; plot {plot}; total {time.perf_counter() - t0:.1f} s"
+    )
     return {"design": d, "fmu": fmu, "results": results, "table": df, "plot": plot}
 
 

@@ -137,8 +137,15 @@ def test_failures_are_recorded_and_the_next_run_is_right(crane_fmu):
 
 
 def test_timeout_is_recorded(crane_fmu):
-    df = sweep(crane_fmu, {"m_payload": [1000.0, 2000.0]}, stop_time=STOP, outputs=["theta"], timeout=1e-9,
-               workers=0, progress=False)
+    df = sweep(
+        crane_fmu,
+        {"m_payload": [1000.0, 2000.0]},
+        stop_time=STOP,
+        outputs=["theta"],
+        timeout=1e-9,
+        workers=0,
+        progress=False,
+    )
     assert df["status"].tolist() == ["timeout", "timeout"]
     assert "timeout" in df["message"][0]
 
@@ -217,8 +224,9 @@ def test_results_of_another_study_are_refused(crane_fmu, tmp_path):
 def test_failed_runs_are_kept_unless_retried(crane_fmu, tmp_path):
     out = tmp_path / "r.csv"
     calls: list = []
-    kw = dict(stop_time=1.0, outputs=["theta"], workers=0, progress=False, output=out,
-              metrics={"n": counting_metric(calls)})
+    kw = dict(
+        stop_time=1.0, outputs=["theta"], workers=0, progress=False, output=out, metrics={"n": counting_metric(calls)}
+    )
     df = sweep(crane_fmu, {"m_payload": [-1.0, 1000.0]}, **kw)
     assert df["status"].tolist() == ["error", "ok"] and len(calls) == 1
     sweep(crane_fmu, {"m_payload": [-1.0, 1000.0]}, **kw)
@@ -228,12 +236,27 @@ def test_failed_runs_are_kept_unless_retried(crane_fmu, tmp_path):
 
 
 def test_trajectories_are_kept_per_run(crane_fmu, tmp_path):
-    df = sweep(crane_fmu, {"m_payload": [1500.0, 5000.0]}, start_values=FIXED, stop_time=STOP, interval=INTERVAL,
-               outputs=["theta"], record=["x"], trajectories=tmp_path / "traj", workers=0, progress=False)
+    df = sweep(
+        crane_fmu,
+        {"m_payload": [1500.0, 5000.0]},
+        start_values=FIXED,
+        stop_time=STOP,
+        interval=INTERVAL,
+        outputs=["theta"],
+        record=["x"],
+        trajectories=tmp_path / "traj",
+        workers=0,
+        progress=False,
+    )
     for r in df.itertuples():
         traj = pd.read_parquet(r.trajectory)
-        ref = fmpy.simulate_fmu(str(crane_fmu), stop_time=STOP, output_interval=INTERVAL,
-                                start_values={**FIXED, "m_payload": r.m_payload}, output=["theta", "x"])
+        ref = fmpy.simulate_fmu(
+            str(crane_fmu),
+            stop_time=STOP,
+            output_interval=INTERVAL,
+            start_values={**FIXED, "m_payload": r.m_payload},
+            output=["theta", "x"],
+        )
         assert list(traj.columns)[0] == "time" and set(traj.columns) == {"time", "theta", "x"}
         np.testing.assert_allclose(traj["x"], ref["x"], rtol=1e-12, atol=1e-12)
 
@@ -263,10 +286,18 @@ def test_controller_in_the_loop_equals_the_example_loop(crane_fmu):
         return float(np.max(np.abs(traj["theta"][traj["time"] >= 3.0])))
 
     cases = [{"m_payload": 1000.0}, {"m_payload": 6000.0}]
-    df = sweep(crane_fmu, cases=cases, stop_time=5.0, controller=controller, sample_period=0.01,
-               outputs=["x", "F_trolley"], record=["rope_tension"],
-               metrics={"residual_swing": residual_swing, "tension": lambda tr: {"peak": tr["rope_tension"].max()}},
-               workers=0, progress=False)
+    df = sweep(
+        crane_fmu,
+        cases=cases,
+        stop_time=5.0,
+        controller=controller,
+        sample_period=0.01,
+        outputs=["x", "F_trolley"],
+        record=["rope_tension"],
+        metrics={"residual_swing": residual_swing, "tension": lambda tr: {"peak": tr["rope_tension"].max()}},
+        workers=0,
+        progress=False,
+    )
     assert (df["status"] == "ok").all(), df["message"].tolist()
     for case, row in zip(cases, df.to_dict("records")):
         ref = run_closed_loop(FmuPlant(crane_fmu, case), controller(case), 5.0, 0.01, ["rope_tension"])
@@ -286,9 +317,29 @@ def test_controller_in_the_loop_equals_the_example_loop(crane_fmu):
 
 def test_cli_sweep_writes_one_row_per_case_and_resumes(crane_fmu, tmp_path, capsys):
     out = tmp_path / "r.csv"
-    argv = ["sweep", str(crane_fmu), "--param", "m_payload=1000,4000", "--param", "l=8:12:2", "--set",
-            "F_trolley=2000", "--stop-time", str(STOP), "--interval", str(INTERVAL), "--output", "theta",
-            "--output", "x", "-o", str(out), "--workers", "0", "--no-progress"]
+    argv = [
+        "sweep",
+        str(crane_fmu),
+        "--param",
+        "m_payload=1000,4000",
+        "--param",
+        "l=8:12:2",
+        "--set",
+        "F_trolley=2000",
+        "--stop-time",
+        str(STOP),
+        "--interval",
+        str(INTERVAL),
+        "--output",
+        "theta",
+        "--output",
+        "x",
+        "-o",
+        str(out),
+        "--workers",
+        "0",
+        "--no-progress",
+    ]
     assert main(argv) == 0
     assert "4 run now, 0 found" in capsys.readouterr().out
     df = pd.read_csv(out)
@@ -300,8 +351,21 @@ def test_cli_sweep_writes_one_row_per_case_and_resumes(crane_fmu, tmp_path, caps
 
 
 def test_cli_sweep_latin_hypercube_is_seeded(crane_fmu, tmp_path):
-    base = ["sweep", str(crane_fmu), "--sample", "m_payload=1000:8000", "--samples", "5", "--stop-time", "1",
-            "--output", "theta", "--workers", "0", "--no-progress"]
+    base = [
+        "sweep",
+        str(crane_fmu),
+        "--sample",
+        "m_payload=1000:8000",
+        "--samples",
+        "5",
+        "--stop-time",
+        "1",
+        "--output",
+        "theta",
+        "--workers",
+        "0",
+        "--no-progress",
+    ]
     assert main(base + ["--seed", "3", "-o", str(tmp_path / "a.csv")]) == 0
     assert main(base + ["--seed", "3", "-o", str(tmp_path / "b.csv")]) == 0
     a, b = pd.read_csv(tmp_path / "a.csv"), pd.read_csv(tmp_path / "b.csv")
@@ -337,15 +401,39 @@ def test_cli_sweep_errors_are_one_line(crane_fmu, tmp_path, capsys, extra, messa
 def test_input_file_drives_every_run(crane_fmu, tmp_path):
     csv = tmp_path / "u.csv"
     csv.write_text("time,F_trolley\n0,0\n1,3000\n2.5,-1500\n4,0\n")
-    argv = ["sweep", str(crane_fmu), "--param", "l=8,16", "--input-file", str(csv), "--stop-time", str(STOP),
-            "--interval", str(INTERVAL), "--output", "x", "--output", "F_trolley", "-o", str(tmp_path / "r.csv"),
-            "--workers", "0", "--no-progress"]
+    argv = [
+        "sweep",
+        str(crane_fmu),
+        "--param",
+        "l=8,16",
+        "--input-file",
+        str(csv),
+        "--stop-time",
+        str(STOP),
+        "--interval",
+        str(INTERVAL),
+        "--output",
+        "x",
+        "--output",
+        "F_trolley",
+        "-o",
+        str(tmp_path / "r.csv"),
+        "--workers",
+        "0",
+        "--no-progress",
+    ]
     assert main(argv) == 0
     df = pd.read_csv(tmp_path / "r.csv")
     signal = np.array([(0, 0), (1, 3000), (2.5, -1500), (4, 0)], dtype=[("time", float), ("F_trolley", float)])
     for r in df.to_dict("records"):
-        ref = fmpy.simulate_fmu(str(crane_fmu), stop_time=STOP, output_interval=INTERVAL, start_values={"l": r["l"]},
-                                input=signal, output=["x", "F_trolley"])
+        ref = fmpy.simulate_fmu(
+            str(crane_fmu),
+            stop_time=STOP,
+            output_interval=INTERVAL,
+            start_values={"l": r["l"]},
+            input=signal,
+            output=["x", "F_trolley"],
+        )
         assert r["x.final"] == pytest.approx(ref["x"][-1], rel=1e-12)
         assert r["F_trolley.max"] == pytest.approx(3000.0) and r["F_trolley.min"] == pytest.approx(-1500.0)
     assert df["x.max"].min() > 0.1  # the input moved the trolley
@@ -359,12 +447,26 @@ def test_model_exchange_and_fmi3_runs_equal_single_runs(tmp_path, fmi_version):
     fmu = export_fmu(pendulum().derive(), tmp_path / "p.fmu", kind="both", fmi_version=fmi_version)
     thetas = [0.2, 0.5, 1.0]
     for kind, fmi_type in (("cs", "CoSimulation"), ("me", "ModelExchange")):
-        df = sweep(fmu, {"theta": thetas}, stop_time=2.0, interval=0.01, kind=kind, outputs=["theta", "dtheta"],
-                   workers=0, progress=False)
+        df = sweep(
+            fmu,
+            {"theta": thetas},
+            stop_time=2.0,
+            interval=0.01,
+            kind=kind,
+            outputs=["theta", "dtheta"],
+            workers=0,
+            progress=False,
+        )
         assert (df["status"] == "ok").all(), df["message"].tolist()
         for theta, row in zip(thetas, df.to_dict("records")):
-            ref = fmpy.simulate_fmu(str(fmu), fmi_type=fmi_type, stop_time=2.0, output_interval=0.01,
-                                    start_values={"theta": theta}, output=["theta", "dtheta"])
+            ref = fmpy.simulate_fmu(
+                str(fmu),
+                fmi_type=fmi_type,
+                stop_time=2.0,
+                output_interval=0.01,
+                start_values={"theta": theta},
+                output=["theta", "dtheta"],
+            )
             assert row["theta.final"] == pytest.approx(ref["theta"][-1], rel=1e-12, abs=1e-12)
             assert row["dtheta.min"] == pytest.approx(ref["dtheta"].min(), rel=1e-12, abs=1e-12)
             # a pendulum released at rest swings between -theta0 and theta0 (energy conservation)
@@ -386,8 +488,16 @@ def test_controller_in_the_loop_fmi3(tmp_path):
         return np.array([-20.0 * y[0] - 5.0 * y[1]])
 
     law = FeedbackLaw(["theta", "dtheta"], ["T"], pd_law)
-    df = sweep(fmu, {"theta": [0.3, -0.6]}, stop_time=2.0, controller=law, sample_period=0.01, outputs=["theta", "T"],
-               workers=0, progress=False)
+    df = sweep(
+        fmu,
+        {"theta": [0.3, -0.6]},
+        stop_time=2.0,
+        controller=law,
+        sample_period=0.01,
+        outputs=["theta", "T"],
+        workers=0,
+        progress=False,
+    )
     for theta, row in zip([0.3, -0.6], df.to_dict("records")):
         ref = run_closed_loop(FmuPlant(fmu, {"theta": theta}), law, 2.0, 0.01)
         assert row["status"] == "ok"
@@ -399,9 +509,25 @@ def test_controller_in_the_loop_fmi3(tmp_path):
 def test_cli_sweep_of_a_model_file_resumes_after_a_new_export(tmp_path, capsys):
     """A model file is exported at each call; the export date differs, the study is the same one."""
     out = tmp_path / "r.csv"
-    argv = ["sweep", str(ROOT / "examples" / "simple_pendulum.py"), "--param", "l=0.5,2", "--set", "theta=0.2",
-            "--stop-time", "1", "--interval", "0.01", "--output", "theta", "-o", str(out), "--workers", "0",
-            "--no-progress"]
+    argv = [
+        "sweep",
+        str(ROOT / "examples" / "simple_pendulum.py"),
+        "--param",
+        "l=0.5,2",
+        "--set",
+        "theta=0.2",
+        "--stop-time",
+        "1",
+        "--interval",
+        "0.01",
+        "--output",
+        "theta",
+        "-o",
+        str(out),
+        "--workers",
+        "0",
+        "--no-progress",
+    ]
     assert main(argv) == 0
     assert "2 run now, 0 found" in capsys.readouterr().out
     assert main(argv[:3] + ["l=0.5,1,2"] + argv[4:]) == 0
@@ -432,14 +558,33 @@ def test_worker_cache_reuses_runners_and_keeps_the_most_recent(crane_fmu, tmp_pa
 
 
 def test_factorial_and_sample_are_crossed(crane_fmu):
-    df = sweep(crane_fmu, {"l": [8.0, 12.0]}, samples={"m_payload": (3000.0, 5000.0)}, n_samples=3, seed=5,
-               stop_time=0.5, outputs=["theta"], workers=0, progress=False)
+    df = sweep(
+        crane_fmu,
+        {"l": [8.0, 12.0]},
+        samples={"m_payload": (3000.0, 5000.0)},
+        n_samples=3,
+        seed=5,
+        stop_time=0.5,
+        outputs=["theta"],
+        workers=0,
+        progress=False,
+    )
     assert len(df) == 6 and (df["status"] == "ok").all()
-    assert df.groupby("l")["m_payload"].apply(sorted).tolist()[0] == df.groupby("l")["m_payload"].apply(sorted).tolist()[1]
+    assert (
+        df.groupby("l")["m_payload"].apply(sorted).tolist()[0] == df.groupby("l")["m_payload"].apply(sorted).tolist()[1]
+    )
     assert df["m_payload"].between(3000.0, 5000.0).all() and df["m_payload"].nunique() == 3
     with pytest.raises(StudyError, match="both swept and sampled"):
-        sweep(crane_fmu, {"l": [8.0]}, samples={"l": (5.0, 9.0)}, n_samples=2, stop_time=0.5, outputs=["theta"],
-              workers=0, progress=False)
+        sweep(
+            crane_fmu,
+            {"l": [8.0]},
+            samples={"l": (5.0, 9.0)},
+            n_samples=2,
+            stop_time=0.5,
+            outputs=["theta"],
+            workers=0,
+            progress=False,
+        )
 
 
 def test_runners_in_one_process_keep_their_own_messages(crane_fmu):

@@ -61,10 +61,12 @@ def scheduler_file(tmp_path_factory):
     d = tmp_path_factory.mktemp("dask")
     f = d / "scheduler.json"
     procs = [
-        _start(["scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard", "--scheduler-file", str(f)],
-               d / "scheduler.log",
-               # a task whose worker dies is retried once elsewhere, then reported (the crash test below)
-               DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES="1")
+        _start(
+            ["scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard", "--scheduler-file", str(f)],
+            d / "scheduler.log",
+            # a task whose worker dies is retried once elsewhere, then reported (the crash test below)
+            DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES="1",
+        )
     ]
     try:
         deadline = time.monotonic() + 60
@@ -74,8 +76,23 @@ def scheduler_file(tmp_path_factory):
             time.sleep(0.2)
         assert json.loads(f.read_text())["address"].startswith("tcp://127.0.0.1:")
         procs.append(
-            _start(["worker", "--scheduler-file", str(f), "--nworkers", "2", "--nthreads", "1", "--host", "127.0.0.1",
-                    "--no-dashboard", "--local-directory", str(d)], d / "worker.log")
+            _start(
+                [
+                    "worker",
+                    "--scheduler-file",
+                    str(f),
+                    "--nworkers",
+                    "2",
+                    "--nthreads",
+                    "1",
+                    "--host",
+                    "127.0.0.1",
+                    "--no-dashboard",
+                    "--local-directory",
+                    str(d),
+                ],
+                d / "worker.log",
+            )
         )
         with Client(scheduler_file=str(f)) as c:
             c.wait_for_workers(2, timeout=90)
@@ -96,8 +113,9 @@ def crane_fmu(tmp_path_factory) -> Path:
 
 
 def single_run(fmu: Path, case: dict) -> dict[str, float]:
-    res = fmpy.simulate_fmu(str(fmu), stop_time=STOP, output_interval=INTERVAL, start_values={**FIXED, **case},
-                            output=OUTPUTS)
+    res = fmpy.simulate_fmu(
+        str(fmu), stop_time=STOP, output_interval=INTERVAL, start_values={**FIXED, **case}, output=OUTPUTS
+    )
     assert res["time"][-1] == pytest.approx(STOP)
     out = {}
     for name in OUTPUTS:
@@ -123,8 +141,17 @@ def count(path: Path) -> int:
 def test_cluster_rows_equal_single_runs_and_failures_are_recorded(scheduler_file, crane_fmu, tmp_path):
     params = {"m_payload": [-1.0, 1500.0, 3000.0, 6000.0], "l": [8.0, 14.0], "solver.step": [1e-3, 1e-9]}
     out = tmp_path / "results.parquet"
-    df = sweep(crane_fmu, params, start_values=FIXED, stop_time=STOP, interval=INTERVAL, outputs=OUTPUTS,
-               scheduler=scheduler_file, output=out, progress=False)
+    df = sweep(
+        crane_fmu,
+        params,
+        start_values=FIXED,
+        stop_time=STOP,
+        interval=INTERVAL,
+        outputs=OUTPUTS,
+        scheduler=scheduler_file,
+        output=out,
+        progress=False,
+    )
     assert len(df) == 16 and df.attrs["runs"] == 16
     expected = {-1.0: "error"}
     for r in df.to_dict("records"):
@@ -147,8 +174,16 @@ def test_cluster_rows_equal_single_runs_and_failures_are_recorded(scheduler_file
 
 def test_cluster_resumed_study_does_not_rerun_finished_cases(scheduler_file, crane_fmu, tmp_path):
     out, counter = tmp_path / "results.csv", tmp_path / "runs.txt"
-    kw = dict(start_values=FIXED, stop_time=STOP, interval=INTERVAL, outputs=OUTPUTS, scheduler=scheduler_file,
-              output=out, progress=False, metrics={"runs": run_counter(counter)})
+    kw = dict(
+        start_values=FIXED,
+        stop_time=STOP,
+        interval=INTERVAL,
+        outputs=OUTPUTS,
+        scheduler=scheduler_file,
+        output=out,
+        progress=False,
+        metrics={"runs": run_counter(counter)},
+    )
     first = sweep(crane_fmu, {"m_payload": [1000.0, 3000.0], "l": [8.0, 12.0, 16.0]}, **kw)
     assert count(counter) == 6 and (first["status"] == "ok").all()
     again = sweep(crane_fmu, {"m_payload": [1000.0, 3000.0, 4000.0], "l": [8.0, 12.0, 16.0]}, **kw)
@@ -164,10 +199,34 @@ def test_cluster_resumed_study_does_not_rerun_finished_cases(scheduler_file, cra
 
 def test_cli_sweep_on_the_cluster(scheduler_file, crane_fmu, tmp_path):
     out = tmp_path / "r.csv"
-    cmd = [sys.executable, "-m", "symbody", "sweep", str(crane_fmu), "--param", "m_payload=3000:6000:4",
-           "--set", "F_trolley=2000", "--set", "solver.method=1", "--stop-time", str(STOP), "--interval",
-           str(INTERVAL), "--output", "theta", "--output", "x", "--output", "rope_tension", "-o", str(out),
-           "--scheduler", scheduler_file, "--no-progress"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "symbody",
+        "sweep",
+        str(crane_fmu),
+        "--param",
+        "m_payload=3000:6000:4",
+        "--set",
+        "F_trolley=2000",
+        "--set",
+        "solver.method=1",
+        "--stop-time",
+        str(STOP),
+        "--interval",
+        str(INTERVAL),
+        "--output",
+        "theta",
+        "--output",
+        "x",
+        "--output",
+        "rope_tension",
+        "-o",
+        str(out),
+        "--scheduler",
+        scheduler_file,
+        "--no-progress",
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert "4 run now" in proc.stdout
@@ -190,8 +249,17 @@ def test_cluster_a_run_that_kills_its_worker_is_recorded(scheduler_file, crane_f
         return 0.0
 
     thetas = [0.01 * k for k in range(1, 21)]  # 20 runs: batches of 2 on 2 workers, the crashing one split
-    df = sweep(crane_fmu, {"theta": thetas}, start_values=FIXED, stop_time=1.0, outputs=["theta"],
-               metrics={"crash": crash}, scheduler=scheduler_file, output=tmp_path / "r.csv", progress=False)
+    df = sweep(
+        crane_fmu,
+        {"theta": thetas},
+        start_values=FIXED,
+        stop_time=1.0,
+        outputs=["theta"],
+        metrics={"crash": crash},
+        scheduler=scheduler_file,
+        output=tmp_path / "r.csv",
+        progress=False,
+    )
     failed = df[df["status"] != "ok"]
     assert failed["theta"].tolist() == [0.07] and failed["status"].tolist() == ["error"]
     assert "worker failed" in failed["message"].iloc[0]

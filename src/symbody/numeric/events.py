@@ -291,6 +291,7 @@ class EventLog:
         form, n, nk = self.form, self.form.n, len(self.names)
         out: list[tuple[int, Any, bool | float]] = []
         for i in np.flatnonzero(~form.closed):
+
             def gap(t: float, y: np.ndarray, i: int = int(i)) -> float:
                 return float(form.watched(t, y)[0][i])
 
@@ -303,23 +304,27 @@ class EventLog:
 
                 out.append((int(i), self._divided(-1, below, dense), True))
         for i in np.flatnonzero(form.closed):
+
             def force(t: float, y: np.ndarray, i: int = int(i)) -> float:
                 return float(form.at(t, y).contact[i])
 
             out.append((int(i), self._divided(-1, force, dense), False))
         for j in range(len(form.frictions)):
             if form.slip[j] != 0:
+
                 def rate(t: float, y: np.ndarray, j: int = j) -> float:
                     return float(form.slip[j] * form.watched(t, y)[2][j])
 
                 out.append((nk + j, self._divided(nk + j, rate, dense), True))
             else:
+
                 def margin(t: float, y: np.ndarray, j: int = j) -> float:
                     a = form.at(t, y)
                     return float(form.state(t, y[:n], y[n:]).mu_static[j] * a.normal[j] - abs(a.friction[j]))
 
                 out.append((nk + j, self._divided(-1, margin, dense), STICK_SAMPLE))
         for k in range(len(self.switch_names)):
+
             def switch(t: float, y: np.ndarray, k: int = k) -> float:
                 return float(form.watched(t, y)[3][k])
 
@@ -327,6 +332,7 @@ class EventLog:
             side = self.sides.get(k, 0.0) if key in self.anchors else float(np.sign(switch(self._t0, dense(self._t0))))
             self.sides[k] = side
             if side:  # a kink or jump of a load, crossed in either direction
+
                 def crossing(t: float, y: np.ndarray, k: int = k, side: float = side) -> float:
                     return side * switch(t, y, k)
 

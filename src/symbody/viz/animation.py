@@ -159,8 +159,7 @@ class Animation:
         """The page in an ``iframe srcdoc`` (not sandboxed: an opaque origin could not load its blob: modules)."""
         page = html.escape(self.html(), quote=True)
         return (
-            f'<iframe srcdoc="{page}" style="width: 100%; height: 480px; border: 0" title="symbody animation">'
-            "</iframe>"
+            f'<iframe srcdoc="{page}" style="width: 100%; height: 480px; border: 0" title="symbody animation"></iframe>'
         )
 
 
