@@ -6,18 +6,20 @@
 
 #include "sb_linalg.h"
 
-/* The body of sb_ldlt for any n; inlined with a constant n <= 8 (the mass matrices of small
-   models, factored at every evaluation) the compiler unrolls its loops.  Same operations in
-   the same order either way: the results are bit-identical. */
+/* sb_ldlt for any n: the columns of sb_linalg.h's kernel while the pivots of the earlier ones fit
+   the stack buffer dk (it multiplies by them instead of dividing; no variable-length array: the
+   sources also build with MSVC), then the same column dividing by the pivots beyond it.  With a
+   constant n <= 8 sb_ldlt_small unrolls the same operations: the results are bit-identical. */
 static int ldlt_kernel(const int n, double *A)
 {
-    /* A = L D L^T.  Lower triangle: L (unit diagonal implied); diagonal: 1/D;
-       upper triangle: scratch w_kj = L_jk d_k of the current row.  The pivots d_k are
-       kept in a small stack buffer so that the inner loop multiplies instead of dividing
-       (no variable-length array: the sources also build with MSVC). */
     enum { NSTACK = 64 };
-    double dk[NSTACK];
+    double dk[NSTACK + 1];
     for (int j = 0; j < n; ++j) {
+        if (j <= NSTACK) {
+            const int r = sb_ldlt_column(n, j, A, dk);
+            if (r) return r;
+            continue;
+        }
         double *Aj = A + (size_t)j * n;
         double d = Aj[j];
         for (int k = 0; k < j; ++k) {
@@ -26,14 +28,8 @@ static int ldlt_kernel(const int n, double *A)
             d -= Aj[k] * w;
         }
         if (!(d > 0.0)) return j + 1; /* also catches NaN */
-        if (j < NSTACK) dk[j] = d;
         Aj[j] = 1.0 / d;
-        for (int i = j + 1; i < n; ++i) {
-            double *Ai = A + (size_t)i * n;
-            double s = Ai[j];
-            for (int k = 0; k < j; ++k) s -= Ai[k] * A[(size_t)k * n + j];
-            Ai[j] = s * Aj[j];
-        }
+        sb_ldlt_below(n, j, A);
     }
     return 0;
 }

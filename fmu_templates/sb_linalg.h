@@ -34,6 +34,19 @@ int sb_ldlt(int n, double *A);
 #define SB_KERNEL static inline
 #endif
 
+/* The rows below the diagonal of column j of sb_ldlt, once its pivot is known (A_jj = 1/D_j, the row's
+   scratch w_kj = L_jk d_k above it): L_ij = (A_ij - sum_k L_ik w_kj) / D_j. */
+SB_KERNEL void sb_ldlt_below(const int n, const int j, double *A)
+{
+    const double inv = A[(size_t)j * n + j];
+    for (int i = j + 1; i < n; ++i) {
+        double *Ai = A + (size_t)i * n;
+        double s = Ai[j];
+        for (int k = 0; k < j; ++k) s -= Ai[k] * A[(size_t)k * n + j];
+        Ai[j] = s * inv;
+    }
+}
+
 /* Column j of sb_ldlt; dk holds the pivots of the earlier columns.  Returns 0, or j + 1 for a pivot
    that is not positive. */
 SB_KERNEL int sb_ldlt_column(const int n, const int j, double *A, double *dk)
@@ -48,12 +61,7 @@ SB_KERNEL int sb_ldlt_column(const int n, const int j, double *A, double *dk)
     if (!(d > 0.0)) return j + 1; /* also catches NaN */
     dk[j] = d;
     Aj[j] = 1.0 / d;
-    for (int i = j + 1; i < n; ++i) {
-        double *Ai = A + (size_t)i * n;
-        double s = Ai[j];
-        for (int k = 0; k < j; ++k) s -= Ai[k] * A[(size_t)k * n + j];
-        Ai[j] = s * Aj[j];
-    }
+    sb_ldlt_below(n, j, A);
     return 0;
 }
 
