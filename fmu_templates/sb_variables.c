@@ -4,6 +4,8 @@
  * finiteness, range, valid settings) before any is stored, and the same checks
  * for the values of an FMU state.
  */
+#include <string.h>
+
 #include "sb_calls.h"
 #include "sb_events.h"
 #include "sb_internal.h"
@@ -127,7 +129,10 @@ static SbStatus check_range(SbInstance *inst, const char *function, const SbVari
 }
 
 /* Store a checked value. */
-static void store_value(SbInstance *inst, const SbVariable *v, double value)
+/* Store a checked value; returns 0 when it changed nothing: an input set to the value it holds, bit for
+   bit (a co-simulation master sets its inputs before every step; the values computed at the state, such
+   as the accelerations the next rk4 step starts from, then stay valid). */
+static int store_value(SbInstance *inst, const SbVariable *v, double value)
 {
     const int nq = inst->m->nq;
     switch (v->kind) {
@@ -136,7 +141,10 @@ static void store_value(SbInstance *inst, const SbVariable *v, double value)
         inst->state.x[nq + v->index] = value;
         inst->history.dq_set[v->index] = 1; /* a velocity the host chose: kept by the assembly */
         break;
-    case SB_VAR_U: inst->state.u[v->index] = value; break;
+    case SB_VAR_U:
+        if (memcmp(&inst->state.u[v->index], &value, sizeof value) == 0) return 0;
+        inst->state.u[v->index] = value;
+        break;
     case SB_VAR_P:
         inst->state.p[v->index] = value;
         inst->dyn.psd_checked = 0; /* a mass or an inertia may have changed sign */
@@ -153,6 +161,7 @@ static void store_value(SbInstance *inst, const SbVariable *v, double value)
         break;
     default: break;
     }
+    return 1;
 }
 
 SbStatus sb_check_state_values(SbInstance *inst, const char *function, const double *S)
@@ -206,8 +215,9 @@ SbStatus sb_set_values(SbInstance *inst, const char *function, const unsigned *v
         SbStatus s = check_value(inst, function, v, at(values, k));
         if (s != SB_OK) return s;
     }
-    for (size_t k = 0; k < n; ++k) store_value(inst, &inst->m->variables[vr[k]], at(values, k));
-    if (n > 0) sb_changed(inst);
+    int changed = 0;
+    for (size_t k = 0; k < n; ++k) changed |= store_value(inst, &inst->m->variables[vr[k]], at(values, k));
+    if (changed) sb_changed(inst);
     return SB_OK;
 }
 
