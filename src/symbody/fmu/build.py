@@ -35,10 +35,12 @@ import shutil
 import subprocess
 import tempfile
 import threading
+import time
 import zipfile
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import IO, NamedTuple
 
 from ..codegen.c_eval import c_compiler
 from ..errors import ExportError
@@ -50,6 +52,12 @@ from .spec import GENERIC_HEADERS, GENERIC_SOURCES, FmuSpec
 
 #: Flags of the host build (position-independent code for a shared library).
 CFLAGS = ("-std=c99", "-O2", "-fPIC")
+#: Optimization level of the files of derivative code (:func:`derivative_flags`).  The tangent code of the
+#: ``forward`` mode is long straight-line arithmetic: gcc 12 compiles it at -O1 in about two thirds of the
+#: time of -O2 and the Jacobian columns it gives evaluate as fast (bicycle and 3-D chain of
+#: ``benchmarks/bench_export.py``, x86-64).  The values are the same: ISO C modes contract no
+#: floating-point operations at any level.
+DERIVATIVE_LEVEL = "-O1"
 WRAPPERS = ("fmi2Functions.c", "fmi3Functions.c")
 #: Forced-include header of the Linux builds (glibc symbol versions), not shipped in sources/.
 GLIBC_FLOOR_HEADER = "sb_glibc_floor.h"
@@ -57,6 +65,8 @@ GLIBC_FLOOR_HEADER = "sb_glibc_floor.h"
 #: 40-145 MB resident): this much per byte of source, plus :data:`COMPILER_BASE_BYTES`.
 COMPILER_BYTES_PER_SOURCE_BYTE = 2000
 COMPILER_BASE_BYTES = 64 * 2**20
+#: How often the build looks for a finished compiler.
+POLL_SECONDS = 0.005
 
 
 def template_dir() -> Path:
@@ -176,6 +186,19 @@ def compile_flags(platform: Platform | None = None) -> tuple[str, ...]:
     return tuple(flags)
 
 
+def derivative_flags(platform: Platform | None = None) -> tuple[str, ...]:
+    """Compiler flags of the generated files that hold derivative code only (``ModelSource.derivative_files``:
+    the tangent functions of the ``forward`` Jacobian mode): those of :func:`compile_flags` at
+    :data:`DERIVATIVE_LEVEL`.
+
+    Example:
+        >>> from symbody.fmu.platforms import PLATFORMS
+        >>> derivative_flags(PLATFORMS["x86_64-windows"])
+        ('-std=c99', '-O1')
+    """
+    return tuple(DERIVATIVE_LEVEL if f == "-O2" else f for f in compile_flags(platform))
+
+
 def link_flags(platform: Platform | None = None) -> tuple[str, ...]:
     """Linker flags of one platform after the objects (libgcc static on Windows, libm elsewhere).
 
@@ -218,44 +241,93 @@ def parallel_compilers(cores: int, source_bytes: list[int], available: int | Non
     return max(1, min(width, (available // 2) // each))
 
 
+class CompileJob(NamedTuple):
+    """One compilation: ``source`` into ``obj``, with ``flags`` instead of the build's own when given."""
+
+    source: Path
+    obj: Path
+    flags: tuple[str, ...] | None = None
+
+
+def compile_order(jobs: list[CompileJob], size: Callable[[Path], int] | None = None) -> list[CompileJob]:
+    """The jobs longest first (by the size of their source, a fair estimate of a compiler's time on generated
+    code whose functions are cut to bounded cost), so that the last to start are the shortest and the
+    compilers finish together (the longest-processing-time rule of Graham, "Bounds on multiprocessing timing
+    anomalies", SIAM J. Appl. Math. 17, 1969).  Equal sizes keep their order.
+
+    Example:
+        >>> jobs = [CompileJob(Path(n), Path(n[:-2] + ".o")) for n in ("a.c", "b.c", "c.c", "d.c")]
+        >>> sizes = {"a.c": 10, "b.c": 30, "c.c": 20, "d.c": 20}
+        >>> [j.source.name for j in compile_order(jobs, lambda path: sizes[path.name])]
+        ['b.c', 'c.c', 'd.c', 'a.c']
+    """
+    measure = size or _size
+    return sorted(jobs, key=lambda j: -measure(j.source))
+
+
 def _compile_objects(
     cc: str,
     flags: tuple[str, ...],
-    jobs: list[tuple[Path, Path]],
+    jobs: list[CompileJob] | list[tuple[Path, Path]],
     include: list[Path],
     stop: threading.Event | None = None,
     what: str = "",
     label: str = "the FMU runtime",
 ) -> None:
-    """Compile ``(source, object)`` pairs in parallel, as many at once as there are cores and memory for
-    (:func:`parallel_compilers`).
+    """Compile ``(source, object)`` pairs (or :class:`CompileJob`) in parallel, as many at once as there are
+    cores and memory for (:func:`parallel_compilers`), longest first (:func:`compile_order`), a new one
+    starting as soon as any finishes.
 
     On any failure (or ``stop``) the other compilers are stopped.
     """
-    sizes = [src.stat().st_size for src, _ in jobs if src.is_file()]
+    todo = compile_order([CompileJob(*j) for j in jobs])
+    sizes = [_size(j.source) for j in todo]
     width = parallel_compilers(os.cpu_count() or 1, sizes, available_memory())
-    procs: list[tuple[str, subprocess.Popen]] = []
+    running: list[tuple[str, subprocess.Popen, IO[bytes]]] = []
     try:
-        pending = list(jobs)
-        while pending or procs:
-            while pending and len(procs) < width:
-                src, obj = pending.pop(0)
-                cmd = [cc, *flags, "-c", str(src), *(f"-I{d}" for d in include), "-o", str(obj)]
+        while todo or running:
+            while todo and len(running) < width:
+                job = todo.pop(0)
+                cmd = [cc, *(flags if job.flags is None else job.flags), "-c", str(job.source)]
+                cmd += [*(f"-I{d}" for d in include), "-o", str(job.obj)]
+                out: IO[bytes] = tempfile.TemporaryFile()  # not a pipe: a chatty compiler never blocks on it
                 try:
-                    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                    started = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
                 except OSError as e:
+                    out.close()
                     raise _cannot_run(cc, e) from None
-                procs.append((src.name, p))
-            name, p = procs[0]
-            _out, err = _wait(p, stop)
-            procs.pop(0)
+                running.append((job.source.name, started, out))
+            name, p, log = running.pop(_first_done(running, stop))
+            with log:
+                log.seek(0)
+                err = log.read().decode(errors="replace")
             if p.returncode != 0:
                 raise ExportError(f"compiling {label} ({name}){what} failed:\n{err.strip()[:4000]}")
     finally:
-        for _name, p in procs:
+        for _name, p, log in running:
             if p.poll() is None:
                 p.kill()
                 p.wait()
+            log.close()
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _first_done(running: list[tuple[str, subprocess.Popen, IO[bytes]]], stop: threading.Event | None) -> int:
+    """Index of the first of the ``running`` compilers to finish; raises :class:`_Cancelled` when ``stop`` is
+    set first (the compilers are killed by the caller)."""
+    while True:
+        for k, (_name, p, _log) in enumerate(running):
+            if p.poll() is not None:
+                return k
+        if stop is not None and stop.is_set():
+            raise _Cancelled()
+        time.sleep(POLL_SECONDS)
 
 
 def runtime_objects(
@@ -325,8 +397,13 @@ def compile_binary(
     objs = runtime_objects(cc, flags, stop, what)
     model_files = list(spec.source.files)
     model_o = [output.with_suffix(f".{name[:-2]}.o") for name in model_files]
+    derivative = set(spec.source.derivative_files)
+    dflags = derivative_flags(p)
     try:
-        jobs = [(sources / name, o) for name, o in zip(model_files, model_o)]
+        jobs = [
+            CompileJob(sources / name, o, dflags if name in derivative else None)
+            for name, o in zip(model_files, model_o)
+        ]
         _compile_objects(cc, flags, jobs, [sources], stop, what, label="the model")
         link = [cc, "-shared", "-o", str(output), *map(str, model_o)]
         link += [str(objs[n]) for n in GENERIC_SOURCES] + [str(objs[spec.wrapper_source]), *link_flags(p)]

@@ -35,7 +35,7 @@ from ..model.contacts import event_force_symbols
 from ..symbolic.calculus import diff, subs
 from ..symbolic.expr import ZERO, Expr
 from .contract import SETTINGS_DEFAULTS, block
-from .jacobian_code import LOCAL, TANGENTS_HEADER, jacobian_functions
+from .jacobian_code import LOCAL, SEPARATE_DERIVATIVE_MODES, TANGENTS_HEADER, jacobian_functions
 from .jacobians import ResidualJacobians, jacobian_mode
 from .variables import FmuVariable, fmu_variables
 
@@ -111,6 +111,9 @@ class ModelSource:
         text: the C source of ``model.c``.
         files: ``model.c`` and, for large models, the files its functions go on in (``model_<k>.c``,
             compiled in parallel), file name -> C source.
+        derivative_files: those of ``files`` that hold derivative code only (the tangent functions of the
+            ``forward`` mode, in files of their own), compiled with
+            :func:`symbody.fmu.build.derivative_flags`.
     """
 
     def __init__(
@@ -137,17 +140,24 @@ class ModelSource:
         token_line = f"/* instantiation token (FMI 3) / GUID (FMI 2) */\n#define SB_TOKEN {c_string(self.token)}\n\n"
         files: list[list[str]] = [[]]
         size = 0
-        for piece in groups:  # in order, a new file when the current one is full
-            if size > SEPARATE_FILE_CHARS:
+        own_files = self.jacobian_mode in SEPARATE_DERIVATIVE_MODES  # derivative code starts a file of its own
+        derivative_from = len(groups)  # index of the first file of derivative code
+        for k, piece in enumerate(groups):  # in order, a new file when the current one is full
+            if size > SEPARATE_FILE_CHARS or (own_files and k == self._first_derivative):
                 files.append([])
                 size = 0
+            if own_files and k == self._first_derivative:
+                derivative_from = len(files) - 1
             files[-1].append(piece)
             size += len(piece)
         self.text = self._header() + token_line + self._tables() + "".join(files[0]) + mass_tree_source(eq)
         self.files: dict[str, str] = {"model.c": self.text}
+        self.derivative_files: list[str] = []
         for k, pieces in enumerate(files[1:]):
             name = f"model_{k + 1}.c"
             self.files[name] = self._part_header(name) + "".join(pieces)
+            if k + 1 >= derivative_from:
+                self.derivative_files.append(name)
 
     # -- symbol sources --------------------------------------------------------
     def _symbol_sources(self) -> dict[Expr, str]:
@@ -449,6 +459,7 @@ class ModelSource:
                 "switching functions of the loads (arguments of Abs and sign in delta)",
             )
         )
+        self._first_derivative = len(parts)
         if self.jacobian_mode == "exact":
             parts.extend(self._exact_jacobians())
         else:
