@@ -53,11 +53,12 @@ from .spec import GENERIC_HEADERS, GENERIC_SOURCES, FmuSpec
 #: Flags of the host build (position-independent code for a shared library).
 CFLAGS = ("-std=c99", "-O2", "-fPIC")
 #: Optimization level of the files of derivative code (:func:`derivative_flags`).  The tangent code of the
-#: ``forward`` mode is long straight-line arithmetic: gcc 12 compiles it at -O1 in about two thirds of the
-#: time of -O2 and the Jacobian columns it gives evaluate as fast (bicycle and 3-D chain of
-#: ``benchmarks/bench_export.py``, x86-64).  The values are the same: ISO C modes contract no
-#: floating-point operations at any level.
-DERIVATIVE_LEVEL = "-O1"
+#: ``forward`` mode is long straight-line arithmetic, most of the C of a large model: gcc 12 compiles it at
+#: -Og (its level for fast compilation with reasonable optimization) in about half the time of -O2, and the
+#: Jacobians it gives evaluate within 5 % of -O2, with the same values (``benchmarks/bench_export.py
+#: --jacobian-speed``: bicycle and 3-D chain n = 4, x86-64).  No level changes a value: ISO C modes contract
+#: no floating-point operations.  Compilers without -Og (clang) read it as -O1.
+DERIVATIVE_LEVEL = "-Og"
 WRAPPERS = ("fmi2Functions.c", "fmi3Functions.c")
 #: Forced-include header of the Linux builds (glibc symbol versions), not shipped in sources/.
 GLIBC_FLOOR_HEADER = "sb_glibc_floor.h"
@@ -194,7 +195,7 @@ def derivative_flags(platform: Platform | None = None) -> tuple[str, ...]:
     Example:
         >>> from symbody.fmu.platforms import PLATFORMS
         >>> derivative_flags(PLATFORMS["x86_64-windows"])
-        ('-std=c99', '-O1')
+        ('-std=c99', '-Og')
     """
     return tuple(DERIVATIVE_LEVEL if f == "-O2" else f for f in compile_flags(platform))
 
