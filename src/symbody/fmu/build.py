@@ -59,6 +59,8 @@ CFLAGS = ("-std=c99", "-O2", "-fPIC")
 #: --jacobian-speed``: bicycle and 3-D chain n = 4, x86-64).  No level changes a value: ISO C modes contract
 #: no floating-point operations.  Compilers without -Og (clang) read it as -O1.
 DERIVATIVE_LEVEL = "-Og"
+#: Compile time per byte of a derivative file relative to -O2 (gcc 12, the files of the benchmarks above).
+DERIVATIVE_SPEED = 0.5
 WRAPPERS = ("fmi2Functions.c", "fmi3Functions.c")
 #: Forced-include header of the Linux builds (glibc symbol versions), not shipped in sources/.
 GLIBC_FLOOR_HEADER = "sb_glibc_floor.h"
@@ -243,27 +245,31 @@ def parallel_compilers(cores: int, source_bytes: list[int], available: int | Non
 
 
 class CompileJob(NamedTuple):
-    """One compilation: ``source`` into ``obj``, with ``flags`` instead of the build's own when given."""
+    """One compilation: ``source`` into ``obj``, with ``flags`` instead of the build's own when given;
+    ``speed`` is the compiler's time per byte relative to the build's own flags (for :func:`compile_order`)."""
 
     source: Path
     obj: Path
     flags: tuple[str, ...] | None = None
+    speed: float = 1.0
 
 
 def compile_order(jobs: list[CompileJob], size: Callable[[Path], int] | None = None) -> list[CompileJob]:
-    """The jobs longest first (by the size of their source, a fair estimate of a compiler's time on generated
-    code whose functions are cut to bounded cost), so that the last to start are the shortest and the
-    compilers finish together (the longest-processing-time rule of Graham, "Bounds on multiprocessing timing
-    anomalies", SIAM J. Appl. Math. 17, 1969).  Equal sizes keep their order.
+    """The jobs longest first, so that the last to start are the shortest and the compilers finish together
+    (the longest-processing-time rule of Graham, "Bounds on multiprocessing timing anomalies", SIAM J. Appl.
+    Math. 17, 1969).  A job's time is estimated as the size of its source times its ``speed``: on generated
+    code whose functions are cut to bounded cost, the compile time is about linear in the size.  Equal
+    estimates keep their order.
 
     Example:
         >>> jobs = [CompileJob(Path(n), Path(n[:-2] + ".o")) for n in ("a.c", "b.c", "c.c", "d.c")]
+        >>> jobs[1] = jobs[1]._replace(speed=0.5)  # b.c is compiled at a faster optimization level
         >>> sizes = {"a.c": 10, "b.c": 30, "c.c": 20, "d.c": 20}
         >>> [j.source.name for j in compile_order(jobs, lambda path: sizes[path.name])]
-        ['b.c', 'c.c', 'd.c', 'a.c']
+        ['c.c', 'd.c', 'b.c', 'a.c']
     """
     measure = size or _size
-    return sorted(jobs, key=lambda j: -measure(j.source))
+    return sorted(jobs, key=lambda j: -measure(j.source) * j.speed)
 
 
 def _compile_objects(
@@ -402,7 +408,9 @@ def compile_binary(
     dflags = derivative_flags(p)
     try:
         jobs = [
-            CompileJob(sources / name, o, dflags if name in derivative else None)
+            CompileJob(sources / name, o, dflags, DERIVATIVE_SPEED)
+            if name in derivative
+            else CompileJob(sources / name, o)
             for name, o in zip(model_files, model_o)
         ]
         _compile_objects(cc, flags, jobs, [sources], stop, what, label="the model")
