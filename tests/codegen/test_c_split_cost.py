@@ -50,26 +50,33 @@ def chain_source() -> ModelSource:
 
 
 def test_no_part_of_a_large_model_exceeds_the_cost_budget(chain_source):
+    """The tangent code (derivative files) within the derivative budget, the dynamics within theirs."""
     parts = {}
     for name, text in chain_source.files.items():
-        parts.update({f"{name}:{k}": v for k, v in _parts(text).items()})
-    assert len(parts) > 30  # the tangent and dynamics functions are split
+        derivative = name in chain_source.derivative_files
+        parts.update({(name, k, derivative): v for k, v in _parts(text).items()})
+    assert sum(d for _, _, d in parts) > 20  # the tangent functions are split, and so are the dynamics
+    assert sum(not d for _, _, d in parts) > 5
     worst = 0
-    for where, (statements, reads) in parts.items():
+    for (name, part, derivative), (statements, reads) in parts.items():
+        budget = c_split.DERIVATIVE_PART_COST if derivative else c_split.PART_COST
         cost = sum(len(s) for s in statements) + c_split.IMPORT_COST * reads
-        assert len(statements) <= c_split.PART_SIZE, where
-        assert cost <= c_split.PART_COST or len(statements) == 1, (where, cost, reads)
-        worst = max(worst, reads)
-    assert worst <= c_split.PART_COST // c_split.IMPORT_COST
+        assert len(statements) <= c_split.PART_SIZE, (name, part)
+        assert cost <= budget or len(statements) == 1, (name, part, cost, reads)
+        if derivative:
+            worst = max(worst, reads)
+    assert worst <= c_split.DERIVATIVE_PART_COST // c_split.IMPORT_COST
     assert worst > 20  # the parts do read earlier values: the bound above is not vacuous
 
 
 def test_cut_by_statement_count_alone_has_a_part_far_over_the_budget(monkeypatch):
     """The old cut (statement count only) on the same model: the check above catches it."""
+    budget = c_split.DERIVATIVE_PART_COST
     monkeypatch.setattr(c_split, "PART_COST", 10**9)
+    monkeypatch.setattr(c_split, "DERIVATIVE_PART_COST", 10**9)
     text = "".join(ModelSource(chain_3d(4).derive(), "both", mode="forward").files.values())
     costs = [sum(len(s) for s in st) + c_split.IMPORT_COST * r for st, r in _parts(text).values()]
-    assert max(costs) > 2 * 8000
+    assert max(costs) > 2 * budget
 
 
 def test_derivative_files_hold_the_tangent_code_only(chain_source):
@@ -100,7 +107,7 @@ def test_the_parts_hold_the_statements_of_the_whole_function_in_order():
     blocks, sources = _blocks(40, 25)
     sig = "void f(const double *_in, double *_f)"
     whole = [line.strip() for line in c_function(sig, blocks, sources).splitlines()[2:-1]]
-    pieces = c_function_pieces(sig, blocks, sources)
+    pieces = c_function_pieces(sig, blocks, sources, derivative=True)
     assert len(pieces) > 3  # cut by cost: 40 statements would fit one part by count
     parts = _parts("".join(pieces))
     order = sorted(parts, key=lambda name: int(name[4 : name.index("_")]))

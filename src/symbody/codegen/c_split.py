@@ -13,13 +13,17 @@ as a non-finite result).  The statements, their order and the arithmetic are
 those of :func:`c_function`.
 
 A part ends when it holds ``part_size`` statements or when the next statement
-would take its cost (:func:`part_cost`) past :data:`PART_COST`: the characters
-of its statements plus :data:`IMPORT_COST` for every value it reads without
-computing it (a temporary of an earlier part or a model symbol).  The values a
-part reads stay live through it, so a part that imports hundreds of them (the
-final sums of a Jacobian or tangent function) costs the register allocator far
-more than its statement count says; bounding the cost keeps every part, and so
-the compile time of every file, near the median.
+would take its cost (:func:`part_cost`) past a budget: the characters of its
+statements plus :data:`IMPORT_COST` for every value it reads without computing
+it (a temporary of an earlier part or a model symbol).  The values a part reads
+stay live through it, so a part that imports hundreds of them (the final sums of
+a Jacobian or tangent function) costs the register allocator far more than its
+statement count says; bounding the cost keeps every part, and so the compile
+time of every file, near the median.  Derivative code (Jacobians, tangents) has
+the smaller budget :data:`DERIVATIVE_PART_COST`: its compile time dominates
+large exports, and smaller parts compile faster in total.  The functions of the
+dynamics keep :data:`PART_COST`, under which the statement count decides: more
+parts would add loads, stores and calls to the hot path for no compile time.
 
 Example:
     >>> from symbody.symbolic.expr import Context, sin
@@ -62,7 +66,9 @@ from .c import CBlock, SymbolNames, c_comment
 PART_SIZE = 100
 #: Largest cost of a part (:func:`part_cost`, about the characters of C a compiler takes in one function
 #: without super-linear register allocation); a single statement above it makes a part of its own.
-PART_COST = 8000
+PART_COST = 24000
+#: Largest cost of a part of derivative code (``derivative=True``: Jacobians and tangents).
+DERIVATIVE_PART_COST = 8000
 #: Cost of a value a part reads without computing it (a temporary from ``_w``, a model symbol): it stays
 #: live through the part.
 IMPORT_COST = 40
@@ -90,10 +96,14 @@ def c_function_parts(
     unused: Sequence[str] = (),
     part_size: int | None = None,
     optimize: bool = True,
+    derivative: bool = False,
 ) -> str:
     """:func:`symbody.codegen.c.c_function`, with the body cut into ``static`` parts of at most ``part_size``
-    statements and :data:`PART_COST` (see :func:`c_function_pieces`)."""
-    return "".join(c_function_pieces(signature, blocks, sources, doc, names, unused, part_size, optimize))
+    statements and bounded cost (see :func:`c_function_pieces`)."""
+    pieces = c_function_pieces(
+        signature, blocks, sources, doc, names, unused, part_size, optimize, derivative=derivative
+    )
+    return "".join(pieces)
 
 
 def c_function_pieces(
@@ -106,9 +116,11 @@ def c_function_pieces(
     part_size: int | None = None,
     optimize: bool = True,
     linkage: str = "static",
+    derivative: bool = False,
 ) -> list[str]:
     """:func:`symbody.codegen.c.c_function`, with the body cut into parts of at most ``part_size`` statements
-    and :data:`PART_COST` (:func:`cut_parts`): the texts of the parts, then of the function that calls them.
+    and :data:`PART_COST` (:data:`DERIVATIVE_PART_COST` for ``derivative`` code: Jacobians, tangents) by
+    :func:`cut_parts`: the texts of the parts, then of the function that calls them.
 
     ``linkage`` qualifies the parts: ``"static"`` (all pieces in one file, in order) or a macro for
     external linkage (then the function declares the parts, and the pieces may go to different files).
@@ -145,7 +157,8 @@ def c_function_pieces(
             rhs = plan.rhs_text(next(final), printer, top=False)
             comment = f" /* {c_comment(a.comment)} */" if a.comment else ""
             statements.append(("", f"{' = '.join((a.target, *a.also))} = {rhs};{comment}"))
-    parts = cut_parts(statements, set(symbol_names.values()), part_size) or [[]]
+    budget = DERIVATIVE_PART_COST if derivative else PART_COST
+    parts = cut_parts(statements, set(symbol_names.values()), part_size, budget) or [[]]
     if len(parts) == 1 and optimize:
         return [_whole(signature, plan, statements, sources, names, doc, unused)]
     return _pieces(signature, parts, symbol_names, sources, names, doc, blocks, linkage)
@@ -182,16 +195,21 @@ def part_cost(part: Sequence[Statement], values: Set[str]) -> int:
     return sum(len(text) for _, text in part) + IMPORT_COST * len(read - defined)
 
 
-def cut_parts(statements: Sequence[Statement], loads: Set[str], part_size: int) -> list[list[Statement]]:
-    """Statements cut, in order, into parts of at most ``part_size`` statements and :data:`PART_COST`
-    (:func:`part_cost`; ``loads`` are the locals of model symbols); a statement that costs more than
-    :data:`PART_COST` alone is a part of its own.
+def cut_parts(
+    statements: Sequence[Statement], loads: Set[str], part_size: int, budget: int | None = None
+) -> list[list[Statement]]:
+    """Statements cut, in order, into parts of at most ``part_size`` statements and a :func:`part_cost` of at
+    most ``budget`` (default :data:`PART_COST`; ``loads`` are the locals of model symbols); a statement that
+    costs more than ``budget`` alone is a part of its own.
 
     Example:
         >>> statements = [(f"_t{k}", f"const double _t{k} = s_x*{k}.0;") for k in range(4)]
         >>> [len(p) for p in cut_parts(statements, {"s_x"}, part_size=3)]
         [3, 1]
+        >>> [len(p) for p in cut_parts(statements, {"s_x"}, part_size=3, budget=100)]  # 25 + 40 each
+        [1, 1, 1, 1]
     """
+    budget = PART_COST if budget is None else budget
     temps = {name for name, _ in statements if name}
     parts: list[list[Statement]] = []
     part: list[Statement] = []
@@ -200,7 +218,7 @@ def cut_parts(statements: Sequence[Statement], loads: Set[str], part_size: int) 
     for name, text in statements:
         read = {w for w in _WORD.findall(text) if w in temps or w in loads}
         add = len(text) + IMPORT_COST * len(read - have)
-        if part and (len(part) >= part_size or cost + add > PART_COST):
+        if part and (len(part) >= part_size or cost + add > budget):
             parts.append(part)
             part, cost, have = [], 0, set()
             add = len(text) + IMPORT_COST * len(read)

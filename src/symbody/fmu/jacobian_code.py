@@ -75,7 +75,7 @@ def _tangent_function(
     sig = f"{LOCAL} void {name}(const SbPoint *_in, const SbPoint *_v, double *{array})"
     unused = ["_in", "_v"] + ([array] if not asg and not zero else [])
     doc = f"forward-mode {what}"
-    return c_function_pieces(sig, [block], sources, doc, names, unused, optimize=False, linkage=LOCAL)
+    return c_function_pieces(sig, [block], sources, doc, names, unused, optimize=False, linkage=LOCAL, derivative=True)
 
 
 def _signature(name: str, arrays: tuple[str, ...]) -> str:

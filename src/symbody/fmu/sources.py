@@ -267,8 +267,9 @@ class ModelSource:
         return "".join(out)
 
     # -- block functions ---------------------------------------------------------
-    def _fn(self, name: str, blocks: list[CBlock], doc: str) -> list[str]:
-        """The block function ``name`` of the runtime contract, its arrays filled by ``blocks``."""
+    def _fn(self, name: str, blocks: list[CBlock], doc: str, derivative: bool = False) -> list[str]:
+        """The block function ``name`` of the runtime contract, its arrays filled by ``blocks`` (``derivative``:
+        Jacobians, cut into smaller parts, see :mod:`symbody.codegen.c_split`)."""
         spec = block(name)
         args = [f"_{o}" for o in spec.outputs]
         sig = f"void {spec.c_name}(const SbPoint *_in" + "".join(f", double *{a}" for a in args) + ")"
@@ -276,7 +277,9 @@ class ModelSource:
             a.target.split("[")[0] for b in blocks for a in b.assignments
         }
         unused = ["_in"] + [a for a in args if a not in written]
-        return c_function_pieces(sig, blocks, self._sources, doc, self._names, unused, linkage=LOCAL)
+        return c_function_pieces(
+            sig, blocks, self._sources, doc, self._names, unused, linkage=LOCAL, derivative=derivative
+        )
 
     def _vector(self, array: str, exprs: list[Expr], labels: list[str], name: str, what: str) -> CBlock:
         asg = [CAssignment(f"{array}[{i}]", e, lab) for i, (e, lab) in enumerate(zip(exprs, labels)) if nonzero(e)]
@@ -485,6 +488,7 @@ class ModelSource:
                     self._vector("_R_t", jac.R_t, rn, "dR/dt", "time"),
                 ],
                 "exact Jacobians of R = [M ddq + D^T lam - delta; D ddq - gamma] at (ddq, lam)",
+                derivative=True,
             )
         )
         parts.extend(
@@ -495,6 +499,7 @@ class ModelSource:
                     self._vector("_V_t", jac.V_t, rows, "dV/dt", "time derivative of V"),
                 ],
                 "Jacobians of the velocity residual (Baumgarte terms)",
+                derivative=True,
             )
         )
         dqn = [f"d{c}" for c in qn]
@@ -510,6 +515,7 @@ class ModelSource:
                     self._matrix("_Y_lam", jac.Y_lam, yn, [lam.name for lam in eq.lam], "dy/dlam", "multipliers"),
                 ],
                 "exact Jacobians of the user outputs",
+                derivative=True,
             )
         )
         return parts
