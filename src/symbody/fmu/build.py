@@ -8,8 +8,11 @@ headers vendored in ``symbody/fmu/fmi_headers``; FMI 3 adds
 ``sources/buildDescription.xml``), so that importers on other platforms can
 rebuild it.  The generic runtime does not depend on the model, so its object
 files are compiled once per compiler and flags and cached (``$SYMBODY_CACHE`` or
-``~/.cache/symbody``); only ``model.c`` is compiled per model and platform, the
-platforms in parallel.
+``~/.cache/symbody``); only ``model.c`` and its ``model_<k>.c`` are compiled per
+model and platform, the platforms in parallel, the files of each platform in
+parallel too, longest first (:func:`compile_order`).  The files that hold
+derivative code only (the tangent code of the ``forward`` Jacobian mode) are
+compiled at :data:`DERIVATIVE_LEVEL` (:func:`derivative_flags`), the rest at -O2.
 
 Linux binaries are compiled with ``sb_glibc_floor.h`` forced in, so they need
 no symbol version newer than GLIBC_2.17.  Windows DLLs link libgcc statically
@@ -392,8 +395,8 @@ def compile_binary(
     platform: Platform | None = None,
     stop: threading.Event | None = None,
 ) -> None:
-    """Compile ``sources/model.c`` (and its ``model_<k>.c``, in parallel) for ``platform`` (default: the host)
-    and link it with the cached runtime.
+    """Compile ``sources/model.c`` (and its ``model_<k>.c``, in parallel, longest first; the files of derivative
+    code with :func:`derivative_flags`) for ``platform`` (default: the host) and link it with the cached runtime.
 
     ``stop`` (set by a failing parallel compilation) kills the compiler and raises an internal cancellation.
     """
