@@ -24,7 +24,7 @@ from support.trees import chain_3d
 
 _PART = re.compile(r"^(?:static|SB_MODEL_LOCAL) void (part\d+_\w+)\([^;]*\)\n\{\n(.*?)^\}", re.M | re.S)
 _IMPORT = re.compile(r"^const double (_t\d+) = _w\[\d+\];$")
-_LOAD = re.compile(r"^const double (\w+) = _in->\w+(?:\[\d+\])?; /\* .* \*/$")
+_LOAD = re.compile(r"^const double (\w+) = _(?:in|v)->\w+(?:\[\d+\])?; /\* .* \*/$")  # a symbol or direction
 _EXPORT = re.compile(r"^_w\[\d+\] = _t\d+;$")
 _DEFINED = re.compile(r"^(?:static |SB_MODEL_LOCAL )?void (\w+)\([^;]*\)\n\{", re.M)
 
@@ -55,7 +55,7 @@ def test_no_part_of_a_large_model_exceeds_the_cost_budget(chain_source):
     for name, text in chain_source.files.items():
         derivative = name in chain_source.derivative_files
         parts.update({(name, k, derivative): v for k, v in _parts(text).items()})
-    assert sum(d for _, _, d in parts) > 20  # the tangent functions are split, and so are the dynamics
+    assert sum(d for _, _, d in parts) > 15  # the tangent functions are split, and so are the dynamics
     assert sum(not d for _, _, d in parts) > 5
     worst = 0
     for (name, part, derivative), (statements, reads) in parts.items():

@@ -1,4 +1,4 @@
-"""Large generated C functions split into parts of bounded size.
+"""Large generated C functions split into parts of bounded cost.
 
 An optimizing C compiler spends super-linear time on one long straight-line
 function (register allocation and scheduling over thousands of temporaries);
@@ -76,6 +76,7 @@ IMPORT_COST = 40
 STACK_DOUBLES = 4096
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+Statement = tuple[str, str]  # (temporary it defines or "", C text)
 
 
 def _parameters(signature: str) -> tuple[str, str, list[str]]:
@@ -177,9 +178,6 @@ def _whole(signature, plan: ExportPlan, statements, sources, names, doc, unused)
     return "\n".join([*head, signature, "{", *("    " + line for line in body), "}"]) + "\n"
 
 
-Statement = tuple[str, str]  # (temporary it defines or "", C text)
-
-
 def part_cost(part: Sequence[Statement], values: Set[str]) -> int:
     """Cost of a part: the characters of its statements plus :data:`IMPORT_COST` per value it reads without
     computing it (a name among ``values``, the temporaries and symbol locals of the function, that the part
@@ -206,8 +204,8 @@ def cut_parts(
         >>> statements = [(f"_t{k}", f"const double _t{k} = s_x*{k}.0;") for k in range(4)]
         >>> [len(p) for p in cut_parts(statements, {"s_x"}, part_size=3)]
         [3, 1]
-        >>> [len(p) for p in cut_parts(statements, {"s_x"}, part_size=3, budget=100)]  # 25 + 40 each
-        [1, 1, 1, 1]
+        >>> [len(p) for p in cut_parts(statements, {"s_x"}, part_size=3, budget=100)]  # 27 each, 40 for s_x
+        [2, 2]
     """
     budget = PART_COST if budget is None else budget
     temps = {name for name, _ in statements if name}
@@ -216,7 +214,7 @@ def cut_parts(
     cost = 0
     have: set[str] = set()  # values the current part already computes or reads
     for name, text in statements:
-        read = {w for w in _WORD.findall(text) if w in temps or w in loads}
+        read = {w for w in _WORD.findall(text) if (w in temps or w in loads) and w != name}
         add = len(text) + IMPORT_COST * len(read - have)
         if part and (len(part) >= part_size or cost + add > budget):
             parts.append(part)
