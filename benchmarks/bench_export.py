@@ -20,7 +20,14 @@ of ``examples/tower_crane.py``:
 
 ``--smoke`` exports the chain with n = 2 only.
 
-Run: ``python benchmarks/bench_export.py [--quick|--smoke]``.
+``--jacobian-speed`` measures what the lower optimization level of the
+tangent files (``symbody.fmu.build.DERIVATIVE_LEVEL``) costs at run time: the
+generated sources of the bicycle and of the chain n = 4 in the ``forward`` mode,
+compiled with their tangent files at ``-O2`` and at that level, linked with
+the runtime into a small program that times ``sb_residual_jacobians`` (all the
+Jacobian columns of the residual, from the tangent code) at the start values.
+
+Run: ``python benchmarks/bench_export.py [--quick|--smoke|--jacobian-speed]``.
 """
 
 from __future__ import annotations
@@ -186,7 +193,97 @@ def run(quick: bool = False, smoke: bool = False) -> list[Row]:
     return rows
 
 
+_TIMER = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include "symbody_model.h"
+
+static double now(void) /* processor time (ISO C), seconds */
+{
+    return (double)clock() / CLOCKS_PER_SEC;
+}
+
+int main(int argc, char **argv)
+{
+    const int n = sb_model.nq, nc = sb_model.nc, nu = sb_model.nu, reps = argc > 1 ? atoi(argv[1]) : 1000;
+    double *q = calloc((size_t)n, sizeof(double)), *ddq = calloc((size_t)n, sizeof(double));
+    double *lam = calloc((size_t)(nc + sb_model.nk + sb_model.nf + 1), sizeof(double));
+    double *Rq = calloc((size_t)((n + nc) * n), sizeof(double)), *Rdq = calloc((size_t)((n + nc) * n), sizeof(double));
+    double *Ru = calloc((size_t)((n + nc) * (nu + 1)), sizeof(double)), *Rt = calloc((size_t)(n + nc), sizeof(double));
+    for (int i = 0; i < n; ++i) { q[i] = sb_model.q0[i] + 0.1 + 0.01 * i; ddq[i] = 0.05 * i; }
+    for (int r = 0; r < nc; ++r) lam[r] = 1.0 + r;
+    SbPoint in = {0.5, q, sb_model.dq0, sb_model.u0, sb_model.p0, ddq, lam};
+    double best = 1e30, sum = 0.0;
+    for (int round = 0; round < 7; ++round) {
+        double t0 = now();
+        for (int k = 0; k < reps; ++k) {
+            q[0] += 1e-12;
+            sb_residual_jacobians(&in, Rq, Rdq, Ru, Rt);
+        }
+        double t = (now() - t0) / reps;
+        best = t < best ? t : best;
+    }
+    for (int i = 0; i < (n + nc) * n; ++i) sum += Rq[i] + Rdq[i];
+    printf("%.6g %.17g\n", best * 1e6, sum);
+    return 0;
+}
+"""
+
+
+def jacobian_speed(case: str, levels: tuple[str, ...]) -> dict[str, tuple[float, float]]:
+    """Microseconds of one ``sb_residual_jacobians`` (best of 3 x 7 rounds) with the tangent files of ``case``
+    (``bicycle`` or ``chain_<n>``, ``forward`` mode) compiled at each of ``levels``, and a checksum of the
+    Jacobians (the same at every level: no optimization level changes a value in ISO C)."""
+    from bench_recursive import chain_3d
+
+    from symbody.codegen.c_eval import c_compiler
+    from symbody.fmu import build
+    from symbody.fmu.spec import GENERIC_SOURCES, FmuSpec
+
+    system = bicycle() if case == "bicycle" else chain_3d(int(case.split("_")[1]))
+    spec = FmuSpec(system.derive(), 2, "both", "forward")
+    cc, flags = c_compiler(), build.compile_flags()
+    runtime = build.runtime_objects(cc, flags)
+    out: dict[str, tuple[float, float]] = {}
+    with tempfile.TemporaryDirectory(prefix="bench_jacobians_") as tmp:
+        work = Path(tmp)
+        build.write_sources(spec, work / "sources")
+        (work / "timer.c").write_text(_TIMER)
+        programs = {}
+        for level in levels:
+            objects = []
+            for name in spec.source.files:
+                own = [level if f == "-O2" else f for f in flags] if name in spec.source.derivative_files else flags
+                obj = work / f"{name[:-2]}{level}.o"
+                cmd = [cc, *own, "-c", str(work / "sources" / name), f"-I{work / 'sources'}", "-o", str(obj)]
+                subprocess.run(cmd, check=True)
+                objects.append(str(obj))
+            exe = work / f"timer{level}"
+            cmd = [cc, *flags, str(work / "timer.c"), f"-I{work / 'sources'}", *objects]
+            cmd += [str(runtime[n]) for n in GENERIC_SOURCES] + ["-lm", "-o", str(exe)]
+            subprocess.run(cmd, check=True)
+            programs[level] = exe
+        for _ in range(3):  # interleaved, the best of each: a passing load slows one level less
+            for level, exe in programs.items():
+                timed = subprocess.run([str(exe), "2000"], capture_output=True, text=True, check=True)
+                micro, checksum = (float(x) for x in timed.stdout.split())
+                out[level] = (min(micro, out.get(level, (micro, 0.0))[0]), checksum)
+    return out
+
+
 def main(argv: list[str]) -> None:
+    if "--jacobian-speed" in argv:
+        from symbody.fmu.build import DERIVATIVE_LEVEL
+
+        levels = tuple(dict.fromkeys(("-O2", DERIVATIVE_LEVEL, *[a for a in argv if a.startswith("-O")])))
+        for case in ("bicycle", "chain_4"):
+            res = jacobian_speed(case, levels)
+            base = res["-O2"][0]
+            text = ", ".join(f"{lv} {us:.1f} us ({us / base:.2f}x)" for lv, (us, _) in res.items())
+            same = len({c for _, c in res.values()}) == 1
+            print(f"sb_residual_jacobians of {case} (forward mode): {text}; same values: {same}")
+        return
     for row in run(quick="--quick" in argv, smoke="--smoke" in argv):
         print(f"{row.case}\n    symbody:     {row.symbody}\n    tower crane: {row.alternative}\n    {row.note}")
 

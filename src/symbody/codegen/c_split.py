@@ -1,16 +1,29 @@
-"""Large generated C functions split into parts of bounded size.
+"""Large generated C functions split into parts of bounded cost.
 
 An optimizing C compiler spends super-linear time on one long straight-line
 function (register allocation and scheduling over thousands of temporaries);
-the same statements cut into functions of at most ``part_size`` statements
-compile in time about linear in their number.  :func:`c_function_parts`
-writes the function of :func:`symbody.codegen.c.c_function` as ``static``
-parts ``part<k>_<name>`` called in order by the function itself.  Each part
-reads the model symbols it uses from the function arguments; a temporary used
-in a later part than the one computing it goes through a work array ``_w``
-(on the stack, or allocated when large; if the allocation fails, every output
-is NaN, which the runtime reports as a non-finite result).  The statements,
-their order and the arithmetic are those of :func:`c_function`.
+the same statements cut into functions of bounded cost compile in time about
+linear in their number.  :func:`c_function_parts` writes the function of
+:func:`symbody.codegen.c.c_function` as ``static`` parts ``part<k>_<name>``
+called in order by the function itself.  Each part reads the model symbols it
+uses from the function arguments; a temporary used in a later part than the one
+computing it goes through a work array ``_w`` (on the stack, or allocated when
+large; if the allocation fails, every output is NaN, which the runtime reports
+as a non-finite result).  The statements, their order and the arithmetic are
+those of :func:`c_function`.
+
+A part ends when it holds ``part_size`` statements or when the next statement
+would take its cost (:func:`part_cost`) past a budget: the characters of its
+statements plus :data:`IMPORT_COST` for every value it reads without computing
+it (a temporary of an earlier part or a model symbol).  The values a part reads
+stay live through it, so a part that imports hundreds of them (the final sums of
+a Jacobian or tangent function) costs the register allocator far more than its
+statement count says; bounding the cost keeps every part, and so the compile
+time of every file, near the median.  Derivative code (Jacobians, tangents) has
+the smaller budget :data:`DERIVATIVE_PART_COST`: its compile time dominates
+large exports, and smaller parts compile faster in total.  The functions of the
+dynamics keep :data:`PART_COST`, under which the statement count decides: more
+parts would add loads, stores and calls to the hot path for no compile time.
 
 Example:
     >>> from symbody.symbolic.expr import Context, sin
@@ -42,19 +55,28 @@ Example:
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 
 from ..symbolic.expr import Expr, free_symbols
 from ..symbolic.plan import ExportPlan
 from ..symbolic.printing import CPrinter
-from .c import CBlock, SymbolNames, c_comment, c_function
+from .c import CBlock, SymbolNames, c_comment
 
-#: Statements per part: small enough for near-linear compile times, large enough to keep calls rare.
+#: Most statements per part: small enough for near-linear compile times, large enough to keep calls rare.
 PART_SIZE = 100
+#: Largest cost of a part (:func:`part_cost`, about the characters of C a compiler takes in one function
+#: without super-linear register allocation); a single statement above it makes a part of its own.
+PART_COST = 24000
+#: Largest cost of a part of derivative code (``derivative=True``: Jacobians and tangents).
+DERIVATIVE_PART_COST = 8000
+#: Cost of a value a part reads without computing it (a temporary from ``_w``, a model symbol): it stays
+#: live through the part.
+IMPORT_COST = 40
 #: Largest work array kept on the stack (doubles); larger ones are allocated.
 STACK_DOUBLES = 4096
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+Statement = tuple[str, str]  # (temporary it defines or "", C text)
 
 
 def _parameters(signature: str) -> tuple[str, str, list[str]]:
@@ -75,10 +97,14 @@ def c_function_parts(
     unused: Sequence[str] = (),
     part_size: int | None = None,
     optimize: bool = True,
+    derivative: bool = False,
 ) -> str:
     """:func:`symbody.codegen.c.c_function`, with the body cut into ``static`` parts of at most ``part_size``
-    statements (see :func:`c_function_pieces`)."""
-    return "".join(c_function_pieces(signature, blocks, sources, doc, names, unused, part_size, optimize))
+    statements and bounded cost (see :func:`c_function_pieces`)."""
+    pieces = c_function_pieces(
+        signature, blocks, sources, doc, names, unused, part_size, optimize, derivative=derivative
+    )
+    return "".join(pieces)
 
 
 def c_function_pieces(
@@ -91,9 +117,11 @@ def c_function_pieces(
     part_size: int | None = None,
     optimize: bool = True,
     linkage: str = "static",
+    derivative: bool = False,
 ) -> list[str]:
-    """:func:`symbody.codegen.c.c_function`, with the body cut into parts of at most ``part_size`` statements:
-    the texts of the parts, then of the function that calls them.
+    """:func:`symbody.codegen.c.c_function`, with the body cut into parts of at most ``part_size`` statements
+    and :data:`PART_COST` (:data:`DERIVATIVE_PART_COST` for ``derivative`` code: Jacobians, tangents) by
+    :func:`cut_parts`: the texts of the parts, then of the function that calls them.
 
     ``linkage`` qualifies the parts: ``"static"`` (all pieces in one file, in order) or a macro for
     external linkage (then the function declares the parts, and the pieces may go to different files).
@@ -130,14 +158,78 @@ def c_function_pieces(
             rhs = plan.rhs_text(next(final), printer, top=False)
             comment = f" /* {c_comment(a.comment)} */" if a.comment else ""
             statements.append(("", f"{' = '.join((a.target, *a.also))} = {rhs};{comment}"))
-    if len(statements) <= part_size and optimize:
-        return [c_function(signature, blocks, sources, doc=doc, names=names, unused=unused)]
-    return _pieces(signature, statements, symbol_names, sources, names, doc, part_size, blocks, linkage)
+    budget = DERIVATIVE_PART_COST if derivative else PART_COST
+    parts = cut_parts(statements, set(symbol_names.values()), part_size, budget) or [[]]
+    if len(parts) == 1 and optimize:
+        return [_whole(signature, plan, statements, sources, names, doc, unused)]
+    return _pieces(signature, parts, symbol_names, sources, names, doc, blocks, linkage)
 
 
-def _pieces(signature, statements, symbol_names, sources, names, doc, part_size, blocks, linkage) -> list[str]:
+def _whole(signature, plan: ExportPlan, statements, sources, names, doc, unused) -> str:
+    """The one function of a body that fits one part, exactly as :func:`c_function` writes it (from the plan
+    already made)."""
+    used = sorted(free_symbols(plan.outputs["all"]), key=lambda s: s.id)
+    body = [f"(void){arg};" for arg in unused]
+    body += [f"const double {plan.names[s]} = {sources[s]}; /* {names.comment(s)} */" for s in used]
+    if plan.n_temps:
+        body.append("/* shared subexpressions */")
+    body += [text for _, text in statements]
+    head = [f"/* {c_comment(doc)} */"] if doc else []
+    return "\n".join([*head, signature, "{", *("    " + line for line in body), "}"]) + "\n"
+
+
+def part_cost(part: Sequence[Statement], values: Set[str]) -> int:
+    """Cost of a part: the characters of its statements plus :data:`IMPORT_COST` per value it reads without
+    computing it (a name among ``values``, the temporaries and symbol locals of the function, that the part
+    does not define).
+
+    Example:
+        >>> part = [("_t1", "const double _t1 = _t0*_t0;"), ("", "_f[0] = _t1 + s_x;")]
+        >>> part_cost(part, {"_t0", "_t1", "s_x"})  # 27 + 18 characters, _t0 and s_x read
+        125
+    """
+    defined = {name for name, _ in part if name}
+    read = {w for _, text in part for w in _WORD.findall(text) if w in values}
+    return sum(len(text) for _, text in part) + IMPORT_COST * len(read - defined)
+
+
+def cut_parts(
+    statements: Sequence[Statement], loads: Set[str], part_size: int, budget: int | None = None
+) -> list[list[Statement]]:
+    """Statements cut, in order, into parts of at most ``part_size`` statements and a :func:`part_cost` of at
+    most ``budget`` (default :data:`PART_COST`; ``loads`` are the locals of model symbols); a statement that
+    costs more than ``budget`` alone is a part of its own.
+
+    Example:
+        >>> statements = [(f"_t{k}", f"const double _t{k} = s_x*{k}.0;") for k in range(4)]
+        >>> [len(p) for p in cut_parts(statements, {"s_x"}, part_size=3)]
+        [3, 1]
+        >>> [len(p) for p in cut_parts(statements, {"s_x"}, part_size=3, budget=100)]  # 27 each, 40 for s_x
+        [2, 2]
+    """
+    budget = PART_COST if budget is None else budget
+    temps = {name for name, _ in statements if name}
+    parts: list[list[Statement]] = []
+    part: list[Statement] = []
+    cost = 0
+    have: set[str] = set()  # values the current part already computes or reads
+    for name, text in statements:
+        read = {w for w in _WORD.findall(text) if (w in temps or w in loads) and w != name}
+        add = len(text) + IMPORT_COST * len(read - have)
+        if part and (len(part) >= part_size or cost + add > budget):
+            parts.append(part)
+            part, cost, have = [], 0, set()
+            add = len(text) + IMPORT_COST * len(read)
+        part.append((name, text))
+        cost += add
+        have |= read
+        if name:
+            have.add(name)
+    return [*parts, part] if part else parts
+
+
+def _pieces(signature, parts, symbol_names, sources, names, doc, blocks, linkage) -> list[str]:
     fname, params, args = _parameters(signature)
-    parts = [statements[i : i + part_size] for i in range(0, len(statements), part_size)]
     defined_in: dict[str, int] = {}
     words: list[set[str]] = []
     for k, part in enumerate(parts):

@@ -8,8 +8,11 @@ headers vendored in ``symbody/fmu/fmi_headers``; FMI 3 adds
 ``sources/buildDescription.xml``), so that importers on other platforms can
 rebuild it.  The generic runtime does not depend on the model, so its object
 files are compiled once per compiler and flags and cached (``$SYMBODY_CACHE`` or
-``~/.cache/symbody``); only ``model.c`` is compiled per model and platform, the
-platforms in parallel.
+``~/.cache/symbody``); only ``model.c`` and its ``model_<k>.c`` are compiled per
+model and platform, the platforms in parallel, the files of each platform in
+parallel too, longest first (:func:`compile_order`).  The files that hold
+derivative code only (the tangent code of the ``forward`` Jacobian mode) are
+compiled at :data:`DERIVATIVE_LEVEL` (:func:`derivative_flags`), the rest at -O2.
 
 Linux binaries are compiled with ``sb_glibc_floor.h`` forced in, so they need
 no symbol version newer than GLIBC_2.17.  Windows DLLs link libgcc statically
@@ -35,10 +38,12 @@ import shutil
 import subprocess
 import tempfile
 import threading
+import time
 import zipfile
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import IO, NamedTuple
 
 from ..codegen.c_eval import c_compiler
 from ..errors import ExportError
@@ -50,6 +55,15 @@ from .spec import GENERIC_HEADERS, GENERIC_SOURCES, FmuSpec
 
 #: Flags of the host build (position-independent code for a shared library).
 CFLAGS = ("-std=c99", "-O2", "-fPIC")
+#: Optimization level of the files of derivative code (:func:`derivative_flags`).  The tangent code of the
+#: ``forward`` mode is long straight-line arithmetic, most of the C of a large model: gcc 12 compiles it at
+#: -Og (its level for fast compilation with reasonable optimization) in about half the time of -O2, and the
+#: Jacobians it gives evaluate within 5 % of -O2, with the same values (``benchmarks/bench_export.py
+#: --jacobian-speed``: bicycle and 3-D chain n = 4, x86-64).  No level changes a value: ISO C modes contract
+#: no floating-point operations.  Compilers without -Og (clang) read it as -O1.
+DERIVATIVE_LEVEL = "-Og"
+#: Compile time per byte of a derivative file relative to -O2 (gcc 12, the files of the benchmarks above).
+DERIVATIVE_SPEED = 0.5
 WRAPPERS = ("fmi2Functions.c", "fmi3Functions.c")
 #: Forced-include header of the Linux builds (glibc symbol versions), not shipped in sources/.
 GLIBC_FLOOR_HEADER = "sb_glibc_floor.h"
@@ -57,6 +71,8 @@ GLIBC_FLOOR_HEADER = "sb_glibc_floor.h"
 #: 40-145 MB resident): this much per byte of source, plus :data:`COMPILER_BASE_BYTES`.
 COMPILER_BYTES_PER_SOURCE_BYTE = 2000
 COMPILER_BASE_BYTES = 64 * 2**20
+#: How often the build looks for a finished compiler.
+POLL_SECONDS = 0.005
 
 
 def template_dir() -> Path:
@@ -176,6 +192,19 @@ def compile_flags(platform: Platform | None = None) -> tuple[str, ...]:
     return tuple(flags)
 
 
+def derivative_flags(platform: Platform | None = None) -> tuple[str, ...]:
+    """Compiler flags of the generated files that hold derivative code only (``ModelSource.derivative_files``:
+    the tangent functions of the ``forward`` Jacobian mode): those of :func:`compile_flags` at
+    :data:`DERIVATIVE_LEVEL`.
+
+    Example:
+        >>> from symbody.fmu.platforms import PLATFORMS
+        >>> derivative_flags(PLATFORMS["x86_64-windows"])
+        ('-std=c99', '-Og')
+    """
+    return tuple(DERIVATIVE_LEVEL if f == "-O2" else f for f in compile_flags(platform))
+
+
 def link_flags(platform: Platform | None = None) -> tuple[str, ...]:
     """Linker flags of one platform after the objects (libgcc static on Windows, libm elsewhere).
 
@@ -218,44 +247,97 @@ def parallel_compilers(cores: int, source_bytes: list[int], available: int | Non
     return max(1, min(width, (available // 2) // each))
 
 
+class CompileJob(NamedTuple):
+    """One compilation: ``source`` into ``obj``, with ``flags`` instead of the build's own when given;
+    ``speed`` is the compiler's time per byte relative to the build's own flags (for :func:`compile_order`)."""
+
+    source: Path
+    obj: Path
+    flags: tuple[str, ...] | None = None
+    speed: float = 1.0
+
+
+def compile_order(jobs: list[CompileJob], size: Callable[[Path], int] | None = None) -> list[CompileJob]:
+    """The jobs longest first, so that the last to start are the shortest and the compilers finish together
+    (the longest-processing-time rule of Graham, "Bounds on multiprocessing timing anomalies", SIAM J. Appl.
+    Math. 17, 1969).  A job's time is estimated as the size of its source times its ``speed``: on generated
+    code whose functions are cut to bounded cost, the compile time is about linear in the size.  Equal
+    estimates keep their order.
+
+    Example:
+        >>> jobs = [CompileJob(Path(n), Path(n[:-2] + ".o")) for n in ("a.c", "b.c", "c.c", "d.c")]
+        >>> jobs[1] = jobs[1]._replace(speed=0.5)  # b.c is compiled at a faster optimization level
+        >>> sizes = {"a.c": 10, "b.c": 30, "c.c": 20, "d.c": 20}
+        >>> [j.source.name for j in compile_order(jobs, lambda path: sizes[path.name])]
+        ['c.c', 'd.c', 'b.c', 'a.c']
+    """
+    measure = size or _size
+    return sorted(jobs, key=lambda j: -measure(j.source) * j.speed)
+
+
 def _compile_objects(
     cc: str,
     flags: tuple[str, ...],
-    jobs: list[tuple[Path, Path]],
+    jobs: list[CompileJob] | list[tuple[Path, Path]],
     include: list[Path],
     stop: threading.Event | None = None,
     what: str = "",
     label: str = "the FMU runtime",
 ) -> None:
-    """Compile ``(source, object)`` pairs in parallel, as many at once as there are cores and memory for
-    (:func:`parallel_compilers`).
+    """Compile ``(source, object)`` pairs (or :class:`CompileJob`) in parallel, as many at once as there are
+    cores and memory for (:func:`parallel_compilers`), longest first (:func:`compile_order`), a new one
+    starting as soon as any finishes.
 
     On any failure (or ``stop``) the other compilers are stopped.
     """
-    sizes = [src.stat().st_size for src, _ in jobs if src.is_file()]
+    todo = compile_order([CompileJob(*j) for j in jobs])
+    sizes = [_size(j.source) for j in todo]
     width = parallel_compilers(os.cpu_count() or 1, sizes, available_memory())
-    procs: list[tuple[str, subprocess.Popen]] = []
+    running: list[tuple[str, subprocess.Popen, IO[bytes]]] = []
     try:
-        pending = list(jobs)
-        while pending or procs:
-            while pending and len(procs) < width:
-                src, obj = pending.pop(0)
-                cmd = [cc, *flags, "-c", str(src), *(f"-I{d}" for d in include), "-o", str(obj)]
+        while todo or running:
+            while todo and len(running) < width:
+                job = todo.pop(0)
+                cmd = [cc, *(flags if job.flags is None else job.flags), "-c", str(job.source)]
+                cmd += [*(f"-I{d}" for d in include), "-o", str(job.obj)]
+                out: IO[bytes] = tempfile.TemporaryFile()  # not a pipe: a chatty compiler never blocks on it
                 try:
-                    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                    started = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
                 except OSError as e:
+                    out.close()
                     raise _cannot_run(cc, e) from None
-                procs.append((src.name, p))
-            name, p = procs[0]
-            _out, err = _wait(p, stop)
-            procs.pop(0)
+                running.append((job.source.name, started, out))
+            name, p, log = running.pop(_first_done(running, stop))
+            with log:
+                log.seek(0)
+                err = log.read().decode(errors="replace")
             if p.returncode != 0:
                 raise ExportError(f"compiling {label} ({name}){what} failed:\n{err.strip()[:4000]}")
     finally:
-        for _name, p in procs:
+        for _name, p, log in running:
             if p.poll() is None:
                 p.kill()
                 p.wait()
+            log.close()
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _first_done(running: list[tuple[str, subprocess.Popen, IO[bytes]]], stop: threading.Event | None) -> int:
+    """Index of the first of the ``running`` compilers to finish; raises :class:`_Cancelled` when ``stop`` is
+    set first (the compilers are killed by the caller)."""
+    while True:
+        for k, (_name, p, _log) in enumerate(running):
+            if p.poll() is not None:
+                return k
+        if stop is not None and stop.is_set():
+            raise _Cancelled()
+        time.sleep(POLL_SECONDS)
 
 
 def runtime_objects(
@@ -313,8 +395,8 @@ def compile_binary(
     platform: Platform | None = None,
     stop: threading.Event | None = None,
 ) -> None:
-    """Compile ``sources/model.c`` (and its ``model_<k>.c``, in parallel) for ``platform`` (default: the host)
-    and link it with the cached runtime.
+    """Compile ``sources/model.c`` (and its ``model_<k>.c``, in parallel, longest first; the files of derivative
+    code with :func:`derivative_flags`) for ``platform`` (default: the host) and link it with the cached runtime.
 
     ``stop`` (set by a failing parallel compilation) kills the compiler and raises an internal cancellation.
     """
@@ -325,8 +407,15 @@ def compile_binary(
     objs = runtime_objects(cc, flags, stop, what)
     model_files = list(spec.source.files)
     model_o = [output.with_suffix(f".{name[:-2]}.o") for name in model_files]
+    derivative = set(spec.source.derivative_files)
+    dflags = derivative_flags(p)
     try:
-        jobs = [(sources / name, o) for name, o in zip(model_files, model_o)]
+        jobs = [
+            CompileJob(sources / name, o, dflags, DERIVATIVE_SPEED)
+            if name in derivative
+            else CompileJob(sources / name, o)
+            for name, o in zip(model_files, model_o)
+        ]
         _compile_objects(cc, flags, jobs, [sources], stop, what, label="the model")
         link = [cc, "-shared", "-o", str(output), *map(str, model_o)]
         link += [str(objs[n]) for n in GENERIC_SOURCES] + [str(objs[spec.wrapper_source]), *link_flags(p)]

@@ -16,7 +16,10 @@ columns and dominates the export time of large models.  Here they are:
 Example:
     >>> from symbody.models import pendulum
     >>> from symbody.fmu.sources import ModelSource
-    >>> text = ModelSource(pendulum().derive(), "both", mode="forward").text
+    >>> source = ModelSource(pendulum().derive(), "both", mode="forward")
+    >>> source.derivative_files  # the tangent code, in a file of its own
+    ['model_1.c']
+    >>> text = source.files["model_1.c"]
     >>> start = text.index("void sb_residual_jacobians")
     >>> print(text[start : text.index("void sb_velocity_jacobians")].strip())
     void sb_residual_jacobians(const SbPoint *_in, double *_R_q, double *_R_dq, double *_R_u, double *_R_t)
@@ -41,6 +44,10 @@ from .jacobians import ResidualJacobians, ResidualTangents
 TANGENTS_HEADER = "sb_tangents.h"
 #: Linkage of generated functions shared between the files of the model (not exported from the FMU).
 LOCAL = "SB_MODEL_LOCAL"
+#: Jacobian modes whose derivative code goes to files of its own (``ModelSource.derivative_files``), compiled
+#: with :func:`symbody.fmu.build.derivative_flags`: the tangent code of the ``forward`` mode, most of the C of
+#: a large model.
+SEPARATE_DERIVATIVE_MODES = ("forward",)
 
 _BLOCKS = (
     # (block function, its array arguments, knowns its Jacobians are taken with respect to)
@@ -68,7 +75,7 @@ def _tangent_function(
     sig = f"{LOCAL} void {name}(const SbPoint *_in, const SbPoint *_v, double *{array})"
     unused = ["_in", "_v"] + ([array] if not asg and not zero else [])
     doc = f"forward-mode {what}"
-    return c_function_pieces(sig, [block], sources, doc, names, unused, optimize=False, linkage=LOCAL)
+    return c_function_pieces(sig, [block], sources, doc, names, unused, optimize=False, linkage=LOCAL, derivative=True)
 
 
 def _signature(name: str, arrays: tuple[str, ...]) -> str:

@@ -35,7 +35,7 @@ from ..model.contacts import event_force_symbols
 from ..symbolic.calculus import diff, subs
 from ..symbolic.expr import ZERO, Expr
 from .contract import SETTINGS_DEFAULTS, block
-from .jacobian_code import LOCAL, TANGENTS_HEADER, jacobian_functions
+from .jacobian_code import LOCAL, SEPARATE_DERIVATIVE_MODES, TANGENTS_HEADER, jacobian_functions
 from .jacobians import ResidualJacobians, jacobian_mode
 from .variables import FmuVariable, fmu_variables
 
@@ -111,6 +111,9 @@ class ModelSource:
         text: the C source of ``model.c``.
         files: ``model.c`` and, for large models, the files its functions go on in (``model_<k>.c``,
             compiled in parallel), file name -> C source.
+        derivative_files: those of ``files`` that hold derivative code only (the tangent functions of the
+            ``forward`` mode, in files of their own), compiled with
+            :func:`symbody.fmu.build.derivative_flags`.
     """
 
     def __init__(
@@ -137,17 +140,24 @@ class ModelSource:
         token_line = f"/* instantiation token (FMI 3) / GUID (FMI 2) */\n#define SB_TOKEN {c_string(self.token)}\n\n"
         files: list[list[str]] = [[]]
         size = 0
-        for piece in groups:  # in order, a new file when the current one is full
-            if size > SEPARATE_FILE_CHARS:
+        own_files = self.jacobian_mode in SEPARATE_DERIVATIVE_MODES  # derivative code starts a file of its own
+        derivative_from = len(groups)  # index of the first file of derivative code
+        for k, piece in enumerate(groups):  # in order, a new file when the current one is full
+            if size > SEPARATE_FILE_CHARS or (own_files and k == self._first_derivative):
                 files.append([])
                 size = 0
+            if own_files and k == self._first_derivative:
+                derivative_from = len(files) - 1
             files[-1].append(piece)
             size += len(piece)
         self.text = self._header() + token_line + self._tables() + "".join(files[0]) + mass_tree_source(eq)
         self.files: dict[str, str] = {"model.c": self.text}
+        self.derivative_files: list[str] = []
         for k, pieces in enumerate(files[1:]):
             name = f"model_{k + 1}.c"
             self.files[name] = self._part_header(name) + "".join(pieces)
+            if k + 1 >= derivative_from:
+                self.derivative_files.append(name)
 
     # -- symbol sources --------------------------------------------------------
     def _symbol_sources(self) -> dict[Expr, str]:
@@ -257,8 +267,9 @@ class ModelSource:
         return "".join(out)
 
     # -- block functions ---------------------------------------------------------
-    def _fn(self, name: str, blocks: list[CBlock], doc: str) -> list[str]:
-        """The block function ``name`` of the runtime contract, its arrays filled by ``blocks``."""
+    def _fn(self, name: str, blocks: list[CBlock], doc: str, derivative: bool = False) -> list[str]:
+        """The block function ``name`` of the runtime contract, its arrays filled by ``blocks`` (``derivative``:
+        Jacobians, cut into smaller parts, see :mod:`symbody.codegen.c_split`)."""
         spec = block(name)
         args = [f"_{o}" for o in spec.outputs]
         sig = f"void {spec.c_name}(const SbPoint *_in" + "".join(f", double *{a}" for a in args) + ")"
@@ -266,7 +277,9 @@ class ModelSource:
             a.target.split("[")[0] for b in blocks for a in b.assignments
         }
         unused = ["_in"] + [a for a in args if a not in written]
-        return c_function_pieces(sig, blocks, self._sources, doc, self._names, unused, linkage=LOCAL)
+        return c_function_pieces(
+            sig, blocks, self._sources, doc, self._names, unused, linkage=LOCAL, derivative=derivative
+        )
 
     def _vector(self, array: str, exprs: list[Expr], labels: list[str], name: str, what: str) -> CBlock:
         asg = [CAssignment(f"{array}[{i}]", e, lab) for i, (e, lab) in enumerate(zip(exprs, labels)) if nonzero(e)]
@@ -449,6 +462,7 @@ class ModelSource:
                 "switching functions of the loads (arguments of Abs and sign in delta)",
             )
         )
+        self._first_derivative = len(parts)
         if self.jacobian_mode == "exact":
             parts.extend(self._exact_jacobians())
         else:
@@ -474,6 +488,7 @@ class ModelSource:
                     self._vector("_R_t", jac.R_t, rn, "dR/dt", "time"),
                 ],
                 "exact Jacobians of R = [M ddq + D^T lam - delta; D ddq - gamma] at (ddq, lam)",
+                derivative=True,
             )
         )
         parts.extend(
@@ -484,6 +499,7 @@ class ModelSource:
                     self._vector("_V_t", jac.V_t, rows, "dV/dt", "time derivative of V"),
                 ],
                 "Jacobians of the velocity residual (Baumgarte terms)",
+                derivative=True,
             )
         )
         dqn = [f"d{c}" for c in qn]
@@ -499,6 +515,7 @@ class ModelSource:
                     self._matrix("_Y_lam", jac.Y_lam, yn, [lam.name for lam in eq.lam], "dy/dlam", "multipliers"),
                 ],
                 "exact Jacobians of the user outputs",
+                derivative=True,
             )
         )
         return parts
