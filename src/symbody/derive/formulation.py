@@ -69,6 +69,7 @@ class Dynamics:
     accelerations: list[Expr] = field(default_factory=list)
     pivots: list[Expr] = field(default_factory=list)
     direct: str = ""
+    m_delta_ops: int | None = None  # the export count of [M|delta] when the choice of formulation made one
 
 
 def mass_and_forces(system: Any, progress: Progress | None, formulation: str) -> Dynamics:
@@ -100,11 +101,13 @@ def _mass_and_forces(system: Any, progress: Progress | None, formulation: str) -
         return _with_accelerations(system, tree, Dynamics(*rec, "recursive"), formulation)
     vp = assemble(system)  # small tree: fast, no progress to report twice
     sizes = [atom_count(*rec), atom_count(*vp)]
-    if max(sizes) <= EXACT_COUNT_UP_TO:
+    exact = max(sizes) <= EXACT_COUNT_UP_TO
+    if exact:
         sizes = [export_op_count(*rec, system), export_op_count(*vp, system)]
     if sizes[1] < sizes[0]:
-        return Dynamics(*vp, "virtual_power")
-    return _with_accelerations(system, tree, Dynamics(*rec, "recursive"), formulation)
+        return Dynamics(*vp, "virtual_power", m_delta_ops=sizes[1] if exact else None)
+    rec_dyn = Dynamics(*rec, "recursive", m_delta_ops=sizes[0] if exact else None)
+    return _with_accelerations(system, tree, rec_dyn, formulation)
 
 
 def _with_accelerations(system: Any, tree: list[TreeBody], dyn: Dynamics, formulation: str) -> Dynamics:
@@ -115,9 +118,7 @@ def _with_accelerations(system: Any, tree: list[TreeBody], dyn: Dynamics, formul
         return dyn
     ddq, pivots, delta = articulated_accelerations(system, tree, dyn.delta)
     if formulation == "auto":
-        direct, m_delta = block_ops(
-            [{"accelerations": ddq, "pivots": pivots}, _m_delta_blocks(dyn.M, dyn.delta)], system
-        )
+        direct, m_delta = _direct_and_m_delta_ops({"accelerations": ddq, "pivots": pivots}, dyn, system)
         if direct >= m_delta + SOLVE_WEIGHT * solve_ops(tree, len(dyn.delta)):
             return dyn
     return Dynamics(dyn.M, delta, "articulated", ddq, pivots, "articulated-body algorithm")
@@ -142,7 +143,7 @@ def _with_elimination(system: Any, dyn: Dynamics) -> Dynamics:
     if solved is None:
         return dyn
     ddq, pivots = solved
-    direct, m_delta = block_ops([{"accelerations": ddq, "pivots": pivots}, _m_delta_blocks(dyn.M, dyn.delta)], system)
+    direct, m_delta = _direct_and_m_delta_ops({"accelerations": ddq, "pivots": pivots}, dyn, system)
     if direct >= m_delta + SOLVE_WEIGHT * solve_ops([], n):
         return dyn
     return Dynamics(dyn.M, dyn.delta, dyn.used, ddq, pivots, "symbolic elimination")
@@ -179,16 +180,30 @@ def _m_delta_blocks(M: list[list[Expr]], delta: list[Expr]) -> dict[str, list[Ex
     return {"M": [M[i][j] for i in range(n) for j in range(i, n)], "delta": list(delta)}
 
 
+def _direct_and_m_delta_ops(direct: dict[str, list[Expr]], dyn: Dynamics, system: Any) -> tuple[int, int]:
+    """Operations of closed-form accelerations and of ``[M|delta]``, counted alike (:func:`block_ops`); the
+    export count of ``[M|delta]`` that the choice of formulation made is used again, not recomputed."""
+    if dyn.m_delta_ops is not None and _atoms(direct) <= EXACT_COUNT_UP_TO:
+        return _plan_ops(direct, system), dyn.m_delta_ops
+    counts = block_ops([direct, _m_delta_blocks(dyn.M, dyn.delta)], system)
+    return counts[0], counts[1]
+
+
+def _atoms(blocks: dict[str, list[Expr]]) -> int:
+    return sum(e.op not in (SYM, NUM, NEG) for e in walk([e for b in blocks.values() for e in b]))
+
+
+def _plan_ops(blocks: dict[str, list[Expr]], system: Any) -> int:
+    return ExportPlan(blocks, {s: s.name for s in system.ctx.symbols}).op_count()
+
+
 def block_ops(alternatives: list[dict[str, list[Expr]]], system: Any) -> list[int]:
     """Operations of each alternative (blocks exported jointly): the export plans' counts when all are small,
     else their atoms' (negations are free in sums)."""
-    atoms = [
-        sum(e.op not in (SYM, NUM, NEG) for e in walk([e for b in alt.values() for e in b])) for alt in alternatives
-    ]
+    atoms = [_atoms(alt) for alt in alternatives]
     if max(atoms) > EXACT_COUNT_UP_TO:
         return atoms
-    names = {s: s.name for s in system.ctx.symbols}
-    return [ExportPlan(alt, names).op_count() for alt in alternatives]
+    return [_plan_ops(alt, system) for alt in alternatives]
 
 
 def atom_count(M: list[list[Expr]], delta: list[Expr]) -> int:
