@@ -48,25 +48,32 @@ def _compare(cases: list[Case], results: list[np.ndarray], where: str) -> None:
         assert_same(got, ref, f"tower crane (forward Jacobians) {case.kind} method {case.method} {where}")
 
 
-@pytest.mark.slow
-def test_forward_mode_win64_dll_under_wine_matches_linux(forward_crane, tmp_path):
-    missing = tools_missing("x86_64-w64-mingw32-gcc", "wine")
-    if missing:
-        pytest.skip(f"not installed: {', '.join(missing)} (.ci/run installs them)")
-    cases = _cases(forward_crane)
+def _under_wine(cases: list[Case], tmp_path: Path) -> list[np.ndarray]:
     exe = build_host("x86_64-w64-mingw32-gcc", tmp_path / "portable_host")
-    lines = [c.line(windows_path(c.library("x86_64-windows"))) for c in cases]
     prefix = tmp_path / "wineprefix"
     prefix.mkdir()
-    _compare(cases, run_host(["wine", str(exe)], lines, env=wine_env(prefix)), "under wine")
+    lines = [c.line(windows_path(c.library("x86_64-windows"))) for c in cases]
+    return run_host(["wine", str(exe)], lines, env=wine_env(prefix))
+
+
+def _under_qemu(cases: list[Case], tmp_path: Path) -> list[np.ndarray]:
+    exe = build_host("aarch64-linux-gnu-gcc", tmp_path / "portable_host")
+    lines = [c.line(str(c.library("aarch64-linux"))) for c in cases]
+    return run_host(["qemu-aarch64", "-L", "/usr/aarch64-linux-gnu", str(exe)], lines)
 
 
 @pytest.mark.slow
-def test_forward_mode_aarch64_library_under_qemu_matches_linux(forward_crane, tmp_path):
-    missing = tools_missing("aarch64-linux-gnu-gcc", "qemu-aarch64")
+@pytest.mark.parametrize(
+    ("tools", "run", "where"),
+    [
+        (("x86_64-w64-mingw32-gcc", "wine"), _under_wine, "under wine"),
+        (("aarch64-linux-gnu-gcc", "qemu-aarch64"), _under_qemu, "under qemu"),
+    ],
+    ids=["win64-wine", "aarch64-qemu"],
+)
+def test_forward_mode_cross_built_library_matches_linux(forward_crane, tmp_path, tools, run, where):
+    missing = tools_missing(*tools)
     if missing:
         pytest.skip(f"not installed: {', '.join(missing)} (.ci/run installs them)")
     cases = _cases(forward_crane)
-    exe = build_host("aarch64-linux-gnu-gcc", tmp_path / "portable_host")
-    lines = [c.line(str(c.library("aarch64-linux"))) for c in cases]
-    _compare(cases, run_host(["qemu-aarch64", "-L", "/usr/aarch64-linux-gnu", str(exe)], lines), "under qemu")
+    _compare(cases, run(cases, tmp_path), where)
