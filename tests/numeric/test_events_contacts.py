@@ -18,17 +18,14 @@ import symbody as sb
 from symbody.errors import ModelError, NumericalError
 from symbody.numeric import simulate
 
+from support.contact_models import bouncing_ball
+
 G = 9.81
 
 
 def ball(h0: float = 1.0, e: float = 0.8, m: float = 2.0) -> sb.System:
-    s = sb.System("ball")
-    y = s.coordinate("y", h0)
-    s.particle("b", s.point("P", s.origin, (0, y, 0)), s.parameter("m", m))
-    s.gravity((0, -G, 0))
-    c = s.unilateral("floor", y, restitution=s.parameter("e", e))
-    s.output("N", c.force)
-    return s
+    """The shared bouncing ball (tests/support/contact_models.py) with this module's defaults."""
+    return bouncing_ball(h0, e, m)
 
 
 def test_bouncing_ball_impact_times_apexes_and_rest():
