@@ -232,24 +232,57 @@ def test_independent_coordinates_pass_singular_positions_in_operation(method, kw
     check_slider_crank(res.t, q[:, 0], q[:, 1], dq[:, 0], dq[:, 1], res["N"], 5e-6, a10=1.2)
 
 
-PY_BRANCH_CHANGES = [  # loose tolerances where the Baumgarte terms turned the motion onto another branch
-    # parallelogram 1e-7 rad past the flat position, DOP853 rtol 1e-4: dphi1 off by 7e-3, phi2 2.5e-3, and
-    # 1e-3: off by 0.26 (20 % of the energy gone); started 1e-7 before it at 1e-3: off by 0.36
-    (PARALLELOGRAM, (("phi0", PHI0),), 3.5, "DOP853", 1e-4, "loop_x"),
-    (PARALLELOGRAM, (("phi0", PHI0),), 3.5, "DOP853", 1e-3, "loop_x"),
-    (PARALLELOGRAM, (("phi0", -PHI0),), 3.5, "DOP853", 1e-3, "loop_x"),
-    # slider-crank from its dead point, DOP853 rtol 1e-4: a1 off by 1 rad, da1 by 10 rad/s
-    (SLIDER_CRANK, (("a10", A10),), 2.5, "DOP853", 1e-4, "guide"),
+# (model, start of the crank, perturbed state q0, dq0, row): started 0.05 rad before a singular position with the
+# coupler (rod) turned off its assembly by d, so that Baumgarte's terms must correct a position error of the size
+# of the distance between the branches while the rows lose their hold: the Baumgarte ODE itself, integrated
+# accurately (rtol 1e-8), turns onto the other branch (d from 1e-4 to 2e-3 all do; the test does not rely on
+# the rounding of a loose integration, which decides the branch on one CPU and not on another)
+PY_BRANCH_CHANGES = [
+    (PARALLELOGRAM, (("phi0", -0.05),), [-0.05, 1e-3, -0.05], [OMEGA_P, 0.0, OMEGA_P], "loop_x"),
+    (SLIDER_CRANK, (("a10", A10 - 0.05),), [A10 - 0.05, -(A10 - 0.05) + 5e-4], [OMEGA_S, -OMEGA_S], "guide"),
+    (SLIDER_CRANK, (("a10", A10 - 0.05),), [A10 - 0.05, -(A10 - 0.05) - 5e-4], [OMEGA_S, -OMEGA_S], "guide"),
 ]
 
 
-@pytest.mark.parametrize("model,options,stop,method,rtol,row", PY_BRANCH_CHANGES)
-def test_python_branch_change_at_loose_tolerance_is_an_error(model, options, stop, method, rtol, row):
+@pytest.mark.parametrize("model,options,q0,dq0,row", PY_BRANCH_CHANGES)
+def test_python_branch_change_is_an_error(model, options, q0, dq0, row):
     """The same guard as the FMU's: the constraint forces doing work in a passage of a singular position
     stop the simulation with an error naming the row (it returned the other branch without one)."""
     eq = cached_equations(model, options)
     with pytest.raises(sb.NumericalError, match=rf"leaving its assembly branch .* constraint row '{row}'"):
-        simulate(eq, stop, dt=0.01, formulation="baumgarte", method=method, rtol=rtol, atol=rtol)
+        simulate(eq, 0.5, dt=0.01, q0=q0, dq0=dq0, consistency_tol=1.0, method="DOP853", rtol=1e-8, atol=1e-8)
+
+
+LOOSE_PASSAGES = [  # loose tolerances: the drift of the integration may or may not turn the motion (by rounding)
+    (PARALLELOGRAM, (("phi0", PHI0),), 3.5, "DOP853", 1e-4),
+    (PARALLELOGRAM, (("phi0", PHI0),), 3.5, "DOP853", 1e-3),
+    (PARALLELOGRAM, (("phi0", -PHI0),), 3.5, "DOP853", 1e-3),
+    (PARALLELOGRAM, (("phi0", PHI0),), 3.5, "RK45", 1e-3),
+    (SLIDER_CRANK, (("a10", A10),), 2.5, "DOP853", 1e-4),
+    (SLIDER_CRANK, (("a10", A10),), 2.5, "DOP853", 1e-3),
+]
+
+
+@pytest.mark.parametrize("model,options,stop,method,rtol", LOOSE_PASSAGES)
+def test_python_loose_passage_keeps_its_branch_or_says_it_left(model, options, stop, method, rtol):
+    """At loose tolerances the motion either stays on its branch (checked against the reference on the
+    branch, to the accuracy the tolerance allows) or stops with the guard's error: never another branch
+    silently (parallelogram at rtol 1e-3: 20 % of the energy gone, slider-crank at 1e-4: a1 off by 1 rad)."""
+    eq = cached_equations(model, options)
+    try:
+        res = simulate(eq, stop, dt=0.01, formulation="baumgarte", method=method, rtol=rtol, atol=rtol)
+    except sb.NumericalError as e:
+        assert "leaving its assembly branch" in str(e)
+        return
+    # the other branches differ by O(1) rad within the run (the anti-parallelogram turns the coupler, the
+    # slider stops at the pivot); near a dead point a loose integration strays by 0.1 rad in a1 and 0.3 rad in
+    # a2 + a1 (the constraint determines them poorly there; `position_violation` reports it) and comes back
+    if model == PARALLELOGRAM:
+        np.testing.assert_allclose(res.q[:, 0], parallelogram_reference(res.t, dict(options)["phi0"])[0], atol=0.5)
+        np.testing.assert_allclose(res.q[:, 1], 0.0, atol=0.5)
+    else:
+        np.testing.assert_allclose(res.q[:, 0], slider_crank_reference(res.t, dict(options)["a10"])[0], atol=0.5)
+        np.testing.assert_allclose(res.q[:, 1], -res.q[:, 0], atol=0.5)
 
 
 @pytest.mark.parametrize("formulation", ["baumgarte", "projection"])

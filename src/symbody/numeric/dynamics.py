@@ -257,6 +257,7 @@ def simulate(
         max_step=max_step,
         first_step=first_step,
         step=step,
+        inputs=u,
     )
     return _postprocess(nm, form, u, tr, formulation, method)
 

@@ -29,6 +29,7 @@ from .contact_dynamics import ContactDynamics
 from .dynamics import SimulationResult, _times, check_consistency
 from .events import EVENT_METHODS, EventLog, EventResult, integrate_events
 from .inputs import input_function
+from .integrators import Stretches
 from .model import as_numeric
 
 #: the options of :func:`symbody.numeric.simulate` that :func:`simulate_events` takes
@@ -119,7 +120,7 @@ def simulate_events(
     opts: dict[str, Any] = {"rtol": rtol, "atol": atol, "max_step": max_step}
     if first_step is not None:
         opts["first_step"] = first_step
-    rec = integrate_events(form, log, t0, tf, np.concatenate([q, dq]), method, te, opts)
+    rec = integrate_events(form, log, t0, tf, np.concatenate([q, dq]), method, te, opts, Stretches(t0, tf, u))
     return _postprocess(nm, form, log, rec, formulation, method)
 
 

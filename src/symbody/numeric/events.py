@@ -18,16 +18,19 @@ step the events inside it are located on the solver's dense output:
   stand still and let the steps grow, while the load may exceed the limit for a moment);
 - a switching function of the loads crossing zero (either way).
 
-The earliest one is found by Brent's method to round-off, the state there is taken from the dense
-output, and the event is resolved (:mod:`symbody.numeric.impacts`): the contacts at zero gap take
-the impulses of Newton's law, approach rates below ``rest_velocity`` count as plastic (the end of
-an accumulation of impacts: a bouncing ball comes to rest), then the force problem decides which
-contacts stay closed, and the friction elements at rest stick unless the force that holds them
-exceeds the static limit (they are released one at a time, the most overloaded first: a heuristic,
-not a complementarity problem, for several elements that load each other); the solver restarts
-from the new state.  A step too long for the motion just after an event (a short flight that a
-low-order dense output cannot show) is retried shorter.  Every change is reported as an
-:class:`Event` (``impact``, ``close``, ``open``, ``stick``, ``slip``, ``switch``) in ``result.events``.
+The earliest one is found by Brent's method to round-off on the dense output of the step that crossed
+it; that step is then discarded and the motion integrated again from the step's start up to the event
+time, so that no step spans the event (a step across a kink of a load or a switch of the mode is
+inaccurate in a way its error estimate does not see, and what it accepts depends on round-off). The
+state there is taken from that integration, and the event is resolved (:mod:`symbody.numeric.impacts`):
+the contacts at zero gap take the impulses of Newton's law, approach rates below ``rest_velocity`` count
+as plastic (the end of an accumulation of impacts: a bouncing ball comes to rest), then the force
+problem decides which contacts stay closed, and the friction elements at rest stick unless the force
+that holds them exceeds the static limit (they are released one at a time, the most overloaded first: a
+heuristic, not a complementarity problem, for several elements that load each other); the solver
+restarts from the new state. A step too long for the motion just after an event (a short flight that a
+low-order dense output cannot show) is retried shorter. Every change is reported as an :class:`Event`
+(``impact``, ``close``, ``open``, ``stick``, ``slip``, ``switch``) in ``result.events``.
 
 Example (a ball dropped from 1 m bounces with e = 0.5 and comes to rest):
     >>> import numpy as np, symbody as sb
@@ -52,7 +55,7 @@ from scipy.optimize import brentq, minimize_scalar
 from ..errors import NumericalError
 from .contact_dynamics import ContactDynamics, ContactState
 from .impacts import contact_forces, contact_response, impact_impulses
-from .integrators import SCIPY_METHODS
+from .integrators import SCIPY_METHODS, Stretches
 from .integrators import _set_state as set_state
 from .results import TimeHistory
 
@@ -62,6 +65,8 @@ EVENT_METHODS = ("RK45", "DOP853", "Radau", "BDF", "RK23")
 GAP_SAMPLES = 4
 #: the largest spacing of the samples of a sticking friction element's margin (s; the FMUs' solver.step)
 STICK_SAMPLE = 1e-3
+#: the largest number of times an event is reached again because shorter steps found it earlier
+MAX_REACH = 50
 #: crossings of one switching function within ``CHATTER_SPAN`` (relative time) that end a simulation
 CHATTER_EVENTS = 50
 CHATTER_SPAN = 1e-6
@@ -390,8 +395,30 @@ def integrate_events(
     method: str,
     te: np.ndarray | None,
     opts: dict,
+    stretches: Stretches | None = None,
 ) -> dict:
-    """Integrate with event location; returns the records (times, states, modes) and statistics."""
+    """Integrate with event location; returns the records (times, states, modes) and statistics.
+
+    ``stretches`` (the breakpoints of the inputs) end the steps, as in :func:`symbody.numeric.integrators.integrate`.
+    """
+    stretches = stretches or Stretches(t0, tf, None)
+    try:
+        return _integrate_events(form, log, t0, tf, y0, method, te, opts, stretches)
+    finally:
+        stretches.done()
+
+
+def _integrate_events(
+    form: ContactDynamics,
+    log: EventLog,
+    t0: float,
+    tf: float,
+    y0: np.ndarray,
+    method: str,
+    te: np.ndarray | None,
+    opts: dict,
+    stretches: Stretches,
+) -> dict:
     cls = SCIPY_METHODS[method]
     rec: dict = {"t": [], "y": [], "mode": [], "slip": [], "nfev": 0, "nsteps": 0, "corrections": 0}
 
@@ -403,9 +430,12 @@ def integrate_events(
 
     def solver_at(t: float, y: np.ndarray, h: float | None, force: bool = False):
         o = dict(opts)
-        if h is not None and ("first_step" not in o or force) and tf - t > 0:
-            o["first_step"] = min(h, tf - t)
-        return cls(form.rhs, t, y, tf, **o)
+        end = stretches.end(t)
+        if h is not None and ("first_step" not in o or force) and end - t > 0:
+            o["first_step"] = min(h, end - t)
+        elif "first_step" in o:
+            o["first_step"] = min(o["first_step"], end - t)
+        return cls(form.rhs, t, y, end, **o)
 
     k_eval = 0
 
@@ -425,6 +455,7 @@ def integrate_events(
         k_eval = 1 if te is not None else 0
     solver = solver_at(t0, y, None)
     while solver.status == "running":
+        y_old = np.array(solver.y, dtype=float)
         msg = solver.step()
         if solver.status == "failed":
             last = f"; last failure: {form.last_failure}" if form.last_failure else ""
@@ -445,6 +476,9 @@ def integrate_events(
             elif k_eval < te.size and abs(te[k_eval] - t_new) <= 1e-12 * max(1.0, abs(t_new)):
                 record(te[k_eval], y_new)
                 k_eval += 1
+            if solver.status == "finished" and t_new < tf:  # a breakpoint of the inputs: the next stretch
+                rec["nfev"] += solver.nfev
+                solver = solver_at(t_new, y_new, t_new - t_old)
             continue
         t_e = hit[0]
         h = t_new - t_old
@@ -457,12 +491,16 @@ def integrate_events(
         repeats = repeats + 1 if t_e == t_old else 0
         if repeats > 100:
             raise NumericalError(f"the events at t = {t_e:.6g} do not settle (a mode that changes again at once)")
-        y_e = dense(t_e)
-        record_until(t_e, dense, include_end=True)
+        rec["nfev"] += solver.nfev
+        if t_e > t_old:  # the step across the event discarded: integrated again up to it
+            t_e, y_e, key, nfev = _reach(cls, form.rhs, t_old, y_old, hit, h, opts, log, record_until)
+            rec["nfev"] += nfev
+        else:
+            y_e, key = dense(t_e), hit[1]
+            record_until(t_e, dense, include_end=True)
         if te is None:
             record(t_e, y_e)
-        rec["nfev"] += solver.nfev
-        y_e = log.resolve(t_e, y_e, hit[1])
+        y_e = log.resolve(t_e, y_e, key)
         if te is None:
             record(t_e, y_e)
         if t_e >= tf:
@@ -471,10 +509,43 @@ def integrate_events(
         solver = solver_at(t_e, y_e, t_new - t_old)
     else:
         y_final = solver.y
-    rec["nfev"] += solver.nfev
+        rec["nfev"] += solver.nfev
     if te is not None and k_eval < te.size:  # the last output time, at the end
         record_until(tf, lambda t: y_final, include_end=True)
     return rec
+
+
+def _reach(
+    cls: Any, rhs: Any, t0: float, y0: np.ndarray, hit: tuple[float, int], h: float, opts: dict, log: Any, record: Any
+) -> tuple[float, np.ndarray, int, int]:
+    """Integrate from ``(t0, y0)`` exactly up to the event ``hit = (time, key)`` that a step across it located,
+    the output times on the way recorded by ``record``.  An event that these shorter steps find earlier (the
+    step across it misplaced it) is reached in turn.  Returns the event's time, state and key, and the
+    number of evaluations."""
+    nfev = 0
+    t_e, key = hit
+    for _ in range(MAX_REACH):
+        sub = cls(rhs, t0, y0, t_e, **{**opts, "first_step": min(h, t_e - t0)})
+        earlier = None
+        while sub.status == "running":
+            ts, ys = sub.t, np.array(sub.y, dtype=float)
+            msg = sub.step()
+            if sub.status == "failed":
+                raise NumericalError(f"the integration up to the event at t = {t_e:.6g} failed: {msg}")
+            dense = sub.dense_output()
+            found = log.locate(ts, sub.t, dense)
+            if found is not None and found[0] < sub.t - 1e-14 * max(1.0, abs(sub.t)):
+                earlier = (ts, ys, found)
+                break
+            record(sub.t, dense, include_end=sub.status == "finished")
+        nfev += sub.nfev
+        if earlier is None:
+            return t_e, np.array(sub.y, dtype=float), key, nfev
+        ts, ys, (t_e, key) = earlier
+        if t_e <= ts:
+            return ts, ys, key, nfev
+        t0, y0 = ts, ys
+    raise NumericalError(f"the event at t = {t_e:.6g} could not be reached without stepping across it")
 
 
 @dataclass(repr=False)

@@ -64,6 +64,11 @@ class Sampled:
         object.__setattr__(self, "times", t)
         object.__setattr__(self, "values", v)
 
+    @property
+    def breakpoints(self) -> np.ndarray:
+        """The sample times: where the held value jumps or the interpolation has a kink."""
+        return np.asarray(self.times)
+
     def __call__(self, t: float) -> np.ndarray | float:
         tt = np.asarray(self.times)  # arrays since __post_init__: no copy
         v = np.asarray(self.values)
@@ -95,29 +100,52 @@ def _arity(f: Callable, what: str) -> int:
 
 
 class InputFunction:
-    """``u(t, q, dq)`` in the order of ``eq.inputs``; ``depends_on_state`` tells feedback laws apart."""
+    """``u(t, q, dq)`` in the order of ``eq.inputs``; ``depends_on_state`` tells feedback laws apart.
 
-    def __init__(self, fn: Callable[[float, np.ndarray, np.ndarray], np.ndarray], nu: int, depends_on_state: bool):
+    Attributes:
+        breakpoints: sorted times where an input jumps or has a kink (the sample times of sampled
+            signals); the integrators end steps there.
+    """
+
+    def __init__(
+        self,
+        fn: Callable[[float, np.ndarray, np.ndarray], np.ndarray],
+        nu: int,
+        depends_on_state: bool,
+        breakpoints: Any = (),
+    ):
         self._fn = fn
         self.nu = nu
         self.depends_on_state = depends_on_state
+        self.breakpoints = np.unique(np.asarray(breakpoints, dtype=float).reshape(-1))
+        self._end: float | None = None
+        self._before_end = 0.0
+
+    def segment(self, end: float | None) -> None:
+        """Evaluate as on a motion that ends at ``end`` (``None``: everywhere as given): at ``end`` itself
+        the inputs take their values just before it, the held value of the sample ending there."""
+        self._end = end
+        self._before_end = float(np.nextafter(end, -np.inf)) if end is not None else 0.0
 
     def __call__(self, t: float, q: np.ndarray, dq: np.ndarray) -> np.ndarray:
+        if self._end is not None and t >= self._end:
+            t = self._before_end
         return self._fn(t, q, dq)
 
 
-def _scalar_spec(spec: Any, name: str) -> tuple[Callable[[float, np.ndarray, np.ndarray], float], bool]:
+def _scalar_spec(spec: Any, name: str) -> tuple[Callable[[float, np.ndarray, np.ndarray], float], bool, np.ndarray]:
+    """The function of one input, whether it reads the state, and its breakpoints."""
+    none = np.zeros(0)
+    if isinstance(spec, tuple) and len(spec) == 2 and not callable(spec[0]):
+        spec = Sampled(spec[0], spec[1])
     if isinstance(spec, Sampled):
         if np.asarray(spec.values).ndim != 1:
             raise ValueError(f"input {name!r}: a Sampled signal for one input must have 1-D values")
-        return (lambda t, q, dq: float(spec(t))), False
-    if isinstance(spec, tuple) and len(spec) == 2 and not callable(spec[0]):
-        s = Sampled(spec[0], spec[1])
-        return (lambda t, q, dq: float(s(t))), False
+        return (lambda t, q, dq: float(spec(t))), False, spec.breakpoints
     if callable(spec):
         if _arity(spec, f"input {name!r}") == 1:
-            return (lambda t, q, dq: float(spec(t))), False
-        return (lambda t, q, dq: float(spec(t, q, dq))), True
+            return (lambda t, q, dq: float(spec(t))), False, none
+        return (lambda t, q, dq: float(spec(t, q, dq))), True, none
     try:
         v = float(spec)
     except (TypeError, ValueError):
@@ -125,7 +153,7 @@ def _scalar_spec(spec: Any, name: str) -> tuple[Callable[[float, np.ndarray, np.
             f"input {name!r}: expected a number, a callable f(t) or f(t, q, dq), a Sampled signal or "
             f"(times, values), got {spec!r}"
         ) from None
-    return (lambda t, q, dq: v), False
+    return (lambda t, q, dq: v), False, none
 
 
 def input_function(eq, inputs: Any = None, defaults: np.ndarray | None = None) -> InputFunction:
@@ -148,15 +176,17 @@ def input_function(eq, inputs: Any = None, defaults: np.ndarray | None = None) -
 
         def fn(t: float, q: np.ndarray, dq: np.ndarray) -> np.ndarray:
             u = u0.copy()
-            for i, f, _ in parts:
+            for i, f, _, _ in parts:
                 u[i] = f(t, q, dq)
             return u
 
-        return InputFunction(fn, nu, state)
+        return InputFunction(fn, nu, state, np.concatenate([np.zeros(0)] + [p[3] for p in parts]))
     if isinstance(inputs, Sampled):
         if nu == 1 and np.asarray(inputs.values).ndim == 1:
             return input_function(eq, {names[0]: inputs}, u0)
-        return InputFunction(lambda t, q, dq: _check(np.asarray(inputs(t), dtype=float), nu), nu, False)
+        return InputFunction(
+            lambda t, q, dq: _check(np.asarray(inputs(t), dtype=float), nu), nu, False, inputs.breakpoints
+        )
     if callable(inputs):
         if _arity(inputs, "inputs") == 1:
             return InputFunction(lambda t, q, dq: _check(inputs(t), nu), nu, False)
