@@ -310,6 +310,62 @@ def test_controller_in_the_loop_equals_the_example_loop(crane_fmu):
         assert row["tension.peak"] > case["m_payload"] * 9.80665 * 0.99
 
 
+def test_controller_and_input_file_drive_different_inputs(crane_fmu, tmp_path):
+    # the controller moves the trolley, the file hoists the load; the reference is the example loop with
+    # one law setting both inputs, the hoist force interpolated linearly in the file's table (as fmpy does)
+    sys.path.insert(0, str(ROOT / "examples" / "crane_control"))
+    try:
+        from crane_loop import FeedbackLaw, FmuPlant, run_closed_loop
+    finally:
+        sys.path.pop(0)
+    from symbody.fmu.arguments import read_input_file
+
+    weight = 4000.0 * 9.80665
+    table = np.array([[0.0, weight], [1.0, weight + 3000.0], [3.0, weight], [5.0, weight]])
+    csv = tmp_path / "hoist.csv"
+    csv.write_text("time,F_hoist\n" + "".join(f"{a!r},{b!r}\n" for a, b in table.tolist()))
+    signals = read_input_file(csv, ["F_trolley", "F_hoist"])
+
+    def trolley(t, s):
+        return np.array([3000.0 * (2.0 - s[0]) - 4000.0 * s[1]])
+
+    def both(t, s):
+        return np.array([trolley(t, s)[0], np.interp(t, table[:, 0], table[:, 1])])
+
+    law = FeedbackLaw(["x", "dx"], ["F_trolley"], trolley)
+    cases = [{"l": 8.0}, {"l": 12.0}]
+    df = sweep(
+        crane_fmu,
+        cases=cases,
+        stop_time=5.0,
+        inputs=signals,
+        controller=law,
+        sample_period=0.01,
+        outputs=["x", "l", "F_hoist"],
+        workers=0,
+        progress=False,
+    )
+    assert (df["status"] == "ok").all(), df["message"].tolist()
+    for case, row in zip(cases, df.to_dict("records")):
+        ref = run_closed_loop(
+            FmuPlant(crane_fmu, case), FeedbackLaw(["x", "dx"], ["F_trolley", "F_hoist"], both), 5.0, 0.01, ["l"]
+        )
+        assert row["x.final"] == pytest.approx(ref["x"][-1], rel=1e-12)
+        assert row["l.min"] == pytest.approx(ref["l"].min(), rel=1e-12)
+        assert row["F_hoist.max"] == pytest.approx(weight + 3000.0, rel=1e-12)  # the file's peak, at t = 1 s
+        assert row["l.min"] < case["l"] - 0.1  # the file hoisted the load
+        assert 1.0 < row["x.final"] < 3.0  # while the controller moved the trolley towards x = 2 m
+
+
+def test_controller_and_input_file_driving_one_input_are_refused(crane_fmu, tmp_path):
+    signals = np.array(
+        [(0.0, 1.0, 2.0), (1.0, 1.0, 2.0)], dtype=[("time", float), ("F_hoist", float), ("F_trolley", float)]
+    )
+    law = type("Law", (), {"measured": ["x"], "inputs": ["F_trolley"], "__call__": lambda self, t, y: [0.0]})()
+    with pytest.raises(StudyError, match="the controller and the input file both drive 'F_trolley'"):
+        sweep(crane_fmu, {"l": [8.0]}, stop_time=1.0, inputs=signals, controller=law, sample_period=0.01, workers=0)
+
+
 # ---------------------------------------------------------------------------
 # command line
 # ---------------------------------------------------------------------------
