@@ -152,7 +152,9 @@ def add_simulate(sub: Any, common: argparse.ArgumentParser) -> None:
 
 def add_validate(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
-        "validate", parents=[common], help="validate an FMU (fmpy validation and a simulation smoke test)"
+        "validate",
+        parents=[common],
+        help="validate an FMU (the standard; a simulation with each solver, at a setting the model allows)",
     )
     p.add_argument("fmu", help="FMU file")
     p.add_argument("--stop-time", type=float, default=1.0, help="end time of the smoke simulations (default 1)")
@@ -384,7 +386,7 @@ def _check_timeout(timeout: float | None) -> None:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from .fmu.run import validate
+    from .fmu.validation import validate
 
     if not _is_fmu(args.fmu) and Path(args.fmu).suffix.lower() == ".py":
         raise CliError(

@@ -173,6 +173,40 @@ class DimensionChecker:
             self.scales[x] = self._scale(x)
         return self.dims[e]
 
+    def is_number(self, e: Expr) -> bool:
+        """True if ``e`` is made of numbers only (no unit: it matches any in a sum)."""
+        try:
+            return self.dim(e) == _WILD
+        except _Mismatch:
+            return False
+
+    def known(self, e: Expr) -> Dim | None:
+        """The dimension of ``e`` when it is consistent and known (not numbers only), else ``None``."""
+        try:
+            d = self.dim(e)
+        except _Mismatch:
+            return None
+        return None if d is _UNKNOWN or d == _WILD else d
+
+    def problem(self, e: Expr, want: Dim | None = None) -> str | None:
+        """Why ``e`` is not consistent, or not in ``want``; ``None`` when it is (or cannot be known).
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("d"); x = s.coordinate("x", unit="m"); T = s.parameter("T", 1.0, "s")
+            >>> _ = s.particle("p", s.point("P", s.origin, (x, 0, 0)), s.parameter("m", 1.0, "kg"))
+            >>> chk = DimensionChecker(s.derive())
+            >>> chk.problem(x + T), chk.problem(x, parse_dimension("s")), chk.problem(x + 2.0, parse_dimension("m"))
+            ('adds m and s', 'is in m, not s', None)
+        """
+        try:
+            got = self.dim(e)
+        except _Mismatch as m:
+            return m.what.split("; ")[0]
+        if want is None or got is _UNKNOWN or got == _WILD or got == want:
+            return None
+        return f"is in {format_dimension(got)}, not {format_dimension(want)}"
+
     def _scale(self, x: Expr):
         """Factor to SI of ``x`` in the units the model declares (``None`` unknown, ``_WILD`` a number).
 
@@ -280,9 +314,25 @@ def _bare_number(side: Expr) -> tuple[Expr, object] | None:
     return None
 
 
+def measured_factor(e: Expr) -> float | None:
+    """The first floating-point factor other than 1 of a term of ``e`` (a constant given without unit), or None.
+
+    Example:
+        >>> from symbody.symbolic.atoms import Context
+        >>> x = Context().symbol("x")
+        >>> measured_factor(x - 0.5 * x**2), measured_factor(x / 2)
+        (0.5, None)
+    """
+    for term in _terms(e):
+        for f in _factors(term):
+            if f.op == NUM and isinstance(f.value, float) and abs(f.value) != 1:
+                return abs(f.value)
+    return None
+
+
 def _measured_number(e: Expr) -> bool:
     """True if a term of ``e`` has a floating-point factor other than 1 (a constant given without unit)."""
-    return any(f.op == NUM and isinstance(f.value, float) and abs(f.value) != 1 for t in _terms(e) for f in _factors(t))
+    return measured_factor(e) is not None
 
 
 def _bare_number_hint(a: Expr, dim_a: Dim, b: Expr, dim_b: Dim) -> str:
@@ -356,6 +406,20 @@ class _Mismatch(Exception):
         self.what = what
 
 
+class UnitMismatch(ModelError):
+    """A derived equation is not dimensionally consistent.
+
+    Attributes:
+        where: the expression checked (``"the equation of coordinate 'theta'"``, ``"output 'y'"``).
+        what: what is wrong with it (``"adds m/s and 1/s"``, with a hint about bare numbers).
+    """
+
+    def __init__(self, message: str, where: str, what: str):
+        super().__init__(message)
+        self.where = where
+        self.what = what
+
+
 def check_dimensions(eq: Equations) -> None:
     """Raise :class:`ModelError` at the first dimensionally inconsistent expression of ``eq``."""
     # units are checked where they are declared; a record changed afterwards is caught here
@@ -384,7 +448,8 @@ def check_dimensions(eq: Equations) -> None:
         try:
             chk.dim(e)
         except _Mismatch as m:
-            raise ModelError(f"unit mismatch in {what}: {to_str(m.node, max_nodes=60)} {m.what}") from None
+            text = f"unit mismatch in {what}: {to_str(m.node, max_nodes=60)} {m.what}"
+            raise UnitMismatch(text, what, m.what) from None
     _check_balance(chk, eq)
     for o in eq.outputs:
         _check_declared_unit(chk, o)
@@ -416,9 +481,8 @@ def _check_balance(chk: DimensionChecker, eq: Equations) -> None:
             got = _mul(m, a)
             where = f"unit mismatch in the equation of coordinate {c.name!r}: M({c.name}, {cj.name}) dd{cj.name}"
             if got != want:
-                raise ModelError(
-                    f"{where} is in {format_dimension(got)} but the generalized force is in {format_dimension(want)}"
-                )
+                what = f"is in {format_dimension(got)} but the generalized force is in {format_dimension(want)}"
+                raise UnitMismatch(f"{where} {what}", f"the equation of coordinate {c.name!r}", what)
             if _known(want_k) and _known(m_k) and a_k is not None and not _same_scale(m_k * a_k, want_k):
                 raise ModelError(
                     f"{where} and the generalized force differ by a factor {want_k / (m_k * a_k):g}: the"

@@ -32,6 +32,8 @@ from .derive.build import derive_fields
 from .derive.checks import RedundantConstraintWarning, check_equations, default_values, evaluate_matrix, redundant_rows
 from .derive.progress import Progress
 from .derive.records import ConstraintInfo, CoordinateInfo, InputInfo, JointInfo, OutputInfo, ParameterInfo
+from .derive.unit_sites import locate_unit_mismatch
+from .dimensions import UnitMismatch
 from .model.contacts import ContactInfo
 from .model.friction import FrictionInfo
 from .model.shapes import GeometryInfo
@@ -308,7 +310,10 @@ def derive_equations(
     """
     eq = Equations(**derive_fields(system, progress, check, formulation))
     if check:
-        check_equations(eq)
+        try:
+            check_equations(eq)
+        except UnitMismatch as err:  # name the point, solid or load where a bare number was written
+            raise UnitMismatch(locate_unit_mismatch(system, eq, err), err.where, err.what) from None
     return eq
 
 

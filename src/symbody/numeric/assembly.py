@@ -66,12 +66,15 @@ def newton_least_squares(
     tol: float = 1e-10,
     max_iter: int = 50,
     relax: float | None = None,
+    step: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray] | None = None,
 ) -> _Newton:
     """Gauss-Newton with minimum-norm steps for ``fun(x) = 0``.
 
     ``relax`` is a fixed step fraction (3D_MEC's relaxation); ``None`` uses a
     backtracking line search on ``|fun|`` (full steps near the solution).
-    Converged when ``max |fun(x)| <= tol``.
+    ``step(x, J, r)`` computes the correction ``dx`` with ``J dx ~ -r`` (default: the
+    minimum-norm least-squares one; a caller whose unknowns mix units passes a scaled
+    solve, :mod:`symbody.numeric.scaling`).  Converged when ``max |fun(x)| <= tol``.
     """
     x = np.array(x0, dtype=float)
     r = fun(x)
@@ -80,7 +83,7 @@ def newton_least_squares(
         if norm <= tol:
             return _Newton(x, r, k, True)
         J = jac(x)
-        dx = -np.linalg.lstsq(J, r, rcond=RANK_TOL)[0]
+        dx = -np.linalg.lstsq(J, r, rcond=RANK_TOL)[0] if step is None else step(x, J, r)
         if not np.all(np.isfinite(dx)):
             break
         if relax is not None:

@@ -39,6 +39,7 @@ from .blocks import evaluator
 from .contact_checks import require_smooth
 from .inverse import JointReaction, joint_reactions
 from .model import as_numeric
+from .scaling import mass_weights, scaled_lstsq
 
 
 @dataclass
@@ -170,17 +171,30 @@ def static_equilibrium(
     if nm_:
         _, _, _, G, _ = parts(x0)
         x0[n:] = np.linalg.lstsq(G.T, d0, rcond=None)[0]  # multipliers that best balance the guess
-    sol = newton_least_squares(fun, jac, x0, tol, max_iter, relax)
+
+    def step(x: np.ndarray, J: np.ndarray, r: np.ndarray) -> np.ndarray:
+        rows, columns = _newton_scales(J, nm.M(x[:n], t, uu), n, fscale)
+        return -scaled_lstsq(J, r, rows, columns)
+
+    sol = newton_least_squares(fun, jac, x0, tol, max_iter, relax, step)
     if not sol.converged:
+        # a held coordinate's force is balanced by its holding effort: only free ones are named
+        held = {i for i, _ in fixed_items}
+        free = [i for i in range(n) if i not in held]
         r = np.abs(sol.residual[:n]) * fscale
-        i = int(np.argmax(r)) if r.size else 0
+        if free:
+            i = max(free, key=lambda j: r[j])
+            worst = f"largest unbalanced force on {eq.coordinates[i].name!r}: {r[i]:.3g}"
+        else:
+            worst = f"largest residual of the holds: {float(np.max(np.abs(sol.residual[n:]))):.3g}"
         raise NumericalError(
-            f"static equilibrium of {eq.name!r}: no convergence from the guess (largest unbalanced force on "
-            f"{eq.coordinates[i].name!r}: {r[i]:.3g}); try another guess or hold free coordinates (fixed=...)"
+            f"static equilibrium of {eq.name!r}: no convergence from the guess ({worst}); "
+            "try another guess or hold free coordinates (fixed=...)"
         )
     qe, mult = sol.x[:n], sol.x[n:]
     require_smooth(nm, qe, t, "static equilibrium", at_contact=True)
-    _warn_if_not_isolated(eq, jac(sol.x), n)
+    J = jac(sol.x)
+    _warn_if_not_isolated(eq, J, n, *_newton_scales(J, nm.M(qe, t, uu), n, fscale))
     lam = np.zeros(eq.nc)
     lam[:nh] = mult[:nh]
     holding = {nm2: float(-mu) for nm2, mu in zip(hold_names, mult[nh:])}
@@ -189,22 +203,41 @@ def static_equilibrium(
     return EquilibriumResult(qe, lam, holding, uu, t, sol.iterations, res, coordinate_names, eq, nm.p.copy())
 
 
+def _newton_scales(J: np.ndarray, M: np.ndarray, n: int, fscale: float) -> tuple[np.ndarray, np.ndarray]:
+    """Row weights and column units of the Newton matrix ``[[K, -G^T / fscale], [G, 0]]`` (numeric/scaling.py).
+
+    The coordinates are measured in units of ``1 / sqrt(M_jj)`` and their equations weighted by
+    ``1 / sqrt(M_ii)``: the stiffness block becomes ``K_ij / sqrt(M_ii M_jj)``, squares of
+    frequencies in one unit (a 20 rad/s servo next to a 0.5 rad/s pendulum, not 5e9 N m/rad next
+    to 1 N m/rad), then scaled to a largest entry of 1.  The constraint and hold rows and their
+    multipliers are scaled to unit norm: the rank decisions of the step compare like with like.
+    """
+    w = mass_weights(M)
+    K = w[:, None] * J[:n, :n] * w[None, :]
+    alpha = 1.0 / float(np.max(np.abs(K))) if K.size and np.max(np.abs(K)) > 0 else 1.0
+    g = np.linalg.norm(J[n:, :n] * w[None, :], axis=1)
+    g = np.where(g > 0, g, 1.0)
+    return np.concatenate([alpha * w, 1.0 / g]), np.concatenate([1.0 / w, alpha * g / fscale])
+
+
 class NonIsolatedEquilibriumWarning(RuntimeWarning):
     """The equilibrium found is not isolated: neighbouring configurations are equilibria too."""
 
 
-def _warn_if_not_isolated(eq, J: np.ndarray, n: int) -> None:
+def _warn_if_not_isolated(eq, J: np.ndarray, n: int, rows: np.ndarray, columns: np.ndarray) -> None:
     """Warn when the equilibrium Jacobian is singular, naming the coordinates that are free to move.
 
     A singular Jacobian means a continuum of equilibria (a neutral direction, e.g. a rope length
     under a force equal to the weight) or a degenerate configuration: the point returned depends on
-    the guess.
+    the guess.  The test runs on the scaled Jacobian (:func:`_newton_scales`): a stiff servo does
+    not make a soft pendulum look neutral.
     """
     import warnings
 
     if J.size == 0:
         return
-    K, G = J[:n, :n], J[n:, :n]
+    Js = rows[:, None] * J / columns[None, :]
+    K, G = Js[:n, :n], Js[n:, :n]
     if G.shape[0]:
         _, sg, vg = np.linalg.svd(G)
         rank = int((sg > 1e-9 * max(1.0, float(sg.max()))).sum())
@@ -217,7 +250,8 @@ def _warn_if_not_isolated(eq, J: np.ndarray, n: int) -> None:
     _, sk, vk = np.linalg.svd(Kr)
     if sk.max() == 0.0 or sk.min() > 1e-8 * sk.max():
         return
-    direction = Z @ vk[-1]
+    direction = (Z @ vk[-1]) / columns[:n]  # back to the coordinates' own units
+    direction /= float(np.max(np.abs(direction)))
     free = [eq.coordinates[i].name for i in np.argsort(-np.abs(direction)) if abs(direction[i]) > 1e-3][:4]
     warnings.warn(
         f"static equilibrium of {eq.name!r} is not isolated: {', '.join(repr(f) for f in free)} can move "

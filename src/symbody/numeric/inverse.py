@@ -41,9 +41,10 @@ from ..symbolic.evaluate import evaluate
 from ..symbolic.expr import Expr
 from .blocks import evaluator
 from .inputs import Sampled
-from .linalg import RANK_TOL, independent_rows, numerical_rank
+from .linalg import independent_rows
 from .model import NumericModel, as_numeric
 from .results import TimeHistory
+from .scaling import mass_weights, scaled_lstsq, scaled_rank
 
 # ---------------------------------------------------------------------------
 # joint reactions
@@ -210,6 +211,8 @@ def inverse_dynamics(
     U = np.tile(u_base, (nt, 1))
     LAM = np.zeros((nt, nc))
     RES = np.zeros(nt)
+    # the rank test and the solve see every unknown in a unit of its own (numeric/scaling.py)
+    reference = _column_reference(f, T, Q, DQ, U, nm.p, ia, nc)
     for k in range(nt):
         tk, qk, dqk, ddqk = float(T[k]), Q[k], DQ[k], DDQ[k]
         if nc:
@@ -217,16 +220,13 @@ def inverse_dynamics(
         uk = U[k].copy()
         lam_k = np.zeros(nc)
         for _ in range(max_iter):
-            out = f(tk, qk, dqk, uk, nm.p)
-            if nc:
-                M, d, D, _, _, du = out
-            else:
-                M, d, du = out
-                D = np.zeros((0, n))
-            rows = independent_rows(D) if nc else []
+            M, d, D, du = _dynamics(f, tk, qk, dqk, uk, nm.p, nc, n)
+            w = mass_weights(M)
+            rows = independent_rows(D * w[None, :] / reference[len(ia) :, None]) if nc else []
             r = M @ ddqk + D.T @ lam_k - d
             J = np.hstack([-du[:, ia], D[rows].T])
-            if numerical_rank(J) < J.shape[1]:
+            columns = np.concatenate([reference[: len(ia)], reference[len(ia) :][rows]])
+            if scaled_rank(J, w, columns) < J.shape[1]:
                 raise NumericalError(
                     f"inverse dynamics of {eq.name!r} at t = {tk:g}: the efforts of actuators "
                     f"{', '.join(act) or '(none)'} cannot be told apart from the constraint reactions "
@@ -235,7 +235,7 @@ def inverse_dynamics(
             scale = max(1.0, float(np.max(np.abs(M @ ddqk))), float(np.max(np.abs(d))))
             if np.max(np.abs(r)) <= 1e-13 * scale:
                 break
-            x = np.linalg.lstsq(J, -r, rcond=RANK_TOL)[0]
+            x = scaled_lstsq(J, -r, w, columns)
             uk[ia] += x[: len(ia)]
             lam_k[rows] += x[len(ia) :]
         out = f(tk, qk, dqk, uk, nm.p)
@@ -257,6 +257,30 @@ def inverse_dynamics(
         for k in range(nt):
             Y[k] = nm.outputs(Q[k], DQ[k], T[k], U[k], DDQ[k], LAM[k])
     return InverseDynamicsResult(eq, T, Q, DQ, DDQ, LAM, U, Y, actuators=act, residual=RES, p=nm.p.copy())
+
+
+def _dynamics(f, t: float, q, dq, u, p, nc: int, n: int):
+    """``M, delta, D, d delta / du`` at one state (``D`` empty without constraints)."""
+    out = f(t, q, dq, u, p)
+    if nc:
+        M, d, D, _, _, du = out
+        return M, d, D, du
+    M, d, du = out
+    return M, d, np.zeros((0, n)), du
+
+
+def _column_reference(f, T, Q, DQ, U, p, ia: list[int], nc: int) -> np.ndarray:
+    """Largest norm over the motion of each column of ``[d delta / du_a, D^T]``, rows weighted by ``1 / sqrt(M_ii)``.
+
+    The unit in which the rank test measures each actuator effort and each multiplier: an
+    actuator whose column is small against its own largest one (at a dead point) stays small.
+    """
+    n = Q.shape[1]
+    ref = np.zeros(len(ia) + nc)
+    for k in range(T.size):
+        M, _, D, du = _dynamics(f, float(T[k]), Q[k], DQ[k], U[k], p, nc, n)
+        ref = np.maximum(ref, np.linalg.norm(mass_weights(M)[:, None] * np.hstack([du[:, ia], D.T]), axis=0))
+    return np.where(ref > 0, ref, 1.0)
 
 
 def _check_motion(nm: NumericModel, t: float, q, dq, ddq, tol: float) -> None:
