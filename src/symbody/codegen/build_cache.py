@@ -222,6 +222,21 @@ def cached_build(
     raise ExportError(f"cannot write {name} to any cache folder ({cache_root()} or a temporary folder)")
 
 
+def cached_files(kind: str, name: str, files: Sequence[str], root: Path | None = None) -> dict[str, Path] | None:
+    """The ``files`` of the verified cache entry ``<kind>/<name>`` if one exists (nothing is built).
+
+    Example:
+        >>> import pathlib, tempfile
+        >>> root = pathlib.Path(tempfile.mkdtemp())
+        >>> cached_files("demo", "absent", ["x.so"], root) is None
+        True
+    """
+    for folder in cache_folders(kind, root):
+        if verify(folder / name, files) is None:
+            return {f: folder / name / f for f in files}
+    return None
+
+
 def _entry(folder: Path, name: str, files: list[str], build: Callable[[Path], None]) -> dict[str, Path]:
     entry = folder / name
     paths = {f: entry / f for f in files}
@@ -312,4 +327,13 @@ def _discard(entry: Path) -> None:
     shutil.rmtree(trash, ignore_errors=True)
 
 
-__all__ = ["CacheWarning", "cache_root", "cache_folders", "cached_build", "entry_key", "refusal", "verify"]
+__all__ = [
+    "CacheWarning",
+    "cache_root",
+    "cache_folders",
+    "cached_build",
+    "cached_files",
+    "entry_key",
+    "refusal",
+    "verify",
+]
