@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from symbody.codegen import build_cache
+from symbody.codegen import build_cache, c_call
 from symbody.codegen.build_cache import CacheWarning, refusal
 from symbody.codegen.c_call import Kernel, build_cached, compile_shared, kernel_function
 
@@ -76,6 +76,20 @@ def test_a_library_planted_in_the_shared_temporary_folder_is_never_loaded(tmp_pa
     with pytest.warns(CacheWarning, match=rf"symbody-{os.geteuid()}' not used: others can write to it"):
         f = kernel_function(DEMO, "ctypes")
     assert value(f) == 2.0
+
+
+def test_without_a_writable_cache_a_private_folder_of_the_temporary_folder_is_used_and_kept(tmp_path, monkeypatch):
+    shared = shared_temporary_folder(tmp_path, monkeypatch)
+    unwritable_cache(tmp_path, monkeypatch)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert value(kernel_function(DEMO, "ctypes")) == 2.0
+    private = shared / f"symbody-{os.geteuid()}"
+    assert [p.name for p in shared.iterdir()] == [private.name]
+    for folder in (private, private / "evaluators", *(private / "evaluators").iterdir()):
+        assert folder.stat().st_mode & 0o777 == 0o700 and folder.stat().st_uid == os.geteuid(), folder
+    monkeypatch.setattr(c_call, "compile_shared", lambda *a, **k: pytest.fail("compiled again"))
+    assert value(kernel_function(DEMO, "ctypes")) == 2.0  # the next call (or process) finds it there
 
 
 @pytest.mark.parametrize("how", ["open to others", "owned by another user", "a symbolic link"])
