@@ -435,7 +435,7 @@ def _strict_c99(fmu: Path, folder: Path) -> None:
 
 def test_names_up_to_the_limit_and_any_descriptions_and_units_give_strict_c99_sources(tmp_path: Path):
     limit = MAX_NAME_LENGTH
-    description = "Länge <\"x\"> " * 600  # 7800 characters, in the XML and (sanitized) in C comments
+    description = 'Länge <"x"> ' * 600  # 7200 characters, in the XML and (sanitized) in C comments
     unit = "*".join(["m"] * 1500) + "/" + "/".join(["m"] * 1499)  # m, in 6000 characters
     text = {
         "system": ("s" * 128, None, description),
