@@ -43,6 +43,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from ..errors import ModelError
 from ..symbolic.expr import NUM, Expr, free_symbols, symbol_name
 from ..symbolic.plan import ExportPlan
 from ..symbolic.printing import CPrinter
@@ -58,6 +59,10 @@ C_RESERVED = frozenset(
     isnan isinf isfinite isnormal fpclassify HUGE_VAL INFINITY NAN M_PI M_E errno EDOM ERANGE
     memset memcpy malloc calloc free exit main printf assert div ldiv""".split()
 )
+
+#: Longest string literal (characters after escapes, without the terminating null) that every ISO C99
+#: compiler accepts (C99 5.2.4.1); ``gcc -std=c99 -pedantic`` warns beyond it.
+C_STRING_LIMIT = 4095
 
 _SAFE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -84,7 +89,17 @@ def c_string(text: str) -> str:
     Example:
         >>> print(c_string('a "b"?\n'))
         "a \"b\"\?\012"
+
+    Raises:
+        ModelError: ``text`` is longer than :data:`C_STRING_LIMIT` bytes (the model layer keeps names
+            far shorter: :data:`symbody.model.registry.MAX_NAME_LENGTH`).
     """
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > C_STRING_LIMIT:
+        raise ModelError(
+            f"the text {text[:40]!r}... is {size} bytes long: a C string literal holds at most {C_STRING_LIMIT}"
+            " (ISO C99 5.2.4.1)"
+        )
     out = []
     for ch in text:
         if ch in '"\\?':

@@ -7,8 +7,9 @@ generated ``model.c``, the generic runtime of ``fmu_templates/`` and the FMI
 headers vendored in ``symbody/fmu/fmi_headers``; FMI 3 adds
 ``sources/buildDescription.xml``), so that importers on other platforms can
 rebuild it.  The generic runtime does not depend on the model, so its object
-files are compiled once per compiler and flags and cached (``$SYMBODY_CACHE`` or
-``~/.cache/symbody``); only ``model.c`` and its ``model_<k>.c`` are compiled per
+files are compiled once per compiler and flags and cached (``$SYMBODY_CACHE/objects`` or
+``~/.cache/symbody/objects``, private to the user and verified before use: see
+:mod:`symbody.codegen.build_cache`); only ``model.c`` and its ``model_<k>.c`` are compiled per
 model and platform, the platforms in parallel, the files of each platform in
 parallel too, longest first (:func:`compile_order`).  The files that hold
 derivative code only (the tangent code of the ``forward`` Jacobian mode) are
@@ -32,7 +33,6 @@ Example:
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import subprocess
@@ -45,6 +45,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import IO, NamedTuple
 
+from ..codegen.build_cache import cached_build, entry_key
 from ..codegen.c_eval import c_compiler
 from ..errors import ExportError
 from .description import build_description, model_description
@@ -167,14 +168,6 @@ def _compiler_id(cc: str) -> str:
     except OSError as e:
         raise _cannot_run(cc, e) from None
     return out.splitlines()[0] if out else cc
-
-
-def _cache_root() -> Path:
-    env = os.environ.get("SYMBODY_CACHE")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "symbody"
 
 
 def compile_flags(platform: Platform | None = None) -> tuple[str, ...]:
@@ -348,44 +341,24 @@ def runtime_objects(
 ) -> dict[str, Path]:
     """Object files of the generic runtime and both FMI wrappers, compiled once and cached.
 
-    The cache key hashes the template sources, the FMI headers, the compiler
-    and its flags (default: the host's).  When the cache is not writable, a
-    temporary folder is used.
+    The cache key hashes the template sources, the FMI headers, the compiler and its flags (default:
+    the host's).  The objects live in the ``objects`` folder of :mod:`symbody.codegen.build_cache`
+    (private to the user, each object verified against the hash recorded at its build before it is
+    linked; a failed entry is rebuilt).
     """
     cc = cc or c_compiler()
     flags = compile_flags() if flags is None else flags
     tdir, hdir = template_dir(), fmi_headers_dir()
-    names = (*GENERIC_SOURCES, *WRAPPERS)
-    h = hashlib.sha256()
-    h.update(_compiler_id(cc).encode())
-    h.update(" ".join(flags).encode())
+    parts: list[str | bytes] = [_compiler_id(cc), " ".join(flags)]
     for f in sorted([*tdir.glob("*.c"), *tdir.glob("*.h"), *hdir.glob("fmi*.h")]):
-        h.update(f.name.encode())
-        h.update(f.read_bytes())
-    key = h.hexdigest()[:20]
-    objects = {n: n[:-2] + ".o" for n in names}
-    for root in (_cache_root() / "objects", Path(tempfile.gettempdir()) / "symbody_objects"):
-        final = root / key
-        if all((final / o).is_file() for o in objects.values()):
-            return {n: final / o for n, o in objects.items()}
-        try:
-            root.mkdir(parents=True, exist_ok=True)
-            work = Path(tempfile.mkdtemp(prefix=f"{key}.", dir=root))
-        except OSError:
-            continue
-        try:
-            _compile_objects(cc, flags, [(tdir / n, work / o) for n, o in objects.items()], [tdir, hdir], stop, what)
-            try:
-                os.rename(work, final)
-            except OSError:  # another process was faster
-                pass
-            if all((final / o).is_file() for o in objects.values()):
-                return {n: final / o for n, o in objects.items()}
-        except OSError:
-            continue
-        finally:  # a failed or interrupted compilation leaves nothing in the cache
-            shutil.rmtree(work, ignore_errors=True)
-    raise ExportError("cannot compile the FMU runtime: no writable cache or temporary folder")
+        parts += [f.name, f.read_bytes()]
+    objects = {n: n[:-2] + ".o" for n in (*GENERIC_SOURCES, *WRAPPERS)}
+
+    def build(folder: Path) -> None:
+        _compile_objects(cc, flags, [(tdir / n, folder / o) for n, o in objects.items()], [tdir, hdir], stop, what)
+
+    paths = cached_build("objects", entry_key(*parts)[:20], list(objects.values()), build)
+    return {n: paths[o] for n, o in objects.items()}
 
 
 def compile_binary(

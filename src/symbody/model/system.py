@@ -85,12 +85,12 @@ class System:
     """
 
     def __init__(self, name: str = "model", description: str = ""):
-        check_identifier(name, "system")
-        if len(name) > MAX_MODEL_NAME:
+        if isinstance(name, str) and len(name) > MAX_MODEL_NAME:
             raise ModelError(
                 f"system name {name[:40]!r}... is {len(name)} characters long: at most {MAX_MODEL_NAME}"
                 " (it names the FMU and its files)"
             )
+        check_identifier(name, "system")
         self.name = name
         self.description = description  # checked by the property
         self.ctx = Context()
