@@ -2,8 +2,8 @@
 
 ::
 
-    symbody export MODEL.py -o OUT.fmu [--fmi 2|3] [--kind cs|me|both] [--backend c|python] [--platforms P1,P2]
-                   [--jacobians exact|forward|none] [--with-matlab] [--option k=v ...]
+    symbody export MODEL.py -o OUT.fmu [--format fmu] [--fmi 2|3] [--kind cs|me|both] [--backend c|python]
+                   [--platforms P1,P2] [--jacobians exact|forward|none] [--with-matlab] [--option k=v ...]
     symbody export MODEL.py --format matlab -o DIR [--option k=v ...]
     symbody info MODEL.py|OUT.fmu [--option k=v ...] [--json]
     symbody simulate MODEL.py|OUT.fmu [--start-time T0] [--stop-time T] [--interval H] [--kind cs|me]

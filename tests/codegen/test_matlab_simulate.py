@@ -65,6 +65,26 @@ def test_pendulum_simulates_as_numeric(tmp_path):
     assert np.ptp(got["x"][:, 0]) > 0.5  # it swings
 
 
+def test_inputs_as_a_function_of_time_and_state(tmp_path):
+    """A feedback law u = f(t, x), as a function handle and as symbody.numeric's input function."""
+    eq = example("simple_pendulum").derive()
+    times = np.linspace(0, 2, 21)
+    folder = export_matlab(eq, tmp_path / "m")
+    got = run_driver(eq, folder, times, "'u', @(t, x) -2 * x(1) - 0.5 * x(2) + sin(3 * t)")
+    ref = simulate(
+        eq,
+        (0, 2),
+        t_eval=times,
+        method="DOP853",
+        rtol=1e-10,
+        atol=1e-12,
+        inputs={"T": lambda t, q, dq: -2 * q[0] - 0.5 * dq[0] + np.sin(3 * t)},
+    )
+    agree(got["x"], np.hstack([ref.q, ref.dq]), "states", 1e-8)
+    free = run_driver(eq, folder, times)
+    assert np.abs(free["x"] - got["x"]).max() > 0.1  # the input acts
+
+
 @pytest.mark.slow
 def test_pendulum_with_ode15s(tmp_path):
     eq = example("simple_pendulum").derive()
