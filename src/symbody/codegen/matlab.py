@@ -43,9 +43,10 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ..symbolic.expr import ACOS, ASIN, LOG, NUM, POW, Expr, free_symbols, reachable, symbol_name
+from ..symbolic.expr import ACOS, ASIN, LOG, NUM, POW, Expr, free_symbols, reachable
 from ..symbolic.plan import ExportPlan
 from ..symbolic.printing import MatlabPrinter
+from .c import SymbolNames, symbol_locals
 
 #: The reserved words of MATLAB (``iskeyword``); GNU Octave reserves these too.
 MATLAB_KEYWORDS = frozenset(
@@ -178,38 +179,23 @@ class MatlabArray:
     entries: list[MatlabEntry] = field(default_factory=list)
 
 
-class MatlabSymbolNames:
+class MatlabSymbolNames(SymbolNames):
     """MATLAB local names for model symbols (stable across the functions of one export).
 
-    A symbol named ``theta`` is ``s_theta``; a name that is not a plain ASCII identifier
-    of at most :attr:`LONGEST` characters, or one already taken, gets ``s<k>`` (which
-    no ``s_`` name can be).
+    As in C (:class:`~symbody.codegen.c.SymbolNames`): a symbol named ``theta`` is ``s_theta``; a
+    name that is not a plain ASCII identifier of at most :attr:`LONGEST` characters, or one already
+    taken, gets ``s<k>`` (which no ``s_`` name can be).  With the prefix, every local is a MATLAB
+    identifier of at most 63 characters and none is a keyword.
 
     Example:
         >>> from symbody.symbolic.expr import Context
         >>> ctx = Context(); names = MatlabSymbolNames()
-        >>> names[ctx.symbol("end")], names[ctx.symbol("x y")], names[ctx.symbol("a" * 62)]
-        ('s_end', 's1', 's2')
+        >>> names[ctx.symbol("end")], names[ctx.symbol("x y")], names[ctx.symbol("a" * 62)], names[ctx.symbol("_p")]
+        ('s_end', 's1', 's2', 's__p')
     """
 
-    PREFIX = "s_"
-    LONGEST = NAMELENGTHMAX - len(PREFIX)
-
-    def __init__(self) -> None:
-        self._names: dict[Expr, str] = {}
-        self._used: set[str] = set()
-
-    def __getitem__(self, s: Expr) -> str:
-        name = self._names.get(s)
-        if name is None:
-            text = symbol_name(s)
-            plain = _IDENTIFIER.match(text) and len(text) <= self.LONGEST
-            name = self.PREFIX + text if plain else ""
-            if not name or name in self._used:
-                name = f"s{len(self._names)}"
-            self._names[s] = name
-            self._used.add(name)
-        return name
+    LONGEST = NAMELENGTHMAX - len(SymbolNames.PREFIX)
+    FALLBACK = "s{}"
 
     def comment(self, s: Expr) -> str:
         """What the local of ``s`` stands for: ``coordinate theta``."""
@@ -227,12 +213,7 @@ def matlab_plan(arrays: Sequence[MatlabArray], sources: Mapping[Expr, str], name
         KeyError: an expression uses a symbol missing from ``sources``.
     """
     exprs = [e.expr for a in arrays for e in a.entries]
-    symbol_names: dict[Expr, str] = {}
-    for s in sorted(free_symbols(exprs), key=lambda s: s.id):
-        if s not in sources:
-            raise KeyError(f"symbol {s.name!r} has no source in the generated function")
-        symbol_names[s] = names[s]
-    return ExportPlan({"all": exprs}, symbol_names, prefix="t", trig="expand")
+    return ExportPlan({"all": exprs}, symbol_locals(exprs, sources, names), prefix="t", trig="expand")
 
 
 def matlab_statements(
