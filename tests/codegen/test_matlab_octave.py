@@ -14,11 +14,21 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import symbody as sb
 from symbody.codegen.matlab_model import MatlabExport, export_matlab
+from symbody.numeric import NumericModel
 from symbody.symbolic.evaluate import evaluate_many
 
 from support import example
-from support.octave import matlab_column, matlab_number, needs_octave, print_line, read_values, run_octave
+from support.octave import (
+    OctaveError,
+    matlab_column,
+    matlab_number,
+    needs_octave,
+    print_line,
+    read_values,
+    run_octave,
+)
 
 pytestmark = needs_octave
 
@@ -90,7 +100,11 @@ def _close(name, got, want, rtol=1e-12):
 
 
 def check_blocks(name: str, tmp_path) -> None:
-    eq = example(name).derive()
+    check_equations(example(name).derive(), tmp_path)
+
+
+def check_equations(eq, tmp_path) -> None:
+    name = eq.name
     export = MatlabExport(eq)
     folder = export_matlab(eq, tmp_path / name)
     cases = list(_cases(eq, np.random.default_rng(sum(map(ord, name)))))
@@ -170,3 +184,74 @@ def test_the_plot_is_drawn_or_reported(tmp_path):
     # with the graphics of the machine (none on a server: a warning), the results come back
     script = "set(0, 'defaultfigurevisible', 'off');\n[t, x, y] = simple_pendulum_simulate([0 0.5 1]);\n"
     assert read_values(run_octave(script + print_line("t", "t"), [folder]))["t"].tolist() == [0.0, 0.5, 1.0]
+
+
+def every_function_model() -> sb.System:
+    """Outputs and loads with every function symbody's algebra prints, the non-smooth ones included."""
+    s = sb.System("functions")
+    x, y = s.coordinate("x", 0.3), s.coordinate("y", -0.2)
+    k = s.parameter("k", 2.0)
+    s.particle("m", s.point("P", s.origin, (x, y, 0)), 1.0)
+    s.generalized_force("pushes", x, -k * sb.positive_part(x) + sb.sign(y) * sb.minimum(x, y))
+    s.generalized_force("turns", y, sb.maximum(x, 2 * y) - sb.step(x - y) * sb.Abs(y))
+    r = 1 + x**2 + y**2
+    exprs = {
+        "atan2": sb.atan2(y, x),
+        "tanh": sb.tanh(x),
+        "exp": sb.exp(y),
+        "log": sb.log(r),
+        "asin": sb.asin(sb.tanh(x)),
+        "acos": sb.acos(sb.tanh(y)),
+        "atan": sb.atan(x / k),
+        "tan": sb.tan(y / 3),
+        "sqrt": sb.sqrt(r),
+        "powers": r**1.5 + r ** (-0.5) + x**3 - 1 / (x + 3) + y ** (-2),
+        "sin_cos": sb.sin(x + y) * sb.cos(x - y),
+    }
+    for name, e in exprs.items():
+        s.output(f"{name}_of", e)
+    return s
+
+
+def test_every_function_evaluates_as_in_python(tmp_path):
+    check_equations(every_function_model().derive(), tmp_path)
+
+
+def test_a_complex_result_is_an_error(tmp_path):
+    """sqrt of a negative value: C gives NaN, MATLAB would go on in complex numbers; the function stops."""
+    s = sb.System("domain")
+    x = s.coordinate("x", 0.5)
+    s.particle("m", s.point("P", s.origin, (x, 0, 0)), 1.0)
+    s.output("root", sb.sqrt(x))
+    folder = export_matlab(s.derive(), tmp_path / "m")
+    assert read_values(
+        run_octave(print_line("y", "domain_outputs(0, 0.25, 0, zeros(0, 1), domain_parameters())"), [folder])
+    )["y"].tolist() == [0.5]
+    with pytest.raises(OctaveError, match="outside its real domain at t = 1.5"):
+        run_octave("domain_outputs(1.5, -0.25, 0, zeros(0, 1), domain_parameters());", [folder])
+
+
+def test_redundant_constraints_get_minimum_norm_multipliers(tmp_path):
+    """A rod constraint written twice: [M D'; D 0] is singular, the system consistent; the accelerations are
+    those of the single rod, its force shared equally between the two rows."""
+    import warnings
+
+    def pendulum(rows: int) -> sb.System:
+        s = sb.System(f"rods{rows}")
+        x, y = s.coordinate("x", 0.6), s.coordinate("y", -0.8)
+        s.particle("m", s.point("P", s.origin, (x, y, 0)), 2.0)
+        s.gravity((0, -9.81, 0))
+        for k in range(rows):
+            s.constraint(f"rod{k}", x**2 + y**2 - 1)
+        return s
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        eq = pendulum(2).derive()
+    folder = export_matlab(eq, tmp_path / "m")
+    script = "[M, delta, ddq, lam] = rods2_dynamics(0, [0.6; -0.8], [0.8; 0.6], zeros(0, 1), rods2_parameters());\n"
+    got = read_values(run_octave(script + print_line("ddq", "ddq") + print_line("lam", "lam"), [folder]))
+    single = pendulum(1).derive()
+    ddq, lam = NumericModel(single).accelerations([0.6, -0.8], [0.8, 0.6])
+    np.testing.assert_allclose(got["ddq"], ddq, rtol=1e-12)
+    np.testing.assert_allclose(got["lam"], [lam[0] / 2, lam[0] / 2], rtol=1e-12)
