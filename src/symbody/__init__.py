@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from ._version import __version__
 
 if TYPE_CHECKING:  # the same names for type checkers and IDEs, which do not run __getattr__
+    from .codegen.matlab_model import export_matlab
     from .equations import Equations, RedundantConstraintWarning
     from .errors import ExportError, ModelError, NumericalError, SymbodyError
     from .model.base import (
@@ -107,6 +108,7 @@ _LAZY = {
     ),
 }
 _LAZY.update(dict.fromkeys(("maximum", "minimum", "positive_part", "step"), "symbolic.nonsmooth"))
+_LAZY["export_matlab"] = "codegen.matlab_model"  # MATLAB / GNU Octave functions of a model
 _LAZY["sweep"] = "study"  # parameter studies on dask (pandas and dask load only when a study runs)
 _RENAMED = {"pi": ("symbolic.expr", "PI")}
 
@@ -185,5 +187,6 @@ __all__ = [
     "ExportError",
     "SymbodyError",
     "sweep",
+    "export_matlab",
     "__version__",
 ]

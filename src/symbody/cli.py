@@ -2,8 +2,9 @@
 
 ::
 
-    symbody export MODEL.py -o OUT.fmu [--fmi 2|3] [--kind cs|me|both] [--backend c|python] [--platforms P1,P2]
-                   [--jacobians exact|forward|none] [--option k=v ...]
+    symbody export MODEL.py -o OUT.fmu [--format fmu] [--fmi 2|3] [--kind cs|me|both] [--backend c|python]
+                   [--platforms P1,P2] [--jacobians exact|forward|none] [--with-matlab] [--option k=v ...]
+    symbody export MODEL.py --format matlab -o DIR [--option k=v ...]
     symbody info MODEL.py|OUT.fmu [--option k=v ...] [--json]
     symbody simulate MODEL.py|OUT.fmu [--start-time T0] [--stop-time T] [--interval H] [--kind cs|me]
                      [--method rk4|dopri5|rosenbrock23 | --solver CVode|Euler] [--rtol R] [--set NAME=VALUE ...]
@@ -88,14 +89,22 @@ def _model_options(p: argparse.ArgumentParser) -> None:
 
 
 def add_export(sub: Any, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("export", parents=[common], help="export a model file as an FMU")
+    p = sub.add_parser("export", parents=[common], help="export a model file as an FMU or as MATLAB/Octave functions")
     p.add_argument("model", help="model file (Python, defines build(**options))")
-    p.add_argument("-o", "--output", required=True, help="FMU file to write")
-    p.add_argument("--fmi", type=int, choices=(2, 3), default=2, help="FMI version (default 2)")
+    p.add_argument(
+        "-o", "--output", required=True, help="FMU file to write; with --format matlab, a new or empty folder"
+    )
+    p.add_argument(
+        "--format",
+        choices=("fmu", "matlab"),
+        default="fmu",
+        help="fmu (default) or matlab: plain .m functions for MATLAB and GNU Octave (no FMU options apply)",
+    )
+    p.add_argument("--fmi", type=int, choices=(2, 3), default=None, help="FMI version (default 2)")
     p.add_argument(
         "--kind", choices=("cs", "me", "both"), default=None, help="interfaces (default: both for c, cs for python)"
     )
-    p.add_argument("--backend", choices=("c", "python"), default="c", help="native C (default) or pythonfmu")
+    p.add_argument("--backend", choices=("c", "python"), default=None, help="native C (default) or pythonfmu")
     p.add_argument(
         "--platforms",
         default=None,
@@ -109,6 +118,12 @@ def add_export(sub: Any, common: argparse.ArgumentParser) -> None:
         default=None,
         help="Jacobians of the native FMU: exact (symbolic), forward (forward-mode tangent code) or none "
         "(differences, no directional derivatives); default: exact for small models, forward otherwise",
+    )
+    p.add_argument(
+        "--with-matlab",
+        action="store_true",
+        help="also put the model's .m functions in the FMU (extra/org.symbody.matlab/ in FMI 3, "
+        "documentation/matlab/ in FMI 2)",
     )
     _model_options(p)
     p.set_defaults(handler=cmd_export)
@@ -198,7 +213,20 @@ def _is_fmu(path: str) -> bool:
     return Path(path).suffix.lower() == ".fmu"
 
 
+#: The options of ``symbody export`` that apply to FMUs only: argument name -> option.
+FMU_OPTIONS = {
+    "fmi": "--fmi",
+    "kind": "--kind",
+    "backend": "--backend",
+    "platforms": "--platforms",
+    "jacobians": "--jacobians",
+    "with_matlab": "--with-matlab",
+}
+
+
 def cmd_export(args: argparse.Namespace) -> int:
+    if args.format == "matlab":
+        return _export_matlab(args)
     from .fmu import export_fmu
 
     out = check_output_file(args.output, (".fmu",), "-o")
@@ -207,21 +235,38 @@ def cmd_export(args: argparse.Namespace) -> int:
     path = export_fmu(
         system,
         out,
-        fmi_version=args.fmi,
+        fmi_version=args.fmi or 2,
         kind=args.kind,
-        backend=args.backend,
+        backend=args.backend or "c",
         progress=True,
         platforms=platforms,
         jacobians=args.jacobians,
+        with_matlab=args.with_matlab,
     )
     print(f"wrote {path}")
     return 0
 
 
+def _export_matlab(args: argparse.Namespace) -> int:
+    from .codegen.matlab_model import check_directory, export_matlab
+
+    given = [option for name, option in FMU_OPTIONS.items() if getattr(args, name) not in (None, False)]
+    if given:
+        raise CliError(f"{given[0]} applies to FMUs: --format matlab writes .m functions only")
+    out = Path(args.output)
+    if out.suffix.lower() == ".fmu":
+        raise CliError(f"-o {args.output}: --format matlab writes a folder of .m files, not an FMU")
+    check_directory(out)  # before deriving anything
+    path = export_matlab(_load(args.model, args.option).derive(progress=True), out)
+    print(f"wrote {path} ({len(list(path.iterdir()))} .m files)")
+    return 0
+
+
 def _model_info(eq) -> dict[str, Any]:
-    from .codegen.counts import stats
+    from .codegen.counts import export_ops, stats
 
     st = dict(stats(eq))
+    st["export_ops"] = dict(export_ops(eq))
     st["coordinate_names"] = [c.name for c in eq.coordinates]
     st["constraint_names"] = [r.name for r in eq.constraint_rows]
     st["parameter_names"] = [p.name for p in eq.parameters]
@@ -269,6 +314,9 @@ def cmd_info(args: argparse.Namespace) -> int:
     print(f"  dynamics     {st['formulation'].replace('_', ' ')} formulation{direct}")
     shown = ("M", "delta", "M_delta", "Phi", "Phi_q", "gamma") + (("ddq",) if eq.accelerations else ())
     print("  operations   " + ", ".join(f"{k} {ops[k]}" for k in shown))
+    exported = st["export_ops"]
+    functions = ("M_delta", "constraints", "outputs") + (("ddq",) if eq.accelerations else ())
+    print("  exported     " + ", ".join(f"{k} {exported[k]}" for k in functions) + " (C and MATLAB code)")
     print(f"  derived in   {st['derive_seconds']:.3g} s")
     return 0
 

@@ -209,6 +209,8 @@ class SymbolNames:
     PREFIX = "s_"
     #: longer names get a private local: C99 compilers need only distinguish 63 leading characters
     LONGEST = 48
+    #: the private local of the k-th symbol named (one whose name cannot follow the prefix)
+    FALLBACK = "_s{}"
 
     def __init__(self) -> None:
         self._names: dict[Expr, str] = {}
@@ -221,7 +223,7 @@ class SymbolNames:
             plain = _IDENTIFIER.match(text) and len(text) <= self.LONGEST
             name = self.PREFIX + text if plain else ""
             if not name or name in self._used:
-                name = f"_s{len(self._names)}"
+                name = self.FALLBACK.format(len(self._names))
             self._names[s] = name
             self._used.add(name)
         return name
@@ -235,6 +237,26 @@ class SymbolNames:
             'coordinate theta'
         """
         return c_comment(f"{s.kind or 'symbol'} {s.name}")
+
+
+def symbol_locals(exprs: Sequence[Expr], sources: Mapping[Expr, str], names: SymbolNames) -> dict[Expr, str]:
+    """The local name of every symbol ``exprs`` use, in the order the symbols were made.
+
+    Raises:
+        KeyError: a symbol is missing from ``sources`` (where the generated function reads it).
+
+    Example:
+        >>> from symbody.symbolic.expr import Context
+        >>> ctx = Context(); x, k = ctx.symbol("x"), ctx.symbol("k")
+        >>> symbol_locals([k * x], {x: "_in[0]", k: "_in[1]"}, SymbolNames()) == {x: "s_x", k: "s_k"}
+        True
+    """
+    out: dict[Expr, str] = {}
+    for s in sorted(free_symbols(exprs), key=lambda s: s.id):
+        if s not in sources:
+            raise KeyError(f"symbol {s.name!r} has no source in the generated function")
+        out[s] = names[s]
+    return out
 
 
 def c_function(
@@ -269,12 +291,7 @@ def c_function(
     """
     names = names or SymbolNames()
     exprs = [a.expr for b in blocks for a in b.assignments]
-    used = sorted(free_symbols(exprs), key=lambda s: s.id)
-    symbol_names: dict[Expr, str] = {}
-    for s in used:
-        if s not in sources:
-            raise KeyError(f"symbol {s.name!r} has no source in the generated function")
-        symbol_names[s] = names[s]
+    symbol_names = symbol_locals(exprs, sources, names)
     plan = ExportPlan({"all": exprs}, symbol_names, prefix="_t", trig="expand")
     used = sorted(free_symbols(plan.outputs["all"]), key=lambda s: s.id)
     printer = CPrinter()

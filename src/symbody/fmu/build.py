@@ -40,7 +40,7 @@ import tempfile
 import threading
 import time
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import IO, NamedTuple
@@ -453,12 +453,14 @@ def build_fmu(
     path: str | Path,
     progress: Callable[[str], None] | None = None,
     platforms: list[str] | None = None,
+    extra: Sequence[tuple[str, bytes]] = (),
 ) -> Path:
     """Generate, compile and package the native FMU of ``spec`` into ``path``.
 
     ``platforms`` are FMI 3 platform tuples or FMI 2 folder names (default: the
     host and every platform whose cross compiler is installed, see
-    :func:`symbody.fmu.platforms.select_platforms`).
+    :func:`symbody.fmu.platforms.select_platforms`); ``extra`` are more archive entries
+    (path, content), e.g. the MATLAB functions of :mod:`symbody.fmu.matlab`.
 
     Raises:
         ExportError: an unavailable platform, code generation, compilation or packaging failed
@@ -483,5 +485,7 @@ def build_fmu(
                 zf.writestr(*geometry_entry(spec))
                 _zip_dir(zf, work / "binaries", "binaries")
                 _zip_dir(zf, work / "sources", "sources")
+                for entry in extra:
+                    zf.writestr(*entry)
 
         return write_atomically(path, fill)

@@ -26,7 +26,7 @@ import shutil
 import sys
 import tempfile
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..codegen.evaluators import layout_of
@@ -299,8 +299,14 @@ def check_python_identifier(name: str) -> None:
     )
 
 
-def build_python_fmu(spec: FmuSpec, path: str | Path, progress: Callable[[str], None] | None = None) -> Path:
-    """Build the pythonfmu Co-Simulation FMU of ``spec`` (FMI 2.0) into ``path``.
+def build_python_fmu(
+    spec: FmuSpec,
+    path: str | Path,
+    progress: Callable[[str], None] | None = None,
+    extra: Sequence[tuple[str, bytes]] = (),
+) -> Path:
+    """Build the pythonfmu Co-Simulation FMU of ``spec`` (FMI 2.0) into ``path``; ``extra`` are more archive
+    entries (path, content).
 
     Raises:
         ExportError: pythonfmu is missing or fails (nothing is written).
@@ -351,8 +357,11 @@ def build_python_fmu(spec: FmuSpec, path: str | Path, progress: Callable[[str], 
             with zipfile.ZipFile(built) as zin, zipfile.ZipFile(tmpfile, "w", zipfile.ZIP_DEFLATED) as zout:
                 zout.writestr("modelDescription.xml", xml)
                 zout.writestr(*geometry_entry(spec))
+                for entry in extra:
+                    zout.writestr(*entry)
+                added = {path for path, _ in extra}
                 for item in zin.infolist():
-                    if item.filename != "modelDescription.xml":
+                    if item.filename != "modelDescription.xml" and item.filename not in added:
                         zout.writestr(item, zin.read(item.filename))
 
         return write_atomically(Path(path), fill)
