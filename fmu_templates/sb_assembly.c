@@ -222,11 +222,12 @@ static void kept_names(const SbInstance *inst, const unsigned char *keep, char *
 }
 
 /* Rank of the constraint rows that the velocities not kept (keep == NULL: all) can satisfy: of
-   D_f D_f^T, D_f the columns of D of the free velocities (the tolerance of min_norm_step). */
-static int free_rank(SbInstance *inst, double t, const double *x, const unsigned char *keep)
+   D_f D_f^T, D_f the columns of D of the free velocities, at the tolerance of min_norm_step relative
+   to *scale, the largest diagonal entry of D D^T (set when keep == NULL). */
+static int free_rank(SbInstance *inst, double t, const double *x, const unsigned char *keep, double *scale)
 {
     const int n = inst->m->nq, nc = inst->m->nc;
-    double *J = inst->proj.Jrows;
+    double *J = inst->proj.Jrows, gmax = 0.0;
     SbPoint pt = sb_point(inst, t, x, NULL, NULL);
     sb_D_beta(&pt, J, inst->proj.rrows);
     if (keep)
@@ -234,7 +235,10 @@ static int free_rank(SbInstance *inst, double t, const double *x, const unsigned
             for (int j = 0; j < n; ++j)
                 if (keep[j]) J[k * n + j] = 0.0;
     sb_gram(nc, n, J, inst->proj.G);
-    return sb_lu_factor(nc, inst->proj.G, inst->proj.gprow, inst->proj.gpcol, 1e-12);
+    for (int k = 0; k < nc; ++k) gmax = fmax(gmax, inst->proj.G[k * nc + k]);
+    if (!keep) *scale = gmax;
+    if (!(gmax > 1e-12 * *scale)) return 0;
+    return sb_lu_factor(nc, inst->proj.G, inst->proj.gprow, inst->proj.gpcol, 1e-12 * *scale / gmax);
 }
 
 /* Completes the kept velocities (those the host set) with the model's start velocities: first the
@@ -246,14 +250,15 @@ static int free_rank(SbInstance *inst, double t, const double *x, const unsigned
 static void complete_kept(SbInstance *inst, double t, const double *x, unsigned char *keep, int with_held)
 {
     const SbModel *m = inst->m;
-    const int rank = free_rank(inst, t, x, NULL);
+    double scale = 0.0;
+    const int rank = free_rank(inst, t, x, NULL, &scale);
     for (int pass = 0; pass < 3; ++pass)
         for (int j = 0; j < m->nq; ++j) {
             int held = 0;
             for (int k = 0; k < m->ninit; ++k) held |= m->init_fix[k] == j;
             if (keep[j] || (pass == 0 && !m->independent[j]) || (pass == 1 && !(held && with_held))) continue;
             keep[j] = (unsigned char)(pass == 1 ? SB_KEEP_HELD : SB_KEEP_START);
-            if (free_rank(inst, t, x, keep) < rank) keep[j] = 0;
+            if (free_rank(inst, t, x, keep, &scale) < rank) keep[j] = 0;
         }
 }
 

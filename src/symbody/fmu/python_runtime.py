@@ -354,10 +354,10 @@ class Model:
         whether one of ``held`` was added."""
         D = self.b.D_beta(self.t, x[: self.n], x[self.n :], self.u, self.p)[0]
 
-        def rank(J: np.ndarray) -> int:  # of J J^T at the tolerance of min_norm_step
-            s = np.linalg.svd(J, compute_uv=False)
-            return int(np.sum(s * s > 1e-12 * s[0] ** 2)) if s[0] > 0 else 0
+        def rank(J: np.ndarray) -> int:  # of J J^T at the tolerance of min_norm_step, relative to D D^T
+            return int(np.sum(np.linalg.svd(J, compute_uv=False) ** 2 > 1e-12 * scale))
 
+        scale = float(np.max(np.sum(D * D, axis=1)))
         keep, full, added = keep.copy(), rank(D), False
         for k, group in enumerate((np.asarray(self.info["independent"], bool), np.isin(np.arange(self.n), held), True)):
             for j in np.flatnonzero(group & ~keep):
