@@ -14,6 +14,9 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -40,30 +43,34 @@ def relative(actual, expected) -> float:
     return float(np.linalg.norm(np.asarray(actual) - expected) / np.linalg.norm(expected))
 
 
-def session(model: str, version: int, kind: str, backend: str, options: tuple = (), messages=None) -> FmuSession:
+def initial_values(model: str, version: int, kind: str, backend: str, names: list[str], options=(), **start):
+    """The values of ``names`` after initialization with ``start``; a Python-backend FMU in a fresh process
+    (pythonfmu keeps process-wide state that other tests' instances break: see test_fmu_python)."""
     fmu = cached_fmu(model, version, kind, backend, options)
-    log = (
-        None
-        if messages is None
-        else (lambda *a: messages.append(a[-1].decode() if isinstance(a[-1], bytes) else a[-1]))
-    )
-    return FmuSession(
-        fmu, "CoSimulation" if kind == "cs" else "ModelExchange", logger=log, debug_logging=log is not None
-    )
+    fmi_type = "CoSimulation" if kind == "cs" else "ModelExchange"
+    if backend == "python":
+        code = (
+            "import json, sys; from symbody.fmu.testing import FmuSession; "
+            f"s = FmuSession({str(fmu)!r}, {fmi_type!r}); s.initialize(**{start!r}); "
+            f"print(json.dumps(s.get(*{names!r}).tolist())); s.close()"
+        )
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, proc.stderr[-4000:]
+        return np.array(json.loads(proc.stdout.splitlines()[-1]))
+    s = FmuSession(fmu, fmi_type)
+    try:
+        s.initialize(**start)
+        return s.get(*names)
+    finally:
+        s.close()
 
 
 @pytest.mark.parametrize("version,kind,backend", CASES, ids=IDS)
 def test_andrews_initial_accelerations_and_multipliers_are_the_test_set_s(version, kind, backend):
-    eq = cached_equations(ANDREWS)
-    s = session(ANDREWS, version, kind, backend)
-    try:
-        s.initialize()
-        ddq = s.get(*[f"dd{c.name}" for c in eq.coordinates])
-        lam = s.get(*[f"lam{k}" for k in range(1, 7)])
-    finally:
-        s.close()
-    assert relative(ddq, DDQ0) < 1e-12
-    assert relative(lam, LAM0) < 1e-12
+    names = [f"dd{c.name}" for c in cached_equations(ANDREWS).coordinates] + [f"lam{k}" for k in range(1, 7)]
+    values = initial_values(ANDREWS, version, kind, backend, names)
+    assert relative(values[:7], DDQ0) < 1e-12
+    assert relative(values[7:], LAM0) < 1e-12
 
 
 def consistent_start(options: tuple = (), q_start: dict | None = None, dq_start: dict | None = None, independent=None):
@@ -83,14 +90,10 @@ def consistent_start(options: tuple = (), q_start: dict | None = None, dq_start:
     return names, q, solve_velocities(eq, q, dq=dq, independent=independent).values
 
 
-def fmu_start(version, kind, backend, options=(), **values):
+def fmu_start(version, kind, backend, options=(), **start):
     names = [c.name for c in cached_equations(BICYCLE, options).coordinates]
-    s = session(BICYCLE, version, kind, backend, options)
-    try:
-        s.initialize(**values)
-        return s.get(*names), s.get(*[f"d{n}" for n in names])
-    finally:
-        s.close()
+    values = initial_values(BICYCLE, version, kind, backend, names + [f"d{n}" for n in names], options, **start)
+    return values[: len(names)], values[len(names) :]
 
 
 @pytest.mark.parametrize("version,kind,backend", CASES, ids=IDS)
@@ -123,7 +126,13 @@ def test_start_velocities_the_constraints_cannot_keep_are_an_error(version, kind
     some of them changed."""
     velocities = {"dx": 5.0, "dy": 0.1, "dpsi": 0.2, "dphi": 0.3, "dtheta": 0.4, "ddelt": 0.5, "dthetaR": -15.0}
     messages: list[str] = []
-    s = session(BICYCLE, version, kind, "c", STEERED, messages)
+    log = lambda *a: messages.append(a[-1].decode() if isinstance(a[-1], bytes) else a[-1])  # noqa: E731
+    s = FmuSession(
+        cached_fmu(BICYCLE, version, kind, "c", STEERED),
+        "CoSimulation" if kind == "cs" else "ModelExchange",
+        logger=log,
+        debug_logging=True,
+    )
     try:
         with pytest.raises(FMICallException, match="ExitInitializationMode"):
             s.initialize(dthetaF=-13.0, **velocities)
