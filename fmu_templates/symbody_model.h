@@ -81,6 +81,8 @@ typedef struct {
     const double *q0, *dq0, *u0, *p0;   /* start values */
     const double *settings0;            /* default settings (SB_N_SETTINGS) */
     const int *init_fix;                /* per Phi_init row: coordinate held at its start value, or -1 */
+    const unsigned char *independent;   /* per coordinate: 1 when its start velocity is independent at the
+                                           model's start configuration (sb_assembly.c, initial velocities) */
     const char *const *coordinate_names;
     const char *const *constraint_names;   /* rows of D */
     const char *const *init_names;         /* rows of Phi_init */

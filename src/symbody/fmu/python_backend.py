@@ -38,6 +38,7 @@ from .description import model_description
 from .geometry import geometry_entry
 from .sources import initial_fixes
 from .spec import FmuSpec
+from .start_velocities import independent_velocities
 from .variables import SETTINGS_DEFAULTS
 
 RUNTIME = Path(__file__).with_name("python_runtime.py")
@@ -95,6 +96,7 @@ def blocks_module(spec: FmuSpec) -> str:
         "p0": [float(p.value) for p in eq.parameters],
         "settings0": [float(x) for x in SETTINGS_DEFAULTS],
         "init_fix": initial_fixes(eq),
+        "independent": independent_velocities(eq),
         "coordinate_names": [c.name for c in eq.coordinates],
         "constraint_names": [r.name for r in eq.constraint_rows],
         "output_names": [o.name for o in eq.outputs],

@@ -125,7 +125,7 @@ class Model:
 
     Args:
         blocks: the generated blocks module (functions ``M_delta``, ``constraints``, ...).
-        info: sizes, start values, default settings and ``init_fix``.
+        info: sizes, start values, default settings, ``init_fix`` and ``independent``.
     """
 
     DP_C = (0.0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1.0, 1.0)
@@ -348,21 +348,38 @@ class Model:
         worst = int(np.argmax(np.abs(r))) if r.size else 0
         return (float(np.abs(r).max(initial=0.0)) / scale, worst)
 
+    def _complete_kept(self, x: np.ndarray, keep: np.ndarray, held: list[int]) -> tuple[np.ndarray, bool]:
+        """``keep`` completed by the model's start velocities as complete_kept of sb_assembly.c (its independent
+        ones, then those of ``held``, then the others, each while the free ones span as many rows as all), and
+        whether one of ``held`` was added."""
+        D = self.b.D_beta(self.t, x[: self.n], x[self.n :], self.u, self.p)[0]
+
+        def rank(J: np.ndarray) -> int:  # of J J^T at the tolerance of min_norm_step, relative to D D^T
+            return int(np.sum(np.linalg.svd(J, compute_uv=False) ** 2 > 1e-12 * scale))
+
+        scale = float(np.max(np.sum(D * D, axis=1)))
+        keep, full, added = keep.copy(), rank(D), False
+        for k, group in enumerate((np.asarray(self.info["independent"], bool), np.isin(np.arange(self.n), held), True)):
+            for j in np.flatnonzero(group & ~keep):
+                keep[j] = True
+                keep[j] = rank(np.where(keep[None, :], 0.0, D)) == full
+                added |= k == 1 and bool(keep[j])
+        return keep, added
+
     def _initial_velocities(self, x: np.ndarray, start: np.ndarray, held: list[int]) -> None:
-        """Start velocities as the C runtime sets them: those the host set are kept (they are the
-        independent velocities), those of held coordinates too when consistent, the others follow."""
+        """Start velocities as the C runtime sets them: those the host set are kept (they are the independent
+        velocities), the model's complete them (_complete_kept), the others follow."""
         n = self.n
-        keep = self.dq_set.copy()
-        keep[held] = True
+        keep, held_kept = self._complete_kept(x, self.dq_set, held)
         err, worst = self._constrained_velocities(x, keep)
-        if not err <= 1e-9 and not np.array_equal(keep, self.dq_set):
+        if not err <= 1e-9 and held_kept:
             x[n:] = start
-            keep = self.dq_set.copy()
+            keep = self._complete_kept(x, self.dq_set, [])[0]
             err, worst = self._constrained_velocities(x, keep)
         changed = self.dq_set & (start != np.asarray(self.info["dq0"], dtype=float))
-        if not err <= 1e-9 and not np.array_equal(keep, changed):  # velocities set to the model's own give way
+        if not err <= 1e-9 and not np.array_equal(self.dq_set, changed):  # velocities set to the model's own give way
             x[n:] = start
-            keep = changed
+            keep = self._complete_kept(x, changed, [])[0]
             err, worst = self._constrained_velocities(x, keep)
         if not err <= 1e-9:
             names = self.info.get("coordinate_names", [])

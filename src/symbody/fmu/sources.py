@@ -37,6 +37,7 @@ from ..symbolic.expr import ZERO, Expr
 from .contract import SETTINGS_DEFAULTS, block
 from .jacobian_code import LOCAL, SEPARATE_DERIVATIVE_MODES, TANGENTS_HEADER, jacobian_functions
 from .jacobians import ResidualJacobians, jacobian_mode
+from .start_velocities import independent_velocities
 from .variables import FmuVariable, fmu_variables
 
 _KIND = {
@@ -235,6 +236,14 @@ class ModelSource:
         out.append(
             _array("const int", "init_fix", [str(i) for i in fixes], "Phi_init rows holding a coordinate, else -1")
         )
+        out.append(
+            _array(
+                "const unsigned char",
+                "independent",
+                [str(i) for i in independent_velocities(eq)],
+                "start velocities kept: independent at the model's start configuration",
+            )
+        )
         out.append(_array("const char *const", "coordinate_names", [c_string(c.name) for c in eq.coordinates]))
         out.append(_array("const char *const", "constraint_names", [c_string(r.name) for r in eq.constraint_rows]))
         out.append(
@@ -256,7 +265,7 @@ class ModelSource:
             f"    .has_me = {me},\n    .has_cs = {cs},\n"
             f"    .nvars = {len(self.variables)},\n    .variables = variables,\n"
             "    .q0 = q0,\n    .dq0 = dq0,\n    .u0 = u0,\n    .p0 = p0,\n    .settings0 = settings0,\n"
-            "    .init_fix = init_fix,\n    .coordinate_names = coordinate_names,\n"
+            "    .init_fix = init_fix,\n    .independent = independent,\n    .coordinate_names = coordinate_names,\n"
             "    .constraint_names = constraint_names,\n    .init_names = init_names,\n"
             f"    .nk = {len(getattr(eq, 'contacts', ()))},\n    .contact_names = contact_names,\n"
             f"    .nsw = {len(getattr(eq, 'switches', ()))},\n"

@@ -36,6 +36,11 @@ def position_converged(err: float, step: float, tol: float, q: np.ndarray) -> bo
     return err <= tol or (step <= 1e-14 * (1.0 + float(np.max(np.abs(q)))) and err <= 1e3 * tol)
 
 
+#: the FMU runtime's SB_SEED_STEP (a change of each coordinate) and SB_SEED_SHARE (a share of the squared
+#: row norms met there) for the reference row norms at the start (fmu_templates/sb_singular.c)
+SEED_STEP, SEED_SHARE = 0.1, 1e-2
+
+
 class DependentCoordinates:
     """State ``y = (q, dq)``; index-1 accelerations with Baumgarte terms, optional projection."""
 
@@ -66,6 +71,30 @@ class DependentCoordinates:
 
     def state0(self, q: np.ndarray, dq: np.ndarray) -> np.ndarray:
         return np.concatenate([q, dq])
+
+    def seed_row_reference(self, t: float, q: np.ndarray) -> None:
+        """Reference row norms at the start from the rows next to it, as the FMU runtime does.
+
+        A mechanism started at or next to a singular position has rows that vanish there; with
+        no reference they would be taken as small by their units and solved exactly (multipliers
+        growing like the inverse of the distance to the singular position).  ``SEED_SHARE`` of the
+        squared norms each row has at ``q +- SEED_STEP e_i`` is its first reference (see
+        ``sb_seed_row_reference`` in ``fmu_templates/sb_singular.c``); the motion raises it.
+        """
+        if self._fvel is None:
+            return
+        z, near = np.zeros(self.n), np.zeros(self.eq.nc)
+        for i in range(self.n):
+            for side in (-1.0, 1.0):
+                qi = np.array(q, dtype=float)
+                qi[i] += side * SEED_STEP
+                try:  # a configuration outside the model's domain tells nothing
+                    with np.errstate(all="ignore"):
+                        v = np.sum(self._fvel(t, qi, z, self.eq.u0, self.nm.p)[0] ** 2, axis=1)
+                except (ArithmeticError, ValueError):
+                    continue
+                near = np.maximum(near, np.where(np.isfinite(v), v, 0.0))
+        self.row_ref = np.maximum(self.row_ref, SEED_SHARE * near)
 
     def accelerations(self, t: float, q: np.ndarray, dq: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         p = self.nm.p

@@ -244,6 +244,7 @@ def simulate(
         form.choose(t0, q)
     else:
         form = DependentCoordinates(nm, u, baumgarte, formulation == "projection", projection_tol)
+        form.seed_row_reference(t0, q)
     y0 = form.state0(q, dq)
     tr = integrate(
         form,
