@@ -45,7 +45,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from crane_motion import zv_shaper  # noqa: E402
-from overhead_lqr import H, INPUTS, STATES, design  # noqa: E402
+from overhead_lqr import INPUTS, STATES, H, design  # noqa: E402
 
 TARGET = 0.5  # m, the trolley's move
 STOP = 30.0  # s
