@@ -380,11 +380,12 @@ SbcStatus sbc_no_variables(SbcInstance *inst, const char *function, const char *
 
 SbcStatus sbc_do_step(SbcInstance *inst, const char *function, double t, double h)
 {
-    if (!isfinite(t) || !isfinite(h) || !(h > 0.0))
-        return sbc_fail(inst, function, "communication point %g and step size %g must be finite, the step positive", t, h);
+    if (!isfinite(t) || !isfinite(h) || h < 0.0)
+        return sbc_fail(inst, function, "communication point %g and step size %g must be finite, the step >= 0", t, h);
     const double tol = sbc_time_tolerance(inst);
     if (fabs(t - *inst->time) > tol + 1e-6 * h)
         return sbc_fail(inst, function, "the communication point %.17g is not this FMU's time %.17g", t, *inst->time);
+    if (h == 0.0) return SBC_OK; /* a step of zero changes nothing */
     if (sbc_law_check(inst, function) != SBC_OK) return SBC_ERROR;
     if (sbc_law_step(inst, function, h) != SBC_OK) return SBC_ERROR;
     *inst->time = t + h;
