@@ -19,9 +19,9 @@ from support.portable_hosts import (
     Case,
     assert_same,
     build_host,
+    need,
     run_fmpy,
     run_host,
-    tools_missing,
     windows_path,
     wine_env,
 )
@@ -33,12 +33,6 @@ LAWS = {
     "pid": (sb.PID(2.0, 1.5, 0.3, sample_time=0.02, tf=0.05, u_min=-1.0, u_max=1.0), ["y"], ["u"]),
     "zvd": (sb.InputShaper.zvd(4.0, 0.05), ["r"], ["r_shaped"]),
 }
-
-
-def need(*tools: str) -> None:
-    missing = tools_missing(*tools)
-    if missing:
-        pytest.skip(f"not installed: {', '.join(missing)} (.ci/run installs them)")
 
 
 def _cases(tmp: Path, fmi: int, platforms: list[str]) -> list[Case]:
