@@ -100,6 +100,21 @@ def test_simulate_ssp_runs_the_loop_as_the_closed_form_says(fmus, tmp_path):
     assert np.abs(data[:, 2] - 2 * (1 - x)).max() < 1e-12  # the gain answers at the same instant
 
 
+def test_fmi3_components_run_as_fmi2_ones(fmus, tmp_path):
+    """The same loop of FMI 3 FMUs gives the FMI 2 loop's numbers (fmpy's FMU3Slave in the master)."""
+    import control
+
+    plant3 = sb.controller_fmu(control.ss([[-1.0]], [[1.0]], [[1.0]], [[0.0]]), tmp_path / "plant.fmu",
+                               inputs=["u"], outputs=["x"], fmi=3, platforms=HOST)
+    gain3 = sb.controller_fmu(np.array([[2.0]]), tmp_path / "gain.fmu", inputs=["x"], outputs=["u"], fmi=3,
+                              platforms=HOST)
+    runs = []
+    for files in ((fmus["plant"], fmus["gain"]), (plant3, gain3)):
+        structure = system_structure(list(files), LOOP, [("gain", "x_ref", "1.0")], step=0.05)
+        runs.append(simulate_structure(structure, stop_time=2.0, outputs=["plant.x", "gain.u"]))
+    assert np.array_equal(runs[0]["plant.x"], runs[1]["plant.x"]) and runs[0]["plant.x"][-1] > 0.6
+
+
 def test_exchange_order_follows_the_feedthrough_graph(fmus):
     structure = system_structure([fmus["plant"], fmus["gain"], fmus["echo"]],
                                  ["gain.u=echo.u", "echo.x=plant.u", "plant.x=gain.x"])

@@ -363,10 +363,13 @@ def controller_fmu(
         ExportError: an unknown controller, names that do not match it or the plant, an unavailable
             platform, a failed compilation (nothing is written).
 
-    Example:
-        >>> import numpy as np, symbody as sb  # doctest: +SKIP
-        >>> sb.controller_fmu(np.array([[4e4, 2e4]]), "lqr.fmu", inputs=["x", "dx"], outputs=["F"])  # doctest: +SKIP
-        PosixPath('lqr.fmu')
+    Example (a PD law on a trolley, FMI 3, its gains tunable parameters):
+        >>> import numpy as np, tempfile, pathlib, fmpy
+        >>> out = pathlib.Path(tempfile.mkdtemp()) / "pd.fmu"
+        >>> fmu = controller_fmu(np.array([[4e4, 2e4]]), out, inputs=["x", "dx"], outputs=["F"], fmi=3,
+        ...                      units={"x": "m", "dx": "m/s", "F": "N"})
+        >>> [(v.name, v.causality, v.unit) for v in fmpy.read_model_description(str(fmu)).modelVariables][1:5]
+        [('x', 'input', 'm'), ('dx', 'input', 'm/s'), ('F', 'output', 'N'), ('K[F,x]', 'parameter', 'N/m')]
     """
     from pathlib import Path
 
