@@ -197,8 +197,8 @@ def main(argv: list[str] | None = None) -> dict:
         print("libcosimpy is not installed: the libcosim run is left out")
     try:
         runs["Ecos"] = run_ecos(ssp, args.stop_time)
-    except ImportError:
-        print("ecospy is not installed: the Ecos run is left out")
+    except (ImportError, OSError) as e:  # not installed, or its binaries miss Debian's libtbb12
+        print(f"ecospy is not usable here ({e}): the Ecos run is left out")
     for name, run in runs.items():
         print(f"{name:17s} payload within 1 cm of {TARGET} m from t = {settling_time(run):.2f} s, "
               f"largest swing {np.degrees(np.abs(run['crane.theta']).max()):.3f} deg")
