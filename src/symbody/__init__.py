@@ -24,6 +24,8 @@ if TYPE_CHECKING:  # the same names for type checkers and IDEs, which do not run
     from .codegen.matlab_model import export_matlab
     from .equations import Equations, RedundantConstraintWarning
     from .errors import ExportError, ModelError, NumericalError, SymbodyError
+    from .fmu.controller_spec import controller_fmu
+    from .fmu.controllers import PID, InputShaper, StateFeedback
     from .model.base import (
         AxisAngle,
         AxisRotation,
@@ -109,6 +111,8 @@ _LAZY = {
 }
 _LAZY.update(dict.fromkeys(("maximum", "minimum", "positive_part", "step"), "symbolic.nonsmooth"))
 _LAZY["export_matlab"] = "codegen.matlab_model"  # MATLAB / GNU Octave functions of a model
+_LAZY["controller_fmu"] = "fmu.controller_spec"  # controllers as native FMUs
+_LAZY.update(dict.fromkeys(("PID", "InputShaper", "StateFeedback"), "fmu.controllers"))
 _LAZY["sweep"] = "study"  # parameter studies on dask (pandas and dask load only when a study runs)
 _RENAMED = {"pi": ("symbolic.expr", "PI")}
 
@@ -188,5 +192,9 @@ __all__ = [
     "SymbodyError",
     "sweep",
     "export_matlab",
+    "controller_fmu",
+    "StateFeedback",
+    "PID",
+    "InputShaper",
     "__version__",
 ]

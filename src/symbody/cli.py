@@ -1,4 +1,4 @@
-"""The ``symbody`` command line: export, info, simulate, validate, animate.
+"""The ``symbody`` command line: export, info, simulate, system, validate, animate.
 
 ::
 
@@ -10,6 +10,10 @@
                      [--method rk4|dopri5|rosenbrock23 | --solver CVode|Euler] [--rtol R] [--set NAME=VALUE ...]
                      [--input-file CSV] [--output NAME ...] [-o OUT.csv] [--plot OUT.png | --no-plot]
                      [--timeout SECONDS] [--fmi 2|3] [--option k=v ...]
+    symbody simulate loop.ssp [--start-time T0] [--stop-time T] [--interval H] [--set comp.var=VALUE ...]
+                     [--output comp.var ...] [-o OUT.csv] [--plot OUT.png | --no-plot] [--timeout SECONDS]
+    symbody system A.fmu B.fmu ... --connect A.out=B.in ... [--parameters FILE] [--step H] -o loop.ssp
+                   (see symbody.fmu.system_cli)
     symbody validate OUT.fmu [--stop-time T] [--timeout SECONDS]
     symbody sweep FMU|MODEL.py --param NAME=VALUES ... --stop-time T --output NAME ... -o results.csv
                   (see symbody.study.cli)
@@ -58,6 +62,7 @@ from .fmu.arguments import (
     parse_start_values,
     read_input_file,
 )
+from .fmu.system_cli import add_system
 from .study.cli import add_sweep
 from .viz.cli import add_parser as add_animate
 
@@ -140,8 +145,10 @@ def add_info(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def add_simulate(sub: Any, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("simulate", parents=[common], help="simulate a model file or an FMU with fmpy (CSV and PNG out)")
-    p.add_argument("model", help="model file (.py, exported on the fly) or FMU (.fmu)")
+    p = sub.add_parser(
+        "simulate", parents=[common], help="simulate a model file, an FMU or a system structure with fmpy (CSV, PNG)"
+    )
+    p.add_argument("model", help="model file (.py, exported on the fly), FMU (.fmu) or system structure (.ssp)")
     p.add_argument("--start-time", type=float, default=None, help="start time (default: the FMU's default experiment)")
     p.add_argument("--stop-time", type=float, default=None, help="end time (default: the FMU's default experiment)")
     p.add_argument("--interval", type=float, default=None, help="output interval = communication step (both kinds)")
@@ -179,6 +186,7 @@ def add_validate(sub: Any, common: argparse.ArgumentParser) -> None:
 
 #: The commands, in the order ``symbody --help`` lists them: ``add_<command>(subparsers, common)``.
 COMMANDS: list[Callable[[Any, argparse.ArgumentParser], None]] = [add_export, add_info, add_simulate, add_validate]
+COMMANDS.append(add_system)
 COMMANDS.append(add_sweep)
 COMMANDS.append(add_animate)
 
@@ -368,6 +376,10 @@ def _simulation_fmu(args: argparse.Namespace) -> Iterator[Path]:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
+    if Path(args.model).suffix.lower() == ".ssp":
+        from .fmu.system_cli import simulate_system
+
+        return simulate_system(args)
     from .fmu.plot import choose_variables, plot
     from .fmu.run import METHOD_VALUES, read_description, simulate, variable_units, write_csv
 

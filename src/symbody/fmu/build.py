@@ -43,16 +43,21 @@ import zipfile
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import IO, NamedTuple
+from typing import IO, TYPE_CHECKING, NamedTuple, TypeAlias
 
 from ..codegen.build_cache import cached_build, entry_key
 from ..codegen.c_eval import c_compiler
 from ..errors import ExportError
 from .description import build_description, model_description
 from .files import write_atomically
-from .geometry import geometry_entry
 from .platforms import Platform, host_platform, select_platforms
-from .spec import GENERIC_HEADERS, GENERIC_SOURCES, FmuSpec
+from .spec import GENERIC_SOURCES, FmuSpec
+
+if TYPE_CHECKING:
+    from .controller_spec import ControllerSpec
+
+    #: What a native build reads: a model's spec or a controller's.
+    NativeSpec: TypeAlias = FmuSpec | ControllerSpec
 
 #: Flags of the host build (position-independent code for a shared library).
 CFLAGS = ("-std=c99", "-O2", "-fPIC")
@@ -66,6 +71,9 @@ DERIVATIVE_LEVEL = "-Og"
 #: Compile time per byte of a derivative file relative to -O2 (gcc 12, the files of the benchmarks above).
 DERIVATIVE_SPEED = 0.5
 WRAPPERS = ("fmi2Functions.c", "fmi3Functions.c")
+#: The runtime files of a build: those of a model's FMU (:class:`~symbody.fmu.spec.FmuSpec`) and both FMI
+#: wrappers; a controller's (:class:`~symbody.fmu.controller_spec.ControllerSpec`) has its own, named by its spec.
+MODEL_RUNTIME = (*GENERIC_SOURCES, *WRAPPERS)
 #: Forced-include header of the Linux builds (glibc symbol versions), not shipped in sources/.
 GLIBC_FLOOR_HEADER = "sb_glibc_floor.h"
 #: Memory estimate of one compiler (gcc 12 -O2 on the generated files of the 3-D chain: 40-95 kB of C,
@@ -108,13 +116,18 @@ def fmi_headers(fmi_version: int) -> list[Path]:
     return sorted(d.glob(f"fmi{fmi_version}*.h"))
 
 
-def write_sources(spec: FmuSpec, directory: Path) -> list[Path]:
-    """Write everything ``sources/`` holds into ``directory``; returns the C files to compile."""
+def write_sources(spec: NativeSpec, directory: Path) -> list[Path]:
+    """Write everything ``sources/`` holds into ``directory``; returns the C files to compile.
+
+    ``spec`` is a model's :class:`~symbody.fmu.spec.FmuSpec` or anything with the same reading
+    interface (a controller's :class:`~symbody.fmu.controller_spec.ControllerSpec`): its generated
+    ``source.files``, the template files ``runtime_sources``, ``runtime_headers`` and ``wrapper_source``.
+    """
     directory.mkdir(parents=True, exist_ok=True)
     tdir = template_dir()
     for name, text in spec.source.files.items():
         (directory / name).write_text(text)
-    for name in (*GENERIC_SOURCES, *GENERIC_HEADERS, spec.wrapper_source):
+    for name in (*spec.runtime_sources, *spec.runtime_headers, spec.wrapper_source):
         shutil.copyfile(tdir / name, directory / name)
     for h in fmi_headers(spec.fmi_version):
         shutil.copyfile(h, directory / h.name)
@@ -338,8 +351,10 @@ def runtime_objects(
     flags: tuple[str, ...] | None = None,
     stop: threading.Event | None = None,
     what: str = "",
+    names: Sequence[str] = MODEL_RUNTIME,
 ) -> dict[str, Path]:
-    """Object files of the generic runtime and both FMI wrappers, compiled once and cached.
+    """Object files of the template files ``names`` (default: the generic runtime of model FMUs and both FMI
+    wrappers), compiled once and cached.
 
     The cache key hashes the template sources, the FMI headers, the compiler and its flags (default:
     the host's).  The objects live in the ``objects`` folder of :mod:`symbody.codegen.build_cache`
@@ -349,10 +364,10 @@ def runtime_objects(
     cc = cc or c_compiler()
     flags = compile_flags() if flags is None else flags
     tdir, hdir = template_dir(), fmi_headers_dir()
-    parts: list[str | bytes] = [_compiler_id(cc), " ".join(flags)]
+    parts: list[str | bytes] = [_compiler_id(cc), " ".join(flags), " ".join(names)]
     for f in sorted([*tdir.glob("*.c"), *tdir.glob("*.h"), *hdir.glob("fmi*.h")]):
         parts += [f.name, f.read_bytes()]
-    objects = {n: n[:-2] + ".o" for n in (*GENERIC_SOURCES, *WRAPPERS)}
+    objects = {n: n[:-2] + ".o" for n in names}
 
     def build(folder: Path) -> None:
         _compile_objects(cc, flags, [(tdir / n, folder / o) for n, o in objects.items()], [tdir, hdir], stop, what)
@@ -362,7 +377,7 @@ def runtime_objects(
 
 
 def compile_binary(
-    spec: FmuSpec,
+    spec: NativeSpec,
     sources: Path,
     output: Path,
     platform: Platform | None = None,
@@ -377,7 +392,8 @@ def compile_binary(
     cc = p.compiler or c_compiler()
     flags = compile_flags(p)
     what = f" for {p.name}" if not p.is_host else ""
-    objs = runtime_objects(cc, flags, stop, what)
+    runtime = (*spec.runtime_sources, spec.wrapper_source)
+    objs = runtime_objects(cc, flags, stop, what, MODEL_RUNTIME if runtime[-1] in WRAPPERS else runtime)
     model_files = list(spec.source.files)
     model_o = [output.with_suffix(f".{name[:-2]}.o") for name in model_files]
     derivative = set(spec.source.derivative_files)
@@ -391,14 +407,14 @@ def compile_binary(
         ]
         _compile_objects(cc, flags, jobs, [sources], stop, what, label="the model")
         link = [cc, "-shared", "-o", str(output), *map(str, model_o)]
-        link += [str(objs[n]) for n in GENERIC_SOURCES] + [str(objs[spec.wrapper_source]), *link_flags(p)]
+        link += [str(objs[n]) for n in runtime] + [*link_flags(p)]
         _run(link, f"the FMU library {output.name}{what}", stop)
     finally:
         for o in model_o:
             o.unlink(missing_ok=True)
 
 
-def compile_binaries(spec: FmuSpec, sources: Path, binaries: Path, platforms: list[Platform]) -> list[Path]:
+def compile_binaries(spec: NativeSpec, sources: Path, binaries: Path, platforms: list[Platform]) -> list[Path]:
     """Compile the FMU's library for every platform, in parallel; returns the library files.
 
     Raises:
@@ -449,7 +465,7 @@ def _zip_dir(zf: zipfile.ZipFile, folder: Path, prefix: str) -> None:
 
 
 def build_fmu(
-    spec: FmuSpec,
+    spec: NativeSpec,
     path: str | Path,
     progress: Callable[[str], None] | None = None,
     platforms: list[str] | None = None,
@@ -482,7 +498,8 @@ def build_fmu(
         def fill(tmpfile: Path) -> None:
             with zipfile.ZipFile(tmpfile, "w", zipfile.ZIP_DEFLATED) as zf:
                 zf.writestr("modelDescription.xml", xml)
-                zf.writestr(*geometry_entry(spec))
+                for entry in spec.archive_entries():  # the geometry document of a model
+                    zf.writestr(*entry)
                 _zip_dir(zf, work / "binaries", "binaries")
                 _zip_dir(zf, work / "sources", "sources")
                 for entry in extra:

@@ -24,6 +24,7 @@ from functools import cached_property
 
 from ..errors import ExportError
 from ..model.contacts import event_force_symbols
+from .description import DEFAULT_EXPERIMENT
 from .jacobians import JACOBIAN_MODES, ResidualJacobians, ResidualPattern, jacobian_mode
 from .platforms import host_platform
 from .structure import Dependencies, Known
@@ -136,6 +137,10 @@ class FmuSpec:
             backend does not handle.
     """
 
+    #: The template files of the runtime (:func:`symbody.fmu.build.write_sources`).
+    runtime_sources = GENERIC_SOURCES
+    runtime_headers = GENERIC_HEADERS
+
     def __init__(self, eq, fmi_version: int = 2, kind: str = "both", jacobians: str | None = None, backend: str = "c"):
         if fmi_version not in (2, 3):
             raise ExportError(f"unsupported FMI version {fmi_version!r}: use 2 or 3")
@@ -181,6 +186,17 @@ class FmuSpec:
     @property
     def wrapper_source(self) -> str:
         return "fmi2Functions.c" if self.fmi_version == 2 else "fmi3Functions.c"
+
+    @property
+    def default_experiment(self) -> dict[str, str]:
+        """The ``DefaultExperiment`` of ``modelDescription.xml``."""
+        return dict(DEFAULT_EXPERIMENT)
+
+    def archive_entries(self) -> list[tuple[str, bytes]]:
+        """The archive entries beside the description, binaries and sources: the geometry document."""
+        from .geometry import geometry_entry  # the geometry imports this module
+
+        return [geometry_entry(self)]
 
     @property
     def source_files(self) -> list[str]:
