@@ -14,6 +14,7 @@
 
 #define SB_CORR_REG 1e-6       /* regularization of position and velocity corrections, relative to |D| */
 #define SB_ASSEMBLY_MAXIT 50   /* Newton iterations of the assembly */
+#define SB_TIGHT_PIVOT 1e-2    /* D M^-1 D^T with a pivot below this (relative): a singular position near */
 
 /* ------------------------------------------------------------------------ */
 /* projections and assembly                                                 */
@@ -131,12 +132,18 @@ SbStatus sb_project(SbInstance *inst, double t, double *x)
         sb_log(inst, SB_OK, SB_LOG_SOLVER, "t = %.17g: no projection next to a singular position", t);
         return SB_OK;
     }
+    /* on the way to a singular position the exact accelerations (sb_passage.c) follow the drift that
+       solver.projection_tol leaves, and every passage adds to it (the velocities are projected onto the
+       level of Phi the positions are at): there the positions go onto the constraints as closely as
+       rounding allows */
+    const int tight = inst->dyn.fact != SB_FACT_SCHUR || inst->dyn.least_pivot < SB_TIGHT_PIVOT;
+    const double tol = inst->state.set[SB_SET_PROJ_TOL];
     int it = 0;
     double res = 0.0;
     if (m->nh > 0) {
-        SbStatus s = newton_positions(inst, t, x, m->nh, eval_Phi, inst->state.set[SB_SET_PROJ_TOL], 20,
-                                      m->constraint_names, &it, &res);
-        if (s != SB_OK) return s;
+        SbStatus s = newton_positions(inst, t, x, m->nh, eval_Phi, tight ? 1e-15 * (1.0 + sb_norm_inf(m->nq, x)) : tol,
+                                      20, m->constraint_names, &it, &res);
+        if (s != SB_OK && !(tight && res <= tol)) return s;
     }
     project_velocities(inst, t, x, 0);
     if (!sb_all_finite(2 * m->nq, x)) return sb_problem(inst, SB_DISCARD, "the projected state is not finite");

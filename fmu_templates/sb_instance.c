@@ -156,12 +156,15 @@ static void alloc_dynamics(SbDynamics *d, const SbModel *m, int *ok)
     d->pcol = ints(na, ok);
     d->rhs = doubles(na, 1, ok);
     d->sol = doubles(na, 1, ok);
+    d->bridge = doubles(5 * n + nc * n, 1, ok);
+    d->passage = SB_PASSAGE_NONE;
+    d->step_cap = INFINITY;
 }
 
 static void free_dynamics(SbDynamics *d)
 {
     void *buffers[] = {d->M,  d->delta, d->D,  d->beta,    d->gamma, d->Phi,  d->Phi_q, d->Mf,  d->X,
-                       d->Sf, d->stmp,  d->sw, d->row_ref, d->A,     d->prow, d->pcol,  d->rhs, d->sol};
+                       d->Sf, d->stmp,  d->sw, d->row_ref, d->A,     d->prow, d->pcol,  d->rhs, d->sol, d->bridge};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; ++i) free(buffers[i]);
 }
 

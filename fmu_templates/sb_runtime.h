@@ -51,6 +51,13 @@ typedef enum {
     SB_FACT_FILTER     /* range space with filtered multipliers: eigenvectors of D M^-1 D^T (singular positions) */
 } SbFactorization;
 
+/* What sb_accelerations evaluates for sb_singular_accelerations (sb_passage.c). */
+typedef enum {
+    SB_PASSAGE_NONE = 0, /* the dynamics at the state (next to a singular position: sb_singular_accelerations) */
+    SB_PASSAGE_EXACT,    /* the exact solution at a consistent state: LU of the augmented matrix */
+    SB_PASSAGE_RESTORE   /* the filtered factorization at the state again, for the callers */
+} SbPassage;
+
 /* log categories (bit masks); names as in modelDescription.xml (LOG_CATEGORIES of symbody/fmu/contract.py) */
 enum {
     SB_LOG_EVENTS = 1,    /* logEvents: initialization, assembly, mode changes */
@@ -134,6 +141,11 @@ typedef struct {
     double passage_work, passage_t; /* branch guard (Model Exchange): work of the constraint forces since the
                                        multipliers were last filtered, and the latest time it counts to */
     double filter_tau;   /* SB_FACT_FILTER: the filter level tau */
+    double least_pivot;  /* SB_FACT_SCHUR: the least pivot of D M^-1 D^T relative to its largest diagonal entry */
+    int passage;         /* SbPassage: what sb_accelerations evaluates for sb_singular_accelerations */
+    double step_cap;     /* the longest step the evaluations since it was reset allow (sb_passage.c): an
+                            adaptive solver steps to a singular instant no faster than the distance to it */
+    double *bridge;      /* work of sb_singular_accelerations (sb_passage.c): 5 nq, then dD/dt (nc x nq) */
     double *A;           /* augmented matrix [M D^T; D 0], LU factors (fallback) */
     int *prow, *pcol;
     int rank;
@@ -267,6 +279,10 @@ SbStatus sb_directional_derivative(SbInstance *inst, const char *function, const
 void sb_factor_filter(SbInstance *inst, double t);
 void sb_filter_multipliers(SbInstance *inst, double *lam);
 int sb_near_singular(SbInstance *inst, double t, const double *x);
+/* Next to a singular position (the filtered factorization at x just made): the exact accelerations at x,
+   bridged over the singular instant, into inst->dyn.sol (sb_passage.c); the factorization and the
+   multipliers left are the filtered ones at x. */
+SbStatus sb_singular_accelerations(SbInstance *inst, double t, const double *x);
 /* Reference row norms (row_ref) at the assembled initial configuration, from the rows next to it. */
 void sb_seed_row_reference(SbInstance *inst, double t);
 /* Whether the last factorization left undetermined multipliers; and the status of reading output v

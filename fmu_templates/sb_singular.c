@@ -317,11 +317,16 @@ SbStatus sb_branch_guard(SbInstance *inst, SbStatus s)
         T += 0.5 * dq[i] * v;
         a[i] = inst->dyn.delta[i];
     }
-    for (int r = 0; r < nc; ++r) {
-        double v = -inst->dyn.beta[r];
-        for (int j = 0; j < n; ++j) v += inst->dyn.D[r * n + j] * dq[j];
-        P += lam[r] * v;
+    /* the power of the constraint forces that move the mechanism, (delta - M ddq)^T dq - lam^T beta:
+       lam^T (D dq - beta) where the multipliers carry them, and also next to a singular instant, where the
+       accelerations are those of the motion (sb_passage.c) and the filtered multipliers are not theirs */
+    const double *ddq = inst->cache.ddq;
+    for (int i = 0; i < n; ++i) {
+        double v = inst->dyn.delta[i];
+        for (int j = 0; j < n; ++j) v -= M[i * n + j] * ddq[j];
+        P += v * dq[i];
     }
+    for (int r = 0; r < nc; ++r) P -= lam[r] * inst->dyn.beta[r];
     if (!(t > inst->dyn.passage_t)) { /* the first evaluation of a passage, or one at an earlier time */
         if (isnan(inst->dyn.passage_t)) inst->dyn.passage_t = t;
         return s;

@@ -152,6 +152,18 @@ static SbStatus too_many_steps(SbInstance *inst, const char *solver, double t)
     return SB_DISCARD;
 }
 
+/* Whether a step of size hs from t went too close to a singular instant for its length: the evaluations
+   of its stages (reset before them) allow steps of inst->dyn.step_cap there (sb_passage.c).  Then *h is
+   the size to retry with. */
+static int too_long_for_passage(SbInstance *inst, const char *solver, double t, double hs, double *h)
+{
+    if (!(hs > inst->dyn.step_cap)) return 0;
+    *h = 0.8 * inst->dyn.step_cap;
+    sb_log(inst, SB_OK, SB_LOG_SOLVER, "%s: step at t = %.17g shortened to %g next to a singular position", solver, t,
+           *h);
+    return 1;
+}
+
 static SbStatus dopri5(SbInstance *inst, double t, double tend)
 {
     /* what is left of the step when it is done: rounding of tend, but never the whole of a tiny step */
@@ -178,12 +190,17 @@ static SbStatus dopri5(SbInstance *inst, double t, double tend)
             last = 1;
         }
         s = SB_OK;
+        inst->dyn.step_cap = INFINITY;
         for (int st = 1; st < 7 && s == SB_OK; ++st) {
             double *out = st == 6 ? w->y1 : w->ytmp;
             combine(nx, out, y, hs, st, DP_A[st], k);
             s = sb_derivatives(inst, t + DP_C[st] * hs, out, k[st]);
         }
         double errn = INFINITY;
+        if (s == SB_OK && too_long_for_passage(inst, "dopri5", t, hs, &h)) {
+            rejected = 1;
+            continue;
+        }
         if (s == SB_OK) {
             for (int j = 0; j < nx; ++j) {
                 double e = 0.0;
@@ -268,6 +285,7 @@ static SbStatus rosenbrock23(SbInstance *inst, double t, double tend)
             s = SB_DISCARD;
             snprintf(inst->problem, sizeof inst->problem, "singular iteration matrix I - h d J");
         }
+        inst->dyn.step_cap = INFINITY;
         if (s == SB_OK) {
             for (int i = 0; i < nx; ++i) rhs[i] = w->F0[i] + hs * d * w->T[i];
             sb_lu_solve(nx, w->W, w->wrow, w->wcol, nx, rhs, k1);
@@ -289,6 +307,10 @@ static SbStatus rosenbrock23(SbInstance *inst, double t, double tend)
             sb_lu_solve(nx, w->W, w->wrow, w->wcol, nx, rhs, k3);
             for (int i = 0; i < nx; ++i) w->err[i] = hs / 6.0 * (k1[i] - 2.0 * k2[i] + k3[i]);
             errn = error_norm(inst, nx, w->err, y, w->y1);
+        }
+        if (s == SB_OK && too_long_for_passage(inst, "rosenbrock23", t, hs, &h)) {
+            rejected = 1;
+            continue;
         }
         if (errn <= 1.0) {
             t = last ? tend : t + hs;

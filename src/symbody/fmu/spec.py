@@ -42,6 +42,7 @@ GENERIC_SOURCES = (
     "sb_rk4.c",
     "sb_linalg.c",
     "sb_singular.c",
+    "sb_passage.c",
     "sb_ltdl.c",
     "sb_tangents.c",
     "sb_events.c",

@@ -4,11 +4,22 @@ The state is ``y = (q, dq)``; the accelerations solve the index-1 system
 ``[M D^T; D 0][ddq; lam] = [delta; gamma - 2 xi w dPhi - w^2 Phi]`` with Baumgarte's terms
 (``dPhi = D dq - beta``), and the ``"projection"`` formulation brings the state back onto
 ``Phi = 0`` and ``D dq = beta`` after every accepted step (see :mod:`symbody.numeric.dynamics`).
+
+Redundant constraint rows (dependent on the constraint manifold, as the dynamics chapter's sine and
+cosine closure rows) are only nearly dependent off it: the drift of the integration makes them
+independent at its own level, with Baumgarte's terms that disagree by as much, and the system then asks
+for accelerations of the drift divided by the drift.  Such models solve with as many rows as the
+constraints have rank on the manifold (measured at the consistent initial state), the best conditioned
+set, chosen after every step for the step ahead (:class:`ConstraintRows`); the rows left out hold on the
+manifold because the kept ones do.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
+from scipy.linalg import qr
 
 from ..errors import NumericalError
 from .branch_guard import (
@@ -28,6 +39,75 @@ from .model import NumericModel
 #: a constraint row counts as independent for the projections while its singular value exceeds
 #: this fraction of the largest row norm met (closer to dependence: a singular position)
 SINGULAR_GAP = 1e-2
+
+
+#: a redundant model keeps its set of constraint rows until the best set is this much better conditioned
+ROW_SWITCH = 2.0
+#: relative rank tolerance of the constraint rows at and next to the initial state
+SINGULAR_RANK_TOL = 1e-7
+
+
+def ranks_here_and_near(D_at: Callable[[np.ndarray], np.ndarray], q: np.ndarray) -> tuple[int, int]:
+    """Ranks of the constraint rows ``D_at(q)`` at ``q`` and a small step away along the motions they allow.
+
+    Redundant rows (dependent on the constraint manifold, such as a closure's sine and cosine rows, or two
+    rolling rows) have the same rank on both; at a singular position the rank is lower at ``q`` than next
+    to it, where the number of degrees of freedom returns to its regular value.
+
+    Example (a pendulum's distance row and its sine and cosine rows: rank 2 here and near):
+        >>> D_at = lambda q: np.array([[q[0], q[1]], [1.0, 0.0], [0.0, 1.0]])
+        >>> ranks_here_and_near(D_at, np.array([0.0, -1.0]))
+        (2, 2)
+    """
+    D = D_at(q)
+    if not D.size:
+        return 0, 0
+    _, sv_here, Vt = np.linalg.svd(D)
+    # a small step in a fixed, generic direction along the motions the rows allow (redundant rows stay
+    # redundant along the manifold)
+    tangent = Vt[int(np.sum(sv_here > SINGULAR_RANK_TOL * max(float(sv_here.max()), 1e-300))) :].T
+    step = 1e-5 * tangent @ np.cos(np.arange(1, tangent.shape[1] + 1)) * (1.0 + float(np.abs(q).max()))
+    sv_near = np.linalg.svd(D_at(q + step), compute_uv=False)
+    ref = SINGULAR_RANK_TOL * max(float(sv_near.max()), float(sv_here.max()))
+    return int(np.sum(sv_here > ref)), int(np.sum(sv_near > ref))
+
+
+class ConstraintRows:
+    """The constraint rows a model with redundant rows solves with: ``rank`` of them, the best conditioned.
+
+    The rows are scaled by the largest norm each has had, and chosen by QR with column pivoting of the
+    scaled ``D^T``; a set is kept while its least singular value is within :data:`ROW_SWITCH` of the best
+    set's, so that the equations do not change at every step.
+
+    Example (a pendulum of unit length hanging down, coordinates ``x, y, phi``: its distance row and its
+    sine and cosine rows ``x = sin phi``, ``y = -cos phi``, rank 2 of 3; the distance and cosine rows are
+    parallel here, so the sine row is kept with one of them):
+        >>> D = np.array([[0.0, -2.0, 0.0], [1.0, 0.0, -1.0], [0.0, 1.0, 0.0]])
+        >>> ConstraintRows(2).choose(D, np.zeros(3))
+        [0, 1]
+    """
+
+    def __init__(self, rank: int):
+        self.rank = rank
+        self.rows: list[int] | None = None
+
+    @staticmethod
+    def _scaled(D: np.ndarray, row_ref: np.ndarray) -> np.ndarray:
+        ref = np.maximum(np.sum(D * D, axis=1), row_ref)
+        return D / np.sqrt(np.where(ref > 0, ref, 1.0))[:, None]
+
+    def _least(self, E: np.ndarray, rows: list[int]) -> float:
+        return float(np.linalg.svd(E[rows], compute_uv=False)[-1])
+
+    def choose(self, D: np.ndarray, row_ref: np.ndarray, ahead: np.ndarray | None = None) -> list[int]:
+        """The rows for the step ahead, from ``D`` now and (optionally) at the state predicted after it."""
+        E = self._scaled(D, row_ref)
+        checks = [E] if ahead is None else [E, self._scaled(ahead, row_ref)]
+        _, _, piv = qr(checks[-1].T, mode="economic", pivoting=True)
+        best = sorted(int(i) for i in piv[: self.rank])
+        if self.rows is None or any(self._least(F, self.rows) * ROW_SWITCH < self._least(F, best) for F in checks):
+            self.rows = best
+        return self.rows
 
 
 def position_converged(err: float, step: float, tol: float, q: np.ndarray) -> bool:
@@ -68,6 +148,9 @@ class DependentCoordinates:
         self.rank_ref = 0  # largest number of clearly independent constraint rows met
         self.passage = PassageWork()  # work of the constraint forces in a passage of a singular position
         self.guard_rate = guard_rate(self.a / 2.0, float(np.sqrt(self.b)))
+        self.redundant: ConstraintRows | None = None  # set at the first evaluation when rows are redundant
+        self._checked = not eq.nc
+        self._t_step: float | None = None
 
     def state0(self, q: np.ndarray, dq: np.ndarray) -> np.ndarray:
         return np.concatenate([q, dq])
@@ -109,6 +192,22 @@ class DependentCoordinates:
         # the largest constraint row met so far tells a row that vanishes (a singular position)
         self.row_ref = np.maximum(self.row_ref, np.sum(D * D, axis=1))
         self.row_scale = max(self.row_scale, float(np.max(self.row_ref)))
+        if not self._checked:  # the first evaluation: the consistent initial state
+            self._checked = True
+            # the rank next to it: a start at a singular position has fewer rows here, not redundant ones
+            fvel, zero = self._fvel, np.zeros(self.n)
+            assert fvel is not None
+            _, rank = ranks_here_and_near(lambda x: fvel(t, x, zero, u, p)[0], q)
+            if rank < D.shape[0]:
+                self.redundant = ConstraintRows(rank)
+                self.redundant.choose(D, self.row_ref)
+        if self.redundant is not None and self.redundant.rows is not None:
+            try:
+                ddq, lam = solve_saddle(M, D, d, g, rows=self.redundant.rows)
+                if np.all(np.isfinite(ddq)):
+                    return ddq, lam
+            except NumericalError:
+                pass  # the chosen rows lose rank here (a singular position): all rows, as below
         try:
             return solve_saddle(M, D, d, g, row_scale=self.row_ref)
         except NumericalError as e:
@@ -189,9 +288,22 @@ class DependentCoordinates:
             row = self.eq.constraint_rows[vanishing_row(D, self.row_ref)].name
             raise NumericalError(branch_message(t, row, self.passage.work, 0.5 * float(dq @ M @ dq)))
 
+    def choose_rows(self, t: float, y: np.ndarray) -> None:
+        """The constraint rows of a redundant model for the step ahead (its length that of the last one)."""
+        if self.redundant is None or self._fvel is None:
+            return
+        n = self.n
+        q, dq = y[:n], y[n:]
+        h, self._t_step = (t - self._t_step if self._t_step is not None else 0.0), t
+        z = np.zeros(n)
+        D = self._fvel(t, q, z, self.eq.u0, self.nm.p)[0]
+        ahead = self._fvel(t + h, q + h * dq, z, self.eq.u0, self.nm.p)[0] if h > 0 else None
+        self.redundant.choose(D, self.row_ref, ahead)
+
     def after_step(self, t: float, y: np.ndarray) -> tuple[np.ndarray, str | None]:
         if not self.eq.nc:
             return y, None
+        self.choose_rows(t, y)
         self.check_branch(t, y)
         if not self.project:
             return y, None
@@ -210,4 +322,12 @@ class DependentCoordinates:
         return self.accelerations(t, q, dq, u)
 
 
-__all__ = ["SINGULAR_GAP", "DependentCoordinates", "position_converged"]
+__all__ = [
+    "SINGULAR_GAP",
+    "ROW_SWITCH",
+    "SINGULAR_RANK_TOL",
+    "ConstraintRows",
+    "DependentCoordinates",
+    "position_converged",
+    "ranks_here_and_near",
+]

@@ -83,6 +83,22 @@ def independent_rows(D: np.ndarray, tol: float = RANK_TOL) -> list[int]:
     return sorted(int(i) for i in piv[:r])
 
 
+def leading_rows(D: np.ndarray, count: int) -> list[int]:
+    """Indices (sorted) of the ``count`` rows of ``D`` that pivoted QR of ``D^T`` picks first: the best
+    conditioned set of that size (the rank of the rows on the constraint manifold, where a drift off it
+    makes redundant rows independent at its own level).
+
+    Example:
+        >>> leading_rows(np.array([[1.0, 0.0], [1.0, 1e-9], [0.0, 1.0]]), 2)
+        [0, 2]
+    """
+    D = np.atleast_2d(np.asarray(D, dtype=float))
+    if count <= 0 or _scale(D) == 0.0:
+        return []
+    _, piv = _pivoted_qr(D.T)
+    return sorted(int(i) for i in piv[:count])
+
+
 def select_columns(A: np.ndarray, groups: Sequence[Sequence[int]], tol: float = RANK_TOL) -> list[int]:
     """A basis of the column space of ``A``, taking columns from ``groups`` in order of preference.
 
@@ -142,6 +158,7 @@ def partition(
     prefer_dependent: Sequence[Sequence[int]] | None = None,
     tol: float = RANK_TOL,
     names: Sequence[str] | None = None,
+    rows: Sequence[int] | None = None,
 ) -> Partition:
     """Split the coordinates into dependent and independent ones (QR with column pivoting).
 
@@ -154,6 +171,8 @@ def partition(
             ``PREFERENCE_RATIO`` of the one plain QR with column pivoting gives.
         tol: relative rank tolerance.
         names: coordinate names, used in error messages.
+        rows: the independent rows, when the caller knows them (:func:`leading_rows` with the rank the
+            rows have on the constraint manifold); found with ``tol`` otherwise.
 
     Raises:
         NumericalError: the requested independent set is not compatible with ``D``
@@ -161,7 +180,7 @@ def partition(
     """
     D = np.atleast_2d(np.asarray(D, dtype=float))
     n = D.shape[1]
-    rows = independent_rows(D, tol)
+    rows = independent_rows(D, tol) if rows is None else sorted(int(i) for i in rows)
     r = len(rows)
     nm = list(names) if names is not None else [f"q[{i}]" for i in range(n)]
     if independent is not None:
@@ -180,14 +199,17 @@ def partition(
                 f"{', '.join(nm[i] for i in partition(D, tol=tol).independent) or 'none'}"
             )
     else:
-        dep = select_columns(D, [list(range(n))], tol) if r else []
+        # the columns of the independent rows: redundant rows, independent off the constraints at the
+        # level of the drift, would count towards the rank of the columns by as much
+        Dr = D[rows]
+        dep = select_columns(Dr, [list(range(n))], tol) if r else []
         cond = dependent_condition(D, rows, dep)
         if prefer_dependent:
             # the preferred choice wins unless it is much worse conditioned than the free one
             groups = [list(g) for g in prefer_dependent]
             listed = {i for g in groups for i in g}
             groups.append([i for i in range(n) if i not in listed])
-            dep_p = select_columns(D, groups, tol) if r else []
+            dep_p = select_columns(Dr, groups, tol) if r else []
             cond_p = dependent_condition(D, rows, dep_p)
             if len(dep_p) == r and cond_p <= PREFERENCE_RATIO * cond:
                 dep, cond = dep_p, cond_p
@@ -588,6 +610,7 @@ __all__ = [
     "RANK_TOL",
     "numerical_rank",
     "independent_rows",
+    "leading_rows",
     "select_columns",
     "Partition",
     "partition",
