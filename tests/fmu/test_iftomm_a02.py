@@ -152,8 +152,11 @@ def test_fmu_cs_follows_the_published_motion_with_forty_windows(method):
 def test_python_independent_coordinates_follow_the_published_motion():
     """The Python velocity transformation, whose positions are solved on the constraints at every
     evaluation, passes the flat positions as the FMUs do."""
+    # (at rtol 1e-10 the error is 1e-7 or 1.4e-6 m depending on the BLAS kernel: the independent coordinate
+    # chosen at each flat position, between nearly equal conditions, decides how the phase error grows; at
+    # 1e-12 it is 8e-9 to 4e-8 m with either)
     res = simulate(
-        cached_equations(A02, (("N", 2),)), STOP, dt=INTERVAL, formulation="independent", rtol=1e-10, atol=1e-10
+        cached_equations(A02, (("N", 2),)), STOP, dt=INTERVAL, formulation="independent", rtol=1e-12, atol=1e-12
     )
     r = {"time": res.t, "xB0": res["xB0"], "yB0": res["yB0"]}
     assert b0_error(r, 2).max() < 1e-6
