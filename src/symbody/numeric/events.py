@@ -97,11 +97,17 @@ class Event:
 
 @dataclass
 class _Anchor:
-    """An open contact that left zero gap at ``time``: its gap is divided by ``(t - time)^order``."""
+    """An open contact that left zero gap at ``time``: its gap, less ``offset``, is divided by
+    ``(t - time)^order`` (a closed contact that opens with a drift into the surface, within the gap
+    tolerance, does not cross it again at once)."""
 
     time: float
     order: int
     start: float  # the limit of the divided gap at ``time``
+    offset: float = 0.0  # the drift into the surface of a contact opened from closed (0 otherwise)
+    #: opened from closed at rest (its force reached zero): the force problem and the gap's acceleration
+    #: are both zero to round-off there, so it closes again only once it is ``gap_tol / 2`` into the surface
+    released: bool = False
 
 
 class EventLog:
@@ -161,6 +167,7 @@ class EventLog:
         if np.any(depth > self.gap_tol):
             k = int(np.argmax(depth))
             raise NumericalError(f"contact {self.names[k]!r} penetrates by {depth[k]:.3g} at t = {t:.6g}")
+        was_closed = form.closed.copy()
         touching = np.flatnonzero(form.closed | ((s.gap <= self.gap_tol) & (s.gap_rate(dq) <= self.rest_velocity)))
         dq = self._impact(t, s, dq, touching)
         dq = self._select_mode(t, q, dq, u, s, touching)
@@ -169,7 +176,7 @@ class EventLog:
         if trigger is not None and trigger >= nk + nf:
             self._add(Event(t, self.switch_names[trigger - nk - nf], "switch"))
         dq = self._select_friction(t, q, dq, u, released)
-        self._anchor(t, q, dq, u)
+        self._anchor(t, q, dq, u, was_closed)
         if trigger is not None and trigger >= nk + nf:  # the switching function leaves zero on the other side
             self.anchors[trigger] = _Anchor(t, 1, 1.0)
             self.sides[trigger - nk - nf] *= -1.0
@@ -259,18 +266,22 @@ class EventLog:
             self._add(Event(t, self.friction_names[k], "slip", float(rate[k])))
         return dq
 
-    def _anchor(self, t: float, q: np.ndarray, dq: np.ndarray, u: np.ndarray) -> None:
-        """Open contacts at zero gap and slipping elements at zero rate start their divided functions."""
+    def _anchor(self, t: float, q: np.ndarray, dq: np.ndarray, u: np.ndarray, was_closed: np.ndarray) -> None:
+        """Open contacts at zero gap and slipping elements at zero rate start their divided functions; a
+        contact that opens from closed measures its gap from the drift into the surface it had when closed."""
         form = self.form
         s = form.state(t, q, dq, u)
         rate = s.gap_rate(dq)
         a = form.accelerations(t, q, dq, u)
         self.anchors = {}
         for i in np.flatnonzero(~form.closed & (np.abs(s.gap) <= self.gap_tol)):
+            drift = min(float(s.gap[i]), 0.0) if was_closed[i] else 0.0
             if rate[i] > self.rest_velocity:
-                self.anchors[int(i)] = _Anchor(t, 1, float(rate[i]))
+                self.anchors[int(i)] = _Anchor(t, 1, float(rate[i]), drift)
             else:
-                self.anchors[int(i)] = _Anchor(t, 2, 0.5 * float(s.G[i] @ a.ddq - s.gap_gamma[i]))
+                self.anchors[int(i)] = _Anchor(
+                    t, 2, 0.5 * float(s.G[i] @ a.ddq - s.gap_gamma[i]), drift, bool(was_closed[i])
+                )
         slip = form.slip * s.slip_rate(dq)
         for j in np.flatnonzero((form.slip != 0) & (slip <= self.rest_velocity)):
             self.anchors[len(self.names) + int(j)] = _Anchor(
@@ -286,7 +297,7 @@ class EventLog:
             val = value(t, dense(t))
             if a is None:
                 return val
-            return a.start if t <= a.time else val / (t - a.time) ** a.order
+            return a.start if t <= a.time else (val - a.offset) / (t - a.time) ** a.order
 
         return g
 
@@ -300,8 +311,10 @@ class EventLog:
             def gap(t: float, y: np.ndarray, i: int = int(i)) -> float:
                 return float(form.watched(t, y)[0][i])
 
-            out.append((int(i), self._divided(int(i), gap, dense), True))
-            if int(i) in self.anchors:
+            anchor = self.anchors.get(int(i))
+            if anchor is None or not anchor.released:
+                out.append((int(i), self._divided(int(i), gap, dense), True))
+            if anchor is not None:
                 # a gap that leaves zero tangentially (rate and acceleration zero: a rope going slack, a
                 # ball grazing the floor) may turn negative at higher order, which the divided gap misses
                 def below(t: float, y: np.ndarray, i: int = int(i)) -> float:
