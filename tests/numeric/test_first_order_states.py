@@ -15,7 +15,7 @@ import pytest
 import symbody as sb
 from symbody.numeric import NumericModel, Sampled, inverse_dynamics, linearize, simulate, static_equilibrium
 
-from support.motion_models import IND, KT, TAU, B, J, R, dc_motor, dc_motor_response, lag
+from support.motion_models import IND, KT, TAU, B, J, R, dc_motor, dc_motor_response, lag, tied_carts
 
 
 def test_a_state_has_a_rate_and_its_derivative_is_the_rate():
@@ -86,31 +86,8 @@ def test_dc_motor_current_and_speed_follow_the_matrix_exponential(method):
     assert lin.D[:, 0] == pytest.approx([0, 0, 1 / IND], rel=1e-12)
 
 
-def _constrained_with_states() -> sb.System:
-    """Two carts tied by a rope whose length a motion input sets, a pendulum on the second, and two states:
-    a lag of the rope tension (a multiplier) and a motor current acting on the pendulum."""
-    s = sb.System("tied")
-    z = s.motion_input("z")
-    x1, x2, th = s.coordinate("x1", 0.1), s.coordinate("x2", 1.19), s.coordinate("th", 0.2)
-    s.particle("m1", s.point("A", s.origin, (x1, 0, 0)), 1.0)
-    C = s.point("C", s.origin, (x2, 0, 0))
-    s.particle("m2", C, 2.0)
-    arm = s.base("arm", s.ground_base, sb.Rz(th))
-    s.particle("bob", s.point("P", C, sb.Vector(arm, 0, -1, 0)), 0.5)
-    s.gravity((0, -9.81, 0))
-    s.constraint("rope", x2 - x1 - 1 - z * z)
-    s.generalized_force("spring", x1, -4 * x1)
-    v = s.input("v")
-    tension = s.state("tension", 0.3)
-    s.rate(tension, 5 * (s.multiplier("rope") - tension))
-    i = s.state("i", -0.2)
-    s.rate(i, -2 * i + v - 0.5 * s.dt(th) + 0.1 * tension)
-    s.generalized_force("motor", th, 3 * i)
-    return s
-
-
 def test_linearization_with_states_matches_finite_differences_of_the_reduced_dynamics():
-    eq = _constrained_with_states().derive()
+    eq = tied_carts().derive()
     nm = NumericModel(eq)
     u0 = np.array([0.3, 0.2, 0.1, 0.4])
     z, dz = u0[0], u0[1]
@@ -142,7 +119,7 @@ def test_linearization_with_states_matches_finite_differences_of_the_reduced_dyn
 
 @pytest.mark.parametrize("formulation", ["baumgarte", "projection", "independent"])
 def test_every_formulation_integrates_states_whose_rates_use_multipliers(formulation):
-    eq = _constrained_with_states().derive()
+    eq = tied_carts().derive()
     inputs = {"z": lambda t: (0.3 * t, 0.3, 0.0), "v": 1.0}  # a rope paid out at a constant rate
     q0, dq0 = [0.1, 1.1, 0.2], [0.0, 0.0, 0.0]  # z = 0 at the start: x2 = x1 + 1, dx2 = dx1
     res = simulate(eq, 1.0, dt=0.25, q0=q0, dq0=dq0, inputs=inputs, formulation=formulation, rtol=1e-10, atol=1e-12)

@@ -11,6 +11,10 @@ Python and FMU tests.
 - :func:`lag`: a first-order lag ``T x' = u - x`` on a mass (the lag drives nothing but an output).
 - :func:`dc_motor`: a DC motor (current ``i`` a first-order state, back EMF) turning a flywheel with
   viscous friction; a linear model whose closed form is a matrix exponential.
+- :func:`tied_carts`: two carts tied by a rope whose length a motion input sets, with states whose rates
+  use the rope's multiplier.
+- :func:`ship_crane_arm`: a crane arm on a heaving, rolling and pitching deck, with the wrench of the deck
+  on it as outputs.
 """
 
 from __future__ import annotations
@@ -145,4 +149,29 @@ def ship_crane_arm() -> sb.System:
     base = s.joint_reaction(pedestal, D, deck)
     s.output_vector("base_force", base.force, deck)
     s.output_vector("base_moment", base.moment, deck)
+    return s
+
+
+def tied_carts() -> sb.System:
+    """Two carts tied by a rope whose length a motion input sets (``x2 - x1 = 1 + z^2``), a pendulum on the
+    second, and two states: a lag of the rope tension (a multiplier) and a motor current acting on the
+    pendulum; output ``tension_lag``."""
+    s = sb.System("tied")
+    z = s.motion_input("z")
+    x1, x2, th = s.coordinate("x1", 0.1), s.coordinate("x2", 1.1), s.coordinate("th", 0.2)
+    s.particle("m1", s.point("A", s.origin, (x1, 0, 0)), 1.0)
+    C = s.point("C", s.origin, (x2, 0, 0))
+    s.particle("m2", C, 2.0)
+    arm = s.base("arm", s.ground_base, sb.Rz(th))
+    s.particle("bob", s.point("P", C, sb.Vector(arm, 0, -1, 0)), 0.5)
+    s.gravity((0, -9.81, 0))
+    s.constraint("rope", x2 - x1 - 1 - z * z)
+    s.generalized_force("spring", x1, -4 * x1)
+    v = s.input("v")
+    tension = s.state("tension", 0.3)
+    s.rate(tension, 5 * (s.multiplier("rope") - tension))
+    i = s.state("i", -0.2)
+    s.rate(i, -2 * i + v - 0.5 * s.dt(th) + 0.1 * tension)
+    s.generalized_force("motor", th, 3 * i)
+    s.output("tension_lag", tension)
     return s
