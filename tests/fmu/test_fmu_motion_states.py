@@ -16,6 +16,7 @@ import fmpy
 import numpy as np
 import pytest
 from fmpy.fmi1 import FMICallException
+from fmpy.validation import validate_fmu
 
 from symbody.fmu import export_fmu
 from symbody.fmu.testing import FmuSession, fmu_simulation
@@ -101,7 +102,7 @@ def test_states_have_derivative_variables_and_model_structure(build):
     assert der_i.variable.derivative.name == "i" and der_i.variable.causality == "local"
     assert {v.name for v in der_i.dependencies} == {"dphi", "i", "V"}
     assert {v.name for v in derivatives["ddphi"].dependencies} == {"dphi", "i"}
-    assert not fmpy.validation.validate_fmu(str(fmu))
+    assert not validate_fmu(str(fmu))
 
 
 @pytest.mark.parametrize("version, fmi_type", KINDS, ids=IDS)
@@ -324,3 +325,19 @@ def test_python_backend_follows_a_motion_input(build):
                          output=["theta", "xp"])  # fmt: skip
     assert res["theta"] - theta_e == pytest.approx(0.01 * np.cos(w * res["time"]), abs=2e-5)
     assert res["xp"] == pytest.approx(0.5 * A_PIVOT * res["time"] ** 2, abs=1e-9)
+
+
+@pytest.mark.parametrize("model", ["dc_motor", "tied", "pivot", "driven"])
+@pytest.mark.parametrize("version", [2, 3])
+def test_fmus_with_motion_inputs_and_states_validate(build, model, version):
+    fmu = build(model, version, "both")
+    assert validate_fmu(str(fmu)) == []
+    md = fmpy.read_model_description(str(fmu))
+    states = [d.variable.derivative.name for d in md.derivatives]
+    eq = MODELS[model]().derive()
+    assert states == eq_states(eq)
+
+
+def eq_states(eq) -> list[str]:
+    """The continuous states of a Model Exchange FMU: positions, velocities, first-order states."""
+    return [c.name for c in eq.coordinates] + [c.dq.name for c in eq.coordinates] + [x.name for x in eq.states]

@@ -166,7 +166,7 @@ def tied_carts() -> sb.System:
     s.particle("bob", s.point("P", C, sb.Vector(arm, 0, -1, 0)), 0.5)
     s.gravity((0, -9.81, 0))
     s.constraint("rope", x2 - x1 - 1 - z * z)
-    s.generalized_force("spring", x1, -4 * x1)
+    s.generalized_force("spring", x1, -s.parameter("k", 4.0, unit="N/m") * x1)
     v = s.input("v")
     tension = s.state("tension", 0.3)
     s.rate(tension, 5 * (s.multiplier("rope") - tension))
