@@ -19,6 +19,8 @@ Python and FMU tests.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 import symbody as sb
@@ -43,14 +45,20 @@ def pivot_pendulum(theta0: float = 0.0) -> sb.System:
     return s
 
 
-def torque_pendulum() -> sb.System:
-    """A fixed-pivot pendulum driven by the torque input ``T``."""
-    s = sb.System("torque_pendulum")
+def _fixed_pendulum(name: str) -> tuple[sb.System, Any]:
+    """A pendulum (bob ``m`` at ``l``) on a fixed pivot, angle ``theta``: the system and the angle."""
+    s = sb.System(name)
     g, ln, m = s.parameter("g", G, unit="m/s2"), s.parameter("l", L, unit="m"), s.parameter("m", M, unit="kg")
     th = s.coordinate("theta", 0.0, unit="rad")
     B = s.base("B", s.ground_base, sb.Rz(th))
     s.particle("bob", s.point("P", s.origin, sb.Vector(B, 0, -ln, 0)), m)
     s.gravity((0, -g, 0))
+    return s, th
+
+
+def torque_pendulum() -> sb.System:
+    """A fixed-pivot pendulum driven by the torque input ``T``."""
+    s, th = _fixed_pendulum("torque_pendulum")
     s.generalized_force("motor", th, s.input("T", unit="N*m"))
     return s
 
@@ -58,12 +66,7 @@ def torque_pendulum() -> sb.System:
 def driven_pendulum() -> sb.System:
     """The fixed-pivot pendulum whose angle follows the motion input ``z``; output ``torque``, the driving
     torque (minus the multiplier of the prescription)."""
-    s = sb.System("driven_pendulum")
-    g, ln, m = s.parameter("g", G, unit="m/s2"), s.parameter("l", L, unit="m"), s.parameter("m", M, unit="kg")
-    th = s.coordinate("theta", 0.0, unit="rad")
-    B = s.base("B", s.ground_base, sb.Rz(th))
-    s.particle("bob", s.point("P", s.origin, sb.Vector(B, 0, -ln, 0)), m)
-    s.gravity((0, -g, 0))
+    s, th = _fixed_pendulum("driven_pendulum")
     z = s.motion_input("z", unit="rad")
     s.prescribe("drive", th, z)
     s.output("torque", -s.multiplier("drive"), unit="N*m")
