@@ -15,8 +15,8 @@ first.
 Example:
     >>> import numpy as np
     >>> class Blocks:  # x'' = -x as a one-coordinate model (M = 1, delta = -x)
-    ...     def M_delta(t, q, dq, u, p): return np.eye(1), np.array([-q[0]])
-    ...     def outputs(t, q, dq, u, p, ddq, lam): return (np.zeros(0),)
+    ...     def M_delta(t, q, dq, u, p, x=None): return np.eye(1), np.array([-q[0]])
+    ...     def outputs(t, q, dq, u, p, ddq, lam, x=None): return (np.zeros(0),)
     >>> info = dict(nq=1, nc=0, nh=0, ninit=0, nu=0, ny=0, q0=[1.0], dq0=[0.0], u0=[], p0=[],
     ...             settings0=[1, 1e-3, 1e-6, 1e-8, 0.0, 1, 1e-10, 10.0, 10.0], init_fix=[])
     >>> m = Model(Blocks, info); m.initialize(); m.do_step(0.0, np.pi)
