@@ -347,13 +347,14 @@ SbStatus sb_exit_initialization(SbInstance *inst)
                     return sb_fail(inst, "ExitInitializationMode", "parameter '%s' is not finite",
                                    m->variables[k].name);
         }
-    if (!sb_all_finite(2 * n, inst->state.x))
+    const int nx = sb_nx(m);
+    if (!sb_all_finite(nx, inst->state.x))
         return sb_fail(inst, "ExitInitializationMode", "the initial state is not finite");
     if (m->nc > 0) {
         /* assemble: Newton on Phi_init (coordinates fixed for assembly keep their start values), then velocities */
         double *xs = inst->proj.xwork; /* work on a copy so that a failure leaves the state untouched */
-        memcpy(xs, inst->state.x, (size_t)2 * n * sizeof(double));
-        memcpy(inst->proj.qfix, inst->state.x, (size_t)2 * n * sizeof(double));
+        memcpy(xs, inst->state.x, (size_t)nx * sizeof(double));
+        memcpy(inst->proj.qfix, inst->state.x, (size_t)nx * sizeof(double));
         int it = 0;
         double res = 0.0;
         if (m->ninit > 0) {
@@ -368,7 +369,7 @@ SbStatus sb_exit_initialization(SbInstance *inst)
         if (sv != SB_OK) return sv;
         if (!sb_all_finite(2 * n, xs))
             return sb_fail(inst, "ExitInitializationMode", "the assembled initial state is not finite");
-        memcpy(inst->state.x, xs, (size_t)2 * n * sizeof(double));
+        memcpy(inst->state.x, xs, (size_t)nx * sizeof(double));
         sb_seed_row_reference(inst, *inst->state.time);
         sb_log(inst, SB_OK, SB_LOG_EVENTS, "assembled the initial configuration: %d Newton iterations, |Phi| = %g", it,
                res);

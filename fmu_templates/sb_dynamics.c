@@ -394,6 +394,7 @@ SbStatus sb_update(SbInstance *inst)
         s = sb_accelerations(inst, *inst->state.time, inst->state.x, inst->cache.ddq, inst->cache.lam);
         inst->cache.undetermined = s == SB_OK && sb_multipliers_undetermined(inst);
     }
+    if (s == SB_OK && m->ns > 0) s = sb_state_rates(inst, &pt, inst->cache.rates);
     if (s == SB_OK && m->ny > 0) sb_outputs(&pt, inst->cache.y);
     inst->cache.valid = 1;
     /* a branch change at a singular position (sb_singular.c): guarded in Model Exchange, remembered after */
@@ -402,17 +403,32 @@ SbStatus sb_update(SbInstance *inst)
     return inst->cache.status;
 }
 
+SbStatus sb_state_rates(SbInstance *inst, const SbPoint *pt, double *rates)
+{
+    const SbModel *m = inst->m;
+    sb_rates(pt, rates);
+    const int bad = sb_first_nonfinite(m->ns, rates);
+    if (bad >= 0) return sb_problem(inst, SB_DISCARD, "the rate of state '%s' is not finite", m->state_names[bad]);
+    return SB_OK;
+}
+
 SbStatus sb_derivatives(SbInstance *inst, double t, const double *x, double *xdot)
 {
     const SbModel *m = inst->m;
     const int n = m->nq;
     memmove(xdot, x + n, (size_t)n * sizeof(double));
     /* x and xdot may not alias beyond this point: x + n was read above */
+    SbStatus s = SB_DISCARD;
+    double *lam = m->ns > 0 ? inst->dyn.lam_work : NULL; /* the rates may use the multipliers and forces */
     if (m->nc == 0 && SB_CONTACTS(m) == 0) { /* the lean evaluation (the stages of dopri5, rosenbrock23) */
-        SbStatus s = sb_free_accelerations(inst, t, x, xdot + n);
+        s = sb_free_accelerations(inst, t, x, xdot + n);
         double sum = 0.0; /* a NaN or an infinity makes the sum non-finite */
         for (int i = 0; i < n; ++i) sum += xdot[n + i];
-        if (s != SB_OK || isfinite(sum)) return s;
+        if (s == SB_OK && !isfinite(sum)) s = SB_DISCARD;
+        else if (s != SB_OK) return s;
     }
-    return sb_accelerations(inst, t, x, xdot + n, NULL);
+    if (s != SB_OK) s = sb_accelerations(inst, t, x, xdot + n, lam);
+    if (s != SB_OK || m->ns == 0) return s;
+    SbPoint pt = sb_point(inst, t, x, xdot + n, lam);
+    return sb_state_rates(inst, &pt, xdot + 2 * n);
 }

@@ -2,9 +2,10 @@
  * sb_solver.c -- Dormand-Prince 5(4) and Rosenbrock 2(3) for the Co-Simulation
  * interface, the communication step and its checks (see sb_solver.h; rk4 is in sb_rk4.c).
  *
- * The integrated ODE is x' = [dq; ddq(q, dq, u, t)] with the Baumgarte-
- * stabilized accelerations of sb_accelerations; inputs are held constant over
- * a communication step.  Step size control of the adaptive methods uses the
+ * The integrated ODE is x' = [dq; ddq(q, dq, u, xs, t); rates] with the Baumgarte-
+ * stabilized accelerations of sb_accelerations and the rates of the first-order
+ * states xs; inside a communication step the inputs are the polynomials of
+ * symbody_model.h (a motion input z + dz tau + ddz tau^2 / 2), constants otherwise.  Step size control of the adaptive methods uses the
  * weighted RMS norm with weights atol + rtol max(|y0|, |y1|) (Hairer, Norsett,
  * Wanner, Solving ODEs I, II.4).
  */
@@ -23,7 +24,7 @@
 
 SbStatus sb_solver_alloc(SbInstance *inst)
 {
-    const int nx = 2 * inst->m->nq;
+    const int nx = sb_nx(inst->m);
     SbSolver *w = calloc(1, sizeof *w);
     if (!w) return SB_ERROR;
     inst->solver = w;
@@ -352,7 +353,7 @@ static SbStatus rosenbrock23(SbInstance *inst, double t, double tend)
 static SbStatus check_result(SbInstance *inst)
 {
     const SbModel *m = inst->m;
-    if (!sb_all_finite(2 * m->nq, inst->state.x)) {
+    if (!sb_all_finite(sb_nx(m), inst->state.x)) {
         snprintf(inst->problem, sizeof inst->problem, "the state at the end of the step is not finite");
         return SB_DISCARD;
     }
@@ -422,8 +423,12 @@ SbStatus sb_do_step(SbInstance *inst, double t0, double H)
     inst->problem[0] = '\0';
     w->t_reached = t0;
     w->underflow = 0;
+    inst->interpolating = 1; /* the inputs set at t0 are polynomials of t - t0 over the step */
+    inst->input_time = t0;
     s = SB_EVENTS(inst->m) > 0 ? sb_events_integrate(inst, t0, tend) : sb_integrate(inst, t0, tend);
+    inst->interpolating = 0;
     if (s == SB_OK) {
+        sb_advance_inputs(inst, tend - t0); /* the motion inputs where the step ends */
         *inst->state.time = tend;
         sb_changed(inst);
         s = check_result(inst);

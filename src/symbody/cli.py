@@ -54,6 +54,7 @@ from . import __version__
 from .errors import ArgumentError, SymbodyError
 from .fmu.arguments import (
     COSIMULATION_SOLVER,
+    add_motion_rates,
     check_output_file,
     check_recorded_names,
     check_time_range,
@@ -160,7 +161,11 @@ def add_simulate(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--rtol", type=float, default=None, help="relative tolerance")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="start value (repeatable)")
     p.add_argument(
-        "--input-file", default=None, metavar="CSV", help="inputs over time: a CSV with time, then input columns"
+        "--input-file",
+        default=None,
+        metavar="CSV",
+        help="inputs over time: a CSV with time, then input columns (a motion input z without dz, ddz columns "
+        "gets them from the spline through z)",
     )
     p.add_argument("--output", action="append", default=None, metavar="NAME", help="variable to record (repeatable)")
     p.add_argument("-o", "--csv", default=None, help="CSV file to write (default: <name>.csv)")
@@ -279,6 +284,9 @@ def _model_info(eq) -> dict[str, Any]:
     st["constraint_names"] = [r.name for r in eq.constraint_rows]
     st["parameter_names"] = [p.name for p in eq.parameters]
     st["input_names"] = [u.name for u in eq.inputs]
+    st["motion_input_names"] = [name for name, _ in eq.motion_inputs]
+    st["states"] = eq.nx
+    st["state_names"] = [x.name for x in eq.states]
     st["output_names"] = [o.name for o in eq.outputs]
     return st
 
@@ -316,6 +324,10 @@ def cmd_info(args: argparse.Namespace) -> int:
     )
     print(f"  parameters   {st['parameters']}{names('parameter_names')}")
     print(f"  inputs       {st['inputs']}{names('input_names')}")
+    if st["motion_input_names"]:
+        print(f"  motion       {len(st['motion_input_names'])} motion inputs{names('motion_input_names')}")
+    if st["states"]:
+        print(f"  states       {st['states']}{names('state_names')}")
     print(f"  outputs      {st['outputs']}{names('output_names')}")
     print(f"  atoms        {st['atoms']}")
     direct = f", accelerations by {eq.accelerations_method}" if eq.accelerations_method else ""
@@ -396,6 +408,12 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         input_names = [v.name for v in variables if v.causality == "input"]
         if args.input_file:
             inputs = read_input_file(args.input_file, input_names)
+            inputs, completed = add_motion_rates(inputs, input_names, Path(args.input_file).name)
+            if completed:
+                print(
+                    f"motion inputs {', '.join(completed)}: velocities and accelerations from the spline through "
+                    f"the samples of {Path(args.input_file).name}"
+                )
             driven_and_set = [n for n in inputs.dtype.names or () if n in start]
             if driven_and_set:
                 raise ArgumentError(

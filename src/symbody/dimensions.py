@@ -24,6 +24,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Protocol, TypeGuard
 
@@ -45,6 +46,8 @@ class Equations(Protocol):
     inputs: Sequence[Any]
     coordinates: Sequence[Any]
     outputs: Sequence[Any]
+    states: Sequence[Any]
+    rates: list[Expr]
     constraint_rows: Sequence[Any]
     initial_rows: Sequence[Any]
     M: list[list[Expr]]
@@ -138,7 +141,7 @@ class DimensionChecker:
         for p in eq.parameters:
             sym_dims[p.symbol], sym_scales[p.symbol] = parse_dimension(p.unit), parse_scale(p.unit)
             self.units[p.symbol] = p.unit or ""
-        for u in eq.inputs:
+        for u in list(eq.inputs) + list(eq.states):
             sym_dims[u.symbol], sym_scales[u.symbol] = parse_dimension(u.unit), parse_scale(u.unit)
             self.units[u.symbol] = u.unit or ""
         for c in eq.coordinates:
@@ -427,6 +430,7 @@ def check_dimensions(eq: Equations) -> None:
         ("parameter", eq.parameters),
         ("coordinate", eq.coordinates),
         ("input", eq.inputs),
+        ("state", eq.states),
         ("output", eq.outputs),
     ):
         for r in records:
@@ -444,6 +448,8 @@ def check_dimensions(eq: Equations) -> None:
         items.append((f"initial condition {row.name!r}", eq.Phi_init[eq.nh + k]))
     for o in eq.outputs:
         items.append((f"output {o.name!r}", o.expr))
+    for x, r in zip(eq.states, eq.rates):
+        items.append((f"the rate of state {x.name!r}", r))
     for what, e in items:
         try:
             chk.dim(e)
@@ -453,6 +459,17 @@ def check_dimensions(eq: Equations) -> None:
     _check_balance(chk, eq)
     for o in eq.outputs:
         _check_declared_unit(chk, o)
+    for x, r in zip(eq.states, eq.rates):
+        _check_declared_unit(chk, _Declared(f"the rate of state {x.name!r}", r, x.rate_unit))
+
+
+@dataclass(frozen=True)
+class _Declared:
+    """An expression with a declared unit, checked like an output (the rate of a state: its unit per second)."""
+
+    name: str
+    expr: Expr
+    unit: str | None
 
 
 def _known(x: Any) -> TypeGuard[Any]:
@@ -497,13 +514,14 @@ def _check_declared_unit(chk: DimensionChecker, o) -> None:
     got, got_scale = chk.dims.get(o.expr), chk.scales.get(o.expr)
     if want is None or got in (_UNKNOWN, _WILD):
         return
+    what = o.name if isinstance(o, _Declared) else f"output {o.name!r}"
     if got != want:
         raise ModelError(
-            f"output {o.name!r} is declared in {o.unit!r} ({format_dimension(want)}) but its expression"
+            f"{what} is declared in {o.unit!r} ({format_dimension(want)}) but its expression"
             f" {to_str(o.expr, max_nodes=30)} is in {format_dimension(got)}"
         )
     if got_scale not in (_UNKNOWN, _WILD) and scale is not None and not _same_scale(got_scale, scale):
         raise ModelError(
-            f"output {o.name!r} is declared in {o.unit!r} but its expression {to_str(o.expr, max_nodes=30)}"
+            f"{what} is declared in {o.unit!r} but its expression {to_str(o.expr, max_nodes=30)}"
             f" is {got_scale / scale:g} times that unit: the equations do not convert units"
         )

@@ -157,7 +157,8 @@ def _fmi2(spec, native: bool = True) -> bytes:
     for iface in spec.interfaces:
         attrs = dict(common)
         if iface == "CoSimulation":
-            attrs.update(canHandleVariableCommunicationStepSize="true", canInterpolateInputs="false")
+            # the native runtime takes input derivatives (motion inputs: their rates; sb_variables.c)
+            attrs.update(canHandleVariableCommunicationStepSize="true", canInterpolateInputs=flag)
         else:
             attrs["completedIntegratorStepNotNeeded"] = "true"
         el = ET.SubElement(root, iface, attrs)

@@ -63,6 +63,7 @@ def blocks_module(spec: FmuSpec) -> str:
         ("D_beta", {"D": b["D"], "beta": b["beta"]}),
         ("Phi_init", {"Phi_init_q": b["Phi_init_q"], "Phi_init": b["Phi_init"]}),
         ("outputs", {"y": b["outputs"]}),
+        ("rates", {"rates": b["rates"]}),
         (
             "residual_jacobians",
             {
@@ -90,6 +91,9 @@ def blocks_module(spec: FmuSpec) -> str:
         "ninit": len(eq.Phi_init),
         "nu": eq.nu,
         "ny": len(eq.outputs),
+        "ns": eq.nx,
+        "s0": [float(x.x0) for x in eq.states],
+        "motion": [k for _, k in eq.motion_inputs],
         "q0": [float(c.q0) for c in eq.coordinates],
         "dq0": [float(c.dq0) for c in eq.coordinates],
         "u0": [float(u.value) for u in eq.inputs],
@@ -155,6 +159,10 @@ class {name}(Fmi2Slave):
             return (lambda: self._calculated(0, i)), None
         if kind == "y":
             return (lambda: self._calculated(2, i)), None
+        if kind == "x":
+            return (lambda: m.x[2 * n + i]), self._setter(lambda v: m.x.__setitem__(2 * n + i, v))
+        if kind == "dx":
+            return (lambda: self._calculated(3, i)), None
         if kind == "u":
             return (lambda: m.u[i]), self._setter(lambda v: m.u.__setitem__(i, v))
         if kind == "p":
@@ -166,7 +174,7 @@ class {name}(Fmi2Slave):
         """An acceleration or output; where it cannot be computed: NaN with an error message (an exception
         would make pythonfmu return fmi2Fatal)."""
         try:
-            value = float(self.model.values()[block][i])
+            value = float((*self.model.values(), self.model.state_rates())[block][i])
             if block == 2 and i in self.model.undetermined_outputs:
                 self._undetermined(i)
             return value

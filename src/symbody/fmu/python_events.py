@@ -93,6 +93,25 @@ def hermite_minimum(v0: float, d0: float, v1: float, d1: float) -> tuple[float, 
     return s, ((a3 * s + a2) * s + d0) * s + v0
 
 
+def difference_jacobian(derivatives, t: float, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``d f / d x`` and ``d f / d t`` of ``f = derivatives(t, x)`` by central differences (step
+    ``eps^(1/3) max(1, |x_j|)``)."""
+    nx = x.size
+    J, T = np.zeros((nx, nx)), np.zeros(nx)
+    for j in range(nx + 1):
+        h = np.cbrt(np.finfo(float).eps) * max(1.0, abs(x[j]) if j < nx else abs(t))
+        e = np.zeros(nx)
+        if j < nx:
+            e[j] = h
+        dt = h if j == nx else 0.0
+        col = (derivatives(t + dt, x + e) - derivatives(t - dt, x - e)) / (2.0 * h)
+        if j < nx:
+            J[:, j] = col
+        else:
+            T = col
+    return J, T
+
+
 class Events:
     """Contact modes, contact forces and event location of one FMU instance (``model``: its
     ``symbody_python_runtime.Model``, whose blocks module has ``contacts`` and ``switches``)."""
@@ -111,20 +130,20 @@ class Events:
         """``gap, G, gap_beta, gap_gamma, restitution, rate`` at ``(t, x)``."""
         m = self.m
         n = m.n
-        gap, G, gbeta, ggamma, e = m.b.contacts(t, x[:n], x[n:], m.u, m.p)
+        gap, G, gbeta, ggamma, e = m.b.contacts(t, x[:n], x[n : 2 * n], m.u_at(t), m.p)
         G = np.asarray(G, dtype=float).reshape(self.nk, n)
-        return gap, G, gbeta, ggamma, e, G @ x[n:] - gbeta
+        return gap, G, gbeta, ggamma, e, G @ x[n : 2 * n] - gbeta
 
     def response(self, t: float, x: np.ndarray, G: np.ndarray) -> np.ndarray:
         """``[X; Y]`` with ``[M D^T; D 0] [X; Y] = [G^T; 0]`` (columns per row of ``G``)."""
         m = self.m
         n, nc = m.n, m.nc
-        q, dq = x[:n], x[n:]
-        M, _ = m.b.M_delta(t, q, dq, m.u, m.p)
+        q, dq, u = x[:n], x[n : 2 * n], m.u_at(t)
+        M, _ = m.b.M_delta(t, q, dq, u, m.p, x=x[2 * n :])
         A = np.zeros((n + nc, n + nc))
         A[:n, :n] = M
         if nc:
-            D = m.b.constraints(t, q, dq, m.u, m.p)[0]
+            D = m.b.constraints(t, q, dq, u, m.p)[0]
             A[:n, n:] = D.T
             A[n:, :n] = D
         rhs = np.zeros((n + nc, G.shape[0]))
@@ -168,7 +187,7 @@ class Events:
         if self.nk:
             z[: self.nk] = np.where(self.closed, self.forces, self.blocks(t, x)[0])
         if self.nsw:
-            z[self.nk :] = m.b.switches(t, x[: m.n], x[m.n :], m.u, m.p)[0]
+            z[self.nk :] = m.b.switches(t, x[: m.n], x[m.n : 2 * m.n], m.u_at(t), m.p, x=x[2 * m.n :])[0]
         if not np.all(np.isfinite(z)):
             raise StepFailure(f"an event function is not finite at t = {t!r}")
         return z
@@ -199,7 +218,7 @@ class Events:
                     self.messages.append(
                         f"DoStep: t = {t!r}: impact of contact '{self.names[i]}' (rate {r[a]:g}, impulse {P[a]:g})"
                     )
-            x[n:] += Z[:n] @ P
+            x[n : 2 * n] += Z[:n] @ P
         self.closed = self._modes(t, x, touching)
         for j in np.flatnonzero(self.closed != before):
             mode = "closes" if self.closed[j] else "opens"
@@ -227,7 +246,7 @@ class Events:
         keep = np.flatnonzero(f > 1e-10 * (1.0 + float(np.max(np.abs(b))) / wmax))
         if keep.size and np.any(rate[S[keep]] != 0.0):
             P = np.linalg.lstsq(W[np.ix_(keep, keep)], rate[S[keep]], rcond=1e-12)[0]
-            x[n:] -= Z[:n, keep] @ P
+            x[n : 2 * n] -= Z[:n, keep] @ P
         closed[S[keep]] = True
         return closed
 
@@ -316,15 +335,15 @@ class Events:
         if self.nk:
             r[: self.nk] = self.blocks(t, x)[5]
         if self.nsw:
-            xdot = np.concatenate([x[n:], m.accelerations(t, x)[0]])
+            xdot = m.derivatives(t, x)
             h = (
                 np.cbrt(np.finfo(float).eps)
                 * max(1.0, float(np.max(np.abs(x))))
                 / max(1.0, float(np.max(np.abs(xdot))))
             )
             xp, xm = x + h * xdot, x - h * xdot
-            sp = m.b.switches(t + h, xp[:n], xp[n:], m.u, m.p)[0]
-            sm = m.b.switches(t - h, xm[:n], xm[n:], m.u, m.p)[0]
+            sp = m.b.switches(t + h, xp[:n], xp[n : 2 * n], m.u_at(t + h), m.p, x=xp[2 * n :])[0]
+            sm = m.b.switches(t - h, xm[:n], xm[n : 2 * n], m.u_at(t - h), m.p, x=xm[2 * n :])[0]
             r[self.nk :] = (np.asarray(sp) - np.asarray(sm)) / (2.0 * h)
         return r
 
@@ -414,17 +433,4 @@ class Events:
     def jacobian(self, t: float, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The state Jacobian of the current mode and its time derivative by central differences of the
         state derivatives (for rosenbrock23 while contacts are closed)."""
-        nx = x.size
-        J, T = np.zeros((nx, nx)), np.zeros(nx)
-        for j in range(nx + 1):
-            h = np.cbrt(np.finfo(float).eps) * max(1.0, abs(x[j]) if j < nx else abs(t))
-            e = np.zeros(nx)
-            if j < nx:
-                e[j] = h
-            dt = h if j == nx else 0.0
-            col = (self.m.derivatives(t + dt, x + e) - self.m.derivatives(t - dt, x - e)) / (2.0 * h)
-            if j < nx:
-                J[:, j] = col
-            else:
-                T = col
-        return J, T
+        return difference_jacobian(self.m.derivatives, t, x)

@@ -1,8 +1,8 @@
 """Forward dynamics on all coordinates: the ``"baumgarte"`` and ``"projection"`` formulations.
 
-The state is ``y = (q, dq)``; the accelerations solve the index-1 system
-``[M D^T; D 0][ddq; lam] = [delta; gamma - 2 xi w dPhi - w^2 Phi]`` with Baumgarte's terms
-(``dPhi = D dq - beta``), and the ``"projection"`` formulation brings the state back onto
+The state is ``y = (q, dq, x)`` (``x``: the first-order states, integrated with their rates); the
+accelerations solve the index-1 system ``[M D^T; D 0][ddq; lam] = [delta; gamma - 2 xi w dPhi - w^2 Phi]``
+with Baumgarte's terms (``dPhi = D dq - beta``), and the ``"projection"`` formulation brings the state back onto
 ``Phi = 0`` and ``D dq = beta`` after every accepted step (see :mod:`symbody.numeric.dynamics`).
 
 Redundant constraint rows (dependent on the constraint manifold, as the dynamics chapter's sine and
@@ -122,7 +122,7 @@ SEED_STEP, SEED_SHARE = 0.1, 1e-2
 
 
 class DependentCoordinates:
-    """State ``y = (q, dq)``; index-1 accelerations with Baumgarte terms, optional projection."""
+    """State ``y = (q, dq, x)``; index-1 accelerations with Baumgarte terms, optional projection."""
 
     def __init__(
         self, nm: NumericModel, u: InputFunction, baumgarte: tuple[float, float] | None, project: bool, tol: float
@@ -130,6 +130,7 @@ class DependentCoordinates:
         self.nm = nm
         self.eq = nm.eq
         self.n = nm.eq.nq
+        self.nx = nm.eq.nx
         self.u = u
         self.project = project
         self.tol = tol
@@ -142,6 +143,7 @@ class DependentCoordinates:
         self._f = nm._fn("M", "delta", "D", "gamma", "Phi", "beta") if eq.nc else nm._fn("M", "delta")
         self._fpos = nm._fn("Phi", "Phi_q") if eq.nh else None
         self._fvel = nm._fn("D", "beta") if eq.nc else None
+        self._frates = nm._fn("rates") if eq.nx else None
         self.last_failure: str | None = None
         self.row_ref = np.zeros(nm.eq.nc)  # largest squared norm of each constraint row met
         self.row_scale = 0.0  # ... of any row
@@ -152,8 +154,8 @@ class DependentCoordinates:
         self._checked = not eq.nc
         self._t_step: float | None = None
 
-    def state0(self, q: np.ndarray, dq: np.ndarray) -> np.ndarray:
-        return np.concatenate([q, dq])
+    def state0(self, q: np.ndarray, dq: np.ndarray, x: np.ndarray | None = None) -> np.ndarray:
+        return np.concatenate([q, dq, self.eq.x0 if x is None else x])
 
     def seed_row_reference(self, t: float, q: np.ndarray) -> None:
         """Reference row norms at the start from the rows next to it, as the FMU runtime does.
@@ -179,12 +181,21 @@ class DependentCoordinates:
                 near = np.maximum(near, np.where(np.isfinite(v), v, 0.0))
         self.row_ref = np.maximum(self.row_ref, SEED_SHARE * near)
 
-    def accelerations(self, t: float, q: np.ndarray, dq: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+
+    def split(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(q, dq, x)`` of a state vector."""
+        n = self.n
+        return y[:n], y[n : 2 * n], y[2 * n :]
+
+    def accelerations(
+        self, t: float, q: np.ndarray, dq: np.ndarray, u: np.ndarray, x: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         p = self.nm.p
+        x = self.eq.x0 if x is None else x
         if not self.eq.nc:
-            M, d = self._f(t, q, dq, u, p)
+            M, d = self._f(t, q, dq, u, p, None, None, x)
             return solve_saddle(M, np.zeros((0, self.n)), d, np.zeros(0))
-        M, d, D, g, Phi, beta = self._f(t, q, dq, u, p)
+        M, d, D, g, Phi, beta = self._f(t, q, dq, u, p, None, None, x)
         if self.a or self.b:
             g = g - self.a * (D @ dq - beta)
             if Phi.size:
@@ -213,20 +224,27 @@ class DependentCoordinates:
         except NumericalError as e:
             raise NumericalError(f"{e} at t = {t:.6g}, q = {q}") from None
 
+    def rates(self, t: float, q: np.ndarray, dq: np.ndarray, u: np.ndarray, lam: np.ndarray, x: np.ndarray):
+        """Rates of the first-order states (an empty array without states)."""
+        if self._frates is None:
+            return np.zeros(0)
+        return self._frates(t, q, dq, u, self.nm.p, None, lam, x)[0]
+
     def rhs(self, t: float, y: np.ndarray) -> np.ndarray:
-        n = self.n
-        q, dq = y[:n], y[n:]
+        q, dq, x = self.split(y)
         if not np.all(np.isfinite(y)):
             return np.full(y.shape, np.nan)
         try:
-            ddq, _ = self.accelerations(t, q, dq, self.u(t, q, dq))
+            u = self.u(t, q, dq)
+            ddq, lam = self.accelerations(t, q, dq, u, x)
+            dx = self.rates(t, q, dq, u, lam, x)
         except (NumericalError, np.linalg.LinAlgError) as e:
             # a trial stage the step-size control will reject; reported if the integration fails
             self.last_failure = str(e)
             return np.full(y.shape, np.nan)
-        return np.concatenate([dq, ddq])
+        return np.concatenate([dq, ddq, dx])
 
-    def near_singular(self, t: float, q: np.ndarray) -> bool:
+    def near_singular(self, t: float, q: np.ndarray, u: np.ndarray | None = None) -> bool:
         """Whether fewer constraint rows are clearly independent at ``q`` than usual (a singular position).
 
         Rows count when their singular value exceeds ``SINGULAR_GAP`` times the largest row norm
@@ -234,7 +252,7 @@ class DependentCoordinates:
         """
         if self._fvel is None:
             return False
-        D = self._fvel(t, q, np.zeros(self.n), self.eq.u0, self.nm.p)[0]
+        D = self._fvel(t, q, np.zeros(self.n), self.eq.u0 if u is None else u, self.nm.p)[0]
         self.row_scale = max(self.row_scale, float(np.max(np.sum(D * D, axis=1))))
         sv = np.linalg.svd(D, compute_uv=False)
         rank = int(np.sum(sv > SINGULAR_GAP * np.sqrt(self.row_scale)))
@@ -243,10 +261,10 @@ class DependentCoordinates:
 
     def _project(self, t: float, y: np.ndarray) -> np.ndarray:
         n = self.n
-        q, dq = y[:n].copy(), y[n:].copy()
-        p, u0 = self.nm.p, self.eq.u0
+        q, dq = y[:n].copy(), y[n : 2 * n].copy()
+        p, u0 = self.nm.p, self.u(t, q, dq)  # motion inputs move the constraints
         z = np.zeros(n)
-        if self.near_singular(t, q):
+        if self.near_singular(t, q, u0):
             # near a singular position the constraint values barely see the errors along the
             # directions that lose their rows, and the velocity rows turn with those errors: the
             # projection is left to the steps on either side (Baumgarte's terms hold the drift)
@@ -267,19 +285,18 @@ class DependentCoordinates:
         if self._fvel is not None:
             D, beta = self._fvel(t, q, z, u0, p)
             dq -= regularized_correction(D, D @ dq - beta, row_scale=self.row_scale)
-        return np.concatenate([q, dq])
+        return np.concatenate([q, dq, y[2 * n :]])
 
     def check_branch(self, t: float, y: np.ndarray) -> None:
         """Raise when the constraint forces have done work in a passage of a singular position: the
         motion is changing its assembly branch (:mod:`symbody.numeric.branch_guard`)."""
-        n = self.n
-        q, dq = y[:n], y[n:]
-        if not self.near_singular(t, q):
+        q, dq, x = self.split(y)
+        u = self.u(t, q, dq)
+        if not self.near_singular(t, q, u):
             self.passage.reset()
             return
-        u = self.u(t, q, dq)
-        M, d, D, _, Phi, beta = self._f(t, q, dq, u, self.nm.p)
-        _, lam = self.accelerations(t, q, dq, u)
+        M, d, D, _, Phi, beta = self._f(t, q, dq, u, self.nm.p, None, None, x)
+        _, lam = self.accelerations(t, q, dq, u, x)
         self.passage.add(t, constraint_power(lam[: D.shape[0]], D, dq, beta))
         scale = energy_scale(M, d, dq, self.guard_rate)
         if self.passage.exceeds(scale) and drift_energy(M, D, D @ dq - beta, Phi, self.row_ref, np.sqrt(self.b)) < (
@@ -292,12 +309,11 @@ class DependentCoordinates:
         """The constraint rows of a redundant model for the step ahead (its length that of the last one)."""
         if self.redundant is None or self._fvel is None:
             return
-        n = self.n
-        q, dq = y[:n], y[n:]
+        q, dq, _ = self.split(y)
         h, self._t_step = (t - self._t_step if self._t_step is not None else 0.0), t
-        z = np.zeros(n)
-        D = self._fvel(t, q, z, self.eq.u0, self.nm.p)[0]
-        ahead = self._fvel(t + h, q + h * dq, z, self.eq.u0, self.nm.p)[0] if h > 0 else None
+        z, u = np.zeros(self.n), self.u(t, q, dq)  # motion inputs move the constraints
+        D = self._fvel(t, q, z, u, self.nm.p)[0]
+        ahead = self._fvel(t + h, q + h * dq, z, u, self.nm.p)[0] if h > 0 else None
         self.redundant.choose(D, self.row_ref, ahead)
 
     def after_step(self, t: float, y: np.ndarray) -> tuple[np.ndarray, str | None]:
@@ -309,17 +325,17 @@ class DependentCoordinates:
             return y, None
         return self._project(t, y), "corrected"
 
-    def output(self, t: float, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def output(self, t: float, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if self.project and self.eq.nc:
             y = self._project(t, y)
-        return y[: self.n], y[self.n :]
+        return self.split(y)
 
     def describe(self) -> list[tuple[float, list[str]]]:
         return []
 
-    def output_accelerations(self, t: float, q: np.ndarray, dq: np.ndarray, u: np.ndarray):
+    def output_accelerations(self, t: float, q: np.ndarray, dq: np.ndarray, u: np.ndarray, x: np.ndarray | None = None):
         """Accelerations and multipliers reported at output times (those the integrator used)."""
-        return self.accelerations(t, q, dq, u)
+        return self.accelerations(t, q, dq, u, x)
 
 
 __all__ = [

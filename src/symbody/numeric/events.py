@@ -159,7 +159,8 @@ class EventLog:
         force reached the static limit there slides even if round-off puts it a hair inside.
         """
         form, n = self.form, self.form.n
-        q, dq = y[:n].copy(), y[n:].copy()
+        q, dq = y[:n].copy(), y[n : 2 * n].copy()
+        form.x_held = y[2 * n :].copy()  # the first-order states pass the event unchanged
         u = form.u(t, q, dq)
         s = form.state(t, q, dq, u)
         # (a closed contact's gap is held by the constraint; its small drift is integration error)
@@ -180,7 +181,7 @@ class EventLog:
         if trigger is not None and trigger >= nk + nf:  # the switching function leaves zero on the other side
             self.anchors[trigger] = _Anchor(t, 1, 1.0)
             self.sides[trigger - nk - nf] *= -1.0
-        return np.concatenate([q, dq])
+        return np.concatenate([q, dq, form.x_held])
 
     def _impact(self, t: float, s: ContactState, dq: np.ndarray, touching: np.ndarray) -> np.ndarray:
         """Newton's multi-contact impact law on the touching contacts (:mod:`symbody.numeric.impacts`)."""
@@ -338,7 +339,7 @@ class EventLog:
 
                 def margin(t: float, y: np.ndarray, j: int = j) -> float:
                     a = form.at(t, y)
-                    return float(form.state(t, y[:n], y[n:]).mu_static[j] * a.normal[j] - abs(a.friction[j]))
+                    return float(form.state(t, y[:n], y[n : 2 * n]).mu_static[j] * a.normal[j] - abs(a.friction[j]))
 
                 out.append((nk + j, self._divided(-1, margin, dense), STICK_SAMPLE))
         for k in range(len(self.switch_names)):

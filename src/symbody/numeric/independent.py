@@ -1,8 +1,9 @@
 """Forward dynamics on independent coordinates: the ``"independent"`` formulation.
 
 Velocity transformation (the dynamics chapter's matrix ``R``): the state holds only the
-independent coordinates ``z`` and velocities ``dz``; at every evaluation the position problem
-gives the dependent coordinates, ``dq = R dz + ...``, and ``R^T M R ddz = R^T (delta - M (dR dz))``.
+independent coordinates ``z`` and velocities ``dz`` (and the first-order states ``x``); at every
+evaluation the position problem gives the dependent coordinates, ``dq = R dz + ...``, and
+``R^T M R ddz = R^T (delta - M (dR dz))``.
 The independent coordinates are chosen by QR with column pivoting and changed when they become
 ill-conditioned, unless given (see :mod:`symbody.numeric.dynamics`).
 """
@@ -35,7 +36,7 @@ DEGRADED = 1.05
 
 
 class IndependentCoordinates:
-    """State ``y = (z, dz)``: position-independent coordinates and independent velocities."""
+    """State ``y = (z, dz, x)``: position-independent coordinates, independent velocities, first-order states."""
 
     def __init__(
         self,
@@ -48,6 +49,7 @@ class IndependentCoordinates:
         self.nm = nm
         self.eq = eq = nm.eq
         self.n = eq.nq
+        self.nx = eq.nx
         self.u = u
         self.tol = tol
         self.fixed_choice = coordinate_indices(eq, independent)
@@ -55,6 +57,7 @@ class IndependentCoordinates:
         self._fdyn = nm._fn("M", "delta", "D", "gamma", "beta")
         self._fpos = nm._fn("Phi", "Phi_q") if eq.nh else None
         self._fD = nm._fn("D", "beta")
+        self._frates = nm._fn("rates") if eq.nx else None
         self.history: list[tuple[float, list[str]]] = []
         self.q_last: np.ndarray | None = None
         self.last_failure: str | None = None
@@ -117,8 +120,9 @@ class IndependentCoordinates:
         There the number of degrees of freedom changes for an instant and no choice of independent
         coordinates determines the others on both sides; redundant rows, dependent everywhere, pass.
         """
-        zero, u0, p = np.zeros(self.n), self.eq.u0, self.nm.p
-        rank_here, rank_near = ranks_here_and_near(lambda x: self._fD(t, x, zero, u0, p)[0], q)
+        zero, p = np.zeros(self.n), self.nm.p
+        u = self.u(t, q, zero)  # motion inputs move the constraints
+        rank_here, rank_near = ranks_here_and_near(lambda x: self._fD(t, x, zero, u, p)[0], q)
         if rank_here < rank_near:
             names = [r.name for r in self.eq.constraint_rows]
             raise NumericalError(
@@ -127,8 +131,12 @@ class IndependentCoordinates:
                 f"on both sides; use formulation='baumgarte' or 'projection', which pass singular positions"
             )
 
-    def state0(self, q: np.ndarray, dq: np.ndarray) -> np.ndarray:
-        return np.concatenate([q[self.ip], dq[self.iv]])
+    def state0(self, q: np.ndarray, dq: np.ndarray, x: np.ndarray | None = None) -> np.ndarray:
+        return np.concatenate([q[self.ip], dq[self.iv], self.eq.x0 if x is None else x])
+
+    def _motion(self, t: float) -> np.ndarray:
+        """The inputs at ``t`` where only the motion inputs matter (positions and velocity constraints)."""
+        return self.u(t, self.q_last, np.zeros(self.n)) if self.q_last is not None else self.eq.u0
 
     # -- kinematics from the independent state ---------------------------------------
     def positions(self, t: float, z: np.ndarray) -> np.ndarray:
@@ -145,7 +153,7 @@ class IndependentCoordinates:
         if self._predictor is not None:
             q[dep] += self._predictor @ (z - q[self.ip])
         q[self.ip] = z
-        p, u0, zero = self.nm.p, self.eq.u0, np.zeros(self.n)
+        p, u0, zero = self.nm.p, self._motion(t), np.zeros(self.n)
         step = np.inf
         for _ in range(25):
             Phi, Phi_q = self._fpos(t, q, zero, u0, p)
@@ -170,16 +178,23 @@ class IndependentCoordinates:
         )
 
     def full_state(self, t: float, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple]:
-        k = len(self.ip)
+        k, kv = len(self.ip), len(self.iv)
         q = self.positions(t, y[:k])
-        D, beta = self._fD(t, q, np.zeros(self.n), self.eq.u0, self.nm.p)
+        D, beta = self._fD(t, q, np.zeros(self.n), self._motion(t), self.nm.p)
         dq = np.zeros(self.n)
-        dq[self.iv] = y[k:]
+        dq[self.iv] = y[k : k + kv]
         dq, _ = solve_dependent(D, beta, dq, self.pv, check=None)
         return q, dq, (D, beta)
 
-    def accelerations(self, t: float, q: np.ndarray, dq: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        M, d, D, g, _ = self._fdyn(t, q, dq, u, self.nm.p)
+    def states(self, y: np.ndarray) -> np.ndarray:
+        """The first-order states of a state vector."""
+        return y[len(self.ip) + len(self.iv) :]
+
+    def accelerations(
+        self, t: float, q: np.ndarray, dq: np.ndarray, u: np.ndarray, x: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        x = self.eq.x0 if x is None else x
+        M, d, D, g, _ = self._fdyn(t, q, dq, u, self.nm.p, None, None, x)
         pv = self.pv
         ddq_p, _ = solve_dependent(D, g, np.zeros(self.n), pv, check=None)  # dR dz: accelerations with ddz = 0
         S = null_space_basis(D, pv)
@@ -200,12 +215,14 @@ class IndependentCoordinates:
             return np.full(y.shape, np.nan)
         try:
             q, dq, _ = self.full_state(t, y)
-            ddq, _ = self.accelerations(t, q, dq, self.u(t, q, dq))
+            u, x = self.u(t, q, dq), self.states(y)
+            ddq, lam = self.accelerations(t, q, dq, u, x)
+            dx = self._frates(t, q, dq, u, self.nm.p, None, lam, x)[0] if self._frates is not None else np.zeros(0)
         except (NumericalError, np.linalg.LinAlgError) as e:
             # a trial stage the step-size control will reject (e.g. past a singular position)
             self.last_failure = str(e)
             return np.full(y.shape, np.nan)
-        return np.concatenate([dq[self.ip], ddq[self.iv]])
+        return np.concatenate([dq[self.ip], ddq[self.iv], dx])
 
     def after_step(self, t: float, y: np.ndarray) -> tuple[np.ndarray, str | None]:
         q, dq, (D, _) = self.full_state(t, y)
@@ -222,13 +239,14 @@ class IndependentCoordinates:
         # before the integrator's stages run into its ill-conditioned region
         h, self._t_step = (t - self._t_step if self._t_step is not None else 0.0), t
         ahead = (t + h, q + h * dq)
-        D_ahead = self._fD(ahead[0], ahead[1], np.zeros(self.n), self.eq.u0, self.nm.p)[0] if h > 0 else D
+        D_ahead = self._fD(ahead[0], ahead[1], np.zeros(self.n), self._motion(ahead[0]), self.nm.p)[0] if h > 0 else D
         cond = max(cond, dependent_condition(D_ahead, cur.rows, cur.dependent))
         rows = leading_rows(D_ahead, cur.rank)
         best, best_cond = self._best_dependent(D_ahead, rows, cur, cond)
         if cond > self.switch_ratio * best_cond and (best, rows) != (cur.dependent, cur.rows):
+            x = self.states(y)
             self.choose(t, q, ahead, best)
-            return self.state0(q, dq), "restart"
+            return self.state0(q, dq, x), "restart"
         return y, None
 
     def _best_dependent(self, D: np.ndarray, rows: list[int], cur: Partition, cond: float) -> tuple[list[int], float]:
@@ -253,16 +271,16 @@ class IndependentCoordinates:
         best_cond, best = min(scored, key=lambda sc: sc[0])
         return best, best_cond
 
-    def output(self, t: float, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def output(self, t: float, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         q, dq, _ = self.full_state(t, y)
-        return q, dq
+        return q, dq, self.states(y)
 
     def describe(self) -> list[tuple[float, list[str]]]:
         return list(self.history)
 
-    def output_accelerations(self, t: float, q: np.ndarray, dq: np.ndarray, u: np.ndarray):
+    def output_accelerations(self, t: float, q: np.ndarray, dq: np.ndarray, u: np.ndarray, x: np.ndarray | None = None):
         """Accelerations and multipliers at a consistent state (independent of the partition)."""
-        M, d, D, g, _ = self._fdyn(t, q, dq, u, self.nm.p)
+        M, d, D, g, _ = self._fdyn(t, q, dq, u, self.nm.p, None, None, self.eq.x0 if x is None else x)
         return solve_saddle(M, D, d, g)
 
 

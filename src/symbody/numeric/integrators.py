@@ -13,8 +13,8 @@ A formulation is any object with:
 - ``after_step(t, y) -> (y, action)``, ``action`` one of ``None`` (unchanged),
   ``"corrected"`` (the state was moved, e.g. projected) or ``"restart"`` (the
   state vector changed meaning, e.g. new independent coordinates);
-- ``output(t, y) -> (q, dq)`` giving the full state at a time (interpolated
-  states are passed through it too, so they get projected).
+- ``output(t, y) -> (q, dq)`` or ``(q, dq, x)`` giving the full state at a time, the first-order
+  states ``x`` included (interpolated states are passed through it too, so they get projected).
 
 The breakpoints of the inputs (:attr:`symbody.numeric.inputs.InputFunction.breakpoints`: jumps and
 kinks of sampled signals) end the steps: each stretch between two of them is integrated on its own
@@ -56,15 +56,17 @@ class Trajectory:
     t: list[float] = field(default_factory=list)
     q: list[np.ndarray] = field(default_factory=list)
     dq: list[np.ndarray] = field(default_factory=list)
+    x: list[np.ndarray] = field(default_factory=list)
     nfev: int = 0
     nsteps: int = 0
     corrections: int = 0
     restarts: int = 0
 
-    def record(self, t: float, state: tuple[np.ndarray, np.ndarray]) -> None:
+    def record(self, t: float, state: tuple[np.ndarray, ...]) -> None:
         self.t.append(float(t))
         self.q.append(np.array(state[0], dtype=float))
         self.dq.append(np.array(state[1], dtype=float))
+        self.x.append(np.array(state[2] if len(state) > 2 else (), dtype=float))
 
 
 class Stretches:

@@ -126,6 +126,7 @@ def plot_column(args: argparse.Namespace) -> str | None:
 def run(args: argparse.Namespace) -> int:
     """Run ``symbody sweep``; returns the exit status."""
     from ..fmu.arguments import (
+        add_motion_rates,
         check_output_file,
         check_variable_names,
         parse_assignments,
@@ -150,7 +151,8 @@ def run(args: argparse.Namespace) -> int:
         outputs = check_variable_names(args.output, [v.name for v in variables], "--output")
         inputs = None
         if args.input_file:
-            inputs = read_input_file(args.input_file, [v.name for v in variables if v.causality == "input"])
+            names = [v.name for v in variables if v.causality == "input"]
+            inputs, _ = add_motion_rates(read_input_file(args.input_file, names), names, Path(args.input_file).name)
         df = sweep(
             fmu,
             params,
