@@ -133,7 +133,11 @@ def c_statements(source: str, function: str) -> list[str]:
             line = re.sub(r"/\*.*?\*/", "", line).strip().rstrip(";")
             if " = " in line and not line.startswith("memset"):
                 rhs = line.split(" = ")[-1]
-                if not re.fullmatch(r"_in->\w+\[\d+\]|_w\[\d+\]|_\w+\[\d+\]|_t\d+", rhs):
+                # loads of arguments; an input is read as its polynomial over the communication step
+                # (value, rate, acceleration: the runtime's input derivatives), which the .m code has not
+                if not re.fullmatch(
+                    r"_in->\w+\[\d+\]|_w\[\d+\]|_\w+\[\d+\]|_t\d+|_in->u\[\d+\] \+ _in->tau \* .*", rhs
+                ):
                     out.append(rhs.replace("1.0/", "1/"))  # SymPy keeps a factor 1.0, not 1
     return out
 
