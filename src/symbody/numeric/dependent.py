@@ -82,9 +82,10 @@ class ConstraintRows:
     Example (a pendulum of unit length hanging down, coordinates ``x, y, phi``: its distance row and its
     sine and cosine rows ``x = sin phi``, ``y = -cos phi``, rank 2 of 3; the distance and cosine rows are
     parallel here, so the sine row is kept with one of them):
-        >>> D = np.array([[0.0, -2.0, 0.0], [1.0, 0.0, -1.0], [0.0, 1.0, 0.0]])
-        >>> ConstraintRows(2).choose(D, np.zeros(3))
-        [0, 1]
+
+    >>> D = np.array([[0.0, -2.0, 0.0], [1.0, 0.0, -1.0], [0.0, 1.0, 0.0]])
+    >>> ConstraintRows(2).choose(D, np.zeros(3))
+    [0, 1]
     """
 
     def __init__(self, rank: int):
