@@ -35,6 +35,7 @@ from ..errors import ModelError
 from ..symbolic.calculus import set_time_rate
 from ..symbolic.expr import ONE, Context, Expr
 from . import bodies, constraints, contacts, friction, geometry, loading, motion, quantities, reactions, states
+from . import one_sided, ropes
 from . import expressions as ex
 from .base import Base
 from .joints import (
@@ -48,9 +49,11 @@ from .joints import (
     UniversalJoint,
 )
 from .kinematics import Kinematics
+from .one_sided import OneSidedSpring
 from .loads import Load
 from .point import Frame, Point
 from .registry import Registry, atomic, check_identifier
+from .ropes import Rope
 from .shapes import ShapeAttachment, attach_shape
 from .solid import Solid
 from .symbols import ConstraintRow, Coordinate, Input, Output, Parameter, State, check_text
@@ -205,6 +208,85 @@ class System:
     torsion_spring_damper = atomic(loading.apply_torsion_spring_damper)
     viscous_friction = atomic(loading.apply_viscous_friction)
     coulomb_friction = atomic(loading.apply_coulomb_friction)
+
+    # -- ropes and one-sided spring-dampers (modules ropes, one_sided) -------
+    @atomic
+    def rope(
+        self,
+        name: str,
+        path: Sequence[Point | str],
+        *,
+        stiffness: Any,
+        unstretched_length: Any,
+        damping: Any = 0,
+        falls: int = 1,
+        outputs: bool = True,
+    ) -> Rope:
+        """An elastic rope from its anchor through ``path`` to its end; it pulls and never pushes.
+
+        ``stiffness`` is the axial stiffness ``EA`` (N), ``damping`` ``c`` (N s/m) and
+        ``unstretched_length`` ``L0`` (m; an expression of coordinates and states pays rope out, as a
+        winch does).  The tension is ``max(0, EA (L - L0) / L0 + c d(L - L0)/dt)``, with ``L`` the sum
+        of the segments between consecutive points; the points of the path may be fixed or on bodies
+        (sheaves: frictionless pulleys of negligible radius).  ``falls=n`` reeves the last segment (upper
+        block to hook block) ``n`` times.  Going slack or taut is an event located exactly in time.
+        Outputs ``<name>_tension``, ``<name>_stretch`` and ``<name>_length`` unless ``outputs=False``.
+        See :mod:`symbody.model.ropes`.
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("crane_hook")
+            >>> y = s.coordinate("y", -3.0, unit="m")
+            >>> hook = s.point("hook", s.origin, (0, y, 0))
+            >>> _ = s.particle("payload", hook, 500.0)
+            >>> s.gravity((0, -9.81, 0))
+            >>> line = s.rope("hoist", [s.origin, hook], stiffness=2e6, unstretched_length=3.0, falls=2)
+            >>> line.length, s.derive().switches
+            (2*sqrt(y**2), [2000000/3*(3 - 2*sqrt(y**2))])
+        """
+        return ropes.add_rope(
+            self, name, path, stiffness=stiffness, unstretched_length=unstretched_length, damping=damping,
+            falls=falls, outputs=outputs,
+        )  # fmt: skip
+
+    @atomic
+    def sling(
+        self, name: str, point1: Point | str, point2: Point | str, *, k: Any, rest_length: Any, damping: Any = 0
+    ) -> OneSidedSpring:
+        """A spring-damper that only pulls the points together: ``max(0, k (d - rest_length) + c dd/dt)``.
+
+        ``k`` in N/m, ``damping`` in N s/m; slack when the distance ``d`` is short.  See
+        :mod:`symbody.model.one_sided`.
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("tether")
+            >>> x = s.coordinate("x", 1.5)
+            >>> P = s.point("P", s.origin, (x, 0, 0)); _ = s.particle("buoy", P, 10.0)
+            >>> tether = s.sling("tether", s.origin, P, k=1e3, rest_length=1.0, damping=5.0)
+            >>> tether.distance, s.derive().switches
+            (sqrt(x**2), [1000*(1 - sqrt(x**2)) - 5*x*dx/sqrt(x**2)])
+        """
+        return one_sided.add_sling(self, name, point1, point2, k=k, rest_length=rest_length, damping=damping)
+
+    @atomic
+    def buffer(
+        self, name: str, point1: Point | str, point2: Point | str, *, k: Any, free_length: Any, damping: Any = 0
+    ) -> OneSidedSpring:
+        """A spring-damper that only pushes the points apart: ``max(0, k (free_length - d) - c dd/dt)``.
+
+        ``k`` in N/m, ``damping`` in N s/m; free when the distance ``d`` is long.  See
+        :mod:`symbody.model.one_sided`.
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("stop")
+            >>> x = s.coordinate("x", 1.0, unit="m")
+            >>> P = s.point("P", s.origin, (x, 0, 0)); _ = s.particle("trolley", P, 10.0)
+            >>> s.buffer("end_stop", s.origin, P, k=1e5, free_length=0.1).kind
+            'buffer'
+        """
+        return one_sided.add_buffer(self, name, point1, point2, k=k, free_length=free_length, damping=damping)
 
     # -- constraints (module constraints) ----------------------------------
     constraint = atomic(constraints.holonomic_constraint)

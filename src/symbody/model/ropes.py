@@ -1,0 +1,204 @@
+"""Elastic ropes: tension only, along a path of points, in one or several falls.
+
+A rope runs from its anchor through a path of points (fixed, or on bodies: the sheaves it passes
+over, a hook block) to its end.  Its current length is the sum of the straight segments between
+consecutive points, the last segment counted ``falls`` times (``n`` parallel falls reeved between
+the last two points: the upper block and the hook block).  A sheave is a frictionless pulley of
+negligible radius: the rope passes through its point and the tension is the same on both sides.
+
+With ``EA`` the rope's axial stiffness (``stiffness``, in N), ``L0`` its unstretched length (which
+may be an expression of coordinates and states: a winch pays rope out) and ``c`` its damping (N s/m)::
+
+    stretch = L - L0
+    tension = max(0, EA stretch / L0 + c d(stretch)/dt)
+
+The ``max`` is written with ``Abs`` (:func:`symbody.positive_part`): its argument is a switching
+function of the loads, which every simulation (Python and FMU) locates as an event, so a rope goes
+slack or taut exactly in time.  The tension pulls the path shorter (its generalized force is
+``-tension d(stretch)/dq``), and pays rope off a drum whose angle enters ``L0``.  A hook on ``n`` falls
+carries ``n`` times the line pull and sees the stiffness ``n^2 EA / L0``.
+
+Example (a mass hanging from a fixed point on a rope):
+    >>> import symbody as sb
+    >>> s = sb.System("hang")
+    >>> y = s.coordinate("y", -2.0, unit="m")
+    >>> hook = s.point("hook", s.origin, (0, y, 0))
+    >>> _ = s.particle("load", hook, 100.0)
+    >>> rope = s.rope("line", [s.origin, hook], stiffness=1e6, unstretched_length=2.0)
+    >>> rope.length
+    sqrt(y**2)
+    >>> sorted(n for n in s.outputs)
+    ['line_length', 'line_stretch', 'line_tension']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ModelError
+from ..symbolic.calculus import diff
+from ..symbolic.expr import ZERO, Expr, add, as_expr, div, mul, neg, sub
+from ..symbolic.nonsmooth import positive_part
+from .expressions import LOADS, default_value, require, to_expr, total_derivative
+from .geometry import resolve_point
+from .loading import add_load
+from .loads import ScalarForce
+from .point import Point, relative_position
+from .quantities import declare_output
+
+if TYPE_CHECKING:
+    from .system import System
+
+#: the kinds of symbol an unstretched length may depend on (a winch pays out with a coordinate or a state)
+LENGTH_KINDS = ("parameter", "coordinate", "time", "motion input", "state")
+
+
+@dataclass
+class Rope:
+    """An elastic rope of a model (:meth:`symbody.System.rope`).
+
+    Attributes:
+        name: the rope's name (its load and the prefix of its outputs).
+        path: the points from anchor to end.
+        falls: the number of parallel falls between the last two points.
+        stiffness: the axial stiffness ``EA`` (N).
+        damping: the damping ``c`` of the tension (N s/m).
+        unstretched_length: ``L0`` (m), an expression of parameters, coordinates, time and states.
+        length: the current length ``L`` of the whole rope.
+        stretch: ``L - L0``.
+        tension: ``max(0, EA stretch / L0 + c d(stretch)/dt)``, the line pull (N).
+        load: the scalar force that applies the tension.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("rp")
+        >>> y = s.coordinate("y", -1.0)
+        >>> P = s.point("P", s.origin, (0, y, 0)); _ = s.particle("m", P, 1.0)
+        >>> r = s.rope("r", [s.origin, P], stiffness=100.0, unstretched_length=1.0, falls=2, outputs=False)
+        >>> r.length, r.falls
+        (2*sqrt(y**2), 2)
+    """
+
+    name: str
+    path: list[Point]
+    falls: int
+    stiffness: Expr
+    damping: Expr
+    unstretched_length: Expr
+    length: Expr
+    stretch: Expr
+    tension: Expr
+    load: ScalarForce
+
+
+def path_length(system: System, points: Sequence[Point], falls: int, what: str) -> Expr:
+    """The length of a polyline through ``points``, its last segment counted ``falls`` times.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("pl")
+        >>> x = s.coordinate("x", 1.0)
+        >>> A = s.point("A", s.origin, (0, 1, 0)); B = s.point("B", s.origin, (x, 0, 0))
+        >>> path_length(s, [s.origin, A, B], 1, "rope")
+        1 + sqrt(1 + x**2)
+    """
+    total: Expr = ZERO
+    for k, (a, b) in enumerate(zip(points[:-1], points[1:])):
+        r = relative_position(system.kinematics, a, b)
+        if r.is_zero or default_value(system, r.norm2()) == 0.0:
+            raise ModelError(
+                f"{what}: its points {a.name!r} and {b.name!r} coincide at the initial configuration, "
+                "where the direction of its force is undefined"
+            )
+        segment = r.norm()
+        total = add(total, mul(as_expr(falls), segment) if k == len(points) - 2 and falls != 1 else segment)
+    return total
+
+
+def virtual_rate(system: System, e: Expr) -> Expr:
+    """``sum de/dq_i dq_i``: the rate of ``e`` along which a force does virtual work (states, time and
+    motion inputs held).
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("vr"); x = s.coordinate("x"); z = s.state("z")
+        >>> virtual_rate(s, x * x - z)
+        2*x*dx
+    """
+    r: Expr = ZERO
+    for c in system.coordinates:
+        if e.mask & c.q.mask:
+            r = add(r, mul(diff(e, c.q), c.dq))
+    return r
+
+
+def one_sided_force(system: System, what: str, extension: Expr, rate: Expr, k: Expr, c: Expr) -> Expr:
+    """``max(0, k extension + c d(extension)/dt)``: the force of a spring-damper that acts one way only.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("os"); x = s.coordinate("x")
+        >>> one_sided_force(s, "sling", x - 1, s.dt(x), 10, 0)
+        -1/2*(10*(1 - x) - abs(10*(1 - x)))
+    """
+    f = positive_part(add(mul(as_expr(k), extension), mul(as_expr(c), rate)))
+    require(system, what, f, LOADS)
+    return f
+
+
+def add_rope(
+    system: System,
+    name: str,
+    path: Sequence[Point | str],
+    *,
+    stiffness: Any,
+    unstretched_length: Any,
+    damping: Any = 0,
+    falls: int = 1,
+    outputs: bool = True,
+) -> Rope:
+    """An elastic rope along ``path`` (anchor to end); see the module documentation.
+
+    Declares the outputs ``<name>_tension`` (N), ``<name>_stretch`` (m) and ``<name>_length`` (m)
+    unless ``outputs=False``.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("ar")
+        >>> y = s.coordinate("y", -1.0)
+        >>> P = s.point("P", s.origin, (0, y, 0)); _ = s.particle("m", P, 1.0)
+        >>> add_rope(s, "r", [s.origin, P], stiffness=100.0, unstretched_length=0.5).stretch
+        sqrt(y**2) - 0.5
+    """
+    what = f"rope {name!r}"
+    system.registry.check(name, "rope")
+    if not isinstance(falls, int) or isinstance(falls, bool) or falls < 1:
+        raise ModelError(f"{what}: falls must be a whole number >= 1, not {falls!r}")
+    points = [resolve_point(system, p, what) for p in path]
+    if len(points) < 2:
+        raise ModelError(f"{what}: its path needs at least two points (anchor and end), got {len(points)}")
+    ea = to_expr(system, stiffness, f"stiffness of {what}")
+    c = to_expr(system, damping, f"damping of {what}")
+    require(system, f"the stiffness and damping of {what}", [ea, c], ("parameter",))
+    l0 = to_expr(system, unstretched_length, f"unstretched length of {what}")
+    require(system, f"the unstretched length of {what}", l0, LENGTH_KINDS)
+    if default_value(system, l0) <= 0.0:
+        raise ModelError(f"{what}: its unstretched length {l0} is not positive at the start")
+    length = path_length(system, points, falls, what)
+    stretch = sub(length, l0)
+    tension = one_sided_force(system, what, stretch, total_derivative(system, stretch), div(ea, l0), c)
+    load = ScalarForce(name, virtual_rate(system, stretch), neg(tension))
+    load.kind = "rope"
+    add_load(system, name, load)
+    if outputs:
+        # in N when the stiffness carries units (a bare number has none to check the label against)
+        unit = "N" if ea.mask and (c.mask or c.is_zero) else None
+        declare_output(system, f"{name}_tension", tension, unit, f"line pull of rope {name}")
+        declare_output(system, f"{name}_stretch", stretch, "m", f"stretch of rope {name}")
+        declare_output(system, f"{name}_length", length, "m", f"current length of rope {name}")
+    return Rope(name, points, falls, ea, c, l0, length, stretch, tension, load)
+
+
+__all__ = ["LENGTH_KINDS", "Rope", "add_rope", "one_sided_force", "path_length", "virtual_rate"]
