@@ -11,7 +11,16 @@ import symbody as sb
 from symbody.errors import ModelError
 from symbody.numeric import simulate
 
-from support.hoist_models import EA, FALL, MASS, SLACK, G, drop_times, dropped_on_rope, hook_on_sling_and_buffer, rope_length
+from support.hoist_models import (
+    EA,
+    FALL,
+    MASS,
+    G,
+    drop_times,
+    dropped_on_rope,
+    hook_on_sling_and_buffer,
+    rope_length,
+)
 
 TOL = {"rtol": 1e-10, "atol": 1e-12}
 

@@ -34,8 +34,20 @@ from typing import Any
 from ..errors import ModelError
 from ..symbolic.calculus import set_time_rate
 from ..symbolic.expr import ONE, Context, Expr
-from . import bodies, constraints, contacts, friction, geometry, loading, motion, quantities, reactions, states
-from . import one_sided, ropes
+from . import (
+    bodies,
+    constraints,
+    contacts,
+    friction,
+    geometry,
+    loading,
+    motion,
+    one_sided,
+    quantities,
+    reactions,
+    ropes,
+    states,
+)
 from . import expressions as ex
 from .base import Base
 from .joints import (
@@ -49,8 +61,8 @@ from .joints import (
     UniversalJoint,
 )
 from .kinematics import Kinematics
-from .one_sided import OneSidedSpring
 from .loads import Load
+from .one_sided import OneSidedSpring
 from .point import Frame, Point
 from .registry import Registry, atomic, check_identifier
 from .ropes import Rope
