@@ -288,6 +288,7 @@ def _model_info(eq) -> dict[str, Any]:
     st["states"] = eq.nx
     st["state_names"] = [x.name for x in eq.states]
     st["output_names"] = [o.name for o in eq.outputs]
+    st["elements"] = [f"{kind} {name}" for kind, name in eq.elements]
     return st
 
 
@@ -329,6 +330,8 @@ def cmd_info(args: argparse.Namespace) -> int:
     if st["states"]:
         print(f"  states       {st['states']}{names('state_names')}")
     print(f"  outputs      {st['outputs']}{names('output_names')}")
+    if st["elements"]:
+        print(f"  elements     {len(st['elements'])}{names('elements')}")
     print(f"  atoms        {st['atoms']}")
     direct = f", accelerations by {eq.accelerations_method}" if eq.accelerations_method else ""
     print(f"  dynamics     {st['formulation'].replace('_', ' ')} formulation{direct}")

@@ -102,6 +102,8 @@ class Equations:
             Jacobian row, ``beta``, ``gamma``, restitution, force symbol).
         frictions: the stick-slip friction elements (:class:`symbody.model.friction.FrictionInfo`).
         switches: the switching functions of the loads (arguments of ``Abs`` and ``sign`` in ``delta``).
+        elements: ``(kind, name)`` of the model's hoisting and actuation elements (ropes, slings,
+            buffers, winches, hydraulic cylinders), in the order they were added.
             These three are the events of a simulation (:mod:`symbody.numeric.events`); the contact and
             friction force symbols follow the multipliers in the ``lam`` argument of generated functions.
     """
@@ -144,6 +146,7 @@ class Equations:
     contacts: list[ContactInfo] = field(default_factory=list)
     frictions: list[FrictionInfo] = field(default_factory=list)
     switches: list[Expr] = field(default_factory=list)
+    elements: list[tuple[str, str]] = field(default_factory=list)
     accelerations: list[Expr] = field(default_factory=list)
     pivots: list[Expr] = field(default_factory=list)
     accelerations_method: str = ""

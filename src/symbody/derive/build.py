@@ -86,6 +86,7 @@ def derive_fields(
         "contacts": contact_equations(system),  # the events of a simulation: contacts, friction, switching loads
         "frictions": friction_equations(system),
         "switches": switching_functions(delta),
+        "elements": [(getattr(e, "kind", type(e).__name__.lower()), name) for name, e in system.elements.items()],
     }
     fields["derive_seconds"] = time.perf_counter() - t0
     fields["geometry"] = describe_geometry(system)  # drawing only: not part of the equations nor of their timing

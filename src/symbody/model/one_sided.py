@@ -73,7 +73,8 @@ def _one_sided(
     load = ScalarForce(name, virtual_rate(system, d), neg(force) if kind == "sling" else force)
     load.kind = kind
     add_load(system, name, load)
-    return OneSidedSpring(name, kind, p1, p2, d, force, load)
+    element = system.elements[name] = OneSidedSpring(name, kind, p1, p2, d, force, load)
+    return element
 
 
 def add_sling(

@@ -91,6 +91,7 @@ class Rope:
     stretch: Expr
     tension: Expr
     load: ScalarForce
+    kind: str = "rope"
 
 
 def path_length(system: System, points: Sequence[Point], falls: int, what: str) -> Expr:
@@ -198,7 +199,9 @@ def add_rope(
         declare_output(system, f"{name}_tension", tension, unit, f"line pull of rope {name}")
         declare_output(system, f"{name}_stretch", stretch, "m", f"stretch of rope {name}")
         declare_output(system, f"{name}_length", length, "m", f"current length of rope {name}")
-    return Rope(name, points, falls, ea, c, l0, length, stretch, tension, load)
+    rope = Rope(name, points, falls, ea, c, l0, length, stretch, tension, load)
+    system.elements[name] = rope
+    return rope
 
 
 __all__ = ["LENGTH_KINDS", "Rope", "add_rope", "one_sided_force", "path_length", "virtual_rate"]

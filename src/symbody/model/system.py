@@ -129,11 +129,12 @@ class System:
         self.unilaterals: list[contacts.Unilateral] = []
         self.frictions: list[friction.StickSlip] = []
         self.reactions: list[reactions.JointWrench] = []
+        self.elements: dict[str, Any] = {}  # ropes, slings, buffers, winches, hydraulic cylinders by name
         self.registry.track(
             self.parameters, self.coordinates, self.inputs, self.outputs, self.time_functions, self.bases,
             self.points, self.frames, self.solids, self.loads, self.constraints, self.joints, self._multipliers,
             self.shapes, self.unilaterals, self.frictions, self.reactions, self.ctx.symbols, self.ctx.by_name,
-            self.ctx.time_rates, self.states,
+            self.ctx.time_rates, self.states, self.elements,
         )  # fmt: skip
         self.registry.claim("t", "time")
         self.t = self.ctx.symbol("t", "time")
