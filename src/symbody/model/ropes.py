@@ -47,6 +47,7 @@ from .loading import add_load
 from .loads import ScalarForce
 from .point import Point, relative_position
 from .quantities import declare_output
+from .symbols import Output
 
 if TYPE_CHECKING:
     from .system import System
@@ -149,6 +150,51 @@ def one_sided_force(system: System, what: str, extension: Expr, rate: Expr, k: E
     return f
 
 
+def _rope_laws(system: System, name: str, length: Expr, ea: Expr, c: Expr, l0: Expr) -> tuple[Expr, Expr, ScalarForce]:
+    """The stretch, the tension and the load of a rope of length ``length`` and unstretched length ``l0``."""
+    stretch = sub(length, l0)
+    tension = one_sided_force(system, f"rope {name!r}", stretch, total_derivative(system, stretch), div(ea, l0), c)
+    load = ScalarForce(name, virtual_rate(system, stretch), neg(tension))
+    load.kind = "rope"
+    return stretch, tension, load
+
+
+def rebind_unstretched_length(system: System, rope: Rope, l0: Any) -> None:
+    """Give ``rope`` a new unstretched length (a winch paying out): its load and outputs follow.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("rb")
+        >>> y = s.coordinate("y", -1.0); phi = s.coordinate("phi")
+        >>> P = s.point("P", s.origin, (0, y, 0)); _ = s.particle("m", P, 1.0)
+        >>> r = s.rope("r", [s.origin, P], stiffness=100.0, unstretched_length=1.0)
+        >>> rebind_unstretched_length(s, r, 1.0 - 0.2 * phi)
+        >>> r.stretch, s.outputs["r_stretch"].expr
+        (sqrt(y**2) - (1 - 0.2*phi), sqrt(y**2) - (1 - 0.2*phi))
+    """
+    what = f"rope {rope.name!r}"
+    new = to_expr(system, l0, f"unstretched length of {what}")
+    require(system, f"the unstretched length of {what}", new, LENGTH_KINDS)
+    if default_value(system, new) <= 0.0:
+        raise ModelError(f"{what}: its unstretched length {new} is not positive at the start")
+    stretch, tension, load = _rope_laws(system, rope.name, rope.length, rope.stiffness, rope.damping, new)
+    old = (rope.unstretched_length, rope.stretch, rope.tension, rope.load)
+    index = next(k for k, ld in enumerate(system.loads) if ld is rope.load)
+    outputs = {f"{rope.name}_{key}": e for key, e in (("tension", tension), ("stretch", stretch))}
+    before = {n: system.outputs[n] for n in outputs if n in system.outputs}
+
+    def undo() -> None:
+        rope.unstretched_length, rope.stretch, rope.tension, rope.load = old
+        system.loads[index] = old[3]
+        system.outputs.update(before)
+
+    system.registry.on_rollback(undo)
+    rope.unstretched_length, rope.stretch, rope.tension, rope.load = new, stretch, tension, load
+    system.loads[index] = load
+    for n, o in before.items():
+        system.outputs[n] = Output(n, outputs[n], o.unit, o.description)
+
+
 def add_rope(
     system: System,
     name: str,
@@ -188,10 +234,7 @@ def add_rope(
     if default_value(system, l0) <= 0.0:
         raise ModelError(f"{what}: its unstretched length {l0} is not positive at the start")
     length = path_length(system, points, falls, what)
-    stretch = sub(length, l0)
-    tension = one_sided_force(system, what, stretch, total_derivative(system, stretch), div(ea, l0), c)
-    load = ScalarForce(name, virtual_rate(system, stretch), neg(tension))
-    load.kind = "rope"
+    stretch, tension, load = _rope_laws(system, name, length, ea, c, l0)
     add_load(system, name, load)
     if outputs:
         # in N when the stiffness carries units (a bare number has none to check the label against)
@@ -204,4 +247,12 @@ def add_rope(
     return rope
 
 
-__all__ = ["LENGTH_KINDS", "Rope", "add_rope", "one_sided_force", "path_length", "virtual_rate"]
+__all__ = [
+    "LENGTH_KINDS",
+    "Rope",
+    "add_rope",
+    "one_sided_force",
+    "path_length",
+    "rebind_unstretched_length",
+    "virtual_rate",
+]

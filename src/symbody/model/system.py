@@ -47,6 +47,7 @@ from . import (
     reactions,
     ropes,
     states,
+    winches,
 )
 from . import expressions as ex
 from .base import Base
@@ -69,6 +70,7 @@ from .ropes import Rope
 from .shapes import ShapeAttachment, attach_shape
 from .solid import Solid
 from .symbols import ConstraintRow, Coordinate, Input, Output, Parameter, State, check_text
+from .winches import Winch
 
 MAX_MODEL_NAME = 128
 
@@ -260,6 +262,50 @@ class System:
         return ropes.add_rope(
             self, name, path, stiffness=stiffness, unstretched_length=unstretched_length, damping=damping,
             falls=falls, outputs=outputs,
+        )  # fmt: skip
+
+    @atomic
+    def winch(
+        self,
+        name: str,
+        rope: Rope | str,
+        *,
+        radius: Any,
+        inertia: Any,
+        drive: str = "torque",
+        torque: Any = None,
+        speed: Any = None,
+        speed_gain: Any = None,
+        motor_time_constant: Any = 0,
+        point: Point | str | None = None,
+        base: Base | str | None = None,
+    ) -> Winch:
+        """A winch whose drum angle ``name`` (rad, positive heaving in) sets the rope's unstretched length.
+
+        The rope's unstretched length becomes ``L0 - radius * angle`` (``L0`` as the rope was given);
+        the drum (``inertia`` about axis z of ``base`` at ``point``) is driven by a torque
+        (``drive="torque"``: ``torque``, by default the input ``<name>_torque``) or by a speed
+        controller (``drive="speed"``: ``speed_gain (w_m - d angle/dt)``, the motor speed ``w_m``
+        following ``speed``, by default the input ``<name>_speed_ref``, through a first-order lag of
+        ``motor_time_constant`` when it is positive: the state ``<name>_motor_speed``).  Output
+        ``<name>_drive_torque``.  See :mod:`symbody.model.winches`.
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("winch_demo")
+            >>> y = s.coordinate("y", -4.0)
+            >>> hook = s.point("hook", s.origin, (0, y, 0))
+            >>> _ = s.particle("payload", hook, 100.0)
+            >>> s.gravity((0, -9.81, 0))
+            >>> line = s.rope("line", [s.origin, hook], stiffness=5e5, damping=2e3, unstretched_length=4.0)
+            >>> drum = s.winch("drum", line, radius=0.2, inertia=1.5, drive="speed", speed_gain=2e3,
+            ...                motor_time_constant=0.2)
+            >>> sorted(s.derive().inputs[k].name for k in range(1)), [x.name for x in s.derive().states]
+            (['drum_speed_ref'], ['drum_motor_speed'])
+        """
+        return winches.add_winch(
+            self, name, rope, radius=radius, inertia=inertia, drive=drive, torque=torque, speed=speed,
+            speed_gain=speed_gain, motor_time_constant=motor_time_constant, point=point, base=base,
         )  # fmt: skip
 
     @atomic
