@@ -169,7 +169,8 @@ def _motor(system: System, name: str, ref: Expr, lag: Expr) -> Expr:
         raise ModelError(f"winch {name!r}: motor_time_constant must be >= 0, not {t_m:g}")
     if lag.is_zero:
         return ref
-    w = declare_state(system, f"{name}_motor_speed", 0.0, "rad/s", f"motor speed of winch {name}")
+    unit = "rad/s" if lag.mask else None  # a bare number has no unit to check the rate's against
+    w = declare_state(system, f"{name}_motor_speed", 0.0, unit, f"motor speed of winch {name}")
     set_rate(system, w, div(sub(ref, w), lag))
     return w
 
