@@ -67,3 +67,51 @@ def hook_on_sling_and_buffer(k: float, rest: float, free: float) -> sb.System:
     s.sling("strap", s.origin, P, k=kk, rest_length=s.parameter("rest", rest, unit="m"))
     s.buffer("bumper", s.origin, P, k=kk, free_length=s.parameter("free", free, unit="m"))
     return s
+
+
+# a winch hoisting a payload on a stiff, damped rope (SI units)
+W_MASS, W_EA, W_FALL, W_R, W_J, W_ALPHA = 1000.0, 1.0e7, 10.0, 0.3, 2.0, 0.5  # kg, N, m, m, kg m2, rad/s2
+
+
+def winch_hoist(falls: int = 1, drive: str = "accelerate") -> sb.System:
+    """A payload on ``falls`` falls of a rope of ``falls * W_FALL`` (hanging at rest at its static stretch)
+    from a winch drum of radius ``W_R`` and inertia ``W_J``.
+
+    ``drive="accelerate"``: the drum angle is prescribed to ``W_ALPHA t^2 / 2`` (constant acceleration);
+    outputs ``drum_torque`` (minus the prescription's multiplier) and two states that book the energy: the
+    work of the drum drive and the work done on the rope (``tension d(stretch)/dt``).
+    ``drive="speed"``: the winch's speed drive, speed reference input, motor lag 0.2 s, gain 5e3 N m s/rad.
+    """
+    s = sb.System(f"winch_{drive}_{falls}")
+    g = s.parameter("g", G, unit="m/s2")
+    m = s.parameter("m", W_MASS, unit="kg")
+    ea = s.parameter("EA", W_EA, unit="N")
+    c = s.parameter("c", 3.0e4 / falls**2, unit="N*s/m")  # about a quarter of critical damping at the hook
+    l0 = s.parameter("L0", falls * W_FALL, unit="m")
+    r = s.parameter("r", W_R, unit="m")
+    J = s.parameter("J", W_J, unit="kg*m2")
+    y = s.coordinate("y", -(W_FALL + W_MASS * G * W_FALL / (falls * W_EA)), unit="m")  # at its static stretch
+    hook = s.point("hook", s.origin, (0, y, 0))
+    s.particle("payload", hook, m)
+    s.gravity((0, -g, 0))
+    rope = s.rope("hoist", [s.origin, hook], stiffness=ea, damping=c, unstretched_length=l0, falls=falls)
+    if drive == "accelerate":
+        drum = s.winch("drum", rope, radius=r, inertia=J, torque=0)
+        s.prescribe("hoisting", drum.angle, s.parameter("alpha", W_ALPHA, unit="rad/s2") * s.t**2 / 2)
+        torque = s.output("drum_torque", -s.multiplier("hoisting"), unit="N*m")
+        s.state("drive_work", 0.0, unit="J", rate=torque * s.dt(drum.angle))
+        s.state("rope_work", 0.0, unit="J", rate=rope.tension * s.dt(rope.stretch))
+    else:
+        gain = s.parameter("gain", 5.0e3, unit="N*m*s/rad")
+        s.winch("drum", rope, radius=r, inertia=J, drive="speed", speed_gain=gain,
+                motor_time_constant=s.parameter("Tm", 0.2, unit="s"))  # fmt: skip
+    return s
+
+
+def hoist_energy(t, y, dy, drive_work, rope_work) -> tuple:
+    """``(drive work, kinetic + potential energy gained + work done on the rope)`` along a motion of
+    :func:`winch_hoist` (``drive="accelerate"``), as arrays over its times."""
+    dphi = W_ALPHA * t
+    kinetic = 0.5 * W_MASS * dy**2 + 0.5 * W_J * dphi**2
+    potential = W_MASS * G * y
+    return drive_work, kinetic - kinetic[0] + potential - potential[0] + rope_work
