@@ -115,3 +115,53 @@ def hoist_energy(t, y, dy, drive_work, rope_work) -> tuple:
     kinetic = 0.5 * W_MASS * dy**2 + 0.5 * W_J * dphi**2
     potential = W_MASS * G * y
     return drive_work, kinetic - kinetic[0] + potential - potential[0] + rope_work
+
+
+# a vertical hydraulic cylinder lifting a mass (SI units)
+C_AP, C_AR, C_STROKE, C_V0, C_BETA, C_MASS, C_K, C_PS, C_PT = 8e-3, 3e-3, 0.6, 2e-4, 1.4e9, 800.0, 2e-7, 2.1e7, 1e5
+C_PC = 2e4  # cavitation pressure
+C_AA = C_AP - C_AR
+
+
+def beta_effective(p: float) -> float:
+    """The cylinder's effective bulk modulus at the absolute pressure ``p``."""
+    return C_BETA * p * p / (p * p + C_PC * C_PC)
+
+
+def cylinder_lift(x0: float, p0: tuple[float, float], leakage: float = 0.0, friction: float = 0.0) -> sb.System:
+    """A mass ``C_MASS`` on the rod end of a vertical cylinder (barrel at the origin, retracted length 1 m),
+    extension ``x0``, chamber pressures ``p0``; the spool is the input ``lift_spool``."""
+    s = sb.System("cylinder_lift")
+    g = s.parameter("g", G, unit="m/s2")
+    m = s.parameter("m", C_MASS, unit="kg")
+    y = s.coordinate("y", 1.0 + x0, unit="m")
+    rod_end = s.point("rod_end", s.origin, (0, y, 0))
+    s.particle("load", rod_end, m)
+    s.gravity((0, -g, 0))
+    par = s.parameter
+    s.hydraulic_cylinder(
+        "lift", s.origin, rod_end, piston_area=par("Ap", C_AP, unit="m2"), rod_area=par("Ar", C_AR, unit="m2"),
+        stroke=par("stroke", C_STROKE, unit="m"), retracted_length=par("Lr", 1.0, unit="m"),
+        dead_volume=par("V0", C_V0, unit="m3"), bulk_modulus=par("beta", C_BETA, unit="Pa"),
+        flow_gain=par("Kv", C_K), supply_pressure=par("ps", C_PS, unit="Pa"),
+        tank_pressure=par("pt", C_PT, unit="Pa"), leakage=par("Cl", leakage, unit="m3/s/Pa"),
+        friction=par("cf", friction, unit="N*s/m"), cavitation_pressure=par("pc", C_PC, unit="Pa"),
+        initial_pressures=p0,
+    )  # fmt: skip
+    return s
+
+
+def held_frequency(x: float, p1: float, p2: float) -> float:
+    """``sqrt(beta (A_p^2 / V1 + A_a^2 / V2) / m)`` of the mass held by the closed cylinder at extension ``x``."""
+    v1, v2 = C_V0 + C_AP * x, C_V0 + C_AA * (C_STROKE - x)
+    return math.sqrt((beta_effective(p1) * C_AP**2 / v1 + beta_effective(p2) * C_AA**2 / v2) / C_MASS)
+
+
+def flow_limited_speed(spool: float) -> float:
+    """The steady speed of the rod end (positive extending) with the valve fully open (``spool = +-1``)
+    against the weight: from ``A_p v = K sqrt(ps - p1)``, ``A_a v = K sqrt(p2 - pt)`` (extending; the
+    other way round retracting) and ``p1 A_p - p2 A_a = m g``."""
+    load = C_MASS * G
+    if spool > 0:
+        return C_K * math.sqrt((C_AP * C_PS - C_AA * C_PT - load) / (C_AP**3 + C_AA**3))
+    return -C_K * math.sqrt((load - C_AP * C_PT + C_AA * C_PS) / (C_AP**3 + C_AA**3))
