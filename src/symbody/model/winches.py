@@ -146,9 +146,10 @@ def add_winch(
 
 
 def _rope(system: System, rope: Rope | str, what: str) -> Rope:
-    r = system.elements.get(rope) if isinstance(rope, str) else rope
-    if not isinstance(r, Rope) or system.elements.get(r.name) is not r:
+    found: Any = system.elements.get(rope) if isinstance(rope, str) else rope
+    if not isinstance(found, Rope) or system.elements.get(found.name) is not found:
         raise ModelError(f"{what}: {rope!r} is not a rope of system {system.name!r} (make it with System.rope)")
+    r: Rope = found
     if any(isinstance(e, Winch) and e.rope is r for e in system.elements.values()):
         raise ModelError(f"{what}: rope {r.name!r} already has a winch")
     return r
