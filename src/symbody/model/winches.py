@@ -31,7 +31,7 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..errors import ModelError
 from ..symbolic.expr import Expr, div, mul, sub
@@ -149,7 +149,7 @@ def _rope(system: System, rope: Rope | str, what: str) -> Rope:
     found: Any = system.elements.get(rope) if isinstance(rope, str) else rope
     if not isinstance(found, Rope) or system.elements.get(found.name) is not found:
         raise ModelError(f"{what}: {rope!r} is not a rope of system {system.name!r} (make it with System.rope)")
-    r: Rope = found
+    r = cast(Rope, found)
     if any(isinstance(e, Winch) and e.rope is r for e in system.elements.values()):
         raise ModelError(f"{what}: rope {r.name!r} already has a winch")
     return r
