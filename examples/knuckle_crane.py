@@ -55,8 +55,16 @@ G0 = 9.80665  # m/s2
 SLEW0, LUFF0, FOLD0 = -1.5707963267948966, 0.6, -1.0
 
 
-def build(luff0: float = LUFF0, fold0: float = FOLD0, slew0: float = SLEW0, end_stops: bool = True) -> sb.System:
-    """The crane on the ship; ``luff0``, ``fold0``, ``slew0`` are the start angles (rad)."""
+def build(
+    luff0: float = LUFF0, fold0: float = FOLD0, slew0: float = SLEW0, end_stops: bool = True, actuation: str = "force"
+) -> sb.System:
+    """The crane on the ship; ``luff0``, ``fold0``, ``slew0`` are the start angles (rad).
+
+    ``actuation="hydraulic"``: valve-fed hydraulic cylinders and an elastic rope on a hoist winch instead of
+    cylinder forces and a rigid rope (see :func:`hydraulic_actuation`).
+    """
+    if actuation not in ("force", "hydraulic"):
+        raise ValueError(f"actuation must be 'force' or 'hydraulic', not {actuation!r}")
     s = sb.System("knuckle_crane", description="knuckle-boom crane on a ship (heave, roll and pitch as motion inputs)")
     P = s.parameter
     g = P("g", G0, "m/s2", "gravitational acceleration", min=0.0)
@@ -100,7 +108,10 @@ def build(luff0: float = LUFF0, fold0: float = FOLD0, slew0: float = SLEW0, end_
     pivot = s.point("pivot", foot, sb.Vector(column_base, e_col, 0, h_col))
     knuckle = s.point("knuckle", pivot, sb.Vector(boom_base, L1, 0, 0))
     tip = s.point("tip", knuckle, sb.Vector(jib_base, L2, 0, 0))
-    hook = s.point("hook", tip, sb.Vector(rope, 0, 0, -l_rope))
+    hang = l_rope  # the hook's distance below the jib tip: a rope length coordinate on the elastic rope
+    if actuation == "hydraulic":
+        hang = s.coordinate("hang", 6.0 + 4000 * G0 * 6.0 / 1.0e8, unit="m", description="jib tip to hook")
+    hook = s.point("hook", tip, sb.Vector(rope, 0, 0, -hang))
 
     column = s.solid("column", foot, column_base, mass=m_col, com=(0, 0, h_col / 2), inertia=(J_col, J_col, J_col))
     boom = s.solid(
@@ -123,10 +134,15 @@ def build(luff0: float = LUFF0, fold0: float = FOLD0, slew0: float = SLEW0, end_
     jib_foot = s.point("jib_cyl_foot", pivot, sb.Vector(boom_base, a2, 0, d_cyl))
     jib_rod = s.point("jib_cyl_rod", knuckle, sb.Vector(jib_base, -b2, 0, d_cyl))
     tau_slew = s.input("tau_slew", 0.0, "N.m", "slewing drive's torque on the column")
-    F_main = s.input("F_main", 0.0, "N", "main cylinder force (positive extends it)")
-    F_jib = s.input("F_jib", 0.0, "N", "knuckle cylinder force (positive extends it)")
-    s.spring_damper("main_cylinder", main_foot, main_rod, damping=c_cyl, actuator=F_main, solid1=column, solid2=boom)
-    s.spring_damper("jib_cylinder", jib_foot, jib_rod, damping=c_cyl, actuator=F_jib, solid1=boom, solid2=jib)
+    if actuation == "hydraulic":
+        hydraulic_actuation(s, (main_foot, main_rod), (jib_foot, jib_rod), tip, hook, (slew0, luff0, fold0))
+    else:
+        F_main = s.input("F_main", 0.0, "N", "main cylinder force (positive extends it)")
+        F_jib = s.input("F_jib", 0.0, "N", "knuckle cylinder force (positive extends it)")
+        s.spring_damper(
+            "main_cylinder", main_foot, main_rod, damping=c_cyl, actuator=F_main, solid1=column, solid2=boom
+        )
+        s.spring_damper("jib_cylinder", jib_foot, jib_rod, damping=c_cyl, actuator=F_jib, solid1=boom, solid2=jib)
     s.torque("slew_drive", column, sb.Vector(deck, 0, 0, tau_slew))
     s.viscous_friction("slew_gear", slew, c=c_slew)
     s.viscous_friction("rope_damping_t", swing_t, c=c_swing)
@@ -147,7 +163,7 @@ def build(luff0: float = LUFF0, fold0: float = FOLD0, slew0: float = SLEW0, end_
     for ax, c in zip("xyz", s.position(hook).components(s.ground_base)):
         s.output(f"payload_{ax}", c, unit="m", description=f"payload position, ground {ax}")
     level = s.base("level", s.ground_base, sb.Rz(slew))  # the column's heading, without the ship's tilt
-    ex, ey, ez = (c / l_rope for c in s.position(tip, hook).components(level))
+    ex, ey, ez = (c / hang for c in s.position(tip, hook).components(level))
     sway_t, sway_r = sb.atan2(ey, -ez), sb.asin(-ex)
     for name, angle, what in (("sway_t", sway_t, "tangential"), ("sway_r", sway_r, "radial")):
         s.output(name, angle, unit="rad", description=f"{what} rope angle from the vertical")
@@ -160,3 +176,56 @@ def build(luff0: float = LUFF0, fold0: float = FOLD0, slew0: float = SLEW0, end_
         "fixation_torque", -fixation.moment, deck, unit="N.m", description="torque of the crane on the ship"
     )
     return s
+
+
+def holding_forces(slew0: float, luff0: float, fold0: float) -> tuple[float, float]:
+    """The main and knuckle cylinder forces (N) that hold the booms at rest at the given angles, the ship
+    still: the luff and fold rows of the force-driven crane's equations at rest, linear in the forces."""
+    import numpy as np
+
+    from symbody.numeric import NumericModel
+
+    nm = NumericModel(build(luff0, fold0, slew0, end_stops=False).derive())
+    names = [u.name for u in nm.eq.inputs]
+    q, dq = np.array([slew0, luff0, fold0, 0.0, 0.0]), np.zeros(5)
+    unit = {f: np.eye(len(names))[names.index(f)] for f in ("F_main", "F_jib")}
+    rest = nm.delta(q, dq, 0.0, np.zeros(len(names)))[1:3]
+    A = np.column_stack([nm.delta(q, dq, 0.0, unit[f])[1:3] - rest for f in ("F_main", "F_jib")])
+    f_main, f_jib = np.linalg.solve(A, -rest)
+    return float(f_main), float(f_jib)
+
+
+def hydraulic_actuation(s: sb.System, main: tuple, jib: tuple, tip, hook, start: tuple[float, float, float]) -> None:
+    """Valve-fed differential cylinders between the points of ``main`` and ``jib`` (spools ``main_cylinder_spool``,
+    ``jib_cylinder_spool``), their chamber pressures as states starting at the static balance of ``start``
+    (``(slew0, luff0, fold0)``: :func:`holding_forces`), and the payload on an elastic wire rope from the jib tip
+    on the hoist winch ``hoist``, driven by the torque ``tau_hold + tau_hoist`` (input ``tau_hoist``, N m,
+    positive heaving in; ``tau_hold`` holds the payload)."""
+    P = s.parameter
+    forces = holding_forces(*start)
+    for name, (foot, rod), force, length in zip(("main_cylinder", "jib_cylinder"), (main, jib), forces, (0.9, 0.9)):
+        a_p, a_r, low = 0.05, 0.025, 2.0e6  # m2 (250 mm bore, 180 mm rod), Pa (the lower chamber pressure)
+        p_cap, p_rod = (
+            ((force + low * (a_p - a_r)) / a_p, low) if force >= 0 else (low, (low * a_p - force) / (a_p - a_r))
+        )
+        s.hydraulic_cylinder(
+            name, foot, rod, piston_area=P(f"{name}_Ap", a_p, "m2"), rod_area=P(f"{name}_Ar", a_r, "m2"),
+            stroke=P(f"{name}_stroke", 3.0, "m"), retracted_length=P(f"{name}_Lr", length * _distance(s, foot, rod), "m"),
+            dead_volume=P(f"{name}_V0", 5e-3, "m3"), bulk_modulus=P(f"{name}_beta", 1.2e9, "Pa"),
+            flow_gain=P(f"{name}_Kv", 4e-6), supply_pressure=P(f"{name}_ps", 2.5e7, "Pa"),
+            tank_pressure=P(f"{name}_pt", 2e5, "Pa"), friction=P(f"{name}_friction", 2e5, "N.s/m"),
+            initial_pressures=(p_cap, p_rod),
+        )  # fmt: skip
+    wire = s.rope("wire", [tip, hook], stiffness=P("EA_wire", 1.0e8, "N", "axial stiffness of the wire rope"),
+                  damping=P("c_wire", 2.0e4, "N.s/m"), unstretched_length=P("l_wire", 6.0, "m"))  # fmt: skip
+    r_drum = P("r_drum", 0.4, "m", "hoist drum radius")
+    hold = P("tau_hold", 4000.0 * G0 * 0.4, "N.m", "hoist drum torque holding the payload")
+    tau_hoist = s.input("tau_hoist", 0.0, "N.m", "hoist drive torque beyond tau_hold (positive heaving in)")
+    s.winch("hoist", wire, radius=r_drum, inertia=P("J_drum", 200.0, "kg.m2"), torque=hold + tau_hoist)
+
+
+def _distance(s: sb.System, a, b) -> float:
+    """The distance of two points at the start (m)."""
+    from symbody.model.expressions import default_value
+
+    return default_value(s, s.position(a, b).norm())

@@ -54,10 +54,9 @@ from .contacts import Unilateral, add_unilateral
 from .expressions import LOADS, default_value, require, to_expr, to_number, total_derivative
 from .geometry import resolve_point
 from .loading import add_load
-from .loads import ScalarForce
 from .point import Point
 from .quantities import declare_input, declare_output
-from .ropes import path_length, virtual_rate
+from .ropes import PathForce, path_length, virtual_rate
 from .states import declare_state, set_rate
 
 if TYPE_CHECKING:
@@ -205,8 +204,7 @@ def add_hydraulic_cylinder(
     set_rate(system, p1, mul(div(_effective(beta, p1, p_c), v1), sub(sub(q1, mul(a_p, dx)), q_leak)))
     set_rate(system, p2, mul(div(_effective(beta, p2, p_c), v2), add(add(q2, mul(a_a, dx)), q_leak)))
     force = sub(sub(mul(p1, a_p), mul(p2, a_a)), mul(c_f, dx))
-    load = ScalarForce(name, virtual_rate(system, d), force)
-    load.kind = "hydraulic cylinder"
+    load = PathForce(name, "hydraulic cylinder", [(p1_, p2_, 1)], force, virtual_rate(system, d))
     add_load(system, name, load)
     stops = (
         add_unilateral(system, f"{name}_retracted", x, restitution),

@@ -26,9 +26,8 @@ from ..symbolic.expr import Expr, neg, sub
 from .expressions import require, to_expr, total_derivative
 from .geometry import resolve_point
 from .loading import add_load
-from .loads import ScalarForce
 from .point import Point
-from .ropes import one_sided_force, path_length, virtual_rate
+from .ropes import PathForce, one_sided_force, path_length, virtual_rate
 
 if TYPE_CHECKING:
     from .system import System
@@ -53,7 +52,7 @@ class OneSidedSpring:
     point2: Point
     distance: Expr
     force: Expr
-    load: ScalarForce
+    load: PathForce
 
 
 def _one_sided(
@@ -70,8 +69,7 @@ def _one_sided(
     extension = sub(d, l0) if kind == "sling" else sub(l0, d)
     force = one_sided_force(system, what, extension, total_derivative(system, extension), k_, c)
     # a sling shortens d, a buffer lengthens it: the generalized force is -f dd/dq (sling), +f dd/dq (buffer)
-    load = ScalarForce(name, virtual_rate(system, d), neg(force) if kind == "sling" else force)
-    load.kind = kind
+    load = PathForce(name, kind, [(p1, p2, 1)], neg(force) if kind == "sling" else force, virtual_rate(system, d))
     add_load(system, name, load)
     element = system.elements[name] = OneSidedSpring(name, kind, p1, p2, d, force, load)
     return element

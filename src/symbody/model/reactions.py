@@ -66,6 +66,7 @@ from .loads import (
 )
 from .point import Point, relative_position
 from .quantities import declare_output_vector
+from .ropes import PathForce
 from .solid import Solid
 from .vector import Tensor, Vector
 
@@ -312,6 +313,13 @@ def _apply_load(acc: _Accumulator, load: Load) -> None:
             acc.load(None, acc.J, T)
         if tree.has_base(load.base1, what):
             acc.load(None, acc.J, -T)
+        return
+    if isinstance(load, PathForce):  # ropes, slings, buffers, cylinders: forces along segments between points
+        for F, point in load.point_forces(kin):
+            if _on_side(tree, None, point, what):
+                acc.load(F, point)
+        if load.extra_rate is not None:
+            tree.check_coordinate_load(_coordinate_bits(system, load.extra_rate), what)
         return
     if isinstance(load, (ScalarForce, CoulombFriction)):
         tree.check_coordinate_load(_coordinate_bits(system, load.rate), what)

@@ -50,7 +50,9 @@ from .quantities import declare_output
 from .symbols import Output
 
 if TYPE_CHECKING:
+    from .kinematics import Kinematics
     from .system import System
+    from .vector import Vector
 
 #: the kinds of symbol an unstretched length may depend on (a winch pays out with a coordinate or a state)
 LENGTH_KINDS = ("parameter", "coordinate", "time", "motion input", "state")
@@ -91,8 +93,57 @@ class Rope:
     length: Expr
     stretch: Expr
     tension: Expr
-    load: ScalarForce
+    load: PathForce
     kind: str = "rope"
+
+
+class PathForce(ScalarForce):
+    """A force ``force`` along the length of a path of straight segments (positive lengthening it), and
+    along ``extra_rate`` (a winch's drum): the load of ropes, slings, buffers and cylinders.
+
+    Its virtual power is that of a :class:`~symbody.model.loads.ScalarForce` along ``rate``; the joint
+    reactions see it as point forces along each segment, ``falls`` times on the last one
+    (:meth:`point_forces`), plus the generalized force along ``extra_rate``.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("pf"); x = s.coordinate("x", 1.0)
+        >>> P = s.point("P", s.origin, (x, 0, 0)); _ = s.particle("m", P, 1.0)
+        >>> line = s.rope("r", [s.origin, P], stiffness=10.0, unstretched_length=0.5, outputs=False)
+        >>> [(p.name, F.components(s.ground_base)[0] is not None) for F, p in line.load.point_forces(s.kinematics)]
+        [('P', True), ('O', True)]
+    """
+
+    def __init__(
+        self, name: str, kind: str, segments: list[tuple[Point, Point, int]], force: Expr, rate: Expr,
+        extra_rate: Expr | None = None,
+    ):  # fmt: skip
+        super().__init__(name, rate, force)
+        self.kind = kind
+        self.segments = segments
+        self.extra_rate = extra_rate
+
+    def point_forces(self, kin: Kinematics) -> list[tuple[Vector, Point]]:
+        """``(force, point)`` at the ends of every segment: pushing them apart for a positive ``force``."""
+        out: list[tuple[Vector, Point]] = []
+        for a, b, n in self.segments:
+            r = relative_position(kin, a, b)
+            F = r * div(mul(as_expr(n), self.force), r.norm())
+            out += [(F, b), (-F, a)]
+        return out
+
+
+def segments_of(points: Sequence[Point], falls: int) -> list[tuple[Point, Point, int]]:
+    """The segments ``(a, b, multiplicity)`` of a path, the last one ``falls`` times.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("sg"); A = s.point("A", s.origin, (1, 0, 0))
+        >>> [(a.name, b.name, n) for a, b, n in segments_of([s.origin, A, s.origin], 3)]
+        [('O', 'A', 1), ('A', 'O', 3)]
+    """
+    pairs = list(zip(points[:-1], points[1:]))
+    return [(a, b, falls if k == len(pairs) - 1 else 1) for k, (a, b) in enumerate(pairs)]
 
 
 def path_length(system: System, points: Sequence[Point], falls: int, what: str) -> Expr:
@@ -150,12 +201,16 @@ def one_sided_force(system: System, what: str, extension: Expr, rate: Expr, k: E
     return f
 
 
-def _rope_laws(system: System, name: str, length: Expr, ea: Expr, c: Expr, l0: Expr) -> tuple[Expr, Expr, ScalarForce]:
+def _rope_laws(
+    system: System, name: str, segments: list[tuple[Point, Point, int]], length: Expr, ea: Expr, c: Expr, l0: Expr
+) -> tuple[Expr, Expr, PathForce]:
     """The stretch, the tension and the load of a rope of length ``length`` and unstretched length ``l0``."""
     stretch = sub(length, l0)
     tension = one_sided_force(system, f"rope {name!r}", stretch, total_derivative(system, stretch), div(ea, l0), c)
-    load = ScalarForce(name, virtual_rate(system, stretch), neg(tension))
-    load.kind = "rope"
+    extra = virtual_rate(system, neg(l0))
+    load = PathForce(
+        name, "rope", segments, neg(tension), virtual_rate(system, stretch), None if extra.is_zero else extra
+    )
     return stretch, tension, load
 
 
@@ -177,7 +232,8 @@ def rebind_unstretched_length(system: System, rope: Rope, l0: Any) -> None:
     require(system, f"the unstretched length of {what}", new, LENGTH_KINDS)
     if default_value(system, new) <= 0.0:
         raise ModelError(f"{what}: its unstretched length {new} is not positive at the start")
-    stretch, tension, load = _rope_laws(system, rope.name, rope.length, rope.stiffness, rope.damping, new)
+    segments = segments_of(rope.path, rope.falls)
+    stretch, tension, load = _rope_laws(system, rope.name, segments, rope.length, rope.stiffness, rope.damping, new)
     old = (rope.unstretched_length, rope.stretch, rope.tension, rope.load)
     index = next(k for k, ld in enumerate(system.loads) if ld is rope.load)
     outputs = {f"{rope.name}_{key}": e for key, e in (("tension", tension), ("stretch", stretch))}
@@ -234,7 +290,7 @@ def add_rope(
     if default_value(system, l0) <= 0.0:
         raise ModelError(f"{what}: its unstretched length {l0} is not positive at the start")
     length = path_length(system, points, falls, what)
-    stretch, tension, load = _rope_laws(system, name, length, ea, c, l0)
+    stretch, tension, load = _rope_laws(system, name, segments_of(points, falls), length, ea, c, l0)
     add_load(system, name, load)
     if outputs:
         # in N when the stiffness carries units (a bare number has none to check the label against)
@@ -249,10 +305,12 @@ def add_rope(
 
 __all__ = [
     "LENGTH_KINDS",
+    "PathForce",
     "Rope",
     "add_rope",
     "one_sided_force",
     "path_length",
     "rebind_unstretched_length",
+    "segments_of",
     "virtual_rate",
 ]
