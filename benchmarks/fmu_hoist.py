@@ -88,7 +88,7 @@ def run(quick: bool = False, smoke: bool = False) -> list[Row]:
     note = f"load average {load:.1f}"
     return [
         Row(
-            "fmu_hoist",
+            "hoisting crane FMU",
             "hydraulic knuckle crane: model file to FMU (x86_64-linux)",
             f"{wall:.1f} s",
             f"CPU {cpu:.1f} s",
@@ -98,7 +98,7 @@ def run(quick: bool = False, smoke: bool = False) -> list[Row]:
             note,
         ),  # fmt: skip
         Row(
-            "fmu_hoist",
+            "hoisting crane FMU",
             "hydraulic knuckle crane: CS real-time factor (dopri5, rtol 1e-6)",
             f"{rtf:.0f}x",
             f"{stop / best_cpu:.0f}x of CPU time; end state within {dev:.1g} of rosenbrock23",
