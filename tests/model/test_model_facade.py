@@ -68,6 +68,20 @@ SIGNATURES = {
     "velocity": "(point, frame=None, solid=None)",
     "velocity_constraint": "(name, expr, base=None, components=None)",
     "viscous_friction": "(name, coordinate=None, c=0, *, base1=None, base2=None, axis=None)",
+    # hoisting and actuation (modules ropes, winches, hydraulics, one_sided)
+    "rope": "(name, path, *, stiffness, unstretched_length, damping=0, falls=1, outputs=True)",
+    "winch": (
+        "(name, rope, *, radius, inertia, drive='torque', torque=None, speed=None, speed_gain=None, "
+        "motor_time_constant=0, point=None, base=None)"
+    ),
+    "hydraulic_cylinder": (
+        "(name, point1, point2, *, piston_area, rod_area, stroke, retracted_length, dead_volume, bulk_modulus, "
+        "valve=None, flow_gain=0, supply_pressure=20000000.0, tank_pressure=100000.0, leakage=0, friction=0, "
+        "laminar_pressure=10000.0, cavitation_pressure=20000.0, initial_pressures=(100000.0, 100000.0), "
+        "restitution=0.0)"
+    ),
+    "sling": "(name, point1, point2, *, k, rest_length, damping=0)",
+    "buffer": "(name, point1, point2, *, k, free_length, damping=0)",
 }
 
 NEW = {"unilateral", "stick_slip"}  # declared by the contact and friction modules
