@@ -125,3 +125,33 @@ def test_winch_like_unstretched_length_needs_the_rate_of_its_state():
     s.rate(paid, 0.1)
     rope = s.rope("r", [s.origin, P], stiffness=10.0, damping=1.0, unstretched_length=paid)
     assert "0.1" in str(rope.tension)  # the damper sees the payout rate
+
+
+def test_joint_reaction_sees_ropes_and_slings_as_forces_along_their_segments():
+    """A bar pivoted at the origin, held level by a sling from a point above its tip and tied down at its tip
+    by a pre-tensioned rope (tension T): at rest the sling pulls m g / 2 + T and the pivot carries
+    m g + T - pull = m g / 2 upwards, no moment (statics by hand; without the rope's pull on the bar the
+    pivot would carry m g / 2 - T)."""
+    m_bar, L, H, T = 10.0, 2.0, 1.5, 100.0
+    s = sb.System("held_bar")
+    th = s.coordinate("th", 0.0)
+    bar_base = s.base("bar_base", s.ground_base, sb.Rz(th))
+    tip = s.point("tip", s.origin, sb.Vector(bar_base, L, 0, 0))
+    bar = s.solid("bar", s.origin, bar_base, mass=m_bar, com=(L / 2, 0, 0), inertia=(0, 0, m_bar * L**2 / 12))
+    s.gravity((0, -G, 0))
+    pull = m_bar * G / 2 + T
+    s.sling("stay", s.point("stay_top", s.origin, (L, H, 0)), tip, k=1e7, rest_length=H - pull / 1e7)
+    anchor = s.point("anchor", s.origin, (L, -1.0, 0))
+    s.rope("tie", [tip, anchor], stiffness=1e6, unstretched_length=1.0 / (1 + T / 1e6), outputs=False)
+    s.joint_reaction(bar, s.origin, s.ground_base, name="pivot")
+    eq = s.derive()
+    from symbody.numeric import NumericModel
+
+    nm = NumericModel(eq)
+    q, dq = np.zeros(1), np.zeros(1)
+    ddq, _ = nm.accelerations(q, dq)
+    assert np.abs(ddq).max() < 1e-9  # at rest
+    out = dict(zip([o.name for o in eq.outputs], nm.outputs(q, dq)))
+    assert out["pivot_F_y"] == pytest.approx(m_bar * G / 2, rel=1e-9)
+    assert out["pivot_F_x"] == pytest.approx(0.0, abs=1e-9)
+    assert out["pivot_M_z"] == pytest.approx(0.0, abs=1e-9)
