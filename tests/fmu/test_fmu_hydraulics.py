@@ -83,3 +83,17 @@ def test_end_of_stroke_stop_through_fmus(build, version, fmi_type):
     assert res["lift_extension"][-1] == pytest.approx(C_STROKE, abs=1e-8)
     assert res["lift_p1"][-1] == pytest.approx(C_PS, rel=1e-3)
     assert res["lift_p2"][-1] == pytest.approx(C_PT, rel=1e-3)
+
+
+def test_python_backend_holds_the_mass_at_the_hydraulic_frequency_and_stops_at_full_stroke(tmp_path):
+    fmu = export_fmu(cylinder_lift(X0, (P1, P2)).derive(), tmp_path / "lift_py.fmu", fmi_version=2, kind="cs",
+                     backend="python")  # fmt: skip
+    w = held_frequency(X0, P1, P2)
+    a, T = 1e-5, 2 * np.pi / w
+    res = fmu_simulation(fmu, 2 * T, T / 50, start_values=_start("CoSimulation", dy=a * w), output=["y"])
+    assert res["y"] - (1.0 + X0) == pytest.approx(a * np.sin(w * res["time"]), abs=5e-3 * a)
+    p1 = (C_MASS * G + C_PT * C_AA) / C_AP
+    start = _start("CoSimulation", lift_spool=1.0, lift_p1=p1, lift_p2=C_PT, y=1.56)
+    res = fmu_simulation(fmu, 0.5, 0.01, start_values=start, output=["lift_extension"])
+    assert res["lift_extension"].max() <= C_STROKE + 1e-8
+    assert res["lift_extension"][-1] == pytest.approx(C_STROKE, abs=1e-8)
