@@ -25,7 +25,9 @@ def build(tmp_path_factory):
     def get(drive: str, version: int):
         if (drive, version) not in built:
             path = folder / f"winch_{drive}_{version}.fmu"
-            built[drive, version] = export_fmu(winch_hoist(FALLS, drive).derive(), path, fmi_version=version, kind="both")
+            built[drive, version] = export_fmu(
+                winch_hoist(FALLS, drive).derive(), path, fmi_version=version, kind="both"
+            )
         return built[drive, version]
 
     return get
