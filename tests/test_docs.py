@@ -1,6 +1,6 @@
 """The documentation does not rot: its Python blocks run and its API reference covers the package.
 
-* Every ```` ```python ```` block of ``README.md``, ``docs/getting-started.md`` and ``docs/guide/*.md`` runs, the
+* Every ```` ```python ```` block of ``README.md`` and of every page of ``docs/`` runs, the
   blocks of one page in order in one namespace (a page's later blocks use what its earlier ones
   define), in a temporary folder so that files they write land there.  A block that only shows a
   fragment is marked by a comment line right above it: ``% not run`` (MyST) or ``<!-- not run ... -->``
@@ -22,7 +22,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 PACKAGE = ROOT / "src" / "symbody"
-PAGES = [ROOT / "README.md", DOCS / "getting-started.md", *sorted((DOCS / "guide").glob("*.md"))]
+PAGES = [ROOT / "README.md", *sorted(p for p in DOCS.rglob("*.md") if "_build" not in p.relative_to(DOCS).parts)]
 
 
 def python_blocks(text: str) -> list[str]:
@@ -41,7 +41,7 @@ def test_python_blocks_are_found_and_markers_respected():
     assert python_blocks("<!-- not run: a fragment -->\n```python\nfragment(\n```\n") == []
 
 
-@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_guide_python_blocks_run(page, tmp_path, monkeypatch):
     matplotlib.use("Agg")  # the animation guide writes a GIF
     monkeypatch.chdir(tmp_path)
@@ -89,7 +89,7 @@ def test_architecture_guide_ranks_the_layers_as_the_layer_test_does():
     layers = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(layers)
     RANK = layers.RANK
-    text = (DOCS / "guide" / "architecture.md").read_text(encoding="utf-8")
+    text = (DOCS / "explanation" / "architecture.md").read_text(encoding="utf-8")
     rows = {int(m[1]): m[2] for m in re.finditer(r"^\| (\d+) \| [^|]+ \| (.*) \|$", text, re.M)}
     assert sorted(rows) == sorted(set(RANK.values()))
     wrong = [
@@ -123,10 +123,10 @@ def test_readme_synopsis_names_every_cli_option():
 #: sentences the code once contradicted: (file, phrase, what the code does and which test shows it)
 CONTRADICTED = [
     ("examples/overhead_crane.py", "the FMU export refuses", "exports its contacts: test_fmu_events.py"),
-    ("docs/guide/modelling.md", "Python backend refuses contacts", "handles them: test_fmu_python_events.py"),
-    ("docs/guide/modelling.md", "a prescribed signal", "an input prescribes no motion; s.prescribe does"),
-    ("docs/guide/analyses.md", "reduced static equations", "Newton with the multipliers: numeric/equilibrium.py"),
-    ("docs/guide/animation.md", "Long runs are\nresampled", "only runs sampled finer than 30 frames/s are"),
+    ("docs/reference/modelling.md", "Python backend refuses contacts", "handles them: test_fmu_python_events.py"),
+    ("docs/reference/modelling.md", "a prescribed signal", "an input prescribes no motion; s.prescribe does"),
+    ("docs/reference/analyses.md", "reduced static equations", "Newton with the multipliers: numeric/equilibrium.py"),
+    ("docs/how-to/animation.md", "Long runs are\nresampled", "only runs sampled finer than 30 frames/s are"),
 ]
 
 
@@ -137,7 +137,7 @@ def test_statements_the_code_contradicts_stay_out(path, phrase, truth):
 
 def test_sweep_plot_is_documented_where_the_heat_map_is():
     # the guide's robustness map is drawn by symbody.study.plot, which `symbody sweep --plot` uses too
-    guide = (DOCS / "guide" / "parameter-studies.md").read_text(encoding="utf-8")
+    guide = (DOCS / "how-to" / "parameter-studies.md").read_text(encoding="utf-8")
     assert "--plot results.png" in guide and "symbody.study.plot.study_figure" in guide
     example = (ROOT / "examples" / "crane_control" / "sweep_lqr.py").read_text(encoding="utf-8")
     assert "from symbody.study.plot import study_figure" in example
