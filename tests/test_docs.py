@@ -7,10 +7,15 @@
   (the README).
 * Every public module of ``symbody`` is documented by exactly one ``automodule`` of ``docs/api``
   (Sphinx itself does not notice a module left out).
+* Every path of the repository that the README or a page of ``docs/`` cites (``examples/...``,
+  ``tests/...``, ``symbody/...``, a glob such as ``tests/fmu/test_robustness_*.py``) exists, and so does
+  every ``docs/...`` path any source, test, example or benchmark cites: a moved file is not left cited
+  at its old place.
 """
 
 from __future__ import annotations
 
+import glob
 import importlib.util
 import re
 from collections import Counter
@@ -98,18 +103,18 @@ def test_architecture_guide_ranks_the_layers_as_the_layer_test_does():
     assert not wrong, f"layers the guide's table puts in another row than tests/test_layers.py: {wrong}"
 
 
-def test_readme_synopsis_names_every_cli_option():
-    """The README's "Command line" block lists every subcommand and every option ``--help`` shows."""
+def test_cli_reference_synopsis_names_every_cli_option():
+    """The command-line reference's synopsis lists every subcommand and every option ``--help`` shows."""
     from symbody.cli import build_parser
 
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    synopsis = text.split("## Command line", 1)[1].split("```", 2)[1]
+    text = (DOCS / "reference" / "cli.md").read_text(encoding="utf-8")
+    synopsis = text.split("# Command line", 1)[1].split("```", 2)[1]
     parser = build_parser()
     (subparsers,) = [a for a in parser._actions if a.choices and isinstance(a.choices, dict)]
     missing = []
     for command, sub in subparsers.choices.items():
         lines = [line for line in synopsis.splitlines() if line.split()[:2] == ["symbody", command]]
-        assert lines, f"README synopsis lacks `symbody {command}`"
+        assert lines, f"docs/reference/cli.md's synopsis lacks `symbody {command}`"
         start = synopsis.index(lines[0])
         following = re.search(r"\nsymbody ", synopsis[start + 1 :])
         block = synopsis[start : start + 1 + following.start()] if following else synopsis[start:]
@@ -117,7 +122,7 @@ def test_readme_synopsis_names_every_cli_option():
             options = [o for o in action.option_strings if o not in ("-h", "--help", "--debug")]
             if options and not any(re.search(rf"(?<![\w-]){re.escape(o)}(?![\w-])", block) for o in options):
                 missing.append(f"{command} {options[0]}")
-    assert missing == [], "options missing from the README's command-line synopsis"
+    assert missing == [], "options missing from docs/reference/cli.md's synopsis"
 
 
 #: sentences the code once contradicted: (file, phrase, what the code does and which test shows it)
@@ -141,3 +146,60 @@ def test_sweep_plot_is_documented_where_the_heat_map_is():
     assert "--plot results.png" in guide and "symbody.study.plot.study_figure" in guide
     example = (ROOT / "examples" / "crane_control" / "sweep_lqr.py").read_text(encoding="utf-8")
     assert "from symbody.study.plot import study_figure" in example
+
+
+#: a path of the repository as the docs cite it: a top-level folder of the repository (or the package,
+#: ``symbody/``, under ``src/``) and what follows, not preceded by a character that would make it part
+#: of a longer path (``$XDG_CACHE_HOME/symbody``, ``extra/org.symbody.geometry/``)
+REPO_PATH = re.compile(r"(?<![\w./$~-])((?:\.ci|benchmarks|docs|examples|fmu_templates|src|tests|symbody)/[\w./*-]*)")
+DOC_PAGES = [
+    ROOT / "README.md",
+    *sorted(p for p in DOCS.rglob("*") if p.suffix in (".md", ".rst") and "_build" not in p.relative_to(DOCS).parts),
+]
+
+
+def cited_paths(text: str, pattern: re.Pattern[str] = REPO_PATH) -> list[str]:
+    """The repository paths ``text`` cites, without trailing punctuation and build products."""
+    paths = (m.group(1).rstrip(".,:;)") for m in pattern.finditer(text))
+    return [path for path in paths if "_build" not in path and path.rstrip("/") not in ("docs", "src", "tests")]
+
+
+def missing_paths(text: str, pattern: re.Pattern[str] = REPO_PATH) -> list[str]:
+    """The cited paths no file or folder of the repository matches."""
+    return [
+        path
+        for path in cited_paths(text, pattern)
+        if not glob.glob(str(ROOT / ("src/" + path if path.startswith("symbody/") else path)))
+    ]
+
+
+def test_cited_paths_are_found_and_checked():
+    text = "run `tests/fmu/test_robustness_*.py`, see symbody/fmu/raster2.py. not $HOME/symbody/x, (docs/index.md)"
+    assert cited_paths(text) == ["tests/fmu/test_robustness_*.py", "symbody/fmu/raster2.py", "docs/index.md"]
+    assert missing_paths(text) == ["symbody/fmu/raster2.py"]
+
+
+@pytest.mark.parametrize("page", DOC_PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_paths_the_docs_cite_exist(page):
+    assert missing_paths(page.read_text(encoding="utf-8")) == []
+
+
+def test_docs_paths_cited_in_the_repository_exist():
+    """Sources, tests, examples and benchmarks cite docs pages by path; a page moved is not cited at its old place."""
+    docs_path = re.compile(r"(?<![\w./$~-])(docs/[\w./*-]+)")
+    files = [
+        path
+        for folder in ("src", "tests", "examples", "benchmarks")
+        for path in sorted((ROOT / folder).rglob("*"))
+        if path.suffix in (".py", ".md") and path.is_file()
+    ]
+    assert len(cited_paths("".join(f.read_text(encoding="utf-8") for f in files), docs_path)) > 10
+    stale = {f.relative_to(ROOT).as_posix(): m for f in files if (m := missing_paths(f.read_text(encoding="utf-8"), docs_path))}
+    assert stale == {}
+
+
+def test_the_readme_test_command_is_the_one_ci_runs():
+    """``.ci/run`` ends with the README's second command ("install and run the tests"), word for word."""
+    blocks = re.findall(r"```bash\n(.*?)```", (ROOT / "README.md").read_text(encoding="utf-8"), re.S)
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()[-1]
+    assert blocks[1].strip() == ci == 'python -m pip install -e ".[test]" && python -m pytest -q --slow'
