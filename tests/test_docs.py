@@ -194,7 +194,11 @@ def test_docs_paths_cited_in_the_repository_exist():
         if path.suffix in (".py", ".md") and path.is_file()
     ]
     assert len(cited_paths("".join(f.read_text(encoding="utf-8") for f in files), docs_path)) > 10
-    stale = {f.relative_to(ROOT).as_posix(): m for f in files if (m := missing_paths(f.read_text(encoding="utf-8"), docs_path))}
+    stale = {
+        f.relative_to(ROOT).as_posix(): m
+        for f in files
+        if (m := missing_paths(f.read_text(encoding="utf-8"), docs_path))
+    }
     assert stale == {}
 
 
