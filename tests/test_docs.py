@@ -18,6 +18,7 @@ from __future__ import annotations
 import glob
 import importlib.util
 import re
+import shlex
 from collections import Counter
 from pathlib import Path
 
@@ -207,3 +208,51 @@ def test_the_readme_test_command_is_the_one_ci_runs():
     blocks = re.findall(r"```bash\n(.*?)```", (ROOT / "README.md").read_text(encoding="utf-8"), re.S)
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()[-1]
     assert blocks[1].strip() == ci == 'python -m pip install -e ".[test]" && python -m pytest -q --slow'
+
+
+def symbody_commands(text: str) -> list[list[str]]:
+    """The ``symbody`` (or ``python -m symbody``) commands of a page's shell blocks, as argument lists.
+
+    Continued lines are joined, ``&&`` separates commands, a ``#`` comment ends one; synopsis lines (a word
+    in brackets or with ``|`` alternatives: ``[--fmi 2|3]``) are left out.
+    """
+    commands = []
+    for block in re.findall(r"```(?:bash|shell|console)\n(.*?)```", text, re.S):
+        for line in block.replace("\\\n", " ").splitlines():
+            for part in line.split("&&"):
+                words = shlex.split(part.split(" #")[0])
+                words = words[3:] if words[:3] == ["python", "-m", "symbody"] else words
+                if words[:1] == ["symbody"]:
+                    words = words[1:]
+                elif words == [] or words[0] not in ("export", "simulate", "info", "validate", "system", "sweep"):
+                    continue
+                if words and not any(w.startswith("[") or "|" in w for w in words):
+                    commands.append(words)
+    return commands
+
+
+def test_symbody_commands_are_found():
+    page = "```bash\npython -m pip install . && python -m symbody export m.py -o m.fmu  # FMU\n"
+    page += "symbody sweep m.fmu --param a=1,2 \\\n    --stop-time 1 -o r.csv\nsymbody info OUT.fmu [--json]\n```\n"
+    assert symbody_commands(page) == [
+        ["export", "m.py", "-o", "m.fmu"],
+        ["sweep", "m.fmu", "--param", "a=1,2", "--stop-time", "1", "-o", "r.csv"],
+    ]
+
+
+def test_the_symbody_commands_of_the_docs_parse(capsys):
+    """Every ``symbody`` command the README and the docs show is accepted by the command line's parser:
+    no option the command does not have, none missing that it requires."""
+    from symbody.cli import build_parser
+
+    parser = build_parser()
+    checked, refused = 0, []
+    for page in PAGES:
+        for words in symbody_commands(page.read_text(encoding="utf-8")):
+            checked += 1
+            try:
+                parser.parse_args(words)
+            except SystemExit:
+                refused.append(f"{page.relative_to(ROOT)}: symbody {shlex.join(words)}: {capsys.readouterr().err}")
+    assert checked > 15
+    assert refused == []
