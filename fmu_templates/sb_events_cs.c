@@ -59,7 +59,7 @@ static SbStatus smallest(SbInstance *inst, SbWatch *w, double t, double *phi)
 {
     *inst->state.time = t;
     sb_changed(inst);
-    SbStatus s = sb_event_indicators(inst, "DoStep", w->z, (size_t)w->nz);
+    SbStatus s = sb_event_indicators(inst, "DoStep", w->z, (size_t)w->nz, 0);
     if (s != SB_OK) return s;
     *phi = INFINITY;
     for (int i = 0; i < w->nz; ++i) {
@@ -374,7 +374,7 @@ static SbStatus integrate(SbInstance *inst, SbWatch *w, double t0, double tend)
         double fa, fb, te;
         *inst->state.time = t;
         sb_changed(inst);
-        if ((s = sb_event_indicators(inst, "DoStep", w->z, (size_t)nz)) != SB_OK) return s;
+        if ((s = sb_event_indicators(inst, "DoStep", w->z, (size_t)nz, 0)) != SB_OK) return s;
         if (k + nf > 0) sb_contact_rates(inst, w->v);
         for (int i = 0; i < k; ++i) w->rate[i] = w->v[i];
         if (nf > 0 && (s = sb_slip_accelerations(inst, w->acc)) != SB_OK) return s;

@@ -12,6 +12,21 @@ import symbody as sb
 G = 9.81
 
 
+def incline(alpha: float, mu: float, mu_static: float, v0: float = 0.0, m: float = 3.0) -> sb.System:
+    """Coordinates along the slope (downhill) and off it; the slope is a unilateral contact pressing the friction."""
+    s = sb.System("incline")
+    d = s.coordinate("s", 0.0, dq0=v0)
+    n = s.coordinate("n", 0.0)
+    ca, sa = math.cos(alpha), math.sin(alpha)
+    s.particle("block", s.point("P", s.origin, (d * ca + n * sa, -d * sa + n * ca, 0)), m)
+    s.gravity((0, -G, 0))
+    c = s.unilateral("slope", n)
+    f = s.stick_slip("friction", d, normal=c.force, mu=mu, mu_static=mu_static)
+    s.output("F_t", f.force)
+    s.output("N", c.force)
+    return s
+
+
 def sine_pushed_block() -> sb.System:
     """A block (m = 2, mu = 0.3, mu_static = 0.5) pushed by 10 sin(t): the push exceeds mu_static m g only
     from asin(0.981) to pi - asin(0.981), 0.39 s, while the stuck block lets the solver take long steps."""

@@ -1,0 +1,56 @@
+/*
+ * sb_event_laws.h -- the laws of events that hold in every importer (sb_event_laws.c): the linear
+ * complementarity problems of unilateral contacts and impacts, the rate at which a contact found inside
+ * entered, and when an impact is plastic.  The C kernel of symbody.numeric.event_laws (the numpy kernel;
+ * tests/fmu/test_event_kernels.py runs both on the same problems).
+ */
+#ifndef SB_EVENT_LAWS_H
+#define SB_EVENT_LAWS_H
+
+#if defined(__GNUC__) && __GNUC__ >= 4 && !defined(_WIN32) && !defined(__CYGWIN__)
+#pragma GCC visibility push(hidden)
+#define SB_VISIBILITY_PUSHED_EVENT_LAWS
+#endif
+
+/* unknowns the enumeration of the active sets handles (2^14 sets at most) */
+#define SB_LCP_MAX 14
+/* complementarity holds to this, relative to 1 + max |b| */
+#define SB_LCP_TOL 1e-9
+/* eigenvalues of a Delassus matrix below this, relative to its largest, count as zero (redundant contacts) */
+#define SB_LCP_RCOND 1e-12
+
+/* The minimum-norm solution zs of W[S, S] zs = rhs for a symmetric positive semi-definite W (m x m,
+   row-major) and the s indices S: its pseudo-inverse, eigenvalues below SB_LCP_RCOND of the largest
+   dropped (redundant contacts share their force).  s <= SB_LCP_MAX. */
+void sb_sym_solve(int m, const double *W, int s, const int *S, const double *rhs, double *zs);
+
+/* z >= 0 with w = W z + b >= 0 and z.w = 0 for a symmetric positive semi-definite W (m x m): the active
+   sets by increasing size, those of the most negative b first, each solved by sb_sym_solve; the first
+   complementary one (to SB_LCP_TOL (1 + max |b|)) wins.  Returns 0 on success (z set), 1 when no active set
+   gives a solution, 2 when m > SB_LCP_MAX (z zero then). */
+int sb_lcp(int m, const double *W, const double *b, double *z);
+
+/* The rate at which a contact found at depth d > 0 inside its surface, with gap rate r and gap acceleration
+   alpha (every contact open), crossed the surface: under a constant alpha r^2 - 2 alpha g is kept along the
+   gap g, so r_in^2 = r^2 + 2 alpha d, approaching (r_in <= 0; 0 when the motion could not have come from the
+   surface), unless it only drifted in (r >= 0 while alpha <= 0: r is kept).  Applied with the projection
+   back onto the surface, the late event neither gains nor loses energy along the gap. */
+double sb_entry_rate(double r, double alpha, double d);
+
+/* Whether a contact leaving its surface at rate u >= 0 against its gap acceleration alpha < 0 (every contact
+   open) after an event found late, depth > gap_tol inside a surface, rises less than resolution times that
+   depth: the importer's steps cannot resolve that flight, and the contact counts as at rest. */
+int sb_unresolved_flight(double u, double alpha, double depth, double gap_tol, double resolution);
+
+/* Whether an impact with approach rate r (at entry), restitution e and gap acceleration alpha (every contact
+   open) found at depth `depth` is plastic: an approach slower than rest_velocity, or a rebound -e r that
+   sb_unresolved_flight (so an accumulation of impacts ends in every importer, also with fixed steps). */
+int sb_plastic_impact(double r, double e, double alpha, double depth, double rest_velocity, double gap_tol,
+                      double resolution);
+
+#ifdef SB_VISIBILITY_PUSHED_EVENT_LAWS
+#pragma GCC visibility pop
+#undef SB_VISIBILITY_PUSHED_EVENT_LAWS
+#endif
+
+#endif /* SB_EVENT_LAWS_H */
