@@ -111,13 +111,14 @@ double sb_entry_rate(double r, double alpha, double d)
     return r2 > 0.0 ? -sqrt(r2) : 0.0;
 }
 
-int sb_unresolved_flight(double u, double alpha, double depth, double gap_tol, double resolution)
+int sb_unresolved_flight(double u, double alpha, double depth, double late, double gap_tol, double resolution)
 {
-    return depth > gap_tol && alpha < 0.0 && u >= 0.0 && u * u < 2.0 * -alpha * resolution * depth;
+    if (!(alpha < 0.0 && u >= 0.0)) return 0;
+    return depth > 0.0 || (late > gap_tol && u * u < 2.0 * -alpha * resolution * late);
 }
 
-int sb_plastic_impact(double r, double e, double alpha, double depth, double rest_velocity, double gap_tol,
+int sb_plastic_impact(double r, double e, double alpha, double late, double rest_velocity, double gap_tol,
                       double resolution)
 {
-    return !(r < -rest_velocity) || sb_unresolved_flight(-e * r, alpha, depth, gap_tol, resolution);
+    return !(r < -rest_velocity) || sb_unresolved_flight(-e * r, alpha, 0.0, late, gap_tol, resolution);
 }

@@ -38,14 +38,17 @@ int sb_lcp(int m, const double *W, const double *b, double *z);
 double sb_entry_rate(double r, double alpha, double d);
 
 /* Whether a contact leaving its surface at rate u >= 0 against its gap acceleration alpha < 0 (every contact
-   open) after an event found late, depth > gap_tol inside a surface, rises less than resolution times that
-   depth: the importer's steps cannot resolve that flight, and the contact counts as at rest. */
-int sb_unresolved_flight(double u, double alpha, double depth, double gap_tol, double resolution);
+   open; it comes back) makes a flight the importer does not resolve, and so counts as at rest: found `depth` > 0
+   inside its surface while leaving it (the importer's step spans the flight, its interpolation put the
+   crossing before it), or, at an event found late (late > gap_tol inside a surface), rising less than
+   resolution times that depth. */
+int sb_unresolved_flight(double u, double alpha, double depth, double late, double gap_tol, double resolution);
 
 /* Whether an impact with approach rate r (at entry), restitution e and gap acceleration alpha (every contact
-   open) found at depth `depth` is plastic: an approach slower than rest_velocity, or a rebound -e r that
-   sb_unresolved_flight (so an accumulation of impacts ends in every importer, also with fixed steps). */
-int sb_plastic_impact(double r, double e, double alpha, double depth, double rest_velocity, double gap_tol,
+   open) at an event found `late` inside a surface is plastic: an approach slower than rest_velocity, or a
+   rebound -e r rising less than resolution times late (so an accumulation of impacts ends in every importer,
+   also with fixed steps). */
+int sb_plastic_impact(double r, double e, double alpha, double late, double rest_velocity, double gap_tol,
                       double resolution);
 
 #ifdef SB_VISIBILITY_PUSHED_EVENT_LAWS

@@ -351,6 +351,13 @@ static SbStatus dip(SbInstance *inst, SbWatch *w, double ta, double *tb, double 
 
 /* -- the communication step ------------------------------------------------------------------------ */
 
+/* The adaptive solvers hold at least these tolerances in models with events, whatever the importer passes
+   (solver.rtol, solver.atol, fmi2SetupExperiment, fmi3EnterInitializationMode): an event function that comes
+   within the error of the motion from zero is a guess, and the error accumulated on the way to a grazing
+   impact decides whether there is one (a gap dipping 1e-7 below zero, an apex a hair from a stop). */
+#define SB_EVENT_RTOL 1e-9
+#define SB_EVENT_ATOL 1e-11
+
 static SbStatus integrate(SbInstance *inst, SbWatch *w, double t0, double tend)
 {
     const int k = w->nk, nz = w->nz, nf = inst->m->nf;
@@ -438,9 +445,14 @@ SbStatus sb_events_integrate(SbInstance *inst, double t0, double tend)
     w.v = malloc((size_t)(k + nf + 1) * sizeof(double));
     w.acc = malloc((size_t)(nf + 1) * sizeof(double));
     w.ta = t0;
+    const double rtol = inst->state.set[SB_SET_RTOL], atol = inst->state.set[SB_SET_ATOL];
+    inst->state.set[SB_SET_RTOL] = fmin(rtol, SB_EVENT_RTOL);
+    inst->state.set[SB_SET_ATOL] = fmin(atol, SB_EVENT_ATOL);
     SbStatus s = w.S0 && w.z && w.off && w.rate && w.dip && w.watched && w.divided && w.v && w.acc
                      ? integrate(inst, &w, t0, tend)
                      : sb_problem(inst, SB_ERROR, "out of memory");
+    inst->state.set[SB_SET_RTOL] = rtol;
+    inst->state.set[SB_SET_ATOL] = atol;
     free(w.S0);
     free(w.z);
     free(w.off);

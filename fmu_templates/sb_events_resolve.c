@@ -197,8 +197,9 @@ static SbStatus select_modes(SbInstance *inst, const char *function, int touchin
         const int i = ev->set[a];
         double alpha = -ev->ggamma[i];
         for (int j = 0; j < n; ++j) alpha += ev->G[(size_t)i * n + j] * ev->a0[j];
+        const double inside_leaving = ev->depth[i] > 0.0 && ev->rate0[i] > 0.0 ? ev->depth[i] : 0.0;
         if (fabs(ev->rate[i]) <= SB_REST_VELOCITY ||
-            sb_unresolved_flight(ev->rate[i], alpha, ev->late, SB_GAP_TOL, SB_REBOUND_RESOLUTION))
+            sb_unresolved_flight(ev->rate[i], alpha, inside_leaving, ev->late, SB_GAP_TOL, SB_REBOUND_RESOLUTION))
             ev->set[m++] = i;
     }
     int nkeep = 0, h = 0;
@@ -423,7 +424,8 @@ SbStatus sb_events_resolve(SbInstance *inst, const char *function, int *changed)
     if (s != SB_OK) return s;
     int m = 0;
     for (int i = 0; i < k; ++i)
-        if (ev->gap[i] <= SB_GAP_TOL && (inst->state.closed[i] != 0.0 || ev->rate[i] <= SB_REST_VELOCITY))
+        if (ev->gap[i] <= SB_GAP_TOL && (inst->state.closed[i] != 0.0 || ev->rate[i] <= SB_REST_VELOCITY ||
+                                         (ev->depth[i] > 0.0 && ev->rate0[i] > 0.0)))
             ev->set[m++] = i; /* touching (a closed contact moved away from its surface opens) */
     if (m > SB_MAX_ENUMERATED)
         return sb_fail(inst, function, "%d contacts touch at once at t = %g: more than the %d this FMU handles", m, t,

@@ -22,10 +22,20 @@ import numpy as np
 import pytest
 
 from symbody.fmu import export_fmu
+from symbody.fmu.testing import fmu_simulation
 
-from support.contact_models import G, ball_impacts, ball_motion, ball_rest, bouncing_ball
+from support.contact_models import (
+    GRAZE_DEPTH,
+    G,
+    ball_impacts,
+    ball_motion,
+    ball_rest,
+    bouncing_ball,
+    grazing_oscillator,
+    grazing_oscillator_motion,
+)
 from support.friction_models import incline
-from support.masters import CS_MASTERS, FIXED_STEP, ME_MASTERS, Master, master_step_error
+from support.masters import CS_MASTERS, FIXED_STEP, ME_MASTERS, SOLVERS, Master, master_step_error
 
 H0, E, M = 1.0, 0.8, 2.0
 VERSIONS = pytest.mark.parametrize("version", (2, 3))
@@ -254,3 +264,42 @@ def test_incline_in_every_master(inclines, version, master, case):
         held = t > events[0] + t_tol
         assert np.all(trace["ds"][held] == 0.0) and np.ptp(trace["s"][held]) == 0.0
         assert np.allclose(trace["F_t"][held], -m * G * math.sin(alpha), rtol=1e-9)
+
+
+# -- a grazing impact inside one step, whatever tolerance the importer passes --------------------------------
+
+
+@pytest.fixture(scope="module")
+def oscillator(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("graze_masters")
+    return {v: export_fmu(grazing_oscillator(), folder / f"osc{v}.fmu", fmi_version=v, kind="cs") for v in (2, 3)}
+
+
+@VERSIONS
+@pytest.mark.parametrize("method", SOLVERS)
+@pytest.mark.parametrize("step", (0.25, 1.0))
+def test_grazing_impact_is_found_whatever_the_importers_tolerance(oscillator, version, method, step):
+    """The free motion would go 1e-7 into the wall for 9e-4 s, inside one internal step of a solver at the
+    importer's tolerance: every solver finds the impact (the time of a graze moves with the square root of the
+    error of the motion: to 1e-6 s here), at tolerances 1e-3, 1e-4 and the FMU's default alike, with the same
+    motion."""
+    t_hit = math.asin(1.0 - GRAZE_DEPTH)
+    runs = []
+    for rtol in (1e-3, 1e-4, None):
+        start = {"solver.method": SOLVERS[method]}
+        if rtol is not None:
+            start["solver.rtol"] = rtol
+        log: list[str] = []
+
+        def logger(*args, log=log) -> None:
+            if args[-2] == b"logEvents" and b"impact of contact" in args[-1]:
+                log.append(args[-1].decode())
+
+        res = fmu_simulation(oscillator[version], 3.0, step, start_values=start, relative_tolerance=rtol,
+                             output=["x", "dx"], logger=logger, debug_logging=True)  # fmt: skip
+        impacts = [float(m.split(": t = ")[1].split(":")[0]) for m in log]
+        assert impacts == pytest.approx([t_hit], abs=1e-6), (rtol, impacts)
+        exact = np.array([grazing_oscillator_motion(float(t)) for t in res["time"]])
+        assert np.allclose(res["x"], exact[:, 0], atol=1e-5) and np.allclose(res["dx"], exact[:, 1], atol=1e-5)
+        runs.append(res["x"])
+    assert np.array_equal(runs[0], runs[1]) and np.array_equal(runs[1], runs[2])

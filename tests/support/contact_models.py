@@ -69,3 +69,29 @@ def ball_motion(t: float, h0: float, e: float) -> tuple[float, float]:
         return 0.0, 0.0
     tau = t - start
     return speed * tau - G * tau * tau / 2, speed - G * tau
+
+
+#: how deep the free motion of :func:`grazing_oscillator` would go into its wall
+GRAZE_DEPTH = 1e-7
+
+
+def grazing_oscillator() -> sb.System:
+    """A unit mass on a unit spring, x = sin t, and a wall (e = 1) at 1 - GRAZE_DEPTH: it touches the wall
+    for 9e-4 s around pi / 2, far inside one step of any solver at a loose tolerance."""
+    s = sb.System("graze_osc")
+    x = s.coordinate("x", 0.0, dq0=1.0)
+    s.particle("b", s.point("P", s.origin, (x, 0, 0)), 1.0)
+    s.generalized_force("spring", x, -x)
+    s.unilateral("wall", 1.0 - GRAZE_DEPTH - x, restitution=1.0)
+    return s
+
+
+def grazing_oscillator_motion(t: float) -> tuple[float, float]:
+    """Position and velocity of :func:`grazing_oscillator`: sin t up to the impact at asin(1 - GRAZE_DEPTH),
+    then the elastic rebound (until the next approach, 3.5 s later)."""
+    wall = 1.0 - GRAZE_DEPTH
+    t_hit = math.asin(wall)
+    if t < t_hit:
+        return math.sin(t), math.cos(t)
+    v, tau = math.cos(t_hit), t - t_hit
+    return wall * math.cos(tau) - v * math.sin(tau), -wall * math.sin(tau) - v * math.cos(tau)
