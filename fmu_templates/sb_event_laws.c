@@ -3,8 +3,8 @@
  * w = W z + b >= 0, z.w = 0 with a symmetric positive semi-definite W, the Delassus matrix of the contacts.  A model has few contacts that act at
  * once, so the active sets are enumerated, the smallest first (K. G. Murty, Linear Complementarity, Linear and
  * Nonlinear Programming, 1988, ch. 1 and 2): for a positive semi-definite W and a solvable problem this finds
- * a solution.  The subproblems are solved by the pseudo-inverse of W[S, S] (cyclic Jacobi), so that redundant
- * contacts (the four legs of a table) share their force as the minimum-norm solution does.
+ * a solution.  The subproblems are solved by the pseudo-inverse of W[S, S] (cyclic Jacobi): contacts redundant within
+ * an active set share their force as the minimum-norm solution does.
  */
 #include <math.h>
 

@@ -21,7 +21,7 @@
 
 /* The minimum-norm solution zs of W[S, S] zs = rhs for a symmetric positive semi-definite W (m x m,
    row-major) and the s indices S: its pseudo-inverse, eigenvalues below SB_LCP_RCOND of the largest
-   dropped (redundant contacts share their force).  s <= SB_LCP_MAX. */
+   dropped (contacts redundant within the set share their force).  s <= SB_LCP_MAX. */
 void sb_sym_solve(int m, const double *W, int s, const int *S, const double *rhs, double *zs);
 
 /* z >= 0 with w = W z + b >= 0 and z.w = 0 for a symmetric positive semi-definite W (m x m): the active

@@ -78,9 +78,23 @@ def ball_tolerances(master: Master) -> dict[str, float]:
 def test_bouncing_ball_in_every_master(ball, version, master):
     """h0 = 1 m, e = 0.8: the impacts at their exact times, the apex heights e^(2k) h0, never below the floor by
     more than the master's step, at rest after 4.064 s with the contact force m g."""
+    check_bouncing_ball(master, ball[version])
+
+
+@pytest.mark.parametrize("master", CS_MASTERS, ids=lambda m: m.name)
+def test_bouncing_ball_python_backend_in_every_master(ball_py, master):
+    """The same in the Python (pythonfmu) backend, Co-Simulation."""
+    check_bouncing_ball(master, ball_py)
+
+
+@pytest.fixture(scope="module")
+def ball_py(tmp_path_factory):
+    return export_fmu(bouncing_ball(H0, E, M), tmp_path_factory.mktemp("ball_py") / "ball_py.fmu", backend="python")
+
+
+def check_bouncing_ball(master: Master, fmu) -> None:
     tol = ball_tolerances(master)
-    stop = 5.0
-    trace = master.run(ball[version], stop, ["y", "dy", "N"])
+    trace = master.run(fmu, 5.0, ["y", "dy", "N"])
     t, y, dy = trace.time, trace["y"], trace["dy"]
     impacts = ball_impacts(H0, E, 6)
     found = trace.events[:6]
@@ -164,8 +178,31 @@ def test_overhead_crane_with_end_stops_and_ground_in_every_master(crane, version
     the ground; the impacts of the trolley pass through the rope to the payload and back (an accumulation of
     alternating impacts at 4.235 s): no pass-through, no Error, the motion of symbody.numeric.simulate."""
     fmus, ref = crane
+    check_crane(master, fmus[version], ref)
+
+
+PY_CRANE = [m for m in CS_MASTERS if m.method == "dopri5"] + [
+    pytest.param(m, marks=pytest.mark.slow) for m in CS_MASTERS if m.method != "dopri5" and m.step == 1.0
+]
+
+
+@pytest.fixture(scope="module")
+def crane_py(tmp_path_factory):
+    from support import example
+
+    system = example("overhead_crane", end_stops=True, ground=True)
+    return export_fmu(system, tmp_path_factory.mktemp("crane_py") / "crane_py.fmu", backend="python")
+
+
+@pytest.mark.parametrize("master", PY_CRANE, ids=lambda m: getattr(m, "name", None))
+def test_overhead_crane_python_backend(crane, crane_py, master):
+    """The same in the Python backend (rk4 and rosenbrock23 take tens of seconds in numpy: slow)."""
+    check_crane(master, crane_py, crane[1])
+
+
+def check_crane(master: Master, fmu, ref) -> None:
     tol = crane_tolerance(master)
-    trace = master.run(fmus[version], CRANE_STOP, ["x", "l", "theta", "z_payload"], CRANE_INPUTS)
+    trace = master.run(fmu, CRANE_STOP, ["x", "l", "theta", "z_payload"], CRANE_INPUTS)
     t = trace.time
     k = np.round(t / GRID).astype(int)
     on_grid = np.abs(t - k * GRID) <= 1e-9
@@ -272,10 +309,12 @@ def test_incline_in_every_master(inclines, version, master, case):
 @pytest.fixture(scope="module")
 def oscillator(tmp_path_factory):
     folder = tmp_path_factory.mktemp("graze_masters")
-    return {v: export_fmu(grazing_oscillator(), folder / f"osc{v}.fmu", fmi_version=v, kind="cs") for v in (2, 3)}
+    fmus = {v: export_fmu(grazing_oscillator(), folder / f"osc{v}.fmu", fmi_version=v, kind="cs") for v in (2, 3)}
+    fmus["python"] = export_fmu(grazing_oscillator(), folder / "osc_py.fmu", backend="python")
+    return fmus
 
 
-@VERSIONS
+@pytest.mark.parametrize("version", (2, 3, "python"))
 @pytest.mark.parametrize("method", SOLVERS)
 @pytest.mark.parametrize("step", (0.25, 1.0))
 def test_grazing_impact_is_found_whatever_the_importers_tolerance(oscillator, version, method, step):

@@ -164,6 +164,8 @@ class EventLog:
         if trigger is not None and trigger >= nk + nf:
             self._add(Event(t, self.switch_names[trigger - nk - nf], "switch"))
         dq = self._select_friction(t, q, dq, u, released)
+        while self._open_unloaded(t, q, dq, u):  # (a complementarity problem agrees with the mode to rounding)
+            dq = self._select_friction(t, q, dq, u, None)
         self._anchor(t, q, dq, u)
         if trigger is not None and trigger >= nk + nf:  # the switching function leaves zero on the other side
             self.anchors[trigger] = _Anchor(t, 1, 1.0)
@@ -215,6 +217,19 @@ class EventLog:
         for i in np.flatnonzero(before & ~closed):
             self._add(Event(t, self.names[i], "open", float(rate[i])))
         return dq
+
+    def _open_unloaded(self, t: float, q: np.ndarray, dq: np.ndarray, u: np.ndarray) -> bool:
+        """Open the closed contacts whose force is not positive in the new modes (the force that was located
+        reaching zero stays closed when the complementarity problem finds a hair of force the mode does not
+        carry: the same event would come again at once); whether any opened."""
+        form = self.form
+        if not form.closed.any():
+            return False
+        unloaded = form.closed & ~(form.accelerations(t, q, dq, u).contact > 0.0)
+        for i in np.flatnonzero(unloaded):
+            self._add(Event(t, self.names[i], "open", 0.0))
+        form.closed[unloaded] = False
+        return bool(unloaded.any())
 
     @staticmethod
     def _stop(M: np.ndarray, held: np.ndarray, rows: np.ndarray, rate: np.ndarray, dq: np.ndarray) -> np.ndarray:
