@@ -342,3 +342,22 @@ def test_grazing_impact_is_found_whatever_the_importers_tolerance(oscillator, ve
         assert np.allclose(res["x"], exact[:, 0], atol=1e-5) and np.allclose(res["dx"], exact[:, 1], atol=1e-5)
         runs.append(res["x"])
     assert np.array_equal(runs[0], runs[1]) and np.array_equal(runs[1], runs[2])
+
+
+@VERSIONS
+@pytest.mark.parametrize("method", ("euler", "rk4"))
+def test_a_stop_found_late_holds_where_the_block_stopped(inclines, version, method):
+    """Launched downhill, the block stops between two step ends: the master sees its rate reversed.  It sticks
+    there (it slipped backwards, with friction the wrong way, for a step: it ended 5e-5 m off), taken back by
+    the way it went past the stop: rk4, exact on the constant deceleration, ends exactly where it stopped;
+    Euler as close as its own first-order error, v0 h / 2 and a step of deceleration."""
+    from support.masters import ModelExchange
+
+    c = incline_case("stop")
+    run = ModelExchange(inclines["stop", version], debug_logging=True).run(c.stop, method, 1e-3, ["s", "ds"])
+    assert len(run.events) == 1 and 0.0 <= run.events[0] - c.events[0] <= 1e-3
+    assert any("went past its stop" in m for m in run.log) and not any("slips backward" in m for m in run.log)
+    after = run.time >= run.events[0]
+    assert np.all(run["ds"][after][1:] == 0.0) and np.ptp(run["s"][after][1:]) == 0.0
+    tol = 1e-9 if method == "rk4" else c.v0 * 1e-3 / 2 + G * 1e-6
+    assert abs(run["s"][-1] - c.s(np.array(c.stop))) <= tol
