@@ -37,10 +37,18 @@
 #define SB_MAX_EVENTS 100000L /* events in one communication step: more is an accumulation not ended */
 #define SB_ROOT_ITERATIONS 200
 #define SB_MAX_CHUNKS 1000000L /* internal steps in one communication step (sb_solver.c: SB_MAX_STEPS) */
+#define SB_KINK_CUTS 12        /* an rk4 step holding a kink of the loads is cut down to 4^-12 of its length */
+#define SB_PAST_ROOT_TRIES 8   /* ulps added (doubling) to put a located event strictly past its root */
+
+static int adaptive_method(const SbInstance *inst)
+{
+    return (int)inst->state.set[SB_SET_METHOD] != SB_METHOD_RK4;
+}
 
 typedef struct {
     int nk, nsw, nz;  /* contacts; switching functions; contacts, switching functions and friction elements */
     double *S0;       /* the instance state at the start of the chunk */
+    double *Sa;       /* the state at the last point before an event (locate) */
     double ta;        /* start of the chunk */
     double *z, *off;  /* event functions; offsets of the contacts leaving zero gap tangentially, for the
                          switching functions the side (+1, -1) they start on */
@@ -132,8 +140,18 @@ static SbStatus locate(SbInstance *inst, SbWatch *w, double a, double fa, double
        an error of the order of its length) */
     double fend;
     if ((s = reach(inst, w, ta, a, &fend)) != SB_OK) return s;
-    if (b > a && (s = sb_integrate(inst, a, b)) != SB_OK) return s;
-    if ((s = smallest(inst, w, b, &fend)) != SB_OK) return s;
+    memcpy(w->Sa, inst->state.S, (size_t)inst->state.nS * sizeof(double));
+    /* strictly past the root: a switching function exactly at zero would have sign() take neither side in
+       the first stage of the next step (an error of the order of the step times the jump) */
+    for (int tries = 0; tries <= SB_PAST_ROOT_TRIES; ++tries) {
+        if (tries > 0) {
+            memcpy(inst->state.S, w->Sa, (size_t)inst->state.nS * sizeof(double));
+            b = nextafter(b, INFINITY) + (b - a);
+        }
+        if (b > a && (s = sb_integrate(inst, a, b)) != SB_OK) return s;
+        if ((s = smallest(inst, w, b, &fend)) != SB_OK) return s;
+        if (fend < 0.0) break;
+    }
     *te = b;
     return SB_OK;
 }
@@ -407,7 +425,17 @@ static SbStatus integrate(SbInstance *inst, SbWatch *w, double t0, double tend)
         }
         if ((s = smallest(inst, w, t, &fa)) != SB_OK) return s;
         memcpy(w->S0, inst->state.S, (size_t)inst->state.nS * sizeof(double));
-        if ((s = sb_integrate(inst, t, tb)) != SB_OK) return s;
+        /* a switching function that changes sign inside an rk4 step makes its error estimate large (a kink of
+           the forces): the step is taken shorter, down to where it no longer holds the kink or holds a sliver
+           of it, and the switch is then located as any event */
+        int shorter = 0;
+        while ((s = sb_integrate(inst, t, tb)) == SB_DISCARD && w->nsw > 0 && !adaptive_method(inst) &&
+               ++shorter <= SB_KINK_CUTS) {
+            memcpy(inst->state.S, w->S0, (size_t)inst->state.nS * sizeof(double));
+            sb_changed(inst);
+            tb = t + 0.25 * (tb - t);
+        }
+        if (s != SB_OK) return s;
         if ((s = smallest(inst, w, tb, &fb)) != SB_OK) return s;
         if (fb > 0.0 && (s = dip(inst, w, t, &tb, &fb)) != SB_OK) return s; /* a gap below zero inside */
         if (fb > 0.0) {
@@ -435,6 +463,7 @@ SbStatus sb_events_integrate(SbInstance *inst, double t0, double tend)
     w.nsw = inst->m->nsw;
     w.nz = k + inst->m->nsw + nf;
     w.S0 = malloc((size_t)inst->state.nS * sizeof(double));
+    w.Sa = malloc((size_t)inst->state.nS * sizeof(double));
     w.z = malloc((size_t)nz * sizeof(double));
     w.off = malloc((size_t)nz * sizeof(double));
     w.rate = malloc((size_t)nz * sizeof(double));
@@ -448,12 +477,13 @@ SbStatus sb_events_integrate(SbInstance *inst, double t0, double tend)
     const double rtol = inst->state.set[SB_SET_RTOL], atol = inst->state.set[SB_SET_ATOL];
     inst->state.set[SB_SET_RTOL] = fmin(rtol, SB_EVENT_RTOL);
     inst->state.set[SB_SET_ATOL] = fmin(atol, SB_EVENT_ATOL);
-    SbStatus s = w.S0 && w.z && w.off && w.rate && w.dip && w.watched && w.divided && w.v && w.acc
+    SbStatus s = w.S0 && w.Sa && w.z && w.off && w.rate && w.dip && w.watched && w.divided && w.v && w.acc
                      ? integrate(inst, &w, t0, tend)
                      : sb_problem(inst, SB_ERROR, "out of memory");
     inst->state.set[SB_SET_RTOL] = rtol;
     inst->state.set[SB_SET_ATOL] = atol;
     free(w.S0);
+    free(w.Sa);
     free(w.z);
     free(w.off);
     free(w.rate);

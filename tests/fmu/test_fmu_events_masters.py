@@ -361,3 +361,52 @@ def test_a_stop_found_late_holds_where_the_block_stopped(inclines, version, meth
     assert np.all(run["ds"][after][1:] == 0.0) and np.ptp(run["s"][after][1:]) == 0.0
     tol = 1e-9 if method == "rk4" else c.v0 * 1e-3 / 2 + G * 1e-6
     assert abs(run["s"][-1] - c.s(np.array(c.stop))) <= tol
+
+
+# -- a kink in a constraint ---------------------------------------------------------------------------------
+
+T_KINK = 1.03
+
+
+def kinked_drive():
+    """x driven by the constraint x = -(t - t_k)|t - t_k| (its acceleration jumps from 2 to -2 at t_k), y pulled
+    towards it by a spring: y'' = 4 (x - y)."""
+    import symbody as sb
+
+    s = sb.System("kinked_drive")
+    x = s.coordinate("x", T_KINK**2, dq0=-2 * T_KINK)
+    y = s.coordinate("y", T_KINK**2, dq0=-2 * T_KINK)
+    s.particle("a", s.point("A", s.origin, (x, 0, 0)), 1.0)
+    s.particle("b", s.point("B", s.origin, (0, y, 0)), 1.0)
+    s.constraint("drive", x + (s.t - T_KINK) * sb.Abs(s.t - T_KINK))
+    s.generalized_force("spring", y, 4.0 * (x - y))
+    return s
+
+
+def kinked_drive_y(t: float) -> float:
+    """y of :func:`kinked_drive`: y = (t - t_k)^2 - 1/2 + cos(2 t) / 2 before t_k, then the particular solution
+    -(t - t_k)^2 + 1/2 with the homogeneous part that keeps y and y' continuous."""
+    if t < T_KINK:
+        return (t - T_KINK) ** 2 - 0.5 + math.cos(2 * t) / 2
+    a, b = -1.0 + math.cos(2 * T_KINK) / 2, -math.sin(2 * T_KINK) / 2
+    tau = t - T_KINK
+    return -(tau**2) + 0.5 + a * math.cos(2 * tau) + b * math.sin(2 * tau)
+
+
+@VERSIONS
+def test_a_kink_in_a_constraint_is_located_as_an_event(tmp_path, version):
+    """The argument of Abs in a constraint switches like one in a load: an event indicator in Model Exchange, a
+    switch located inside doStep, so that rk4 keeps its fourth order through it (a step holding the kink was
+    refused as not trustworthy, or taken with an error of the order of the step)."""
+    system = kinked_drive()
+    assert [str(e) for e in system.derive().switches] in (["t - 1.03"], ["1.03 - t"])  # (a - b and b - a: one atom)
+    fmu = export_fmu(system, tmp_path / f"kink{version}.fmu", fmi_version=version, kind="both")
+    errors = []
+    for h in (0.0125, 0.00625):
+        res = fmu_simulation(fmu, 2.0, 0.5, start_values={"solver.method": 1, "solver.step": h}, output=["y"])
+        errors.append(abs(res["y"][-1] - kinked_drive_y(2.0)))
+    assert errors[0] / errors[1] > 12 and errors[1] < 1e-8  # fourth order (2^4 = 16)
+    me = fmu_simulation(fmu, 2.0, 0.5, fmi_type="ModelExchange", relative_tolerance=1e-10, output=["y"])
+    t = me["time"]
+    assert [float(t[i]) for i in range(1, t.size) if t[i] == t[i - 1]] == pytest.approx([T_KINK], abs=1e-8)
+    assert abs(me["y"][-1] - kinked_drive_y(2.0)) < 1e-6
