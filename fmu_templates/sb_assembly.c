@@ -332,7 +332,8 @@ SbStatus sb_exit_initialization(SbInstance *inst)
     if (SB_EVENTS(m) > 0) { /* the contact and friction modes at the start (Model Exchange too: outputs read
                                before the host's first event iteration see them) */
         int changed = 0;
-        SbStatus se = sb_initial_contacts(inst, "ExitInitializationMode");
+        SbStatus se = sb_check_coefficients(inst, "ExitInitializationMode", 1);
+        if (se == SB_OK) se = sb_initial_contacts(inst, "ExitInitializationMode");
         if (se == SB_OK) se = sb_events_resolve(inst, "ExitInitializationMode", &changed);
         if (se != SB_OK) return se;
     }

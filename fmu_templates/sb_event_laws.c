@@ -122,3 +122,60 @@ int sb_plastic_impact(double r, double e, double alpha, double late, double rest
 {
     return !(r < -rest_velocity) || sb_unresolved_flight(-e * r, alpha, 0.0, late, gap_tol, resolution);
 }
+
+int sb_sliding_forces(int ns, double *F, const double *mu, const double *s, SbNormalsOf normals, void *context,
+                      int *wrong, double *limit)
+{
+    double N[SB_LCP_MAX], Nh[SB_LCP_MAX], Fh[SB_LCP_MAX], k[SB_LCP_MAX], r[SB_LCP_MAX], dF[SB_LCP_MAX];
+    double sigma[SB_LCP_MAX];
+    double J[SB_LCP_MAX * SB_LCP_MAX];
+    int prow[SB_LCP_MAX], pcol[SB_LCP_MAX];
+    if (ns > SB_LCP_MAX) return 2;
+    if (normals(context, F, N)) return 3;
+    for (int j = 0; j < ns; ++j) {
+        sigma[j] = N[j] < 0.0 ? -1.0 : 1.0;
+        k[j] = mu[j] * s[j] * sigma[j];
+    }
+    int converged = 0;
+    for (int it = 0; it < 8 && !converged; ++it) {
+        double scale = 1.0, rmax = 0.0;
+        for (int j = 0; j < ns; ++j) {
+            r[j] = F[j] + k[j] * N[j];
+            scale = fmax(scale, 1.0 + fabs(F[j]) + fabs(k[j] * N[j]));
+            rmax = fmax(rmax, fabs(r[j]));
+        }
+        if (rmax <= 1e-12 * scale) {
+            converged = 1;
+            break;
+        }
+        const double h = 1e-6 * scale;
+        for (int c = 0; c < ns; ++c) { /* column c of J = I + diag(k) dN/dF */
+            for (int j = 0; j < ns; ++j) Fh[j] = F[j] + (j == c ? h : 0.0);
+            if (normals(context, Fh, Nh)) return 3;
+            for (int j = 0; j < ns; ++j) J[j * ns + c] = (j == c ? 1.0 : 0.0) + k[j] * (Nh[j] - N[j]) / h;
+        }
+        const int rank = sb_lu_factor(ns, J, prow, pcol, 1e-14);
+        sb_lu_solve(ns, J, prow, pcol, rank, r, dF);
+        for (int j = 0; j < ns; ++j) F[j] -= dF[j];
+        if (normals(context, F, N)) return 3;
+    }
+    if (!converged) {
+        double scale = 1.0, rmax = 0.0;
+        for (int j = 0; j < ns; ++j) {
+            scale = fmax(scale, 1.0 + fabs(F[j]) + fabs(k[j] * N[j]));
+            rmax = fmax(rmax, fabs(F[j] + k[j] * N[j]));
+        }
+        if (!(rmax <= 1e-12 * scale)) return 2;
+    }
+    for (int j = 0; j < ns; ++j) {
+        if (sigma[j] * N[j] < 0.0) { /* the normal force turned against its contact: the Painleve limit passed */
+            for (int i = 0; i < ns; ++i) Fh[i] = F[i] + (i == j ? 1.0 : 0.0);
+            if (normals(context, Fh, Nh)) return 3;
+            const double c = Nh[j] - N[j], d = s[j] * sigma[j] * c;
+            *wrong = j;
+            *limit = d < 0.0 ? -1.0 / d : INFINITY;
+            return 1;
+        }
+    }
+    return 0;
+}

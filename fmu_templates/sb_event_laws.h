@@ -51,6 +51,18 @@ int sb_unresolved_flight(double u, double alpha, double depth, double late, doub
 int sb_plastic_impact(double r, double e, double alpha, double late, double rest_velocity, double gap_tol,
                       double resolution);
 
+/* The normal forces N (ns) of the slipping friction elements with their slip forces F (ns); 0 on success. */
+typedef int (*SbNormalsOf)(void *context, const double *F, double *N);
+
+/* The slip forces F = -mu s |N| (ns <= SB_LCP_MAX) of slipping friction elements whose normal forces N =
+   normals(F) depend on them: Newton on F + mu s sigma N(F) = 0, sigma the sign of each N at the start F, dN/dF
+   by differences (exact in one step where N is affine in F; a fixed-point iteration diverges once |mu dN/dF|
+   > 1).  Returns 0 with F set; 1 beyond the Painleve limit (*wrong the element whose normal force turns
+   against its contact, *limit its limit -1 / (s sigma dN/dF)); 2 without convergence; 3 when normals fails.
+   As symbody.numeric.event_laws.sliding_forces. */
+int sb_sliding_forces(int ns, double *F, const double *mu, const double *s, SbNormalsOf normals, void *context,
+                      int *wrong, double *limit);
+
 #ifdef SB_VISIBILITY_PUSHED_EVENT_LAWS
 #pragma GCC visibility pop
 #undef SB_VISIBILITY_PUSHED_EVENT_LAWS

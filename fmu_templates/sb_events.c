@@ -23,9 +23,10 @@
  * direction it slips.  A sticking element is one more constraint row, v = 0 (with the Baumgarte term of
  * the velocity rows), stacked with the closed contacts; its force F along A_j^T is the row's force.  A
  * slipping one adds the force F = -mu |N| s along A_j^T.  The normal force N may depend on the
- * multipliers, contact forces and friction forces (a block pressed on a contact by its weight): then the
- * forces are found by fixed-point iteration.  The event indicator of a sticking element is
- * mu_static |N| - |F| + SB_STICK_TOL (1 + |N|) (positive while it holds), that of a slipping one s v.
+ * multipliers, contact forces and friction forces (a block pressed on a contact by its weight, a rod sliding
+ * on its end): then the slip forces are found by Newton up to the Painleve limit (sb_sliding_forces).  The
+ * event indicator of a sticking element is mu_static |N| - |F| + SB_STICK_TOL (1 + |N|) (positive while it
+ * holds), that of a slipping one s v.
  * At an event the elements moving faster than SB_REST_VELOCITY slip along their rate; the others stick,
  * and while the force that holds one has an indicator <= 0 the most overloaded is released, sliding
  * against that force (one at a time: a heuristic, not a complementarity problem, for elements that load
@@ -39,7 +40,6 @@
 #include "sb_events_work.h"
 #include "sb_linalg.h"
 
-#define SB_NORMAL_ITERATIONS 50 /* fixed-point iterations of normal forces that depend on the forces */
 
 SbStatus sb_events_alloc(SbInstance *inst)
 {
@@ -52,7 +52,7 @@ SbStatus sb_events_alloc(SbInstance *inst)
     inst->events = ev;
     double **d[] = {&ev->gap,   &ev->gbeta,  &ev->ggamma, &ev->e,  &ev->force, &ev->rate,   &ev->P,      &ev->rate0,
                     &ev->depth, &ev->target, &ev->b,      &ev->z,  &ev->mu,    &ev->mus,    &ev->normal, &ev->before,
-                    &ev->slide};
+                    &ev->slide, &ev->signed_normal};
     for (size_t i = 0; i < sizeof d / sizeof d[0]; ++i)
         if (!(*d[i] = calloc((size_t)k, sizeof(double)))) return SB_ERROR;
     int **ip[] = {&ev->set, &ev->keep, &ev->held};
@@ -63,8 +63,7 @@ SbStatus sb_events_alloc(SbInstance *inst)
         !(ev->a0 = calloc((size_t)n + 1, sizeof(double))) || !(ev->dq0 = calloc((size_t)n + 1, sizeof(double))) ||
         !(ev->sw = calloc((size_t)m->nsw + 1, sizeof(double))) ||
         !(ev->Zs = calloc((size_t)k * na, sizeof(double))) || !(ev->sol0 = calloc((size_t)na, sizeof(double))) ||
-        !(ev->lam_all = calloc((size_t)(m->nc + k), sizeof(double))) ||
-        !(ev->lam_prev = calloc((size_t)(m->nc + k), sizeof(double))))
+        !(ev->lam_all = calloc((size_t)(m->nc + k), sizeof(double))))
         return SB_ERROR;
     return SB_OK;
 }
@@ -76,7 +75,7 @@ void sb_events_free(SbInstance *inst)
     void *buffers[] = {ev->gap,    ev->G,   ev->gbeta, ev->ggamma, ev->e,      ev->force,  ev->rate,   ev->P,
                        ev->rate0,  ev->depth, ev->target, ev->Z,   ev->W,      ev->Wc,     ev->b,      ev->z,
                        ev->set,    ev->keep, ev->held, ev->a0,     ev->dq0,    ev->sw,     ev->mu,     ev->mus,
-                       ev->normal, ev->before, ev->slide, ev->Zs,  ev->sol0,   ev->lam_all, ev->lam_prev};
+                       ev->normal, ev->before, ev->slide, ev->Zs,  ev->sol0,   ev->lam_all, ev->signed_normal};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; ++i) free(buffers[i]);
     free(ev);
     inst->events = NULL;
@@ -103,8 +102,8 @@ void sb_ev_normals(SbInstance *inst, double t, const double *x, const double *la
 {
     SbEvents *ev = sb_ev(inst);
     SbPoint pt = sb_point(inst, t, x, NULL, lam);
-    sb_friction_normals(&pt, ev->normal);
-    for (int j = 0; j < inst->m->nf; ++j) ev->normal[j] = fabs(ev->normal[j]);
+    sb_friction_normals(&pt, ev->signed_normal);
+    for (int j = 0; j < inst->m->nf; ++j) ev->normal[j] = fabs(ev->signed_normal[j]);
 }
 
 /* Responses Z (rows of nq + nc) to unit forces along the contacts set[0..m) and their Delassus matrix W
@@ -173,21 +172,19 @@ static void row_defects(SbInstance *inst, int m, const int *set, double *rhs)
     }
 }
 
-/* The forces of the held rows set[0..m) (W, Z of response) and of the slipping friction elements at the
-   normal forces of ev->lam_all, added to inst->dyn.sol (which holds the bilateral solution) and stored
-   in ev->force. */
+/* The forces of the held rows set[0..m) (W, Z of response) with the slip forces of the slipping friction
+   elements in ev->force, added to inst->dyn.sol (which holds the bilateral solution) and stored in
+   ev->force; the multipliers and event forces the normal forces see in ev->lam_all. */
 static SbStatus apply_forces(SbInstance *inst, int m, const int *set, const double *rhs0)
 {
     SbEvents *ev = sb_ev(inst);
     const int n = inst->m->nq, nc = inst->m->nc, k = inst->m->nk, nf = inst->m->nf, na = inst->dyn.na;
     double rhs[SB_MAX_ENUMERATED], f[SB_MAX_ENUMERATED];
     memcpy(rhs, rhs0, (size_t)m * sizeof(double));
-    for (int j = 0; j < nf; ++j) { /* the slip forces, -mu |N| s along their rows */
-        const double s = inst->state.slip[j];
-        if (s == 0.0) continue;
-        const double F = -ev->mu[j] * ev->normal[j] * s;
+    for (int j = 0; j < nf; ++j) { /* the slip forces (ev->force, set by the caller) along their rows */
+        if (inst->state.slip[j] == 0.0) continue;
+        const double F = ev->force[k + j];
         const double *zs = ev->Zs + (size_t)j * na;
-        ev->force[k + j] = F;
         for (int i = 0; i < na; ++i) inst->dyn.sol[i] += F * zs[i];
         for (int a = 0; a < m; ++a) {
             double v = 0.0;
@@ -222,6 +219,8 @@ int sb_ev_held_rows(const SbInstance *inst, int *set)
     return m;
 }
 
+static SbStatus slip_forces(SbInstance *inst, double t, const double *x, int m, const double *rhs);
+
 SbStatus sb_contact_accelerations(SbInstance *inst, double t, const double *x)
 {
     SbEvents *ev = sb_ev(inst);
@@ -250,21 +249,65 @@ SbStatus sb_contact_accelerations(SbInstance *inst, double t, const double *x)
     }
     memcpy(ev->sol0, inst->dyn.sol, (size_t)na * sizeof(double));
     memset(ev->lam_all, 0, (size_t)(nc + k + nf) * sizeof(double));
-    for (int it = 0; it < SB_NORMAL_ITERATIONS; ++it) {
-        sb_ev_normals(inst, t, x, ev->lam_all);
-        memcpy(inst->dyn.sol, ev->sol0, (size_t)na * sizeof(double));
-        const int nl = nc + k + nf;
-        memcpy(ev->lam_prev, ev->lam_all, (size_t)nl * sizeof(double));
-        SbStatus s = apply_forces(inst, m, ev->held, rhs);
-        if (s != SB_OK || !md->friction_implicit) return s; /* (N without forces: no iteration) */
-        double change = 0.0, scale = 0.0;
-        for (int i = 0; i < nl; ++i) {
-            change = fmax(change, fabs(ev->lam_all[i] - ev->lam_prev[i]));
-            scale = fmax(scale, fabs(ev->lam_all[i]));
-        }
-        if (it > 0 && change <= 1e-12 * (1.0 + scale)) return SB_OK;
+    sb_ev_normals(inst, t, x, ev->lam_all); /* (N of the normal forces without the forces) */
+    for (int j = 0; j < nf; ++j)
+        if (inst->state.slip[j] != 0.0) ev->force[k + j] = -ev->mu[j] * ev->normal[j] * inst->state.slip[j];
+    if (!md->friction_implicit) return apply_forces(inst, m, ev->held, rhs);
+    return slip_forces(inst, t, x, m, rhs);
+}
+
+/* The context of normals_of: the point and the held rows of sb_contact_accelerations. */
+typedef struct {
+    SbInstance *inst;
+    double t;
+    const double *x;
+    int m, ns, status;
+    const double *rhs;
+    int slipping[SB_MAX_ENUMERATED];
+} SbSlipContext;
+
+/* The signed normal forces of the slipping elements with the slip forces F (SbNormalsOf). */
+static int normals_of(void *context, const double *F, double *N)
+{
+    SbSlipContext *c = (SbSlipContext *)context;
+    SbInstance *inst = c->inst;
+    SbEvents *ev = sb_ev(inst);
+    for (int a = 0; a < c->ns; ++a) ev->force[inst->m->nk + c->slipping[a]] = F[a];
+    memcpy(inst->dyn.sol, ev->sol0, (size_t)inst->dyn.na * sizeof(double));
+    if ((c->status = apply_forces(inst, c->m, ev->held, c->rhs)) != SB_OK) return 1;
+    sb_ev_normals(inst, c->t, c->x, ev->lam_all);
+    for (int a = 0; a < c->ns; ++a) N[a] = ev->signed_normal[c->slipping[a]];
+    return 0;
+}
+
+/* Normal forces that depend on the forces (a rod sliding on its end): the slip forces by Newton up to the
+   Painleve limit (sb_sliding_forces), then the forces of the held rows with them. */
+static SbStatus slip_forces(SbInstance *inst, double t, const double *x, int m, const double *rhs)
+{
+    SbEvents *ev = sb_ev(inst);
+    const int k = inst->m->nk;
+    SbSlipContext c = {inst, t, x, m, 0, SB_OK, rhs, {0}};
+    double F[SB_MAX_ENUMERATED], mu[SB_MAX_ENUMERATED], s[SB_MAX_ENUMERATED], limit = 0.0;
+    for (int j = 0; j < inst->m->nf; ++j) {
+        if (inst->state.slip[j] == 0.0) continue;
+        if (c.ns == SB_MAX_ENUMERATED)
+            return sb_problem(inst, SB_DISCARD, "more than %d friction elements slip at once", SB_MAX_ENUMERATED);
+        F[c.ns] = ev->force[k + j];
+        mu[c.ns] = ev->mu[j];
+        s[c.ns] = inst->state.slip[j];
+        c.slipping[c.ns++] = j;
     }
-    return sb_problem(inst, SB_DISCARD, "the normal forces of the friction elements do not converge at t = %g", t);
+    int wrong = 0;
+    const int r = c.ns ? sb_sliding_forces(c.ns, F, mu, s, normals_of, &c, &wrong, &limit) : 0;
+    if (r == 3) return c.status;
+    if (r == 1)
+        return sb_problem(inst, SB_DISCARD,
+                          "friction '%s' sliding at t = %g: mu = %g is beyond the Painleve limit %.4g of this "
+                          "configuration, where the normal force would turn against the contact: rigid contacts with "
+                          "sliding Coulomb friction have no consistent motion there (the Painleve paradox)",
+                          inst->m->friction_names[c.slipping[wrong]], t, mu[wrong], limit);
+    if (r == 2) return sb_problem(inst, SB_DISCARD, "the sliding friction forces do not converge at t = %g", t);
+    return normals_of(&c, F, s) ? c.status : SB_OK; /* (the forces at the solution; s: scratch) */
 }
 
 void sb_contact_forces(const SbInstance *inst, double *force)

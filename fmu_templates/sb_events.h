@@ -62,9 +62,11 @@ SbStatus sb_event_indicators(SbInstance *inst, const char *function, double *z, 
 /* The offset of event indicator i in Model Exchange in the current modes (see SB_GAP_HYSTERESIS). */
 double sb_hysteresis(const SbInstance *inst, int i);
 
-/* The restitutions and friction coefficients at the current state: restitution in [0, 1], mu >= 0,
-   mu_static >= mu (symbody.numeric refuses the others with a ModelError); an Error naming the element. */
-SbStatus sb_check_coefficients(SbInstance *inst, const char *function);
+/* The restitutions and friction coefficients at the current state: restitution in [0, 1], mu >= 0 and, with
+   `relations`, mu_static >= mu (symbody.numeric refuses the others with a ModelError); an Error naming the
+   element.  The relation of two parameters is checked when the host cannot be setting them one after the
+   other any more: at ExitInitializationMode, and by the setters after it. */
+SbStatus sb_check_coefficients(SbInstance *inst, const char *function, int relations);
 
 /* The rows of the closed contacts at (t, x) into J (their gap Jacobian rows) and r (their gaps); returns their
    number (the projection of Co-Simulation holds their gaps with the holonomic constraints). */

@@ -430,19 +430,32 @@ SbStatus sb_events_resolve(SbInstance *inst, const char *function, int *changed)
     if (m > SB_MAX_ENUMERATED)
         return sb_fail(inst, function, "%d contacts touch at once at t = %g: more than the %d this FMU handles", m, t,
                        SB_MAX_ENUMERATED);
+    int touching[SB_MAX_ENUMERATED];
+    memcpy(touching, ev->set, (size_t)m * sizeof(int));
     s = impact(inst, function, m, changed);
     if (s == SB_OK && k > 0) s = select_modes(inst, function, m, changed);
-    for (int round = 0; s == SB_OK && round <= k; ++round) {
-        int opened = 0;
+    /* the friction modes, then again the contact modes where the friction modes changed (the force problem of
+       the contacts held the elements that were sticking) or a closed contact lost its force */
+    for (int round = 0; s == SB_OK && round <= k + nf; ++round) {
+        int opened = 0, slips = 0;
+        for (int j = 0; j < nf; ++j) ev->P[k + j] = inst->state.slip[j];
         if (nf > 0 && (s = select_friction(inst, function, changed)) != SB_OK) break;
-        if (k == 0 || (s = open_unloaded(inst, function, &opened)) != SB_OK || opened == 0) break;
+        for (int j = 0; j < nf; ++j) slips |= ev->P[k + j] != inst->state.slip[j];
         if (nf > 0) memcpy(ev->rate0 + k, ev->rate + k, (size_t)nf * sizeof(double)); /* (stopped already) */
+        if (k == 0) break;
+        if (slips && m > 0) {
+            sb_ev_evaluate(inst, t, inst->state.x);
+            memcpy(ev->set, touching, (size_t)m * sizeof(int));
+            if ((s = select_modes(inst, function, m, changed)) != SB_OK) break;
+            continue;
+        }
+        if ((s = open_unloaded(inst, function, &opened)) != SB_OK || opened == 0) break;
     }
     if (s == SB_OK) take_sides(inst);
     return s;
 }
 
-SbStatus sb_check_coefficients(SbInstance *inst, const char *function)
+SbStatus sb_check_coefficients(SbInstance *inst, const char *function, int relations)
 {
     SbEvents *ev = sb_ev(inst);
     const int k = inst->m->nk, nf = inst->m->nf;
@@ -456,7 +469,7 @@ SbStatus sb_check_coefficients(SbInstance *inst, const char *function)
         if (!(ev->mu[j] >= 0.0))
             return sb_fail(inst, function, "friction '%s': the coefficient mu is %g; it must not be negative",
                            inst->m->friction_names[j], ev->mu[j]);
-        if (!(ev->mus[j] >= ev->mu[j]))
+        if (relations && !(ev->mus[j] >= ev->mu[j]))
             return sb_fail(inst, function, "friction '%s': the static coefficient (%g) is below the sliding one (%g)",
                            inst->m->friction_names[j], ev->mus[j], ev->mu[j]);
     }

@@ -35,10 +35,10 @@ typedef struct SbEvents {
     double *dq0;                          /* velocities before the friction elements stopped (nq) */
     double *sw;                           /* switching functions of the loads (nsw) */
     double *mu, *mus, *normal, *before;   /* friction coefficients, |N|, modes before an event (nf) */
+    double *signed_normal;                /* N as the model gives it (nf) */
     double *slide;                        /* sliding accelerations along the slip directions when found (nf) */
-    double *Zs, *sol0, *lam_all, *lam_prev; /* responses to the slip forces (nf x na), the bilateral solution
-                                             (na), [multipliers; event forces] the normal forces see (nc + nk + nf)
-                                             and their previous iterate */
+    double *Zs, *sol0, *lam_all;          /* responses to the slip forces (nf x na), the bilateral solution (na),
+                                             [multipliers; event forces] the normal forces see (nc + nk + nf) */
 } SbEvents;
 
 static inline SbEvents *sb_ev(const SbInstance *inst) { return (SbEvents *)inst->events; }
@@ -52,7 +52,8 @@ static inline double sb_ev_stick_margin(const SbEvents *ev, int j, double F)
 /* The blocks of the contacts and the friction elements and their rates at (t, x), the switching functions. */
 void sb_ev_evaluate(SbInstance *inst, double t, const double *x);
 
-/* |N| of every friction element at (t, x), the multipliers and event forces in lam (nc + nk + nf). */
+/* N (signed_normal) and |N| (normal) of every friction element at (t, x), the multipliers and event forces in
+   lam (nc + nk + nf). */
 void sb_ev_normals(SbInstance *inst, double t, const double *x, const double *lam);
 
 /* Responses Z (rows of nq + nc) to unit forces along the event rows set[0..m) and their Delassus matrix W

@@ -232,7 +232,8 @@ SbStatus sb_set_values(SbInstance *inst, const char *function, const unsigned *v
     for (size_t k = 0; k < n; ++k) changed |= store_value(inst, &inst->m->variables[vr[k]], at(values, k));
     if (changed) sb_changed(inst);
     if (saved) {
-        SbStatus s = sb_check_coefficients(inst, function);
+        const int relations = inst->state.mode != SB_MODE_INSTANTIATED && inst->state.mode != SB_MODE_INIT;
+        SbStatus s = sb_check_coefficients(inst, function, relations);
         if (s != SB_OK) {
             memcpy(inst->state.p, saved, (size_t)inst->m->np * sizeof(double));
             sb_changed(inst);

@@ -30,6 +30,22 @@ EXPORT int test_plastic(double r, double e, double alpha, double late)
     return sb_plastic_impact(r, e, alpha, late, 1e-5, 1e-8, 10.0);
 }
 EXPORT int test_lcp_max(void) { return SB_LCP_MAX; }
+typedef struct { int n; const double *N0, *C; } Affine;
+static int affine(void *context, const double *F, double *N)
+{
+    const Affine *a = (const Affine *)context;
+    for (int i = 0; i < a->n; ++i) {
+        N[i] = a->N0[i];
+        for (int j = 0; j < a->n; ++j) N[i] += a->C[i * a->n + j] * F[j];
+    }
+    return 0;
+}
+EXPORT int test_sliding(int n, const double *N0, const double *C, const double *mu, const double *s, double *F,
+                        int *wrong, double *limit)
+{
+    Affine a = {n, N0, C};
+    return sb_sliding_forces(n, F, mu, s, affine, &a, wrong, limit);
+}
 EXPORT void test_sym_solve(int m, const double *W, const double *rhs, double *z)
 {
     int S[SB_LCP_MAX];
@@ -53,6 +69,7 @@ def kernel(tmp_path_factory):
     lib.test_unresolved.argtypes = [ctypes.c_double] * 4
     lib.test_plastic.argtypes = [ctypes.c_double] * 4
     lib.test_sym_solve.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+    lib.test_sliding.argtypes = [ctypes.c_int] + [ctypes.c_void_p] * 7
     return lib
 
 
@@ -134,3 +151,37 @@ def test_entry_rate_keeps_the_energy_along_the_gap():
     assert laws.entry_rate(0.5, 9.81, 0.01) == pytest.approx(-np.sqrt(0.25 + 2 * 9.81 * 0.01))
     assert laws.entry_rate(0.5, -9.81, 0.01) == 0.5
     assert laws.entry_rate(-0.1, -9.81, 0.01) == 0.0  # could not have come from the surface: at rest there
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_sliding_forces_c_and_numpy_agree(kernel, seed):
+    """Slip forces F = -mu s |N| of elements whose normal forces N = N0 + C F depend on them: the same forces in
+    both, and beyond the Painleve limit the same element and limit."""
+    rng = np.random.default_rng(seed)
+    n = 1 + seed % 3
+    N0, C = 1.0 + rng.random(n), 0.3 * rng.normal(size=(n, n))
+    mu, s = 0.2 + 2.0 * rng.random(n), rng.choice([-1.0, 1.0], size=n)
+    F = -mu * s * N0
+    wrong, limit = ctypes.c_int(-1), ctypes.c_double(0.0)
+    Fc = np.ascontiguousarray(F.copy())
+    arrays = [np.ascontiguousarray(a) for a in (N0, C, mu, s)]
+    status = kernel.test_sliding(
+        n, *[a.ctypes.data for a in arrays], Fc.ctypes.data, ctypes.byref(wrong), ctypes.byref(limit)
+    )
+    try:
+        expected = laws.sliding_forces(lambda F: N0 + C @ F, F, mu, s, [f"f{j}" for j in range(n)])
+    except laws.ComplementarityError as e:
+        assert status == 1 and f"'f{wrong.value}'" in str(e) and f"{limit.value:.4g}" in str(e)
+        return
+    assert status == 0
+    assert np.allclose(Fc, expected, rtol=1e-9, atol=1e-12)
+    assert np.allclose(Fc, -mu * s * np.abs(N0 + C @ Fc), rtol=1e-9)
+
+
+def test_sliding_forces_beyond_the_painleve_limit():
+    """N = 3 - 0.4 F sliding forward: F = -mu N exists while 1 - 0.4 mu > 0 (mu < 2.5)."""
+    for mu in (1.0, 2.0, 2.49):
+        F = laws.sliding_forces(lambda F: 3.0 - 0.4 * F, np.zeros(1), np.array([mu]), np.array([1.0]), ["f"])
+        assert F[0] == pytest.approx(-mu * 3.0 / (1 - 0.4 * mu), rel=1e-9)
+    with pytest.raises(laws.ComplementarityError, match="mu = 3 is beyond the Painleve limit 2.5 "):
+        laws.sliding_forces(lambda F: 3.0 - 0.4 * F, np.zeros(1), np.array([3.0]), np.array([1.0]), ["f"])

@@ -46,27 +46,42 @@ def test_numeric_refuses_them(system, values, message):
 @pytest.mark.parametrize("system, values, message", CASES, ids=["e<0", "e>1", "mu<0", "mu_s<mu"])
 @pytest.mark.parametrize("version, kind", [(2, "me"), (2, "cs"), (3, "me"), (3, "cs")])
 def test_native_fmu_setters_refuse_them(tmp_path, system, values, message, version, kind):
-    """fmi2SetReal / fmi3SetFloat64 of a parameter: Error with the message, the old value kept; a valid value
-    is taken."""
+    """fmi2SetReal / fmi3SetFloat64 of a tunable parameter after initialization: Error with the message, the
+    old value kept, a valid value taken.  Before it, the relation mu_static >= mu of two parameters a host sets
+    one after the other is checked by ExitInitializationMode (an Error there); a value outside its own range
+    is refused at once."""
     from fmpy import extract, instantiate_fmu, read_model_description
     from fmpy.fmi1 import FMICallException
 
     fmu = export_fmu(system, tmp_path / f"{system.name}.fmu", fmi_version=version, kind=kind)
     md = read_model_description(str(fmu))
     vr = {v.name: v.valueReference for v in md.modelVariables}
-    log: list[str] = []
-    fmi_type = "ModelExchange" if kind == "me" else "CoSimulation"
-    inst = instantiate_fmu(extract(str(fmu)), md, fmi_type, logger=lambda *a: log.append(a[-1].decode()))
-    get, put = (inst.getReal, inst.setReal) if version == 2 else (inst.getFloat64, inst.setFloat64)
     ((name, value),) = values.items()
-    before = get([vr[name]])[0]
-    try:
-        with pytest.raises(FMICallException, match="error"):
-            put([vr[name]], [value])
-        assert message in log[-1]
-        assert get([vr[name]])[0] == before
-        put([vr[name]], [0.4])  # (a valid value: e = 0.4, mu = 0.4 <= mu_s, mu_s = 0.4 >= mu)
-        assert get([vr[name]])[0] == 0.4
-    finally:
-        inst.freeInstance()
-        restore_fmi2_message_proxy()
+    fmi_type = "ModelExchange" if kind == "me" else "CoSimulation"
+    for initialized in (True, False):
+        log: list[str] = []
+        inst = instantiate_fmu(extract(str(fmu)), md, fmi_type, logger=lambda *a, log=log: log.append(a[-1].decode()))
+        get, put = (inst.getReal, inst.setReal) if version == 2 else (inst.getFloat64, inst.setFloat64)
+        try:
+            if version == 2:
+                inst.setupExperiment(startTime=0.0)
+            if initialized:
+                inst.enterInitializationMode()
+                inst.exitInitializationMode()
+            before = get([vr[name]])[0]
+            if not initialized and name == "mu_s":  # (taken now, refused by ExitInitializationMode)
+                put([vr[name]], [value])
+                inst.enterInitializationMode()
+                with pytest.raises(FMICallException, match="error"):
+                    inst.exitInitializationMode()
+                assert message in log[-1] and "ExitInitializationMode" in log[-1]
+                continue
+            with pytest.raises(FMICallException, match="error"):
+                put([vr[name]], [value])
+            assert message in log[-1]
+            assert get([vr[name]])[0] == before
+            put([vr[name]], [0.4])  # (a valid value: e = 0.4, mu = 0.4 <= mu_s, mu_s = 0.4 >= mu)
+            assert get([vr[name]])[0] == 0.4
+        finally:
+            inst.freeInstance()
+            restore_fmi2_message_proxy()

@@ -129,7 +129,62 @@ def plastic_impact(r: float, e: float, alpha: float, late: float, rest_velocity:
     return not r < -rest_velocity or unresolved_flight(-e * r, alpha, 0.0, late, gap_tol, resolution)
 
 
+def sliding_forces(
+    evaluate, F0: np.ndarray, mu: np.ndarray, slip: np.ndarray, names: list[str], iterations: int = 8
+) -> np.ndarray:
+    """The forces ``F = -mu s |N|`` of the slipping friction elements whose normal forces ``N = evaluate(F)``
+    depend on them (a rod sliding on its end: the friction turns it and changes the force on the floor).
+
+    ``N`` is affine in ``F`` where the contact and bilateral forces are (``N0 + C F``): Newton on
+    ``F + mu s sigma N(F) = 0`` with the sign ``sigma`` of each normal force at the start and ``C`` by
+    differences, exact in one step (a fixed-point iteration diverges once ``|mu C| > 1``, long before the
+    problem is ill posed).  A solution exists while ``1 + mu s sigma C`` stays positive (one element): beyond
+    that, the Painleve limit ``mu_P = -1 / (s sigma C)``, sliding Coulomb friction on rigid contacts has no
+    consistent normal force (P. Painleve, Sur les lois du frottement de glissement, C. R. Acad. Sci. 121,
+    1895; F. Pfeiffer and C. Glocker, Multibody Dynamics with Unilateral Contacts, 1996, ch. 7).
+
+    Raises:
+        ComplementarityError: beyond the Painleve limit (naming the element, its mu and the limit), or no
+            convergence.
+
+    Example (N = 3 - 0.4 F, mu = 2, sliding forward: F = -2 N = -6 / (1 - 0.8) = -30; beyond mu = 2.5 none):
+        >>> sliding_forces(lambda F: 3.0 - 0.4 * F, np.array([0.0]), np.array([2.0]), np.array([1.0]), ["f"])
+        array([-30.])
+    """
+    F = np.asarray(F0, dtype=float).copy()
+    N = np.asarray(evaluate(F), dtype=float)
+    sigma = np.where(N < 0.0, -1.0, 1.0)
+    k = mu * slip * sigma
+    for _ in range(iterations):
+        r = F + k * N
+        scale = 1.0 + float(np.max(np.abs(F), initial=0.0)) + float(np.max(np.abs(k * N), initial=0.0))
+        if np.max(np.abs(r), initial=0.0) <= 1e-12 * scale:
+            break
+        h = 1e-6 * scale
+        C = np.column_stack([(np.asarray(evaluate(F + h * e)) - N) / h for e in np.eye(F.size)])  # dN/dF
+        J = np.eye(F.size) + k[:, None] * C
+        try:
+            F = F - np.linalg.solve(J, r)
+        except np.linalg.LinAlgError:
+            F = F - np.linalg.lstsq(J, r, rcond=1e-12)[0]
+        N = np.asarray(evaluate(F), dtype=float)
+    else:
+        raise ComplementarityError("the sliding friction forces do not converge")
+    wrong = np.flatnonzero(sigma * N < 0.0)
+    if wrong.size:
+        j = int(wrong[0])
+        c = (np.asarray(evaluate(F + np.eye(F.size)[j])) - N)[j]  # dN_j / dF_j (affine: one difference)
+        limit = -1.0 / (slip[j] * sigma[j] * c) if slip[j] * sigma[j] * c < 0.0 else math.inf
+        raise ComplementarityError(
+            f"friction {names[j]!r} sliding: mu = {mu[j]:g} is beyond the Painleve limit {limit:.4g} of this "
+            "configuration, where the normal force would turn against the contact: rigid contacts with sliding "
+            "Coulomb friction have no consistent motion there (the Painleve paradox)"
+        )
+    return F
+
+
 __all__ = [
+    "sliding_forces",
     "ComplementarityError",
     "sym_solve",
     "solve_lcp",

@@ -163,7 +163,11 @@ class EventLog:
         released = None if trigger is None or not nk <= trigger < nk + nf else trigger - nk
         if trigger is not None and trigger >= nk + nf:
             self._add(Event(t, self.switch_names[trigger - nk - nf], "switch"))
+        held = self.form.slip.copy()  # the friction modes the force problem of the contacts held
         dq = self._select_friction(t, q, dq, u, released)
+        if touching.size and np.any(self.form.slip != held):  # (a rod starting to slide: its floor force)
+            dq = self._select_mode(t, q, dq, u, s, touching)
+            dq = self._select_friction(t, q, dq, u, None)
         while self._open_unloaded(t, q, dq, u):  # (a complementarity problem agrees with the mode to rounding)
             dq = self._select_friction(t, q, dq, u, None)
         self._anchor(t, q, dq, u)
