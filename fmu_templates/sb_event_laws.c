@@ -104,6 +104,11 @@ int sb_lcp(int m, const double *W, const double *b, double *z)
     return 1;
 }
 
+double sb_kept_force(double bmax, double wmax, double largest, double force_tol)
+{
+    return fmax(1e-10 * (1.0 + bmax / wmax), force_tol * (1.0 + largest));
+}
+
 double sb_entry_rate(double r, double alpha, double d)
 {
     if (r >= 0.0 && alpha <= 0.0) return r; /* drifted in: it never approached */

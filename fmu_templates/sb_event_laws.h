@@ -30,6 +30,11 @@ void sb_sym_solve(int m, const double *W, int s, const int *S, const double *rhs
    gives a solution, 2 when m > SB_LCP_MAX (z zero then). */
 int sb_lcp(int m, const double *W, const double *b, double *z);
 
+/* The force a contact at rest must carry in the solution of its force problem to close: above the rounding of
+   the problem (1e-10 of 1 + bmax / wmax, the largest |b| and W_ii) and force_tol of 1 + the largest force of the
+   solution (one that needs less is at the point of lifting off: closed, it would open again at once). */
+double sb_kept_force(double bmax, double wmax, double largest, double force_tol);
+
 /* The rate at which a contact found at depth d > 0 inside its surface, with gap rate r and gap acceleration
    alpha (every contact open), crossed the surface: under a constant alpha r^2 - 2 alpha g is kept along the
    gap g, so r_in^2 = r^2 + 2 alpha d, approaching (r_in <= 0; 0 when the motion could not have come from the

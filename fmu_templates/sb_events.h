@@ -18,6 +18,8 @@
 #define SB_GAP_TOL 1e-8
 /* approach rates below this close a contact plastically (rest_velocity: ends accumulations of impacts) */
 #define SB_REST_VELOCITY 1e-5
+/* after an event a closed contact keeps a force above this part of 1 + the largest contact force, else it opens */
+#define SB_FORCE_TOL 1e-8
 /* a sticking friction element holds while |F| < mu_static |N| + SB_STICK_TOL (1 + |N|) */
 #define SB_STICK_TOL 1e-10
 

@@ -146,7 +146,7 @@ static SbStatus locate(SbInstance *inst, SbWatch *w, double a, double fa, double
     for (int tries = 0; tries <= SB_PAST_ROOT_TRIES; ++tries) {
         if (tries > 0) {
             memcpy(inst->state.S, w->Sa, (size_t)inst->state.nS * sizeof(double));
-            b = nextafter(b, INFINITY) + (b - a);
+            b += ldexp(nextafter(b, INFINITY) - b, tries); /* 2, 4, 8, ... ulps */
         }
         if (b > a && (s = sb_integrate(inst, a, b)) != SB_OK) return s;
         if ((s = smallest(inst, w, b, &fend)) != SB_OK) return s;
@@ -404,11 +404,22 @@ static SbStatus integrate(SbInstance *inst, SbWatch *w, double t0, double tend)
         for (int i = 0; i < k; ++i) w->rate[i] = w->v[i];
         if (nf > 0 && (s = sb_slip_accelerations(inst, w->acc)) != SB_OK) return s;
         w->ta = t;
+        int inside = 0; /* an open contact that crept more than SB_GAP_TOL / 2 inside its surface, a hair a chunk
+                           (the tangential watch below follows the gap of each chunk's start): resolved at once */
         for (int i = 0; i < k; ++i) {
             const int leaving = inst->state.closed[i] == 0.0 && fabs(w->z[i]) <= SB_GAP_TOL;
             w->divided[i] = leaving && w->rate[i] > SB_REST_VELOCITY;
             w->off[i] = leaving && !w->divided[i] ? 0.5 * SB_GAP_TOL - fmin(w->z[i], 0.0) : 0.0;
             w->watched[i] = w->divided[i] || w->z[i] + w->off[i] > 0.0;
+            inside |= inst->state.closed[i] == 0.0 && w->z[i] < -0.5 * SB_GAP_TOL && !w->divided[i];
+        }
+        if (inside) {
+            if (++events > SB_MAX_EVENTS)
+                return sb_problem(inst, SB_DISCARD, "more than %ld events in the step (t = %.17g): impacts accumulate",
+                                  SB_MAX_EVENTS, t);
+            s = sb_events_resolve(inst, "DoStep", &changed);
+            w->carried = NAN;
+            continue;
         }
         if (nf > 0 && watch_friction(inst, w)) { /* a friction element due now: resolved here */
             if (++events > SB_MAX_EVENTS)

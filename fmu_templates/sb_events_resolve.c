@@ -22,9 +22,10 @@
  *    without an impulse reached its stop (perhaps found late): it is at rest, its position taken back by the
  *    way it went past the stop.  The elements at rest are stopped by an impulse along their rows that keeps
  *    the closed contacts and the bilateral constraints.
- * 5. Every closed contact's force is strictly positive in the new modes: those whose force is not open (the
- *    complementarity problem and the forces of the mode agree to rounding only), and the friction modes are
- *    chosen again.  The switching functions of the loads take their sides (the hysteresis of their indicators).
+ * 5. Every closed contact's force is strictly positive in the new modes: those whose force is not (above
+ *    SB_FORCE_TOL of the largest: the complementarity problem and the forces of the mode agree to rounding
+ *    only) open, and the friction modes are chosen again.  The switching functions of the loads take their
+ *    sides (the hysteresis of their indicators).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -224,8 +225,11 @@ static SbStatus select_modes(SbInstance *inst, const char *function, int touchin
         if (bad)
             return sb_fail(inst, function, "the contact forces at t = %g have no solution by %s", t,
                            bad == 2 ? "enumeration (too many touching contacts)" : "any active set");
+        double largest = 0.0;
+        for (int a = 0; a < m; ++a) largest = fmax(largest, fabs(ev->z[a]));
+        const double kept = sb_kept_force(bmax, wmax, largest, SB_FORCE_TOL);
         for (int a = 0; a < m; ++a)
-            if (ev->z[a] > 1e-10 * (1.0 + bmax / wmax)) ev->keep[nkeep++] = a;
+            if (ev->z[a] > kept) ev->keep[nkeep++] = a;
         if (nkeep > 0) { /* the closing contacts come exactly to rest */
             double rhs[SB_MAX_ENUMERATED], P[SB_MAX_ENUMERATED];
             int stopped = 0;
@@ -375,7 +379,9 @@ static SbStatus remember_rates(SbInstance *inst)
 /* the resolution                                                           */
 /* ------------------------------------------------------------------------ */
 
-/* Closed contacts whose force in the new modes is not positive open (module comment, 5); returns how many. */
+/* Closed contacts whose force in the new modes is not positive open (module comment, 5): not above SB_FORCE_TOL
+   of the largest, the rounding of the solves (a force located reaching zero that a complementarity problem
+   finds a hair above it would be found reaching zero again at once); *opened says how many. */
 static SbStatus open_unloaded(SbInstance *inst, const char *function, int *opened)
 {
     SbEvents *ev = sb_ev(inst);
@@ -387,8 +393,11 @@ static SbStatus open_unloaded(SbInstance *inst, const char *function, int *opene
         sb_log(inst, s, SB_LOG_DISCARD, "%s: at t = %g: %s", function, t, inst->problem);
         return s;
     }
+    double largest = 0.0; /* a force below SB_FORCE_TOL of the largest is zero (the rounding of the solves) */
     for (int i = 0; i < inst->m->nk; ++i)
-        if (inst->state.closed[i] != 0.0 && !(ev->force[i] > 0.0)) {
+        if (inst->state.closed[i] != 0.0) largest = fmax(largest, fabs(ev->force[i]));
+    for (int i = 0; i < inst->m->nk; ++i)
+        if (inst->state.closed[i] != 0.0 && !(ev->force[i] > SB_FORCE_TOL * (1.0 + largest))) {
             inst->state.closed[i] = 0.0;
             ++*opened;
             sb_log(inst, SB_OK, SB_LOG_EVENTS, "%s: t = %.17g: contact '%s' opens (force %g)", function, t,

@@ -29,6 +29,10 @@ EXPORT int test_plastic(double r, double e, double alpha, double late)
 {
     return sb_plastic_impact(r, e, alpha, late, 1e-5, 1e-8, 10.0);
 }
+EXPORT double test_kept(double bmax, double wmax, double largest, double tol)
+{
+    return sb_kept_force(bmax, wmax, largest, tol);
+}
 EXPORT int test_lcp_max(void) { return SB_LCP_MAX; }
 typedef struct { int n; const double *N0, *C; } Affine;
 static int affine(void *context, const double *F, double *N)
@@ -66,6 +70,8 @@ def kernel(tmp_path_factory):
     lib.test_lcp.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
     lib.test_entry_rate.restype = ctypes.c_double
     lib.test_entry_rate.argtypes = [ctypes.c_double] * 3
+    lib.test_kept.restype = ctypes.c_double
+    lib.test_kept.argtypes = [ctypes.c_double] * 4
     lib.test_unresolved.argtypes = [ctypes.c_double] * 4
     lib.test_plastic.argtypes = [ctypes.c_double] * 4
     lib.test_sym_solve.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
@@ -142,6 +148,19 @@ def test_entry_rate_plastic_and_unresolved_c_and_numpy_agree(kernel):
         assert bool(kernel.test_unresolved(u, alpha, depth, late)) == laws.unresolved_flight(u, alpha, depth, late)
     for r, e, alpha, late in itertools.product(GRID, [0.0, 0.5, 1.0], [-9.81, 9.81], [0.0, 1e-3]):
         assert bool(kernel.test_plastic(r, e, alpha, late)) == laws.plastic_impact(r, e, alpha, late)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_force_a_contact_keeps_to_close_c_and_numpy_agree(kernel, seed):
+    rng = np.random.default_rng(seed)
+    W = delassus(rng, 3, 3) * 10.0 ** rng.uniform(-6, 6)
+    b = rng.normal(size=3) * 10.0 ** rng.uniform(-6, 6)
+    f = laws.solve_lcp(W, b)
+    expected = laws.kept_force(f, b, W)
+    assert kernel.test_kept(np.max(np.abs(b)), np.max(np.diag(W)), np.max(np.abs(f)), laws.FORCE_TOL) == expected
+    header = (template_dir() / "sb_events.h").read_text()
+    assert float(header.split("#define SB_FORCE_TOL ")[1].split()[0]) == laws.FORCE_TOL
+    assert expected >= laws.FORCE_TOL * (1.0 + np.max(f))  # a hair of force above the rounding: it opens
 
 
 def test_entry_rate_keeps_the_energy_along_the_gap():

@@ -288,8 +288,7 @@ class ContactModes:
         W = self.delassus(G[S], Z)
         b = G[S] @ ddq0 - ggamma[S] + self.baumgarte(gap[S], rate[S])
         f = solve_lcp(W, b)
-        wmax = max(float(np.max(np.diag(W))), 1e-300)
-        keep = np.flatnonzero(f > 1e-10 * (1.0 + float(np.max(np.abs(b))) / wmax))
+        keep = np.flatnonzero(f > laws.kept_force(f, b, W))
         if keep.size and np.any(rate[S[keep]] != 0.0):
             x[n:] -= Z[:n, keep] @ laws.sym_solve(W, list(keep), rate[S[keep]])
         closed[S[keep]] = True
@@ -301,7 +300,8 @@ class ContactModes:
             return False
         self.m.changed()
         self.m.accelerations(t, x)
-        unloaded = self.closed & ~(self.forces > 0.0)
+        largest = float(np.max(np.abs(self.forces[self.closed])))
+        unloaded = self.closed & ~(self.forces > laws.FORCE_TOL * (1.0 + largest))
         self.closed = self.closed & ~unloaded
         self.m.changed()
         return bool(unloaded.any())

@@ -45,6 +45,8 @@ LCP_TOL = 1e-9
 LCP_RCOND = 1e-12
 #: unknowns the enumeration of the active sets handles (2^14 sets at most)
 MAX_ENUMERATED = 14
+#: after an event a closed contact keeps a force above this part of 1 + the largest contact force, else it opens
+FORCE_TOL = 1e-8
 #: a late impact whose rebound would rise less than this times the depth at which it was found is plastic
 REBOUND_RESOLUTION = 10.0
 
@@ -94,6 +96,16 @@ def solve_lcp(W: np.ndarray, b: np.ndarray, tol: float = LCP_TOL) -> np.ndarray:
             if np.all(z >= -scale) and np.all(w >= -scale) and np.all(np.abs(w[S]) <= scale):
                 return np.maximum(z, 0.0)
     raise ComplementarityError("the contact complementarity problem has no solution (inconsistent contacts?)")
+
+
+def kept_force(f: np.ndarray, b: np.ndarray, W: np.ndarray) -> float:
+    """The force a contact at rest must carry, in the solution ``f`` of its force problem ``(W, b)``, to close:
+    above the rounding of the problem (1e-10 of ``1 + max |b| / max W_ii``) and ``FORCE_TOL`` of ``1 +`` the
+    largest force (a contact that needs less is at the point of lifting off: closed, it would open again at
+    once)."""
+    wmax = max(float(np.max(np.diag(W))), 1e-300) if W.size else 1.0
+    bmax = float(np.max(np.abs(b))) if b.size else 0.0
+    return max(1e-10 * (1.0 + bmax / wmax), FORCE_TOL * (1.0 + float(np.max(np.abs(f), initial=0.0))))
 
 
 def entry_rate(r: float, alpha: float, depth: float) -> float:
@@ -184,6 +196,7 @@ def sliding_forces(
 
 
 __all__ = [
+    "kept_force",
     "sliding_forces",
     "ComplementarityError",
     "sym_solve",
@@ -197,4 +210,5 @@ __all__ = [
     "LCP_RCOND",
     "MAX_ENUMERATED",
     "REBOUND_RESOLUTION",
+    "FORCE_TOL",
 ]

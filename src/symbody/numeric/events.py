@@ -50,6 +50,7 @@ import numpy as np
 from scipy.optimize import brentq, minimize_scalar
 
 from ..errors import NumericalError
+from . import event_laws
 from .contact_dynamics import ContactDynamics, ContactState
 from .impacts import contact_forces, contact_response, impact_impulses
 from .integrators import SCIPY_METHODS
@@ -92,11 +93,13 @@ class Event:
 
 @dataclass
 class _Anchor:
-    """An open contact that left zero gap at ``time``: its gap is divided by ``(t - time)^order``."""
+    """An open contact that left zero gap at ``time``: its gap, less its value there when below zero (rounding),
+    is divided by ``(t - time)^order``."""
 
     time: float
     order: int
     start: float  # the limit of the divided gap at ``time``
+    offset: float = 0.0  # (a gap of -1e-15 left tangentially, divided by (t - time)^2, would look like an approach)
 
 
 class EventLog:
@@ -157,17 +160,23 @@ class EventLog:
             k = int(np.argmax(depth))
             raise NumericalError(f"contact {self.names[k]!r} penetrates by {depth[k]:.3g} at t = {t:.6g}")
         touching = np.flatnonzero(form.closed | ((s.gap <= self.gap_tol) & (s.gap_rate(dq) <= self.rest_velocity)))
+        nk, nf = len(self.names), len(self.friction_names)
+        unloading = trigger if trigger is not None and trigger < nk and form.closed[trigger] else None
         dq = self._impact(t, s, dq, touching)
         dq = self._select_mode(t, q, dq, u, s, touching)
-        nk, nf = len(self.names), len(self.friction_names)
+        if unloading is not None and form.closed[unloading]:  # its force was located reaching zero: it opens
+            form.closed[unloading] = False  # (the force problem found a hair of it: the same event came again)
+            self._add(Event(t, self.names[unloading], "open", 0.0))
         released = None if trigger is None or not nk <= trigger < nk + nf else trigger - nk
         if trigger is not None and trigger >= nk + nf:
             self._add(Event(t, self.switch_names[trigger - nk - nf], "switch"))
-        held = self.form.slip.copy()  # the friction modes the force problem of the contacts held
-        dq = self._select_friction(t, q, dq, u, released)
+        held, logged, dq0 = self.form.slip.copy(), len(self.events), dq  # the friction modes the contacts' force
+        dq = self._select_friction(t, q, dq, u, released)  # problem held, the events logged before
         if touching.size and np.any(self.form.slip != held):  # (a rod starting to slide: its floor force)
-            dq = self._select_mode(t, q, dq, u, s, touching)
-            dq = self._select_friction(t, q, dq, u, None)
+            del self.events[logged:]  # contact modes with these friction modes, then friction again from the start
+            dq = self._select_mode(t, q, dq0, u, s, touching)
+            self.form.slip[:] = held
+            dq = self._select_friction(t, q, dq, u, released)
         while self._open_unloaded(t, q, dq, u):  # (a complementarity problem agrees with the mode to rounding)
             dq = self._select_friction(t, q, dq, u, None)
         self._anchor(t, q, dq, u)
@@ -211,7 +220,7 @@ class EventLog:
             a0 = form.accelerations(t, q, dq, u).ddq
             b = G @ a0 - s.gap_gamma[cand] + form.a * rate[cand] + form.b * s.gap[cand]
             f = contact_forces(W, b)
-            keep = cand[f > 1e-10 * (1.0 + float(np.max(np.abs(b))) / max(float(np.max(np.diag(W))), 1e-300))]
+            keep = cand[f > event_laws.kept_force(f, b, W)]
             closed[keep] = True
             if keep.size:  # the closing contacts come exactly to rest (a plastic impulse of the size of the rate)
                 dq = self._stop(s.M, form.held(s), s.G[keep], rate[keep], dq)
@@ -223,13 +232,14 @@ class EventLog:
         return dq
 
     def _open_unloaded(self, t: float, q: np.ndarray, dq: np.ndarray, u: np.ndarray) -> bool:
-        """Open the closed contacts whose force is not positive in the new modes (the force that was located
-        reaching zero stays closed when the complementarity problem finds a hair of force the mode does not
-        carry: the same event would come again at once); whether any opened."""
+        """Open the closed contacts whose force is not positive in the new modes, above ``FORCE_TOL`` of the
+        largest (the force that was located reaching zero stays closed when the complementarity problem finds a
+        hair of force the mode does not carry: the same event would come again at once); whether any opened."""
         form = self.form
         if not form.closed.any():
             return False
-        unloaded = form.closed & ~(form.accelerations(t, q, dq, u).contact > 0.0)
+        f = form.accelerations(t, q, dq, u).contact
+        unloaded = form.closed & ~(f > event_laws.FORCE_TOL * (1.0 + float(np.max(np.abs(f[form.closed])))))
         for i in np.flatnonzero(unloaded):
             self._add(Event(t, self.names[i], "open", 0.0))
         form.closed[unloaded] = False
@@ -284,7 +294,8 @@ class EventLog:
             if rate[i] > self.rest_velocity:
                 self.anchors[int(i)] = _Anchor(t, 1, float(rate[i]))
             else:
-                self.anchors[int(i)] = _Anchor(t, 2, 0.5 * float(s.G[i] @ a.ddq - s.gap_gamma[i]))
+                acc = 0.5 * float(s.G[i] @ a.ddq - s.gap_gamma[i])
+                self.anchors[int(i)] = _Anchor(t, 2, acc, min(float(s.gap[i]), 0.0))
         slip = form.slip * s.slip_rate(dq)
         for j in np.flatnonzero((form.slip != 0) & (slip <= self.rest_velocity)):
             self.anchors[len(self.names) + int(j)] = _Anchor(
@@ -300,7 +311,7 @@ class EventLog:
             val = value(t, dense(t))
             if a is None:
                 return val
-            return a.start if t <= a.time else val / (t - a.time) ** a.order
+            return a.start if t <= a.time else (val - a.offset) / (t - a.time) ** a.order
 
         return g
 
