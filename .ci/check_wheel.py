@@ -4,10 +4,10 @@
 
 Content: every module of ``src/symbody`` (so a new subpackage missing from pyproject's
 ``packages`` list fails here), ``py.typed``, the C runtime of ``fmu_templates/`` (as
-``symbody/fmu/templates``), the vendored FMI headers with their license, the animation page
-and its vendored three.js; nothing else (no tests, ``__pycache__``, caches, build products,
-files over 1 MB).  Install: a fresh virtual environment (dependencies from the index) installs
-the wheel, imports ``symbody`` from it and runs ``symbody --version``.
+``symbody/fmu/templates``), the vendored FMI headers with their license, the SSP 1.0 schemas
+with their license, the animation page and its vendored three.js; nothing else (no tests,
+``__pycache__``, caches, build products, files over 1 MB).  Install: a fresh virtual environment
+(dependencies from the index) installs the wheel, imports ``symbody`` from it and runs ``symbody --version``.
 
 Exits non-zero naming every problem found.
 """
@@ -38,6 +38,8 @@ def expected_files() -> set[str]:
         out |= {f"symbody/fmu/templates/{p.name}" for p in TEMPLATES.glob(pattern)}
     out |= {f"symbody/fmu/fmi_headers/{p.name}" for p in (SRC / "fmu" / "fmi_headers").glob("*.h")}
     out.add("symbody/fmu/fmi_headers/LICENSE.txt")
+    out |= {f"symbody/fmu/ssp_schema/{p.name}" for p in (SRC / "fmu" / "ssp_schema").glob("*.xsd")}
+    out.add("symbody/fmu/ssp_schema/LICENSE.txt")
     out.add("symbody/viz/page.html")
     vendor = SRC / "viz" / "vendor"
     out |= {f"symbody/viz/vendor/{p.name}" for p in vendor.iterdir() if p.suffix in (".js", ".txt", ".md")}
@@ -57,6 +59,7 @@ def content_problems(wheel: Path) -> list[str]:
         "symbody/fmu/templates/fmi2Functions.c",
         "symbody/fmu/fmi_headers/fmi2Functions.h",
         "symbody/fmu/fmi_headers/fmi3Functions.h",
+        "symbody/fmu/ssp_schema/SystemStructureDescription.xsd",
         "symbody/viz/page.html",
         "symbody/viz/vendor/three.module.min.js",
     ):

@@ -206,7 +206,8 @@ def symbody_library(eq, workdir: Path) -> ChainLibrary:
 
 
 def pinocchio_library(compile_if_missing: bool) -> tuple[ChainLibrary | None, str]:
-    """The compiled C++ ABA harness of the chain (cached in ``bench_cache()``), or None and the reason."""
+    """The compiled C++ ABA harness of the chain (cached in the ``bench`` folder of
+    :mod:`symbody.codegen.build_cache`), or None and the reason."""
     lib, why = pinocchio_harness("chain3d_pinocchio.cpp", "chain3d_loop.h", compile_if_missing)
     return (ChainLibrary(lib, "Pinocchio C++"), "") if lib else (None, why)
 

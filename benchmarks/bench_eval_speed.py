@@ -15,7 +15,8 @@ with n = 1, 3, 10, 20 links.
   gravity -y) built joint by joint in C++ (``harness/pinocchio_aba.cpp``,
   header-only Pinocchio from the ``pin`` wheel with Eigen from ``cmeel-eigen``,
   ``-O3 -DNDEBUG``).  Its first compilation takes a minute or more; the library
-  is cached (``$SYMBODY_CACHE`` or ``~/.cache/symbody``, folder ``bench``); in
+  is cached (``$SYMBODY_CACHE`` or ``~/.cache/symbody``, folder ``bench``, verified before use:
+  :mod:`symbody.codegen.build_cache`); in
   ``--quick`` and smoke runs it is used only when cached.  Both are also timed
   from Python, one call each: ``pinocchio.aba`` against symbody's
   ``compile_accelerations(eq)`` (one call into the CPython extension module
@@ -49,7 +50,6 @@ from __future__ import annotations
 
 import ctypes
 import gc
-import hashlib
 import os
 import shutil
 import subprocess
@@ -66,6 +66,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import Row, load_example  # noqa: E402
 
+from symbody.codegen.build_cache import cached_build, cached_files, entry_key  # noqa: E402
 from symbody.codegen.c_eval import compile_accelerations, compile_evaluator  # noqa: E402
 
 HARNESS = Path(__file__).resolve().parent / "harness"
@@ -249,14 +250,6 @@ def pydy_case(n: int, workdir: Path) -> PydyCase:
 
 
 # ---------------------------------------------------------------------------- Pinocchio
-def bench_cache() -> Path:
-    """Folder of cached benchmark builds (``$SYMBODY_CACHE/bench`` or ``~/.cache/symbody/bench``)."""
-    root = os.environ.get("SYMBODY_CACHE") or str(
-        Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "symbody"
-    )
-    return Path(root) / "bench"
-
-
 def pinocchio_prefix() -> Path | None:
     """The ``cmeel.prefix`` folder holding Pinocchio's and Eigen's headers, if both are installed."""
     try:
@@ -273,7 +266,7 @@ def pinocchio_prefix() -> Path | None:
 
 def pinocchio_harness(source: str, header: str, compile_if_missing: bool) -> tuple[Path | None, str]:
     """A C++ harness of ``harness/`` compiled against Pinocchio (cached by compiler, version, flags and
-    sources in ``bench_cache()``): its path, or None and the reason."""
+    sources in the ``bench`` folder of :mod:`symbody.codegen.build_cache`): its path, or None and the reason."""
     prefix = pinocchio_prefix()
     if prefix is None:
         return None, "Pinocchio's C++ headers or Eigen (pip install pin cmeel-eigen) are missing"
@@ -283,24 +276,24 @@ def pinocchio_harness(source: str, header: str, compile_if_missing: bool) -> tup
     import pinocchio
 
     src = HARNESS / source
-    h = hashlib.sha256()
-    for part in (cxx, pinocchio.__version__, str(prefix), " ".join(PINOCCHIO_FLAGS)):
-        h.update(part.encode())
-    for f in (src, HARNESS / header):
-        h.update(f.read_bytes())
-    lib = bench_cache() / f"{src.stem}_{h.hexdigest()[:16]}.so"
-    if not lib.is_file():
+    flags = " ".join(PINOCCHIO_FLAGS)
+    parts = (cxx, pinocchio.__version__, str(prefix), flags, src.read_bytes(), (HARNESS / header).read_bytes())
+    name = f"{src.stem}_{entry_key(*parts)[:16]}"
+    library = name + ".so"
+    found = cached_files("bench", name, [library])
+    if found is None:
         if not compile_if_missing:
             return None, "the C++ ABA harness is not compiled yet (the full run compiles and caches it)"
-        lib.parent.mkdir(parents=True, exist_ok=True)
-        tmp = lib.with_suffix(f".{os.getpid()}.tmp")
         cmd = [cxx, *PINOCCHIO_FLAGS, f"-I{HARNESS}", f"-I{prefix / 'include'}", f"-I{prefix / 'include/eigen3'}"]
+
+        def build(folder: Path) -> None:
+            _run([*cmd, str(src), "-o", str(folder / library)], f"the Pinocchio harness {source}")
+
         try:
-            _run([*cmd, str(src), "-o", str(tmp)], f"the Pinocchio harness {source}")
+            found = cached_build("bench", name, [library], build)
         except RuntimeError as e:
             return None, str(e).splitlines()[0]
-        os.replace(tmp, lib)
-    return lib, ""
+    return found[library], ""
 
 
 def pinocchio_library(compile_if_missing: bool) -> tuple[LoopLibrary | None, str]:

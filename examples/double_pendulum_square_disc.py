@@ -9,7 +9,7 @@ with origin 0 and x axis through 1).  Gravity ``g`` acts along -y.  The
 mechanism starts at rest with points 0, 1 and 2 on the +x axis:
 ``(x1, y1, x2, y2) = (2r, 0, 4r, 0)``.
 
-Two descriptions of the same system (option ``coordinates``):
+Three descriptions of the same system (option ``coordinates``):
 
 ``"relative"`` (default)
     two angles: ``theta1``, the angle of the side 0->1 from the x axis, and
@@ -33,6 +33,14 @@ Two descriptions of the same system (option ``coordinates``):
     coordinates are the outputs: a coordinate ``x1`` is exported as the
     variable ``x1`` (see docs/guide/modelling.md).
 
+``"mixed"``
+    the natural coordinates and the absolute angles ``phi1``, ``phi2`` of the side 0-1 and of the
+    diameter 1-2 from the downward vertical, as the chapter's velocity-transformation run (Problemas
+    dinámicos, section 4.4.3, eqs. 136-139): the angles carry no mass (the mass matrix is eq. (68) padded
+    with zeros), and both the sine and the cosine closure rows tie them to the points,
+    ``x1 - 2r sin phi1``, ``y1 + 2r cos phi1``, ``x2 - x1 - 2r sin phi2``, ``y1 - y2 - 2r cos phi2``,
+    with the two distance rows: six rows of rank four (two redundant rows), two degrees of freedom.
+
 Run ``symbody info examples/double_pendulum_square_disc.py --option coordinates=natural``.
 """
 
@@ -42,12 +50,12 @@ import symbody as sb
 
 
 def build(coordinates: str = "relative") -> sb.System:
-    if coordinates not in ("relative", "natural"):
+    if coordinates not in ("relative", "natural", "mixed"):
         raise sb.ModelError(
-            f"double_pendulum_square_disc: coordinates must be 'relative' or 'natural', not {coordinates!r}"
+            f"double_pendulum_square_disc: coordinates must be 'relative', 'natural' or 'mixed', not {coordinates!r}"
         )
     s = sb.System(
-        "double_pendulum_square_disc" if coordinates == "relative" else "double_pendulum_square_disc_natural",
+        "double_pendulum_square_disc" + ("" if coordinates == "relative" else "_" + coordinates),
         description=f"square and disc double pendulum, {coordinates} coordinates",
     )
     m = s.parameter("m", 1.0, "kg", "mass of the square and of the disc", min=0.0)
@@ -56,7 +64,9 @@ def build(coordinates: str = "relative") -> sb.System:
     if coordinates == "relative":
         _relative(s, m, r)
     else:
-        _natural(s, m, r)
+        points = _natural(s, m, r)
+        if coordinates == "mixed":
+            _angles(s, r, *points)
     s.gravity((0, -g, 0))
     return s
 
@@ -77,7 +87,7 @@ def _relative(s: sb.System, m, r) -> None:
         s.output("y" + name, y, unit="m", description=f"y of point {name}")
 
 
-def _natural(s: sb.System, m, r) -> None:
+def _natural(s: sb.System, m, r):
     x1 = s.coordinate("x1", 2.0, unit="m", description="x of point 1 (square-disc hinge)")
     y1 = s.coordinate("y1", 0.0, unit="m", description="y of point 1 (square-disc hinge)")
     x2 = s.coordinate("x2", 4.0, unit="m", description="x of point 2 (disc, opposite to point 1)")
@@ -98,3 +108,17 @@ def _natural(s: sb.System, m, r) -> None:
             s.particle(f"{name}_mass_{k}", pt, m / 4)
     s.distance_joint("bar01", s.origin, P1, L)
     s.distance_joint("bar12", P1, P2, L)
+    return x1, y1, x2, y2
+
+
+def _angles(s: sb.System, r, x1, y1, x2, y2) -> None:
+    """The angles of the chapter's eq. (136), tied to the points by sine and cosine rows (eq. 139)."""
+    L = 2 * r
+    phi1 = s.coordinate("phi1", math.pi / 2, unit="rad", description="angle of the side 0-1 from the downward vertical")
+    phi2 = s.coordinate(
+        "phi2", math.pi / 2, unit="rad", description="angle of the diameter 1-2 from the downward vertical"
+    )
+    s.constraint("sin1", x1 - L * sb.sin(phi1))
+    s.constraint("cos1", y1 + L * sb.cos(phi1))
+    s.constraint("sin2", x2 - x1 - L * sb.sin(phi2))
+    s.constraint("cos2", y1 - y2 - L * sb.cos(phi2))

@@ -42,7 +42,8 @@ rebounds from them, or is held against them by its drive (the contact forces are
 ``F_stop_low`` and ``F_stop_high``).  ``ground=True`` adds the floor at ``h_ground`` below the
 trolley rail: the payload lands on it without rebound (contact ``ground``, gap
 ``h_ground + z_payload``) and rests on it with the force ``F_ground`` while the hoist pays out.
-Both simulate with ``symbody.numeric.simulate``; the FMU export refuses them for now.
+Both simulate with ``symbody.numeric.simulate`` and export to native FMUs (event indicators and
+event mode in Model Exchange, impacts and contact modes located inside ``doStep`` in Co-Simulation).
 
 Example:
     >>> import overhead_crane  # doctest: +SKIP

@@ -313,33 +313,14 @@ fmi2Status fmi2SetContinuousStates(fmi2Component c, const fmi2Real x[], size_t n
 {
     ENTER(fmi2SetContinuousStates, SB_CALL_SET_TIME_OR_STATES)
     NEED(SB_ME, fmi2SetContinuousStates)
-    const size_t n = 2 * (size_t)inst->m->nq;
-    if (nx != n || !x) return st(sb_fail(inst, "fmi2SetContinuousStates", "expected %lu states, got %lu", (unsigned long)n, (unsigned long)nx));
-    for (size_t i = 0; i < n; ++i)
-        if (!isfinite(x[i]))
-            return st(sb_fail(inst, "fmi2SetContinuousStates", "state '%s%s' is not finite",
-                              i < n / 2 ? "" : "d", inst->m->coordinate_names[i % (n / 2)]));
-    memcpy(inst->state.x, x, n * sizeof(double));
-    sb_changed(inst);
-    return fmi2OK;
+    return st(sb_set_continuous_states(inst, "fmi2SetContinuousStates", x, nx));
 }
 
 fmi2Status fmi2GetDerivatives(fmi2Component c, fmi2Real derivatives[], size_t nx)
 {
     ENTER(fmi2GetDerivatives, SB_CALL_DERIVATIVES)
     NEED(SB_ME, fmi2GetDerivatives)
-    const size_t n = (size_t)inst->m->nq;
-    if (nx != 2 * n || !derivatives)
-        return st(sb_fail(inst, "fmi2GetDerivatives", "expected %lu derivatives, got %lu", (unsigned long)(2 * n),
-                              (unsigned long)nx));
-    SbStatus s = sb_update(inst);
-    if (s != SB_OK) {
-        sb_log(inst, s, SB_LOG_DISCARD, "fmi2GetDerivatives: at t = %g: %s", *inst->state.time, inst->problem);
-        return st(s);
-    }
-    memcpy(derivatives, inst->state.x + n, n * sizeof(double));
-    memcpy(derivatives + n, inst->cache.ddq, n * sizeof(double));
-    return fmi2OK;
+    return st(sb_get_derivatives(inst, "fmi2GetDerivatives", derivatives, nx));
 }
 
 fmi2Status fmi2GetEventIndicators(fmi2Component c, fmi2Real eventIndicators[], size_t ni)
@@ -354,21 +335,14 @@ fmi2Status fmi2GetContinuousStates(fmi2Component c, fmi2Real x[], size_t nx)
 {
     ENTER(fmi2GetContinuousStates, SB_CALL_CONTINUOUS_STATES)
     NEED(SB_ME, fmi2GetContinuousStates)
-    const size_t n = 2 * (size_t)inst->m->nq;
-    if (nx != n || !x) return st(sb_fail(inst, "fmi2GetContinuousStates", "expected %lu states, got %lu", (unsigned long)n, (unsigned long)nx));
-    memcpy(x, inst->state.x, n * sizeof(double));
-    return fmi2OK;
+    return st(sb_get_continuous_states(inst, "fmi2GetContinuousStates", x, nx));
 }
 
 fmi2Status fmi2GetNominalsOfContinuousStates(fmi2Component c, fmi2Real x_nominal[], size_t nx)
 {
     ENTER(fmi2GetNominalsOfContinuousStates, SB_CALL_NOMINALS)
     NEED(SB_ME, fmi2GetNominalsOfContinuousStates)
-    const size_t n = 2 * (size_t)inst->m->nq;
-    if (nx != n || !x_nominal)
-        return st(sb_fail(inst, "fmi2GetNominalsOfContinuousStates", "expected %lu states, got %lu", (unsigned long)n, (unsigned long)nx));
-    for (size_t i = 0; i < n; ++i) x_nominal[i] = 1.0;
-    return fmi2OK;
+    return st(sb_get_nominals(inst, "fmi2GetNominalsOfContinuousStates", x_nominal, nx));
 }
 
 /* ----------------------------------------------------------- Co-Simulation */
@@ -378,11 +352,7 @@ fmi2Status fmi2SetRealInputDerivatives(fmi2Component c, const fmi2ValueReference
 {
     ENTER(fmi2SetRealInputDerivatives, SB_CALL_INPUT_DERIVATIVES)
     NEED(SB_CS, fmi2SetRealInputDerivatives)
-    (void)vr;
-    (void)order;
-    (void)value;
-    if (nvr == 0) return fmi2OK;
-    return st(sb_fail(inst, "fmi2SetRealInputDerivatives", "not supported (canInterpolateInputs = false)"));
+    return st(sb_set_input_derivatives(inst, "fmi2SetRealInputDerivatives", vr, nvr, order, value));
 }
 
 fmi2Status fmi2GetRealOutputDerivatives(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,

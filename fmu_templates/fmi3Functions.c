@@ -525,17 +525,7 @@ fmi3Status fmi3SetContinuousStates(fmi3Instance instance, const fmi3Float64 cont
 {
     ENTER(fmi3SetContinuousStates, SB_CALL_SET_TIME_OR_STATES)
     NEED(SB_ME, fmi3SetContinuousStates)
-    const size_t n = 2 * (size_t)inst->m->nq;
-    if (nContinuousStates != n || !continuousStates)
-        return st(sb_fail(inst, "fmi3SetContinuousStates", "expected %lu states, got %lu", (unsigned long)n,
-                              (unsigned long)nContinuousStates));
-    for (size_t i = 0; i < n; ++i)
-        if (!isfinite(continuousStates[i]))
-            return st(sb_fail(inst, "fmi3SetContinuousStates", "state '%s%s' is not finite", i < n / 2 ? "" : "d",
-                              inst->m->coordinate_names[i % (n / 2)]));
-    memcpy(inst->state.x, continuousStates, n * sizeof(double));
-    sb_changed(inst);
-    return fmi3OK;
+    return st(sb_set_continuous_states(inst, "fmi3SetContinuousStates", continuousStates, nContinuousStates));
 }
 
 fmi3Status fmi3GetContinuousStateDerivatives(fmi3Instance instance, fmi3Float64 derivatives[],
@@ -543,19 +533,7 @@ fmi3Status fmi3GetContinuousStateDerivatives(fmi3Instance instance, fmi3Float64 
 {
     ENTER(fmi3GetContinuousStateDerivatives, SB_CALL_DERIVATIVES)
     NEED(SB_ME, fmi3GetContinuousStateDerivatives)
-    const size_t n = (size_t)inst->m->nq;
-    if (nContinuousStates != 2 * n || !derivatives)
-        return st(sb_fail(inst, "fmi3GetContinuousStateDerivatives", "expected %lu derivatives, got %lu",
-                          (unsigned long)(2 * n), (unsigned long)nContinuousStates));
-    SbStatus s = sb_update(inst);
-    if (s != SB_OK) {
-        sb_log(inst, s, SB_LOG_DISCARD, "fmi3GetContinuousStateDerivatives: at t = %g: %s", *inst->state.time,
-               inst->problem);
-        return st(s);
-    }
-    memcpy(derivatives, inst->state.x + n, n * sizeof(double));
-    memcpy(derivatives + n, inst->cache.ddq, n * sizeof(double));
-    return fmi3OK;
+    return st(sb_get_derivatives(inst, "fmi3GetContinuousStateDerivatives", derivatives, nContinuousStates));
 }
 
 fmi3Status fmi3GetEventIndicators(fmi3Instance instance, fmi3Float64 eventIndicators[], size_t nEventIndicators)
@@ -570,24 +548,14 @@ fmi3Status fmi3GetContinuousStates(fmi3Instance instance, fmi3Float64 continuous
 {
     ENTER(fmi3GetContinuousStates, SB_CALL_CONTINUOUS_STATES)
     NEED(SB_ME, fmi3GetContinuousStates)
-    const size_t n = 2 * (size_t)inst->m->nq;
-    if (nContinuousStates != n || !continuousStates)
-        return st(sb_fail(inst, "fmi3GetContinuousStates", "expected %lu states, got %lu", (unsigned long)n,
-                              (unsigned long)nContinuousStates));
-    memcpy(continuousStates, inst->state.x, n * sizeof(double));
-    return fmi3OK;
+    return st(sb_get_continuous_states(inst, "fmi3GetContinuousStates", continuousStates, nContinuousStates));
 }
 
 fmi3Status fmi3GetNominalsOfContinuousStates(fmi3Instance instance, fmi3Float64 nominals[], size_t nContinuousStates)
 {
     ENTER(fmi3GetNominalsOfContinuousStates, SB_CALL_CONTINUOUS_STATES)
     NEED(SB_ME, fmi3GetNominalsOfContinuousStates)
-    const size_t n = 2 * (size_t)inst->m->nq;
-    if (nContinuousStates != n || !nominals)
-        return st(sb_fail(inst, "fmi3GetNominalsOfContinuousStates", "expected %lu states, got %lu", (unsigned long)n,
-                          (unsigned long)nContinuousStates));
-    for (size_t i = 0; i < n; ++i) nominals[i] = 1.0;
-    return fmi3OK;
+    return st(sb_get_nominals(inst, "fmi3GetNominalsOfContinuousStates", nominals, nContinuousStates));
 }
 
 fmi3Status fmi3GetNumberOfEventIndicators(fmi3Instance instance, size_t *nEventIndicators)
@@ -604,7 +572,7 @@ fmi3Status fmi3GetNumberOfContinuousStates(fmi3Instance instance, size_t *nConti
     ENTER(fmi3GetNumberOfContinuousStates, SB_CALL_ANY_STATE)
     NEED(SB_ME, fmi3GetNumberOfContinuousStates)
     if (!nContinuousStates) return st(sb_fail(inst, "fmi3GetNumberOfContinuousStates", "NULL argument"));
-    *nContinuousStates = 2 * (size_t)inst->m->nq;
+    *nContinuousStates = (size_t)sb_nx(inst->m);
     return fmi3OK;
 }
 

@@ -13,6 +13,7 @@
 #include "sb_linalg.h"
 
 #define SB_ASSEMBLY_MAXIT 50   /* Newton iterations of the assembly */
+#define SB_TIGHT_PIVOT 1e-2    /* D M^-1 D^T with a pivot below this (relative): a singular position near */
 
 /* ------------------------------------------------------------------------ */
 /* projections and assembly                                                 */
@@ -152,12 +153,19 @@ SbStatus sb_project(SbInstance *inst, double t, double *x)
         sb_log(inst, SB_OK, SB_LOG_SOLVER, "t = %.17g: no projection next to a singular position", t);
         return SB_OK;
     }
+    /* on the way to a singular position the exact accelerations (sb_passage.c) follow the drift that
+       solver.projection_tol leaves, and every passage adds to it (the velocities are projected onto the
+       level of Phi the positions are at): there the positions go onto the constraints as closely as
+       rounding allows */
+    const int tight = m->nc > 0 && (inst->dyn.fact != SB_FACT_SCHUR || inst->dyn.least_pivot < SB_TIGHT_PIVOT);
+    const double tol = inst->state.set[SB_SET_PROJ_TOL];
     int it = 0;
     double res = 0.0;
     if (m->nh + closed > 0) { /* the holonomic constraints and the gaps of the closed contacts */
-        SbStatus s = newton_positions(inst, t, x, m->nh + closed, eval_Phi, inst->state.set[SB_SET_PROJ_TOL], 20,
-                                      m->constraint_names, m->nh, &it, &res);
-        if (s != SB_OK) return s;
+        SbStatus s = newton_positions(inst, t, x, m->nh + closed, eval_Phi,
+                                      tight ? 1e-15 * (1.0 + sb_norm_inf(m->nq, x)) : tol, 20, m->constraint_names,
+                                      m->nh, &it, &res);
+        if (s != SB_OK && !(tight && res <= tol)) return s;
     }
     if (m->nc > 0) project_velocities(inst, t, x, 0);
     if (!sb_all_finite(2 * m->nq, x)) return sb_problem(inst, SB_DISCARD, "the projected state is not finite");
@@ -223,26 +231,72 @@ static double constrained_velocities(SbInstance *inst, double t, double *x, cons
     return err / scale;
 }
 
+/* Why a start velocity is kept (the values of keep[] in initial_velocities). */
+enum { SB_KEEP_HOST = 1, SB_KEEP_HELD = 2, SB_KEEP_START = 3 };
+
 /* Names of the kept velocities, for messages. */
 static void kept_names(const SbInstance *inst, const unsigned char *keep, char *buf, size_t size)
 {
+    static const char *const why[] = {"", "set by the host", "held for assembly", "the model's start value"};
     size_t used = 0;
     buf[0] = '\0';
     for (int j = 0; j < inst->m->nq && used + 4 < size; ++j)
         if (keep[j]) {
             int w = snprintf(buf + used, size - used, "%s'd%s' (%s)", used ? ", " : "", inst->m->coordinate_names[j],
-                             inst->history.dq_set[j] ? "set by the host" : "held for assembly");
+                             why[keep[j] <= SB_KEEP_START ? keep[j] : 0]);
             if (w < 0) break;
             used += (size_t)w < size - used ? (size_t)w : size - used - 1;
         }
     if (!used) snprintf(buf, size, "none");
 }
 
+/* Rank of the constraint rows that the velocities not kept (keep == NULL: all) can satisfy: of
+   D_f D_f^T, D_f the columns of D of the free velocities, at the tolerance of min_norm_step relative
+   to *scale, the largest diagonal entry of D D^T (set when keep == NULL). */
+static int free_rank(SbInstance *inst, double t, const double *x, const unsigned char *keep, double *scale)
+{
+    const int n = inst->m->nq, nc = inst->m->nc;
+    double *J = inst->proj.Jrows, gmax = 0.0;
+    SbPoint pt = sb_point(inst, t, x, NULL, NULL);
+    sb_D_beta(&pt, J, inst->proj.rrows);
+    if (keep)
+        for (int k = 0; k < nc; ++k)
+            for (int j = 0; j < n; ++j)
+                if (keep[j]) J[k * n + j] = 0.0;
+    sb_gram(nc, n, J, inst->proj.G);
+    for (int k = 0; k < nc; ++k) gmax = fmax(gmax, inst->proj.G[k * nc + k]);
+    if (!keep) *scale = gmax;
+    if (!(gmax > 1e-12 * *scale)) return 0;
+    return sb_lu_factor(nc, inst->proj.G, inst->proj.gprow, inst->proj.gpcol, 1e-12 * *scale / gmax);
+}
+
+/* Completes the kept velocities (those the host set) with the model's start velocities: first the
+   independent ones (those symbody.numeric.solve_velocities keeps at the model's start configuration,
+   sb_model.independent), then those of the coordinates held for assembly (with_held), then the others
+   in order; each is kept while the free velocities still satisfy every constraint row all can (the
+   same rank).  The free velocities are then determined by the kept ones: none is changed arbitrarily
+   (a minimum-norm change mixes units: a bicycle's forward speed went to a steer rate). */
+static void complete_kept(SbInstance *inst, double t, const double *x, unsigned char *keep, int with_held)
+{
+    const SbModel *m = inst->m;
+    double scale = 0.0;
+    const int rank = free_rank(inst, t, x, NULL, &scale);
+    for (int pass = 0; pass < 3; ++pass)
+        for (int j = 0; j < m->nq; ++j) {
+            int held = 0;
+            for (int k = 0; k < m->ninit; ++k) held |= m->init_fix[k] == j;
+            if (keep[j] || (pass == 0 && !m->independent[j]) || (pass == 1 && !(held && with_held))) continue;
+            keep[j] = (unsigned char)(pass == 1 ? SB_KEEP_HELD : SB_KEEP_START);
+            if (free_rank(inst, t, x, keep, &scale) < rank) keep[j] = 0;
+        }
+}
+
 /* Initial velocities: the start velocities the host set are kept exactly (they are the independent
-   velocities, as `independent` of symbody.numeric.solve_velocities); so are those of the coordinates
-   held for assembly when that is consistent.  The others follow from the constraints.  When the
-   host's velocities over-determine the motion, those it set to the model's own start values (tools
-   that set every start value) give way first.  Start velocities that still contradict the
+   velocities, as `independent` of symbody.numeric.solve_velocities); the model's own start velocities
+   complete them (complete_kept: its independent ones first, as solve_velocities keeps them), those of
+   the coordinates held for assembly when that is consistent.  The others follow from the constraints.
+   When the host's velocities over-determine the motion, those it set to the model's own start values
+   (tools that set every start value) give way first.  Start velocities that still contradict the
    constraints are an error naming the row. */
 static SbStatus initial_velocities(SbInstance *inst, double t, double *x)
 {
@@ -250,14 +304,15 @@ static SbStatus initial_velocities(SbInstance *inst, double t, double *x)
     const int n = m->nq;
     unsigned char *keep = (unsigned char *)inst->dyn.stmp; /* n bytes fit in (n + nc) doubles */
     int held = 0, worst = 0;
-    for (int j = 0; j < n; ++j) keep[j] = inst->history.dq_set[j];
-    for (int k = 0; k < m->ninit; ++k)
-        if (m->init_fix[k] >= 0 && !keep[m->init_fix[k]]) keep[m->init_fix[k]] = 2, held = 1;
+    for (int j = 0; j < n; ++j) keep[j] = inst->history.dq_set[j] ? SB_KEEP_HOST : 0;
+    complete_kept(inst, t, x, keep, 1);
+    for (int j = 0; j < n; ++j) held |= keep[j] == SB_KEEP_HELD;
     double *start = inst->proj.qfix + n;  /* start velocities */
     double err = constrained_velocities(inst, t, x, keep, &worst);
     if (!(err <= 1e-9) && held) { /* the held coordinates' start velocities give way to the host's */
         memcpy(x + n, start, (size_t)n * sizeof(double));
-        for (int j = 0; j < n; ++j) keep[j] = inst->history.dq_set[j];
+        for (int j = 0; j < n; ++j) keep[j] = inst->history.dq_set[j] ? SB_KEEP_HOST : 0;
+        complete_kept(inst, t, x, keep, 0);
         err = constrained_velocities(inst, t, x, keep, &worst);
         sb_log(inst, SB_OK, SB_LOG_EVENTS,
                "initial velocities: the start velocities of coordinates held for assembly follow from the "
@@ -267,7 +322,8 @@ static SbStatus initial_velocities(SbInstance *inst, double t, double *x)
     for (int j = 0; j < n; ++j) defaults |= inst->history.dq_set[j] && start[j] == m->dq0[j];
     if (!(err <= 1e-9) && defaults) {
         memcpy(x + n, start, (size_t)n * sizeof(double));
-        for (int j = 0; j < n; ++j) keep[j] = inst->history.dq_set[j] && start[j] != m->dq0[j];
+        for (int j = 0; j < n; ++j) keep[j] = inst->history.dq_set[j] && start[j] != m->dq0[j] ? SB_KEEP_HOST : 0;
+        complete_kept(inst, t, x, keep, 0);
         err = constrained_velocities(inst, t, x, keep, &worst);
         sb_log(inst, SB_OK, SB_LOG_EVENTS,
                "initial velocities: velocities the host set to the model's start values follow from the "
@@ -281,6 +337,17 @@ static SbStatus initial_velocities(SbInstance *inst, double t, double *x)
                        "%s; set only independent velocities (as many as the degrees of freedom), the others are "
                        "computed from the constraints",
                        m->constraint_names[worst], err, names);
+    }
+    int moved = -1; /* the start velocity the constraints changed most */
+    for (int j = 0; j < n; ++j)
+        if (x[n + j] != start[j] && (moved < 0 || fabs(x[n + j] - start[j]) > fabs(x[n + moved] - start[moved])))
+            moved = j;
+    if (moved >= 0) {
+        char names[400];
+        kept_names(inst, keep, names, sizeof names);
+        sb_log(inst, SB_OK, SB_LOG_EVENTS,
+               "initial velocities: kept %s; the others follow from the constraints ('d%s' from %g to %g)", names,
+               m->coordinate_names[moved], start[moved], x[n + moved]);
     }
     return SB_OK;
 }
@@ -302,13 +369,14 @@ SbStatus sb_exit_initialization(SbInstance *inst)
                     return sb_fail(inst, "ExitInitializationMode", "parameter '%s' is not finite",
                                    m->variables[k].name);
         }
-    if (!sb_all_finite(2 * n, inst->state.x))
+    const int nx = sb_nx(m);
+    if (!sb_all_finite(nx, inst->state.x))
         return sb_fail(inst, "ExitInitializationMode", "the initial state is not finite");
     if (m->nc > 0) {
         /* assemble: Newton on Phi_init (coordinates fixed for assembly keep their start values), then velocities */
         double *xs = inst->proj.xwork; /* work on a copy so that a failure leaves the state untouched */
-        memcpy(xs, inst->state.x, (size_t)2 * n * sizeof(double));
-        memcpy(inst->proj.qfix, inst->state.x, (size_t)2 * n * sizeof(double));
+        memcpy(xs, inst->state.x, (size_t)nx * sizeof(double));
+        memcpy(inst->proj.qfix, inst->state.x, (size_t)nx * sizeof(double));
         int it = 0;
         double res = 0.0;
         if (m->ninit > 0) {
@@ -323,7 +391,7 @@ SbStatus sb_exit_initialization(SbInstance *inst)
         if (sv != SB_OK) return sv;
         if (!sb_all_finite(2 * n, xs))
             return sb_fail(inst, "ExitInitializationMode", "the assembled initial state is not finite");
-        memcpy(inst->state.x, xs, (size_t)2 * n * sizeof(double));
+        memcpy(inst->state.x, xs, (size_t)nx * sizeof(double));
         sb_seed_row_reference(inst, *inst->state.time);
         sb_log(inst, SB_OK, SB_LOG_EVENTS, "assembled the initial configuration: %d Newton iterations, |Phi| = %g", it,
                res);

@@ -138,10 +138,12 @@ static int factor_schur(SbInstance *inst, int augmented)
     /* a nearly singular S (redundant constraints) goes to the rank-revealing LU */
     double dmax = 0.0;
     for (int r = 0; r < nc; ++r) dmax = fmax(dmax, fabs(inst->dyn.Sf[r * nc + r]));
+    inst->dyn.least_pivot = 0.0;
     if (sb_ldlt(nc, inst->dyn.Sf)) return -1;
-    for (int r = 0; r < nc; ++r)
-        if (!(1.0 / inst->dyn.Sf[r * nc + r] > SB_FILTER_SWITCH * dmax)) return -1;
-    return 1;
+    double least = INFINITY;
+    for (int r = 0; r < nc; ++r) least = fmin(least, 1.0 / inst->dyn.Sf[r * nc + r]);
+    inst->dyn.least_pivot = least / dmax;
+    return inst->dyn.least_pivot > SB_FILTER_SWITCH ? 1 : -1;
 }
 
 /* A mass matrix that is not positive semi-definite (a negative mass or moment
@@ -277,7 +279,8 @@ SbStatus sb_accelerations(SbInstance *inst, double t, const double *x, double *d
             if (s != SB_OK) return s;
             inst->dyn.psd_checked = 1;
         }
-        schur = factor_schur(inst, massless);
+        /* the exact solution at a consistent state next to a singular position (sb_passage.c): by LU */
+        schur = inst->dyn.passage == SB_PASSAGE_EXACT ? -3 : factor_schur(inst, massless);
         /* a row whose norm falls far below the largest it has had vanishes: a singular position */
         int vanishing = 0;
         for (int r = 0; r < nc; ++r) {
@@ -296,7 +299,7 @@ SbStatus sb_accelerations(SbInstance *inst, double t, const double *x, double *d
             }
             schur = factor_schur(inst, 1);
         }
-        if (vanishing && schur != 0) schur = -2; /* straight to the filtered multipliers */
+        if (vanishing && schur != 0 && schur != -3) schur = -2; /* straight to the filtered multipliers */
         if (schur > 0) {
             inst->dyn.fact = SB_FACT_SCHUR;
             inst->dyn.rank = na;
@@ -307,7 +310,7 @@ SbStatus sb_accelerations(SbInstance *inst, double t, const double *x, double *d
             if (s != SB_OK) return s;
             factor_lu(inst); /* redundant constraints, or motions without inertia (rank-revealing) */
             /* D M^-1 D^T nearly singular with no row exactly dependent: a singular position */
-            if (inst->dyn.rank == na && schur < 0) sb_factor_filter(inst, t);
+            if (inst->dyn.rank == na && schur == -1) sb_factor_filter(inst, t);
         }
     }
     sb_solve_factored(inst, inst->dyn.rhs, inst->dyn.sol);
@@ -329,7 +332,7 @@ SbStatus sb_accelerations(SbInstance *inst, double t, const double *x, double *d
         }
         /* rows dependent only at this instant (a singular position) with a drift the dropped rows
            cannot follow: the augmented Lagrangian continues through it */
-        if (!(res <= 1e-8 * scale) && schur < 0) {
+        if (!(res <= 1e-8 * scale) && schur == -1) {
             sb_factor_filter(inst, t);
             sb_solve_factored(inst, inst->dyn.rhs, inst->dyn.sol);
         } else if (!(res <= 1e-8 * scale))
@@ -351,6 +354,10 @@ SbStatus sb_accelerations(SbInstance *inst, double t, const double *x, double *d
                                "[M D^T; D 0]): the motion of coordinate '%s' has no inertia",
                                inst->dyn.rank, na, m->coordinate_names[worst]);
         }
+    }
+    if (inst->dyn.fact == SB_FACT_FILTER && inst->dyn.passage == SB_PASSAGE_NONE) {
+        SbStatus s = sb_singular_accelerations(inst, t, x); /* next to a singular position (sb_passage.c) */
+        if (s != SB_OK) return s;
     }
     return finish_accelerations(inst, &pt, 1, ddq, lam);
 }
@@ -387,6 +394,7 @@ SbStatus sb_update(SbInstance *inst)
         s = sb_accelerations(inst, *inst->state.time, inst->state.x, inst->cache.ddq, inst->cache.lam);
         inst->cache.undetermined = s == SB_OK && sb_multipliers_undetermined(inst);
     }
+    if (s == SB_OK && m->ns > 0) s = sb_state_rates(inst, &pt, inst->cache.rates);
     if (s == SB_OK && m->ny > 0) sb_outputs(&pt, inst->cache.y);
     inst->cache.valid = 1;
     /* a branch change at a singular position (sb_singular.c): guarded in Model Exchange, remembered after */
@@ -395,17 +403,32 @@ SbStatus sb_update(SbInstance *inst)
     return inst->cache.status;
 }
 
+SbStatus sb_state_rates(SbInstance *inst, const SbPoint *pt, double *rates)
+{
+    const SbModel *m = inst->m;
+    sb_rates(pt, rates);
+    const int bad = sb_first_nonfinite(m->ns, rates);
+    if (bad >= 0) return sb_problem(inst, SB_DISCARD, "the rate of state '%s' is not finite", m->state_names[bad]);
+    return SB_OK;
+}
+
 SbStatus sb_derivatives(SbInstance *inst, double t, const double *x, double *xdot)
 {
     const SbModel *m = inst->m;
     const int n = m->nq;
     memmove(xdot, x + n, (size_t)n * sizeof(double));
     /* x and xdot may not alias beyond this point: x + n was read above */
+    SbStatus s = SB_DISCARD;
+    double *lam = m->ns > 0 ? inst->dyn.lam_work : NULL; /* the rates may use the multipliers and forces */
     if (m->nc == 0 && SB_CONTACTS(m) == 0) { /* the lean evaluation (the stages of dopri5, rosenbrock23) */
-        SbStatus s = sb_free_accelerations(inst, t, x, xdot + n);
+        s = sb_free_accelerations(inst, t, x, xdot + n);
         double sum = 0.0; /* a NaN or an infinity makes the sum non-finite */
         for (int i = 0; i < n; ++i) sum += xdot[n + i];
-        if (s != SB_OK || isfinite(sum)) return s;
+        if (s == SB_OK && !isfinite(sum)) s = SB_DISCARD;
+        else if (s != SB_OK) return s;
     }
-    return sb_accelerations(inst, t, x, xdot + n, NULL);
+    if (s != SB_OK) s = sb_accelerations(inst, t, x, xdot + n, lam);
+    if (s != SB_OK || m->ns == 0) return s;
+    SbPoint pt = sb_point(inst, t, x, xdot + n, lam);
+    return sb_state_rates(inst, &pt, xdot + 2 * n);
 }

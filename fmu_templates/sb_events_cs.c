@@ -189,14 +189,15 @@ static int watch_friction(SbInstance *inst, SbWatch *w)
 
 /* Views into SbWatch.dip: the state at the end of the chunk (nS); raw event functions and rates at the
    start (z0, r0: carried from the end of the last chunk when it ended without an event, at time
-   w->carried), rates at the end and inside (nz each); the work of the switching rates (2 nq, nq, 2 nsw). */
+   w->carried), rates at the end and inside (nz each); the work of the switching rates (2 nx: a point and the
+   state's derivative, nx = 2 nq + ns; 2 nsw). */
 typedef struct {
-    double *Sb, *z0, *r0, *r1, *rt, *xs, *ddq, *swp, *swm;
+    double *Sb, *z0, *r0, *r1, *rt, *xs, *dx, *swp, *swm;
 } SbDip;
 
 static SbDip dip_views(const SbInstance *inst, const SbWatch *w)
 {
-    const int nz = w->nz, n = inst->m->nq, nsw = w->nsw;
+    const int nz = w->nz, nsw = w->nsw;
     SbDip d;
     d.Sb = w->dip;
     d.z0 = d.Sb + inst->state.nS;
@@ -204,8 +205,8 @@ static SbDip dip_views(const SbInstance *inst, const SbWatch *w)
     d.r1 = d.r0 + nz;
     d.rt = d.r1 + nz;
     d.xs = d.rt + nz;
-    d.ddq = d.xs + 2 * n;
-    d.swp = d.ddq + n;
+    d.dx = d.xs + sb_nx(inst->m);
+    d.swp = d.dx + sb_nx(inst->m);
     d.swm = d.swp + nsw;
     return d;
 }
@@ -213,35 +214,33 @@ static SbDip dip_views(const SbInstance *inst, const SbWatch *w)
 /* Number of doubles of SbWatch.dip. */
 static size_t dip_size(const SbInstance *inst, int nz)
 {
-    return (size_t)inst->state.nS + 4 * (size_t)nz + 3 * (size_t)inst->m->nq + 2 * (size_t)inst->m->nsw + 1;
+    return (size_t)inst->state.nS + 4 * (size_t)nz + 2 * (size_t)sb_nx(inst->m) + 2 * (size_t)inst->m->nsw + 1;
 }
 
 /* The time derivatives of the raw event functions of the contacts and switching functions (the first
    nk + nsw; friction elements are watched by watch_friction) at the current state and time t (contacts: the gap
-   rates G dq - gap_beta; switching functions: a central difference along the motion [dq; ddq], the
+   rates G dq - gap_beta; switching functions: a central difference along the motion [dq; ddq; rates], the
    accelerations of the current mode). */
 static SbStatus rates(SbInstance *inst, SbWatch *w, SbDip *d, double t, double *r)
 {
-    const int k = w->nk, nsw = w->nsw, n = inst->m->nq;
+    const int k = w->nk, nsw = w->nsw;
     if (k > 0) { /* (sb_contact_rates gives the sliding rates of the friction elements after the gap rates) */
         sb_contact_rates(inst, w->v);
         memcpy(r, w->v, (size_t)k * sizeof(double));
     }
     if (nsw == 0) return SB_OK;
     const double *x = inst->state.x;
-    SbStatus s = sb_accelerations(inst, t, x, d->ddq, NULL);
+    const int nx = sb_nx(inst->m);
+    SbStatus s = sb_derivatives(inst, t, x, d->dx);
     if (s != SB_OK) return s;
     double xn = 1.0, vn = 0.0;
-    for (int j = 0; j < n; ++j) {
-        xn = fmax(xn, fmax(fabs(x[j]), fabs(x[n + j])));
-        vn = fmax(vn, fmax(fabs(x[n + j]), fabs(d->ddq[j])));
+    for (int j = 0; j < nx; ++j) {
+        xn = fmax(xn, fabs(x[j]));
+        vn = fmax(vn, fabs(d->dx[j]));
     }
     const double h = cbrt(DBL_EPSILON) * xn / fmax(vn, 1.0);
     for (int side = 1; side >= -1; side -= 2) {
-        for (int j = 0; j < n; ++j) {
-            d->xs[j] = x[j] + side * h * x[n + j];
-            d->xs[n + j] = x[n + j] + side * h * d->ddq[j];
-        }
+        for (int j = 0; j < nx; ++j) d->xs[j] = x[j] + side * h * d->dx[j];
         SbPoint pt = sb_point(inst, t + side * h, d->xs, NULL, NULL);
         sb_switches(&pt, side > 0 ? d->swp : d->swm);
     }

@@ -110,17 +110,17 @@ static double *doubles(int rows, int cols, int *ok) { return zalloc((size_t)rows
 static int *ints(int count, int *ok) { return zalloc((size_t)count, sizeof(int), ok); }
 static int imax(int a, int b) { return a > b ? a : b; }
 
-/* One array S = [time, x (2 nq), u (nu), p (np), settings, h_next, closed (nk), slip (nf), side (nsw)] and the
-   named views into it. */
+/* One array S = [time, x (2 nq + ns), u (3 nu: values, first and second derivatives), p (np), settings, h_next,
+   closed (nk), slip (nf), side (nsw)] and the named views into it. */
 static void alloc_state(SbState *s, const SbModel *m, int *ok)
 {
-    s->nS = 1 + 2 * m->nq + m->nu + m->np + SB_N_SETTINGS + 1 + m->nk + m->nf + m->nsw;
+    s->nS = 1 + sb_nx(m) + 3 * m->nu + m->np + SB_N_SETTINGS + 1 + m->nk + m->nf + m->nsw;
     s->S = doubles(s->nS, 1, ok);
     if (!s->S) return;
     s->time = s->S;
     s->x = s->S + 1;
-    s->u = s->x + 2 * m->nq;
-    s->p = s->u + m->nu;
+    s->u = s->x + sb_nx(m);
+    s->p = s->u + 3 * m->nu;
     s->set = s->p + m->np;
     s->h_next = s->set + SB_N_SETTINGS;
     s->closed = s->h_next + 1;
@@ -133,6 +133,7 @@ static void alloc_cache(SbCache *c, const SbModel *m, int *ok)
     c->ddq = doubles(m->nq, 1, ok);
     c->lam = doubles(m->nc + m->nk + m->nf, 1, ok);
     c->y = doubles(m->ny, 1, ok);
+    c->rates = doubles(m->ns, 1, ok);
 }
 
 static void alloc_dynamics(SbDynamics *d, const SbModel *m, int *ok)
@@ -157,12 +158,17 @@ static void alloc_dynamics(SbDynamics *d, const SbModel *m, int *ok)
     d->pcol = ints(na, ok);
     d->rhs = doubles(na, 1, ok);
     d->sol = doubles(na, 1, ok);
+    d->bridge = doubles(5 * n + nc * n, 1, ok);
+    d->passage = SB_PASSAGE_NONE;
+    d->step_cap = INFINITY;
+    d->lam_work = doubles(nc + m->nk + m->nf, 1, ok);
 }
 
 static void free_dynamics(SbDynamics *d)
 {
     void *buffers[] = {d->M,  d->delta, d->D,  d->beta,    d->gamma, d->Phi,  d->Phi_q, d->Mf,  d->X,
-                       d->Sf, d->stmp,  d->sw, d->row_ref, d->A,     d->prow, d->pcol,  d->rhs, d->sol};
+                       d->Sf, d->stmp,  d->sw, d->row_ref, d->A,     d->prow, d->pcol,  d->rhs, d->sol,
+                       d->bridge, d->lam_work};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; ++i) free(buffers[i]);
 }
 
@@ -183,7 +189,7 @@ static void alloc_jacobians(SbJacobianWork *j, const SbModel *m, int *ok)
     j->Y_lam = doubles(ny, nc, ok);
     j->sq = doubles(n, 1, ok);
     j->sdq = doubles(n, 1, ok);
-    j->su = doubles(nu, 1, ok);
+    j->su = doubles(3 * nu, 1, ok); /* a seed of the inputs; its rates (sb_state_jacobian) */
     j->dsol = doubles(na, 1, ok);
 }
 
@@ -205,8 +211,8 @@ static void alloc_projection(SbProjectionWork *w, const SbModel *m, int *ok)
     w->gpcol = ints(nr, ok);
     w->ytmp = doubles(nr, 1, ok);
     w->dx = doubles(n, 1, ok);
-    w->xwork = doubles(2 * n, 1, ok);
-    w->qfix = doubles(2 * n, 1, ok);
+    w->xwork = doubles(sb_nx(m), 1, ok);
+    w->qfix = doubles(sb_nx(m), 1, ok);
 }
 
 static void free_projection(SbProjectionWork *w)
@@ -286,6 +292,7 @@ void sb_free(SbInstance *inst)
     free(inst->cache.ddq);
     free(inst->cache.lam);
     free(inst->cache.y);
+    free(inst->cache.rates);
     free_dynamics(&inst->dyn);
     free_jacobians(&inst->jac);
     free_projection(&inst->proj);
@@ -302,7 +309,12 @@ void sb_reset(SbInstance *inst)
         inst->state.x[i] = m->q0[i];
         inst->state.x[n + i] = m->dq0[i];
     }
-    for (int i = 0; i < m->nu; ++i) inst->state.u[i] = m->u0[i];
+    for (int i = 0; i < m->ns; ++i) inst->state.x[2 * n + i] = m->s0[i];
+    for (int i = 0; i < m->nu; ++i) {
+        inst->state.u[i] = m->u0[i];
+        inst->state.u[m->nu + i] = inst->state.u[2 * m->nu + i] = 0.0; /* no input derivatives set */
+    }
+    inst->interpolating = 0;
     for (int i = 0; i < m->np; ++i) inst->state.p[i] = m->p0[i];
     for (int i = 0; i < SB_N_SETTINGS; ++i) inst->state.set[i] = m->settings0[i];
     *inst->state.h_next = 0.0;

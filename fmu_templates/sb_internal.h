@@ -24,7 +24,8 @@ SbStatus sb_problem(SbInstance *inst, SbStatus status, const char *fmt, ...)
 #endif
     ;
 
-/* The point (t, x = [q; dq]) with the instance's inputs and parameters, at which blocks are evaluated. */
+/* The point (t, x = [q; dq; xs]) with the instance's inputs and parameters, at which blocks are evaluated
+   (x has 2 nq + ns entries); inside a Co-Simulation step the inputs are polynomials of the time since its start. */
 static inline SbPoint sb_point(const SbInstance *inst, double t, const double *x, const double *ddq,
                                const double *lam)
 {
@@ -36,6 +37,8 @@ static inline SbPoint sb_point(const SbInstance *inst, double t, const double *x
     pt.p = inst->state.p;
     pt.ddq = ddq;
     pt.lam = lam;
+    pt.xs = x + 2 * inst->m->nq;
+    pt.tau = inst->interpolating ? t - inst->input_time : 0.0;
     return pt;
 }
 
@@ -93,6 +96,10 @@ int sb_min_norm_step(SbInstance *inst, int m_rows, int n, const double *J, const
 
 /* Velocities onto the bilateral rows D dq = beta at (t, x), the least change (sb_assembly.c). */
 void sb_project_velocities(SbInstance *inst, double t, double *x);
+
+/* The rates of the first-order states at pt into rates (ns), or a Discard naming the state whose rate is not
+   finite (sb_dynamics.c). */
+SbStatus sb_state_rates(SbInstance *inst, const SbPoint *pt, double *rates);
 
 /* Index of the first non-finite entry of v (n entries), or -1 (sb_dynamics.c). */
 int sb_first_nonfinite(int n, const double *v);

@@ -14,6 +14,11 @@
  * rows, with ddq and f held) have no exported Jacobian code: they are differentiated by a central
  * difference along the direction asked for, x +- h s with h = eps^(1/3) max(1, |x|) / |s| (relative
  * error about 1e-10).  Outputs that use contact forces take their part along df the same way.
+ *
+ * Inside a Co-Simulation step the inputs move with time (symbody_model.h): the time derivative of the
+ * dynamics then holds dR/du du/dt too.  Models with first-order states (whose rates may use the
+ * multipliers and the contact forces) take all their derivatives by central differences of the whole
+ * dynamics, [dq; ddq; rates] and the outputs, along the direction asked for (the same step h).
  */
 #include <float.h>
 #include <stdlib.h>
@@ -32,7 +37,8 @@ typedef struct {
     double *lam;                           /* nc multipliers, then the nk contact forces */
     double *ddq;                           /* the accelerations of the mode (nq) */
     double *gap, *G, *gbeta, *ggamma, *e;  /* contact blocks (nk, nk x nq, nk, nk, nk) */
-    double *xs, *us, *Fp, *Fm;             /* a perturbed point; contact terms on either side (nq + nk) */
+    double *xs, *us, *Fp, *Fm;             /* a perturbed point (2 nq + ns; 3 nu); contact terms on either side
+                                              (nq + nk) */
     double *Z, *W;                         /* responses [X; Y] (rows of nq + nc per closed contact), LU of W */
     double *r, *df;                        /* right-hand sides of the contact rows; force derivatives (nk) */
     double *yp, *ym;                       /* outputs on either side (ny) */
@@ -50,14 +56,15 @@ static void mode_free(SbModeWork *w)
 static SbStatus mode_prepare(SbInstance *inst, SbModeWork *w, double t, const double *x)
 {
     const SbModel *md = inst->m;
-    const int n = md->nq, nc = md->nc, nk = SB_CONTACTS(md), nu = md->nu, ny = md->ny, na = inst->dyn.na;
+    const int n = md->nq, nc = md->nc, nk = SB_CONTACTS(md), nu = 3 * md->nu, ny = md->ny, na = inst->dyn.na;
+    const int nx = sb_nx(md);
     memset(w, 0, sizeof *w);
     if (nk == 0) { /* the solution of the bilateral system as it stands */
         w->ddq = inst->dyn.sol;
         w->lam = inst->dyn.sol + n;
         return SB_OK;
     }
-    const size_t nd = (size_t)(nc + nk) + n + 4 * (size_t)nk + (size_t)nk * n + 2 * (size_t)n + nu +
+    const size_t nd = (size_t)(nc + nk) + n + 4 * (size_t)nk + (size_t)nk * n + (size_t)nx + nu +
                       2 * (size_t)(n + nk) + (size_t)nk * na + (size_t)nk * nk + 2 * (size_t)nk + 2 * (size_t)ny + 1;
     w->set = malloc((size_t)(3 * nk + 1) * sizeof(int));
     w->lam = malloc(nd * sizeof(double));
@@ -74,7 +81,9 @@ static SbStatus mode_prepare(SbInstance *inst, SbModeWork *w, double t, const do
     w->ggamma = w->gbeta + nk;
     w->e = w->ggamma + nk;
     w->xs = w->e + nk;
-    w->us = w->xs + 2 * n;
+    w->us = w->xs + nx;
+    memcpy(w->xs, x, (size_t)nx * sizeof(double)); /* (the first-order states are held) */
+    memcpy(w->us, inst->state.u, (size_t)nu * sizeof(double)); /* (the input derivatives are held) */
     w->Fp = w->us + nu;
     w->Fm = w->Fp + n + nk;
     w->Z = w->Fm + n + nk;
@@ -156,6 +165,7 @@ static void mode_solve(SbInstance *inst, SbModeWork *w, double t, const double *
     if (sn > 0.0) { /* the contact terms along the direction, by a central difference */
         const double h = cbrt(DBL_EPSILON) * fmax(1.0, xn) / sn;
         for (int side = 1; side >= -1; side -= 2) {
+            /* (xs beyond 2 nq and us beyond nu hold the states and input derivatives: mode_prepare) */
             for (int j = 0; j < n; ++j) {
                 w->xs[j] = x[j] + side * h * sq[j];
                 w->xs[n + j] = x[n + j] + side * h * sdq[j];
@@ -238,8 +248,119 @@ static void residual_jacobians(SbInstance *inst, double t, const double *x, cons
     }
 }
 
+/* du/dt of the inputs as the generated code reads them at time t (symbody_model.h): a motion input's position
+   moves with its velocity, its velocity with its acceleration; the others with their derivatives. */
+static void input_rates(const SbInstance *inst, double t, double *udot)
+{
+    const SbModel *m = inst->m;
+    const int nu = m->nu;
+    const double *u = inst->state.u, tau = inst->interpolating ? t - inst->input_time : 0.0;
+    for (int j = 0; j < nu; ++j) udot[j] = u[nu + j] + tau * u[2 * nu + j];
+    for (int k = 0; k < m->nmotion; ++k) {
+        const int j = m->motion[k];
+        udot[j] = u[j + 1] + tau * u[j + 2];
+        udot[j + 1] = u[j + 2];
+        udot[j + 2] = 0.0;
+    }
+}
+
+/* -- models with first-order states: central differences of the whole dynamics --------------------- */
+
+/* Work of the differences: a perturbed state and the derivatives and outputs on either side. */
+typedef struct {
+    double *x, *fp, *fm, *yp, *ym, *u0;
+} SbDifferences;
+
+static SbStatus differences_alloc(SbInstance *inst, SbDifferences *d)
+{
+    const int nx = sb_nx(inst->m), ny = inst->m->ny, nu = inst->m->nu;
+    d->x = malloc((size_t)(3 * nx + 2 * ny + nu + 1) * sizeof(double));
+    if (!d->x) return sb_problem(inst, SB_ERROR, "out of memory");
+    d->fp = d->x + nx;
+    d->fm = d->fp + nx;
+    d->yp = d->fm + nx;
+    d->ym = d->yp + ny;
+    d->u0 = d->ym + ny;
+    memcpy(d->u0, inst->state.u, (size_t)nu * sizeof(double));
+    return SB_OK;
+}
+
+/* [dq; ddq; rates] (into f) and, when y is given, the outputs at (t, x) with the inputs u0 + eps su. */
+static SbStatus evaluate_at(SbInstance *inst, SbDifferences *d, double t, const double *su, double eps, double *f,
+                            double *y)
+{
+    const SbModel *m = inst->m;
+    if (su)
+        for (int j = 0; j < m->nu; ++j) inst->state.u[j] = d->u0[j] + eps * su[j];
+    SbStatus s = sb_derivatives(inst, t, d->x, f);
+    if (s == SB_OK && y && m->ny > 0) {
+        SbPoint pt = sb_point(inst, t, d->x, f + m->nq, inst->dyn.lam_work);
+        sb_outputs(&pt, y);
+    }
+    if (su) memcpy(inst->state.u, d->u0, (size_t)m->nu * sizeof(double));
+    return s;
+}
+
+/* The derivative of [dq; ddq; rates] (into df) and of the outputs (into dy, when given) along the direction
+   (st, sx, su) of (t, x, u) at (t, x), by a central difference. */
+static SbStatus along(SbInstance *inst, SbDifferences *d, double t, const double *x, double st, const double *sx,
+                      const double *su, double *df, double *dy)
+{
+    const SbModel *m = inst->m;
+    const int nx = sb_nx(m), nu = m->nu, ny = m->ny;
+    double xn = fabs(t), sn = fabs(st);
+    for (int j = 0; j < nx; ++j) {
+        xn = fmax(xn, fabs(x[j]));
+        if (sx) sn = fmax(sn, fabs(sx[j]));
+    }
+    for (int j = 0; j < nu && su; ++j) {
+        xn = fmax(xn, fabs(d->u0[j]));
+        sn = fmax(sn, fabs(su[j]));
+    }
+    if (!(sn > 0.0)) {
+        memset(df, 0, (size_t)nx * sizeof(double));
+        if (dy && ny) memset(dy, 0, (size_t)ny * sizeof(double));
+        return SB_OK;
+    }
+    const double h = cbrt(DBL_EPSILON) * fmax(1.0, xn) / sn;
+    SbStatus s = SB_OK;
+    for (int side = 1; side >= -1 && s == SB_OK; side -= 2) {
+        for (int j = 0; j < nx; ++j) d->x[j] = x[j] + (sx ? side * h * sx[j] : 0.0);
+        s = evaluate_at(inst, d, t + side * h * st, su, side * h, side > 0 ? d->fp : d->fm,
+                        dy ? (side > 0 ? d->yp : d->ym) : NULL);
+    }
+    if (s != SB_OK) return s;
+    for (int j = 0; j < nx; ++j) df[j] = (d->fp[j] - d->fm[j]) / (2.0 * h);
+    for (int j = 0; j < ny && dy; ++j) dy[j] = (d->yp[j] - d->ym[j]) / (2.0 * h);
+    return SB_OK;
+}
+
+static SbStatus state_jacobian_by_differences(SbInstance *inst, double t, const double *x, double *J, double *J_t)
+{
+    const int nx = sb_nx(inst->m);
+    SbDifferences d;
+    SbStatus s = differences_alloc(inst, &d);
+    if (s != SB_OK) return s;
+    double *unit = calloc((size_t)nx + 1, sizeof(double)), *col = calloc((size_t)nx + 1, sizeof(double));
+    if (!unit || !col) s = sb_problem(inst, SB_ERROR, "out of memory");
+    for (int c = 0; c < nx && s == SB_OK; ++c) {
+        unit[c] = 1.0;
+        s = along(inst, &d, t, x, 0.0, unit, NULL, col, NULL);
+        unit[c] = 0.0;
+        for (int i = 0; i < nx; ++i) J[(size_t)i * nx + c] = col[i];
+    }
+    if (s == SB_OK && J_t) s = along(inst, &d, t, x, 1.0, NULL, NULL, J_t, NULL);
+    free(unit);
+    free(col);
+    free(d.x);
+    if (s != SB_OK) return s;
+    if (!sb_all_finite(nx * nx, J)) return sb_problem(inst, SB_DISCARD, "the state Jacobian is not finite");
+    return SB_OK;
+}
+
 SbStatus sb_state_jacobian(SbInstance *inst, double t, const double *x, double *J, double *J_t)
 {
+    if (inst->m->ns > 0) return state_jacobian_by_differences(inst, t, x, J, J_t);
     const int n = inst->m->nq, nu = inst->m->nu, na = inst->dyn.na, nx = 2 * n;
     SbStatus s = sb_accelerations(inst, t, x, NULL, NULL);
     if (s != SB_OK) return s;
@@ -262,8 +383,14 @@ SbStatus sb_state_jacobian(SbInstance *inst, double t, const double *x, double *
         unit[j] = 0.0;
         for (int i = 0; i < n; ++i) J[(n + i) * nx + c] = b[i];
     }
-    if (J_t) {
+    if (J_t) { /* -A^-1 (R_t + R_u du/dt): the inputs move with time inside a Co-Simulation step */
         for (int r = 0; r < na; ++r) b[r] = -inst->jac.R_t[r];
+        if (nu && inst->interpolating) {
+            double *udot = inst->jac.su + nu; /* (su holds 3 nu entries) */
+            input_rates(inst, t, udot);
+            for (int r = 0; r < na; ++r)
+                for (int j = 0; j < nu; ++j) b[r] -= inst->jac.R_u[(size_t)r * nu + j] * udot[j];
+        }
         mode_solve(inst, &w, t, x, 1.0, sq, sdq, su, b, b);
         for (int i = 0; i < n; ++i) {
             J_t[i] = 0.0;
@@ -275,11 +402,74 @@ SbStatus sb_state_jacobian(SbInstance *inst, double t, const double *x, double *
     return SB_OK;
 }
 
+/* Directional derivatives of a model with first-order states: the seed as a direction of (x, u), the
+   unknowns from one central difference of [dq; ddq; rates] and the outputs along it. */
+static SbStatus directional_by_differences(SbInstance *inst, const char *function, const unsigned *unknowns,
+                                           size_t n_unknowns, const unsigned *knowns, size_t n_knowns,
+                                           const double *seed, double *sensitivity)
+{
+    const SbModel *m = inst->m;
+    const int n = m->nq, nx = sb_nx(m), nu = m->nu, ny = m->ny;
+    double *buf = calloc((size_t)(2 * nx + nu + ny + 1), sizeof(double));
+    if (!buf) return sb_fail(inst, function, "out of memory");
+    double *sx = buf, *df = sx + nx, *su = df + nx, *dy = su + nu;
+    SbStatus s = SB_OK;
+    for (size_t k = 0; k < n_knowns && s == SB_OK; ++k) {
+        const SbVariable *v = sb_variable(inst, function, knowns[k]);
+        if (!v) s = SB_ERROR;
+        else if (!isfinite(seed[k])) s = sb_fail(inst, function, "seed of '%s' is not finite", v->name);
+        else if (v->kind == SB_VAR_Q) sx[v->index] += seed[k];
+        else if (v->kind == SB_VAR_DQ) sx[n + v->index] += seed[k];
+        else if (v->kind == SB_VAR_X) sx[2 * n + v->index] += seed[k];
+        else if (v->kind == SB_VAR_U) su[v->index] += seed[k];
+        else s = sb_fail(inst, function, "'%s' is not a known of directional derivatives (states and inputs are)",
+                         v->name);
+    }
+    for (size_t k = 0; k < n_unknowns && s == SB_OK; ++k) {
+        const SbVariable *v = sb_variable(inst, function, unknowns[k]);
+        if (!v) s = SB_ERROR;
+        else if (v->kind != SB_VAR_Q && v->kind != SB_VAR_DQ && v->kind != SB_VAR_X && v->kind != SB_VAR_DDQ &&
+                 v->kind != SB_VAR_DX && v->kind != SB_VAR_Y)
+            s = sb_fail(inst, function,
+                        "'%s' is not an unknown of directional derivatives (states, their derivatives and outputs are)",
+                        v->name);
+    }
+    SbDifferences d;
+    if (s == SB_OK && (s = differences_alloc(inst, &d)) == SB_OK) {
+        s = along(inst, &d, *inst->state.time, inst->state.x, 0.0, sx, su, df, dy);
+        free(d.x);
+        if (s != SB_OK) sb_log(inst, s, SB_LOG_DISCARD, "%s: %s", function, inst->problem);
+    }
+    for (size_t k = 0; k < n_unknowns && s == SB_OK; ++k) {
+        const SbVariable *v = &m->variables[unknowns[k]];
+        const int i = v->index;
+        switch (v->kind) {
+        case SB_VAR_Q: sensitivity[k] = sx[i]; break;
+        case SB_VAR_DQ: sensitivity[k] = sx[n + i]; break;
+        case SB_VAR_X: sensitivity[k] = sx[2 * n + i]; break;
+        case SB_VAR_DDQ: sensitivity[k] = df[n + i]; break;
+        case SB_VAR_DX: sensitivity[k] = df[2 * n + i]; break;
+        default: sensitivity[k] = dy[i]; break;
+        }
+        if (!isfinite(sensitivity[k])) {
+            sb_log(inst, SB_DISCARD, SB_LOG_DISCARD, "%s: the derivative of '%s' is not finite at t = %g", function,
+                   v->name, *inst->state.time);
+            s = SB_DISCARD;
+        }
+    }
+    free(buf);
+    return s;
+}
+
 SbStatus sb_directional_derivative(SbInstance *inst, const char *function, const unsigned *unknowns, size_t n_unknowns,
                                    const unsigned *knowns, size_t n_knowns, const double *seed, double *sensitivity)
 {
     if (inst->m->nf > 0) /* the friction forces are not differentiated */
         return sb_fail(inst, function, "directional derivatives of a model with stick-slip friction are not provided");
+    if ((n_unknowns && (!unknowns || !sensitivity)) || (n_knowns && (!knowns || !seed)))
+        return sb_fail(inst, function, "NULL array argument");
+    if (inst->m->ns > 0)
+        return directional_by_differences(inst, function, unknowns, n_unknowns, knowns, n_knowns, seed, sensitivity);
     const SbModel *m = inst->m;
     const int n = m->nq, nc = m->nc, nu = m->nu, ny = m->ny, na = inst->dyn.na;
     if ((n_unknowns && (!unknowns || !sensitivity)) || (n_knowns && (!knowns || !seed)))

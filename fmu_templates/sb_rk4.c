@@ -268,6 +268,46 @@ SB_HOT SbStatus rk4_steps(SbInstance *inst, const int n, const int path, double 
     return SB_OK;
 }
 
+/* The N internal steps of rk4 for models with first-order states: the stages from sb_derivatives over the whole
+   state [q; dq; xs], the same checks (stability, trust in the step from the positions, finiteness). */
+static SbStatus rk4_with_states(SbInstance *inst, double t0, double tend, long N)
+{
+    SbSolver *w = inst->solver;
+    const int n = inst->m->nq, nx = w->nx;
+    double *y = inst->state.x, *const *k = w->k, *yt = w->ytmp;
+    const double H = tend - t0;
+    for (long i = 0; i < N; ++i) {
+        const double t = t0 + H * (double)i / (double)N;
+        const double hh = (i == N - 1 ? tend : t0 + H * (double)(i + 1) / (double)N) - t;
+        SbStatus s = sb_derivatives(inst, t, y, k[0]);
+        for (int j = 0; j < nx && s == SB_OK; ++j) yt[j] = y[j] + 0.5 * hh * k[0][j];
+        if (s == SB_OK) s = sb_derivatives(inst, t + 0.5 * hh, yt, k[1]);
+        for (int j = 0; j < nx && s == SB_OK; ++j) yt[j] = y[j] + 0.5 * hh * k[1][j];
+        if (s == SB_OK) s = sb_derivatives(inst, t + 0.5 * hh, yt, k[2]);
+        Rk4Sums sums = {0.0, 0.0};
+        for (int j = 0; j < nx && s == SB_OK; ++j) {
+            const double d21 = k[1][j] - k[0][j], d32 = k[2][j] - k[1][j];
+            sums.num += d32 * d32, sums.den += d21 * d21;
+            yt[j] = y[j] + hh * k[2][j];
+        }
+        if (s == SB_OK) s = sb_derivatives(inst, t + hh, yt, k[3]);
+        if (s != SB_OK) return s;
+        if ((s = rk4_stability(inst, t, hh, y, k[0], k[1], &sums)) != SB_OK) return s;
+        /* the first-order states by the rk4 formula; q and dq by rk4_update with its checks */
+        for (int j = 2 * n; j < nx; ++j) y[j] += hh / 6.0 * (k[0][j] + 2.0 * k[1][j] + 2.0 * k[2][j] + k[3][j]);
+        const Rk4Stages st = {{k[0], k[1], k[2], k[3]}, yt};
+        if ((s = rk4_update(inst, n, t, hh, y, &st)) != SB_OK) return s;
+        if (!sb_all_finite(nx, y)) {
+            snprintf(inst->problem, sizeof inst->problem,
+                     "the state is not finite after the rk4 step from t = %.17g (h = %g): %s", t, hh, RK4_ADVICE);
+            return SB_DISCARD;
+        }
+        if (sb_projecting(inst) && (s = sb_project(inst, t + hh, y)) != SB_OK) return s;
+        w->t_reached = t + hh;
+    }
+    return SB_OK;
+}
+
 /* rk4_steps on one evaluation path, instantiated for n = 1..8 (constants: their loops unrolled) and any n */
 #define RK4_BY_SIZE(path)                                                                                              \
     switch (m->nq) {                                                                                                   \
@@ -295,6 +335,7 @@ SbStatus sb_rk4(SbInstance *inst, double t0, double tend)
     }
     const long N = (long)nd;
     const SbModel *m = inst->m;
+    if (m->ns > 0) return rk4_with_states(inst, t0, tend, N);
     const int path = m->nc > 0 || SB_CONTACTS(m) > 0 ? RK4_GENERAL : m->has_direct ? RK4_DIRECT : RK4_LEAN;
     /* the same operations for any n: the results are bit-identical */
     if (path == RK4_DIRECT) RK4_BY_SIZE(RK4_DIRECT)

@@ -51,6 +51,13 @@ typedef enum {
     SB_FACT_FILTER     /* range space with filtered multipliers: eigenvectors of D M^-1 D^T (singular positions) */
 } SbFactorization;
 
+/* What sb_accelerations evaluates for sb_singular_accelerations (sb_passage.c). */
+typedef enum {
+    SB_PASSAGE_NONE = 0, /* the dynamics at the state (next to a singular position: sb_singular_accelerations) */
+    SB_PASSAGE_EXACT,    /* the exact solution at a consistent state: LU of the augmented matrix */
+    SB_PASSAGE_RESTORE   /* the filtered factorization at the state again, for the callers */
+} SbPassage;
+
 /* log categories (bit masks); names as in modelDescription.xml (LOG_CATEGORIES of symbody/fmu/contract.py) */
 enum {
     SB_LOG_EVENTS = 1,    /* logEvents: initialization, assembly, mode changes */
@@ -79,7 +86,7 @@ typedef struct {
     int mode;
     int flags;
     int nS;
-    double S[]; /* time, x, u, p, settings, solver memory */
+    double S[]; /* time, x, u (with the input derivatives), p, settings, solver memory */
 } SbSnapshot;
 
 /* instance flags (part of the state) */
@@ -100,10 +107,13 @@ typedef struct {
     SbMode mode;
     int flags;           /* SB_FLAG_* */
     int nS;
-    double *S;           /* [time, x (2 nq), u (nu), p (np), settings, h_next, closed (nk), slip (nf), side (nsw)] */
+    double *S;           /* [time, x (2 nq + ns), u (3 nu), p (np), settings, h_next, closed (nk), slip (nf),
+                            side (nsw)] */
     double *time;        /* S + 0 */
-    double *x;           /* q = x, dq = x + nq */
-    double *u, *p, *set; /* inputs, parameters, settings (SbSetting) */
+    double *x;           /* q = x, dq = x + nq, the first-order states xs = x + 2 nq */
+    double *u;           /* inputs (nu) at the FMU's time, then their first and second time derivatives (nu each:
+                            fmi2SetRealInputDerivatives; a motion input's rates are the inputs dz and ddz) */
+    double *p, *set;     /* parameters, settings (SbSetting) */
     double *h_next;      /* step size proposed by the adaptive solvers */
     double *closed;      /* per unilateral contact: 1 closed, 0 open (its mode; sb_events.c) */
     double *slip;        /* per friction element: 0 sticking, +1 or -1 the direction it slips (closed + nk) */
@@ -113,9 +123,10 @@ typedef struct {
 
 /* Values at the current state, computed on demand by sb_update (sb_dynamics.c). */
 typedef struct {
-    int valid;           /* ddq, lam, y and the factorization belong to the current state */
+    int valid;           /* ddq, lam, y, rates and the factorization belong to the current state */
     SbStatus status;
     double *ddq, *lam, *y; /* lam: the nc multipliers, then the nk contact forces and the nf friction forces */
+    double *rates;       /* rates of the first-order states (ns) */
     int undetermined;    /* some multipliers at the current state are not determined (a singular position) */
 } SbCache;
 
@@ -136,10 +147,16 @@ typedef struct {
     double passage_work, passage_t; /* branch guard (Model Exchange): work of the constraint forces since the
                                        multipliers were last filtered, and the latest time it counts to */
     double filter_tau;   /* SB_FACT_FILTER: the filter level tau */
+    double least_pivot;  /* SB_FACT_SCHUR: the least pivot of D M^-1 D^T relative to its largest diagonal entry */
+    int passage;         /* SbPassage: what sb_accelerations evaluates for sb_singular_accelerations */
+    double step_cap;     /* the longest step the evaluations since it was reset allow (sb_passage.c): an
+                            adaptive solver steps to a singular instant no faster than the distance to it */
+    double *bridge;      /* work of sb_singular_accelerations (sb_passage.c): 5 nq, then dD/dt (nc x nq) */
     double *A;           /* augmented matrix [M D^T; D 0], LU factors (fallback) */
     int *prow, *pcol;
     int rank;
     double *rhs, *sol;   /* right-hand side and solution [ddq; lam] (nq + nc) */
+    double *lam_work;    /* multipliers and event forces (nc + nk + nf) for the rates of sb_derivatives */
 } SbDynamics;
 
 /* Work of the Jacobians (sb_jacobians.c): the model's exact block Jacobians and the seeds. */
@@ -157,8 +174,8 @@ typedef struct {
     int *gprow, *gpcol;
     double *ytmp;        /* (nrows) */
     double *dx;          /* correction (nq) */
-    double *xwork;       /* trial state (2 nq) */
-    double *qfix;        /* start values [q; dq] held by the assembly (2 nq) */
+    double *xwork;       /* trial state (2 nq + ns) */
+    double *qfix;        /* start values [q; dq; xs] held by the assembly (2 nq + ns) */
 } SbProjectionWork;
 
 /* The experiment and what the host did (not part of FMU states). */
@@ -188,6 +205,8 @@ struct SbInstance {
     SbHistory history;
     void *solver;        /* solver workspace (sb_solver.c) */
     void *events;        /* unilateral contacts workspace (sb_events.c) */
+    int interpolating;   /* inside sb_do_step: the inputs are polynomials of tau = t - input_time */
+    double input_time;   /* the communication point the inputs were set at */
     char problem[512];   /* last numerical problem, for the message of a discarded call */
 };
 
@@ -236,6 +255,13 @@ SbStatus sb_set_values(SbInstance *inst, const char *function, const unsigned *v
    settings.  Logs an error naming the first bad variable. */
 SbStatus sb_check_state_values(SbInstance *inst, const char *function, const double *S);
 
+/* Continuous states x = [q; dq; xs] of Model Exchange and their derivatives [dq; ddq; rates] (n: their count,
+   2 nq + ns, checked; states checked finite). */
+SbStatus sb_set_continuous_states(SbInstance *inst, const char *function, const double *x, size_t n);
+SbStatus sb_get_continuous_states(SbInstance *inst, const char *function, double *x, size_t n);
+SbStatus sb_get_nominals(SbInstance *inst, const char *function, double *nominals, size_t n);
+SbStatus sb_get_derivatives(SbInstance *inst, const char *function, double *derivatives, size_t n);
+
 /* ---- initialization ---- */
 /* stop_defined: DoStep refuses to go past stop_time (FMI 2.0 and 3.0: fmiError). */
 SbStatus sb_setup_experiment(SbInstance *inst, const char *function, int tolerance_defined, double tolerance,
@@ -244,18 +270,18 @@ SbStatus sb_enter_initialization(SbInstance *inst);
 SbStatus sb_exit_initialization(SbInstance *inst);
 
 /* ---- dynamics ---- */
-/* Accelerations and multipliers at (t, x = [q; dq]) with the instance's inputs
+/* Accelerations and multipliers at (t, x = [q; dq; xs]) with the instance's inputs
    and parameters, Baumgarte-stabilized constraint rows.  Leaves the factorized
    augmented matrix in inst->dyn.A.  lam may be NULL. */
 SbStatus sb_accelerations(SbInstance *inst, double t, const double *x, double *ddq, double *lam);
 
-/* Make ddq, lam, y valid for the current state. */
+/* Make ddq, lam, y and the rates valid for the current state. */
 SbStatus sb_update(SbInstance *inst);
 
-/* State derivative [dq; ddq] at (t, x) (solvers). */
+/* State derivative [dq; ddq; rates] at (t, x) (solvers; 2 nq + ns entries). */
 SbStatus sb_derivatives(SbInstance *inst, double t, const double *x, double *xdot);
 
-/* Jacobian of [dq; ddq] with respect to x (2nq x 2nq, row-major) and t, at
+/* Jacobian of [dq; ddq; rates] with respect to x (nx x nx, nx = 2 nq + ns, row-major) and t, at
    (t, x) (implicit solver); J_t may be NULL. */
 SbStatus sb_state_jacobian(SbInstance *inst, double t, const double *x, double *J, double *J_t);
 
@@ -269,6 +295,10 @@ SbStatus sb_directional_derivative(SbInstance *inst, const char *function, const
 void sb_factor_filter(SbInstance *inst, double t);
 void sb_filter_multipliers(SbInstance *inst, double *lam);
 int sb_near_singular(SbInstance *inst, double t, const double *x);
+/* Next to a singular position (the filtered factorization at x just made): the exact accelerations at x,
+   bridged over the singular instant, into inst->dyn.sol (sb_passage.c); the factorization and the
+   multipliers left are the filtered ones at x. */
+SbStatus sb_singular_accelerations(SbInstance *inst, double t, const double *x);
 /* Reference row norms (row_ref) at the assembled initial configuration, from the rows next to it. */
 void sb_seed_row_reference(SbInstance *inst, double t);
 /* Whether the last factorization left undetermined multipliers; and the status of reading output v
@@ -294,6 +324,20 @@ unsigned long long sb_fnv1a(const void *data, size_t size, unsigned long long ha
 
 /* Invalidate the values computed at the current state (after a change of x, u, p or t). */
 static inline void sb_changed(SbInstance *inst) { inst->cache.valid = 0; }
+
+/* Size of the continuous state x = [q; dq; xs]. */
+static inline int sb_nx(const SbModel *m) { return 2 * m->nq + m->ns; }
+
+/* Set the time derivatives of order `order` (1 or 2) of the inputs vr (fmi2SetRealInputDerivatives): a motion
+   input's position takes them as its inputs dz and ddz; any other input keeps them for the next communication
+   step (they are cleared after it). */
+SbStatus sb_set_input_derivatives(SbInstance *inst, const char *function, const unsigned *vr, size_t n,
+                                  const int *order, const double *values);
+
+/* The inputs at the end of a communication step of length H (sb_do_step): each motion input's position and
+   velocity along the polynomial of the step (the importer's next values replace them); the derivatives of
+   the other inputs cleared. */
+void sb_advance_inputs(SbInstance *inst, double H);
 
 #ifdef SB_VISIBILITY_PUSHED_RUNTIME
 #pragma GCC visibility pop

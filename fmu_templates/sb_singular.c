@@ -50,7 +50,7 @@ void sb_seed_row_reference(SbInstance *inst, double t)
     inst->dyn.passage_work = 0.0; /* no passage of a singular position yet (sb_branch_guard) */
     inst->dyn.passage_t = NAN;
     double *x = inst->proj.xwork, *J = inst->proj.Jrows, *r = inst->proj.rrows, *near = inst->dyn.stmp; /* free after assembly */
-    memcpy(x, inst->state.x, (size_t)2 * n * sizeof(double));
+    memcpy(x, inst->state.x, (size_t)sb_nx(m) * sizeof(double));
     SbPoint pt;
     memset(&pt, 0, sizeof pt);
     pt.t = t;
@@ -58,6 +58,7 @@ void sb_seed_row_reference(SbInstance *inst, double t)
     pt.dq = x + n;
     pt.u = inst->state.u;
     pt.p = inst->state.p;
+    pt.xs = x + 2 * n;
     sb_D_beta(&pt, J, r);
     for (int k = 0; k < nc; ++k) {
         double v = 0.0;
@@ -168,6 +169,7 @@ int sb_near_singular(SbInstance *inst, double t, const double *x)
     pt.dq = x + n;
     pt.u = inst->state.u;
     pt.p = inst->state.p;
+    pt.xs = x + 2 * n;
     double *J = inst->proj.Jrows, *r = inst->proj.rrows, *V = inst->dyn.A, *w = inst->dyn.stmp, ref = 0.0;
     sb_D_beta(&pt, J, r);
     sb_gram(nc, n, J, inst->proj.G);
@@ -216,6 +218,7 @@ SbStatus sb_undetermined_output(SbInstance *inst, const char *function, const Sb
     pt.p = inst->state.p;
     pt.ddq = inst->cache.ddq;
     pt.lam = inst->cache.lam;
+    pt.xs = inst->state.x + 2 * m->nq;
     sb_output_jacobians(&pt, inst->jac.Y_q, inst->jac.Y_dq, inst->jac.Y_u, inst->jac.Y_t, inst->jac.Y_ddq, inst->jac.Y_lam);
     const double *y_lam = inst->jac.Y_lam + (size_t)i * nc;
     double scale = 0.0;
@@ -317,11 +320,16 @@ SbStatus sb_branch_guard(SbInstance *inst, SbStatus s)
         T += 0.5 * dq[i] * v;
         a[i] = inst->dyn.delta[i];
     }
-    for (int r = 0; r < nc; ++r) {
-        double v = -inst->dyn.beta[r];
-        for (int j = 0; j < n; ++j) v += inst->dyn.D[r * n + j] * dq[j];
-        P += lam[r] * v;
+    /* the power of the constraint forces that move the mechanism, (delta - M ddq)^T dq - lam^T beta:
+       lam^T (D dq - beta) where the multipliers carry them, and also next to a singular instant, where the
+       accelerations are those of the motion (sb_passage.c) and the filtered multipliers are not theirs */
+    const double *ddq = inst->cache.ddq;
+    for (int i = 0; i < n; ++i) {
+        double v = inst->dyn.delta[i];
+        for (int j = 0; j < n; ++j) v -= M[i * n + j] * ddq[j];
+        P += v * dq[i];
     }
+    for (int r = 0; r < nc; ++r) P -= lam[r] * inst->dyn.beta[r];
     if (!(t > inst->dyn.passage_t)) { /* the first evaluation of a passage, or one at an earlier time */
         if (isnan(inst->dyn.passage_t)) inst->dyn.passage_t = t;
         return s;

@@ -2,9 +2,10 @@
  * sb_solver.c -- Dormand-Prince 5(4) and Rosenbrock 2(3) for the Co-Simulation
  * interface, the communication step and its checks (see sb_solver.h; rk4 is in sb_rk4.c).
  *
- * The integrated ODE is x' = [dq; ddq(q, dq, u, t)] with the Baumgarte-
- * stabilized accelerations of sb_accelerations; inputs are held constant over
- * a communication step.  Step size control of the adaptive methods uses the
+ * The integrated ODE is x' = [dq; ddq(q, dq, u, xs, t); rates] with the Baumgarte-
+ * stabilized accelerations of sb_accelerations and the rates of the first-order
+ * states xs; inside a communication step the inputs are the polynomials of
+ * symbody_model.h (a motion input z + dz tau + ddz tau^2 / 2), constants otherwise.  Step size control of the adaptive methods uses the
  * weighted RMS norm with weights atol + rtol max(|y0|, |y1|) (Hairer, Norsett,
  * Wanner, Solving ODEs I, II.4).
  */
@@ -23,7 +24,7 @@
 
 SbStatus sb_solver_alloc(SbInstance *inst)
 {
-    const int nx = 2 * inst->m->nq;
+    const int nx = sb_nx(inst->m);
     SbSolver *w = calloc(1, sizeof *w);
     if (!w) return SB_ERROR;
     inst->solver = w;
@@ -152,6 +153,18 @@ static SbStatus too_many_steps(SbInstance *inst, const char *solver, double t)
     return SB_DISCARD;
 }
 
+/* Whether a step of size hs from t went too close to a singular instant for its length: the evaluations
+   of its stages (reset before them) allow steps of inst->dyn.step_cap there (sb_passage.c).  Then *h is
+   the size to retry with. */
+static int too_long_for_passage(SbInstance *inst, const char *solver, double t, double hs, double *h)
+{
+    if (!(hs > inst->dyn.step_cap)) return 0;
+    *h = 0.8 * inst->dyn.step_cap;
+    sb_log(inst, SB_OK, SB_LOG_SOLVER, "%s: step at t = %.17g shortened to %g next to a singular position", solver, t,
+           *h);
+    return 1;
+}
+
 static SbStatus dopri5(SbInstance *inst, double t, double tend)
 {
     /* what is left of the step when it is done: rounding of tend, but never the whole of a tiny step */
@@ -178,12 +191,17 @@ static SbStatus dopri5(SbInstance *inst, double t, double tend)
             last = 1;
         }
         s = SB_OK;
+        inst->dyn.step_cap = INFINITY;
         for (int st = 1; st < 7 && s == SB_OK; ++st) {
             double *out = st == 6 ? w->y1 : w->ytmp;
             combine(nx, out, y, hs, st, DP_A[st], k);
             s = sb_derivatives(inst, t + DP_C[st] * hs, out, k[st]);
         }
         double errn = INFINITY;
+        if (s == SB_OK && too_long_for_passage(inst, "dopri5", t, hs, &h)) {
+            rejected = 1;
+            continue;
+        }
         if (s == SB_OK) {
             for (int j = 0; j < nx; ++j) {
                 double e = 0.0;
@@ -268,6 +286,7 @@ static SbStatus rosenbrock23(SbInstance *inst, double t, double tend)
             s = SB_DISCARD;
             snprintf(inst->problem, sizeof inst->problem, "singular iteration matrix I - h d J");
         }
+        inst->dyn.step_cap = INFINITY;
         if (s == SB_OK) {
             for (int i = 0; i < nx; ++i) rhs[i] = w->F0[i] + hs * d * w->T[i];
             sb_lu_solve(nx, w->W, w->wrow, w->wcol, nx, rhs, k1);
@@ -289,6 +308,10 @@ static SbStatus rosenbrock23(SbInstance *inst, double t, double tend)
             sb_lu_solve(nx, w->W, w->wrow, w->wcol, nx, rhs, k3);
             for (int i = 0; i < nx; ++i) w->err[i] = hs / 6.0 * (k1[i] - 2.0 * k2[i] + k3[i]);
             errn = error_norm(inst, nx, w->err, y, w->y1);
+        }
+        if (s == SB_OK && too_long_for_passage(inst, "rosenbrock23", t, hs, &h)) {
+            rejected = 1;
+            continue;
         }
         if (errn <= 1.0) {
             t = last ? tend : t + hs;
@@ -330,7 +353,7 @@ static SbStatus rosenbrock23(SbInstance *inst, double t, double tend)
 static SbStatus check_result(SbInstance *inst)
 {
     const SbModel *m = inst->m;
-    if (!sb_all_finite(2 * m->nq, inst->state.x)) {
+    if (!sb_all_finite(sb_nx(m), inst->state.x)) {
         snprintf(inst->problem, sizeof inst->problem, "the state at the end of the step is not finite");
         return SB_DISCARD;
     }
@@ -400,8 +423,12 @@ SbStatus sb_do_step(SbInstance *inst, double t0, double H)
     inst->problem[0] = '\0';
     w->t_reached = t0;
     w->underflow = 0;
+    inst->interpolating = 1; /* the inputs set at t0 are polynomials of t - t0 over the step */
+    inst->input_time = t0;
     s = SB_EVENTS(inst->m) > 0 ? sb_events_integrate(inst, t0, tend) : sb_integrate(inst, t0, tend);
+    inst->interpolating = 0;
     if (s == SB_OK) {
+        sb_advance_inputs(inst, tend - t0); /* the motion inputs where the step ends */
         *inst->state.time = tend;
         sb_changed(inst);
         s = check_result(inst);

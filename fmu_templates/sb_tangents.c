@@ -25,17 +25,24 @@ static void known_sizes(int size[SB_N_KNOWNS])
     size[SB_KNOWN_LAM] = sb_model.nc;
 }
 
-/* A point whose vectors live in `x` (laid out known after known, as `off` says). */
-static SbPoint point_in(const double *x, const int off[SB_N_KNOWNS], const double *p)
+/* Entries each known takes in the buffers: the inputs are followed by their two time derivatives, which
+   the generated code reads with them (symbody_model.h); they are no knowns of their own. */
+static int stored(int k, const int size[SB_N_KNOWNS]) { return k == SB_KNOWN_U ? 3 * size[k] : size[k]; }
+
+/* A point whose vectors live in `x` (laid out known after known, as `off` says); the first-order states and
+   the time since the inputs were set are those of `in`. */
+static SbPoint point_in(const double *x, const int off[SB_N_KNOWNS], const SbPoint *in)
 {
     SbPoint pt;
     pt.t = x[off[SB_KNOWN_T]];
     pt.q = x + off[SB_KNOWN_Q];
     pt.dq = x + off[SB_KNOWN_DQ];
     pt.u = x + off[SB_KNOWN_U];
-    pt.p = p;
+    pt.p = in->p;
     pt.ddq = x + off[SB_KNOWN_DDQ];
     pt.lam = x + off[SB_KNOWN_LAM];
+    pt.xs = in->xs;
+    pt.tau = in->tau;
     return pt;
 }
 
@@ -45,7 +52,7 @@ static void column(const SbPoint *in, SbTangent tangent, SbValue value, int nout
 {
     if (tangent) {
         dir[i] = 1.0;
-        SbPoint d = point_in(dir, off, in->p);
+        SbPoint d = point_in(dir, off, in);
         tangent(in, &d, col);
         dir[i] = 0.0;
         return;
@@ -53,10 +60,10 @@ static void column(const SbPoint *in, SbTangent tangent, SbValue value, int nout
     const double xi = x[i], h = cbrt(DBL_EPSILON) * fmax(1.0, fabs(xi));
     const double up = xi + h, down = xi - h;
     x[i] = up;
-    SbPoint pt = point_in(x, off, in->p);
+    SbPoint pt = point_in(x, off, in);
     value(&pt, col);
     x[i] = down;
-    pt = point_in(x, off, in->p);
+    pt = point_in(x, off, in);
     value(&pt, minus);
     x[i] = xi;
     for (int r = 0; r < nout; ++r) col[r] = (col[r] - minus[r]) / (up - down);
@@ -68,7 +75,7 @@ void sb_jacobian_columns(const SbPoint *in, SbTangent tangent, SbValue value, in
     known_sizes(size);
     for (int k = 0; k < SB_N_KNOWNS; ++k) {
         off[k] = total;
-        total += size[k];
+        total += stored(k, size);
     }
     /* direction, point (the contact forces after the multipliers: lam holds nc + nk values, which the
        outputs may use), column and the minus side of a difference */
@@ -83,7 +90,7 @@ void sb_jacobian_columns(const SbPoint *in, SbTangent tangent, SbValue value, in
     double *dir = buf, *x = buf + total, *col = x + total + nk, *minus = col + nout;
     const double *src[SB_N_KNOWNS] = {in->q, in->dq, in->u, &in->t, in->ddq, in->lam};
     for (int k = 0; k < SB_N_KNOWNS; ++k)
-        if (size[k] > 0 && src[k]) memcpy(x + off[k], src[k], (size_t)size[k] * sizeof(double));
+        if (size[k] > 0 && src[k]) memcpy(x + off[k], src[k], (size_t)stored(k, size) * sizeof(double));
     if (nk > 0 && in->lam) memcpy(x + off[SB_KNOWN_LAM] + size[SB_KNOWN_LAM], in->lam + size[SB_KNOWN_LAM],
                                   (size_t)nk * sizeof(double)); /* (LAM is the last known) */
     for (int k = 0; k < SB_N_KNOWNS; ++k) {

@@ -4,6 +4,7 @@
  * finiteness, range, valid settings) before any is stored, and the same checks
  * for the values of an FMU state.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,6 +59,7 @@ SbStatus sb_get_real(SbInstance *inst, const char *function, const unsigned *vr,
         case SB_VAR_TIME: values[k] = *inst->state.time; break;
         case SB_VAR_Q: values[k] = inst->state.x[v->index]; break;
         case SB_VAR_DQ: values[k] = inst->state.x[nq + v->index]; break;
+        case SB_VAR_X: values[k] = inst->state.x[2 * nq + v->index]; break;
         case SB_VAR_U: values[k] = inst->state.u[v->index]; break;
         case SB_VAR_P: values[k] = inst->state.p[v->index]; break;
         case SB_VAR_SETTING: values[k] = inst->state.set[v->index]; break;
@@ -68,10 +70,13 @@ SbStatus sb_get_real(SbInstance *inst, const char *function, const unsigned *vr,
             break;
         }
         case SB_VAR_DDQ:
+        case SB_VAR_DX:
         case SB_VAR_Y: {
             SbStatus s = need_update(inst, function, v);
             if (s != SB_OK) return s;
-            values[k] = v->kind == SB_VAR_DDQ ? inst->cache.ddq[v->index] : inst->cache.y[v->index];
+            values[k] = v->kind == SB_VAR_DDQ  ? inst->cache.ddq[v->index]
+                        : v->kind == SB_VAR_DX ? inst->cache.rates[v->index]
+                                               : inst->cache.y[v->index];
             if (!isfinite(values[k])) { /* an output expression outside its domain (ddq are checked) */
                 sb_log(inst, SB_DISCARD, SB_LOG_DISCARD, "%s: output '%s' is not finite at t = %g", function, v->name,
                        *inst->state.time);
@@ -90,7 +95,8 @@ static unsigned settable_modes(const SbVariable *v)
 {
     switch (v->kind) {
     case SB_VAR_Q:
-    case SB_VAR_DQ: return SB_IN(SB_MODE_INSTANTIATED) | SB_IN(SB_MODE_INIT);
+    case SB_VAR_DQ:
+    case SB_VAR_X: return SB_IN(SB_MODE_INSTANTIATED) | SB_IN(SB_MODE_INIT);
     case SB_VAR_U:
         return SB_IN(SB_MODE_INSTANTIATED) | SB_IN(SB_MODE_INIT) | SB_IN(SB_MODE_EVENT) | SB_IN(SB_MODE_CONTINUOUS) |
                SB_IN(SB_MODE_STEP);
@@ -138,6 +144,7 @@ static int store_value(SbInstance *inst, const SbVariable *v, double value)
     const int nq = inst->m->nq;
     switch (v->kind) {
     case SB_VAR_Q: inst->state.x[v->index] = value; break;
+    case SB_VAR_X: inst->state.x[2 * nq + v->index] = value; break;
     case SB_VAR_DQ:
         inst->state.x[nq + v->index] = value;
         inst->history.dq_set[v->index] = 1; /* a velocity the host chose: kept by the assembly */
@@ -168,20 +175,26 @@ static int store_value(SbInstance *inst, const SbVariable *v, double value)
 SbStatus sb_check_state_values(SbInstance *inst, const char *function, const double *S)
 {
     const SbModel *m = inst->m;
-    const int nq = m->nq, nx = 2 * nq;
+    const int nq = m->nq, nx = sb_nx(m);
     if (!isfinite(S[0])) return sb_fail(inst, function, "the time %g of the FMU state is not finite", S[0]);
     for (int k = 0; k < m->nvars; ++k) { /* the same rules as a host's Set: finite, in range, valid settings */
         const SbVariable *v = &m->variables[k];
-        const double *x = S + 1, *u = x + nx, *p = u + m->nu, *set = p + m->np;
+        const double *x = S + 1, *u = x + nx, *p = u + 3 * m->nu, *set = p + m->np;
         double value;
         switch (v->kind) {
         case SB_VAR_Q: /* states come from the integration: finite, not necessarily inside a start range */
         case SB_VAR_DQ:
-            value = x[(v->kind == SB_VAR_DQ ? nq : 0) + v->index];
+        case SB_VAR_X:
+            value = x[(v->kind == SB_VAR_DQ ? nq : v->kind == SB_VAR_X ? 2 * nq : 0) + v->index];
             if (!isfinite(value))
                 return sb_fail(inst, function, "value %g of variable '%s' is not finite", value, v->name);
             continue;
-        case SB_VAR_U: value = u[v->index]; break;
+        case SB_VAR_U:
+            if (!isfinite(u[m->nu + v->index]) || !isfinite(u[2 * m->nu + v->index]))
+                return sb_fail(inst, function, "the time derivatives of input '%s' in the FMU state are not finite",
+                               v->name);
+            value = u[v->index];
+            break;
         case SB_VAR_P: value = p[v->index]; break;
         case SB_VAR_SETTING: value = set[v->index]; break;
         default: continue;
@@ -283,4 +296,125 @@ SbStatus sb_get_bool(SbInstance *inst, const char *function, const unsigned *vr,
 SbStatus sb_set_bool(SbInstance *inst, const char *function, const unsigned *vr, size_t n, const int *values)
 {
     return sb_set_values(inst, function, vr, n, SB_TYPE_BOOLEAN, values, bool_at);
+}
+
+/* The motion input whose position, velocity or acceleration is input j (its index in sb_model.motion), or -1;
+   *role is 0, 1 or 2. */
+static int motion_of(const SbModel *m, int j, int *role)
+{
+    for (int k = 0; k < m->nmotion; ++k)
+        if (j >= m->motion[k] && j < m->motion[k] + 3) {
+            *role = j - m->motion[k];
+            return k;
+        }
+    return -1;
+}
+
+SbStatus sb_set_input_derivatives(SbInstance *inst, const char *function, const unsigned *vr, size_t n,
+                                  const int *order, const double *values)
+{
+    const SbModel *m = inst->m;
+    if (n > 0 && (!vr || !order || !values)) return sb_fail(inst, function, "NULL array argument");
+    for (size_t k = 0; k < n; ++k) { /* check everything first: a rejected call sets nothing */
+        const SbVariable *v = typed_variable(inst, function, vr[k], SB_TYPE_REAL);
+        if (!v) return SB_ERROR;
+        if (v->kind != SB_VAR_U)
+            return sb_fail(inst, function, "variable '%s' is not an input: it has no input derivatives", v->name);
+        if (order[k] < 1 || order[k] > 2)
+            return sb_fail(inst, function, "derivative order %d of input '%s' is not supported (1 or 2)", order[k],
+                           v->name);
+        int role = 0;
+        if (motion_of(m, v->index, &role) >= 0 && role > 0)
+            return sb_fail(inst, function,
+                           "'%s' is a rate of a motion input: give the derivatives of the motion input's position '%s'",
+                           v->name, m->variables[vr[k]].name);
+        if (!isfinite(values[k]))
+            return sb_fail(inst, function, "derivative %g of input '%s' is not finite", values[k], v->name);
+    }
+    for (size_t k = 0; k < n; ++k) {
+        const int j = m->variables[vr[k]].index;
+        int role = 0;
+        if (motion_of(m, j, &role) >= 0) /* a motion input: its rates are the inputs dz and ddz */
+            inst->state.u[j + order[k]] = values[k];
+        else
+            inst->state.u[order[k] * m->nu + j] = values[k];
+    }
+    sb_changed(inst);
+    return SB_OK;
+}
+
+void sb_advance_inputs(SbInstance *inst, double H)
+{
+    const SbModel *m = inst->m;
+    const int nu = m->nu;
+    double *u = inst->state.u;
+    for (int k = 0; k < m->nmotion; ++k) { /* z and dz along the motion's polynomial; ddz stays */
+        const int j = m->motion[k];
+        u[j] += H * (u[j + 1] + 0.5 * H * u[j + 2]);
+        u[j + 1] += H * u[j + 2];
+    }
+    for (int j = nu; j < 3 * nu; ++j) u[j] = 0.0; /* the other inputs' derivatives held for one step only */
+}
+
+/* -- continuous states of Model Exchange: x = [q; dq; xs] ------------------------------------------- */
+
+/* The name of continuous state i, for messages: its coordinate, its velocity or a first-order state. */
+static void state_name(const SbModel *m, size_t i, char *buf, size_t size)
+{
+    const size_t n = (size_t)m->nq;
+    if (i < n) snprintf(buf, size, "%s", m->coordinate_names[i]);
+    else if (i < 2 * n) snprintf(buf, size, "d%s", m->coordinate_names[i - n]);
+    else snprintf(buf, size, "%s", m->state_names[i - 2 * n]);
+}
+
+static SbStatus check_count(SbInstance *inst, const char *function, const void *array, size_t n, const char *what)
+{
+    const size_t nx = (size_t)sb_nx(inst->m);
+    if (n != nx || !array)
+        return sb_fail(inst, function, "expected %lu %s, got %lu%s", (unsigned long)nx, what, (unsigned long)n,
+                       array ? "" : " (NULL array)");
+    return SB_OK;
+}
+
+SbStatus sb_set_continuous_states(SbInstance *inst, const char *function, const double *x, size_t n)
+{
+    if (check_count(inst, function, x, n, "states") != SB_OK) return SB_ERROR;
+    for (size_t i = 0; i < n; ++i)
+        if (!isfinite(x[i])) {
+            char name[256];
+            state_name(inst->m, i, name, sizeof name);
+            return sb_fail(inst, function, "state '%s' is not finite", name);
+        }
+    memcpy(inst->state.x, x, n * sizeof(double));
+    sb_changed(inst);
+    return SB_OK;
+}
+
+SbStatus sb_get_continuous_states(SbInstance *inst, const char *function, double *x, size_t n)
+{
+    if (check_count(inst, function, x, n, "states") != SB_OK) return SB_ERROR;
+    memcpy(x, inst->state.x, n * sizeof(double));
+    return SB_OK;
+}
+
+SbStatus sb_get_nominals(SbInstance *inst, const char *function, double *nominals, size_t n)
+{
+    if (check_count(inst, function, nominals, n, "states") != SB_OK) return SB_ERROR;
+    for (size_t i = 0; i < n; ++i) nominals[i] = 1.0;
+    return SB_OK;
+}
+
+SbStatus sb_get_derivatives(SbInstance *inst, const char *function, double *derivatives, size_t n)
+{
+    if (check_count(inst, function, derivatives, n, "derivatives") != SB_OK) return SB_ERROR;
+    SbStatus s = sb_update(inst);
+    if (s != SB_OK) {
+        sb_log(inst, s, SB_LOG_DISCARD, "%s: at t = %g: %s", function, *inst->state.time, inst->problem);
+        return s;
+    }
+    const int nq = inst->m->nq;
+    memcpy(derivatives, inst->state.x + nq, (size_t)nq * sizeof(double));
+    memcpy(derivatives + nq, inst->cache.ddq, (size_t)nq * sizeof(double));
+    memcpy(derivatives + 2 * nq, inst->cache.rates, (size_t)inst->m->ns * sizeof(double));
+    return SB_OK;
 }

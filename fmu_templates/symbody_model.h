@@ -9,11 +9,18 @@
  * is model independent: sizes are read from `sb_model` at run time, so the
  * generic sources compile once for every model.
  *
- * Equations of motion (all coordinates q, multipliers lam, one per row of D):
+ * Equations of motion (all coordinates q, multipliers lam, one per row of D, first-order states xs):
  *
- *     M(q,t) ddq + D(q,t)^T lam = delta(q,dq,u,t)      dynamics
+ *     M(q,t) ddq + D(q,t)^T lam = delta(q,dq,u,xs,t)   dynamics
  *     Phi(q,t) = 0                                     holonomic rows (nh)
  *     D dq = beta,   D ddq = gamma                     velocity / acceleration level (nc rows)
+ *     dxs/dt = rates(q,dq,u,xs,lam,t)                  first-order states (ns)
+ *
+ * Inputs as the generated code reads them (Co-Simulation interpolates them inside a communication
+ * step; tau is the time since the step began, 0 in Model Exchange and between steps):
+ *     a motion input z, dz, ddz (inputs k, k + 1, k + 2):  z + dz tau + ddz tau^2 / 2,  dz + ddz tau,  ddz
+ *     any other input j:  u_j + u'_j tau + u''_j tau^2 / 2 with the derivatives an FMI 2 importer set
+ *     (fmi2SetRealInputDerivatives; zero otherwise)
  */
 #ifndef SYMBODY_MODEL_H
 #define SYMBODY_MODEL_H
@@ -34,11 +41,13 @@ typedef struct {
     double t;
     const double *q;   /* positions (nq) */
     const double *dq;  /* velocities (nq) */
-    const double *u;   /* inputs (nu) */
+    const double *u;   /* inputs (nu), then their first and second time derivatives (nu each) */
     const double *p;   /* parameters (np) */
     const double *ddq; /* accelerations (nq), used by outputs and residual Jacobians */
     const double *lam; /* multipliers (nc), then the contact forces (nk) and the friction forces (nf); used by
-                          outputs, Jacobians and the normal forces of friction */
+                          outputs, Jacobians, the normal forces of friction and the rates */
+    const double *xs;  /* first-order states (ns) */
+    double tau;        /* time since the inputs were set (inside a Co-Simulation step), else 0 */
 } SbPoint;
 
 /* What an FMU variable is. */
@@ -51,7 +60,9 @@ typedef enum {
     SB_VAR_P,        /* model parameter (tunable) */
     SB_VAR_Y,        /* user output */
     SB_VAR_SETTING,  /* solver or stabilization setting (index: SbSetting) */
-    SB_VAR_EVENT     /* event indicator (index: the contacts, the switching functions, the friction elements) */
+    SB_VAR_EVENT,    /* event indicator (index: the contacts, the switching functions, the friction elements) */
+    SB_VAR_X,        /* first-order state (continuous state) */
+    SB_VAR_DX        /* rate of a first-order state, der(<state>) */
 } SbVarKind;
 
 /* FMI types of variables (SB_TYPE_ENUM: an integer code, FMI 2 Integer / FMI 3 Int64). */
@@ -81,6 +92,8 @@ typedef struct {
     const double *q0, *dq0, *u0, *p0;   /* start values */
     const double *settings0;            /* default settings (SB_N_SETTINGS) */
     const int *init_fix;                /* per Phi_init row: coordinate held at its start value, or -1 */
+    const unsigned char *independent;   /* per coordinate: 1 when its start velocity is independent at the
+                                           model's start configuration (sb_assembly.c, initial velocities) */
     const char *const *coordinate_names;
     const char *const *constraint_names;   /* rows of D */
     const char *const *init_names;         /* rows of Phi_init */
@@ -91,6 +104,11 @@ typedef struct {
     const char *const *friction_names;
     int friction_implicit;                 /* some normal force depends on multipliers or event forces */
     int has_direct;                        /* 1: sb_accelerations_direct gives ddq (closed form) */
+    int ns;                                /* first-order states (sb_rates), after q and dq in the state */
+    const double *s0;                      /* their start values */
+    const char *const *state_names;
+    int nmotion;                           /* motion inputs */
+    const int *motion;                     /* per motion input: the index of its position z in u (dz, ddz follow) */
 } SbModel;
 
 extern const SbModel sb_model;
@@ -194,6 +212,10 @@ void sb_Phi_init(const SbPoint *in, double *Phi_init_q, double *Phi_init);
 /* User outputs (ny); may use ddq and lam (nc multipliers, then the nk contact forces and the nf friction
    forces). */
 void sb_outputs(const SbPoint *in, double *y);
+
+/* Rates dx/dt of the first-order states (ns); may use lam (nc multipliers, then the nk contact forces and the
+   nf friction forces) and the states themselves. */
+void sb_rates(const SbPoint *in, double *rates);
 
 /* [gap | gap_q | gap_beta | gap_gamma | restitution]: unilateral contacts (nk): gaps g >= 0, their Jacobian
    rows (nk x nq), g_q dq - gap_beta the gap rates, g_q ddq - gap_gamma the gap accelerations, Newton's

@@ -118,3 +118,26 @@ def test_readme_synopsis_names_every_cli_option():
             if options and not any(re.search(rf"(?<![\w-]){re.escape(o)}(?![\w-])", block) for o in options):
                 missing.append(f"{command} {options[0]}")
     assert missing == [], "options missing from the README's command-line synopsis"
+
+
+#: sentences the code once contradicted: (file, phrase, what the code does and which test shows it)
+CONTRADICTED = [
+    ("examples/overhead_crane.py", "the FMU export refuses", "exports its contacts: test_fmu_events.py"),
+    ("docs/guide/modelling.md", "Python backend refuses contacts", "handles them: test_fmu_python_events.py"),
+    ("docs/guide/modelling.md", "a prescribed signal", "an input prescribes no motion; s.prescribe does"),
+    ("docs/guide/analyses.md", "reduced static equations", "Newton with the multipliers: numeric/equilibrium.py"),
+    ("docs/guide/animation.md", "Long runs are\nresampled", "only runs sampled finer than 30 frames/s are"),
+]
+
+
+@pytest.mark.parametrize(("path", "phrase", "truth"), CONTRADICTED, ids=[c[1] for c in CONTRADICTED])
+def test_statements_the_code_contradicts_stay_out(path, phrase, truth):
+    assert phrase not in (ROOT / path).read_text(encoding="utf-8"), f"{path} says {phrase!r}, but the code {truth}"
+
+
+def test_sweep_plot_is_documented_where_the_heat_map_is():
+    # the guide's robustness map is drawn by symbody.study.plot, which `symbody sweep --plot` uses too
+    guide = (DOCS / "guide" / "parameter-studies.md").read_text(encoding="utf-8")
+    assert "--plot results.png" in guide and "symbody.study.plot.study_figure" in guide
+    example = (ROOT / "examples" / "crane_control" / "sweep_lqr.py").read_text(encoding="utf-8")
+    assert "from symbody.study.plot import study_figure" in example

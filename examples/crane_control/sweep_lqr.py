@@ -3,7 +3,8 @@
 Run ``python examples/crane_control/sweep_lqr.py [OUT_DIR] [--plot docs/sweep_lqr.png]
 [--payloads 8] [--lengths 6] [--workers N | --scheduler ADDRESS]`` (default ``out/``; about a
 minute on two cores).  It writes ``OUT_DIR/sweep_lqr.csv`` (one row per run) and the heat map
-``OUT_DIR/sweep_lqr.png`` of the residual swing.
+``OUT_DIR/sweep_lqr.png`` of the residual swing (drawn by :mod:`symbody.study.plot`, as
+``symbody sweep --plot`` draws a summary column of a study from the command line).
 
 The controller is the one of :mod:`overhead_lqr`: the flat feedforward of the planned 10 m
 payload motion and the LQR on the tracking error, sampled every 10 ms, designed for the
@@ -24,7 +25,8 @@ and the peak rope tension.  A study without a controller (a constant trolley for
 holding the nominal payload, over trolley mass and rope length) runs from the command line::
 
     symbody sweep out/overhead_crane.fmu --param m_trolley=1000:3000:5 --param l=5:30:6 \\
-        --set F_trolley=2000 --stop-time 35 --output theta --output rope_tension -o out/open_loop.csv
+        --set F_trolley=2000 --stop-time 35 --output theta --output rope_tension -o out/open_loop.csv \\
+        --plot out/open_loop.png
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ import crane_loop  # noqa: E402
 import crane_motion  # noqa: E402
 import overhead_lqr  # noqa: E402
 from crane_design import FlatReference, bryson, sampled_lqr  # noqa: E402
-from crane_loop import FeedbackLaw, pyplot  # noqa: E402
+from crane_loop import FeedbackLaw  # noqa: E402
 from crane_motion import transfer_metrics  # noqa: E402
 from overhead_lqr import (  # noqa: E402
     DISTANCE,
@@ -148,31 +150,17 @@ def run_study(d, fmu: Path, payloads, lengths, results: Path, **engine):
 
 
 def plot_heat_map(df, d, path: Path) -> None:
-    """Residual swing over payload and initial rope length, the design point marked."""
-    plt = pyplot()
+    """Residual swing over payload and initial rope length (:mod:`symbody.study.plot`, the heat map of
+    ``symbody sweep --plot``), the payload the controller assumes marked."""
+    from symbody.study.plot import study_figure
+
+    units = {"transfer.residual_swing": "deg", "l": "m"}
+    fig = study_figure(df, "transfer.residual_swing", ["m_payload", "l"], units)
+    ax = fig.axes[0]
     payloads = np.sort(df["m_payload"].unique())
-    lengths = np.sort(df["l"].unique())
-    grid = np.full((len(lengths), len(payloads)), np.nan)
-    for r in df.to_dict("records"):
-        if r["status"] == "ok":
-            grid[np.searchsorted(lengths, r["l"]), np.searchsorted(payloads, r["m_payload"])] = r[
-                "transfer.residual_swing"
-            ]
-    fig, ax = plt.subplots(figsize=(7.5, 5.2))
-    im = ax.imshow(grid, origin="lower", aspect="auto", cmap="viridis", interpolation="nearest")
     ax.set_xticks(range(len(payloads)), [f"{m / 1e3:g}" for m in payloads])
-    ax.set_yticks(range(len(lengths)), [f"{v:g}" for v in lengths])
-    for (i, j), v in np.ndenumerate(grid):
-        text = "failed" if np.isnan(v) else f"{v:.3f}"
-        ax.text(
-            j,
-            i,
-            text,
-            ha="center",
-            va="center",
-            fontsize=8,
-            color="w" if np.isnan(v) or v < np.nanmax(grid) * 0.6 else "k",
-        )
+    ax.set_xlabel("payload [t]")
+    ax.set_ylabel("initial rope length [m]")
     m0 = d.params["m_payload"]
     ax.axvline(
         np.interp(m0, payloads, range(len(payloads))),
@@ -182,17 +170,13 @@ def plot_heat_map(df, d, path: Path) -> None:
         label=f"payload the controller assumes ({m0 / 1e3:g} t)",
     )
     ax.legend(loc="upper center", fontsize=8, framealpha=0.9)
-    ax.set_xlabel("payload [t]")
-    ax.set_ylabel("initial rope length [m]")
     ax.set_title(
         f"Overhead crane LQR (scheduled on rope length), {DISTANCE:g} m transfer: residual swing [deg]\n"
         f"{len(df)} closed-loop FMU runs with symbody.sweep",
         fontsize=10,
     )
-    fig.colorbar(im, ax=ax, label="residual swing [deg]")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
-    plt.close(fig)
 
 
 def main(argv: list[str] | None = None) -> dict:

@@ -21,8 +21,11 @@ from typing import TYPE_CHECKING, Any
 from ._version import __version__
 
 if TYPE_CHECKING:  # the same names for type checkers and IDEs, which do not run __getattr__
+    from .codegen.matlab_model import export_matlab
     from .equations import Equations, RedundantConstraintWarning
     from .errors import ExportError, ModelError, NumericalError, SymbodyError
+    from .fmu.controller_spec import controller_fmu
+    from .fmu.controllers import PID, InputShaper, StateFeedback
     from .model.base import (
         AxisAngle,
         AxisRotation,
@@ -107,6 +110,9 @@ _LAZY = {
     ),
 }
 _LAZY.update(dict.fromkeys(("maximum", "minimum", "positive_part", "step"), "symbolic.nonsmooth"))
+_LAZY["export_matlab"] = "codegen.matlab_model"  # MATLAB / GNU Octave functions of a model
+_LAZY["controller_fmu"] = "fmu.controller_spec"  # controllers as native FMUs
+_LAZY.update(dict.fromkeys(("PID", "InputShaper", "StateFeedback"), "fmu.controllers"))
 _LAZY["sweep"] = "study"  # parameter studies on dask (pandas and dask load only when a study runs)
 _RENAMED = {"pi": ("symbolic.expr", "PI")}
 
@@ -185,5 +191,10 @@ __all__ = [
     "ExportError",
     "SymbodyError",
     "sweep",
+    "export_matlab",
+    "controller_fmu",
+    "StateFeedback",
+    "PID",
+    "InputShaper",
     "__version__",
 ]

@@ -1,14 +1,19 @@
-"""The ``symbody`` command line: export, info, simulate, validate, animate.
+"""The ``symbody`` command line: export, info, simulate, system, validate, animate.
 
 ::
 
-    symbody export MODEL.py -o OUT.fmu [--fmi 2|3] [--kind cs|me|both] [--backend c|python] [--platforms P1,P2]
-                   [--jacobians exact|forward|none] [--option k=v ...]
+    symbody export MODEL.py -o OUT.fmu [--format fmu] [--fmi 2|3] [--kind cs|me|both] [--backend c|python]
+                   [--platforms P1,P2] [--jacobians exact|forward|none] [--with-matlab] [--option k=v ...]
+    symbody export MODEL.py --format matlab -o DIR [--option k=v ...]
     symbody info MODEL.py|OUT.fmu [--option k=v ...] [--json]
     symbody simulate MODEL.py|OUT.fmu [--start-time T0] [--stop-time T] [--interval H] [--kind cs|me]
                      [--method rk4|dopri5|rosenbrock23 | --solver CVode|Euler] [--rtol R] [--set NAME=VALUE ...]
                      [--input-file CSV] [--output NAME ...] [-o OUT.csv] [--plot OUT.png | --no-plot]
                      [--timeout SECONDS] [--fmi 2|3] [--option k=v ...]
+    symbody simulate loop.ssp [--start-time T0] [--stop-time T] [--interval H] [--set comp.var=VALUE ...]
+                     [--output comp.var ...] [-o OUT.csv] [--plot OUT.png | --no-plot] [--timeout SECONDS]
+    symbody system A.fmu B.fmu ... --connect A.out=B.in ... [--parameters FILE] [--step H] -o loop.ssp
+                   (see symbody.fmu.system_cli)
     symbody validate OUT.fmu [--stop-time T] [--timeout SECONDS]
     symbody sweep FMU|MODEL.py --param NAME=VALUES ... --stop-time T --output NAME ... -o results.csv
                   (see symbody.study.cli)
@@ -49,6 +54,7 @@ from . import __version__
 from .errors import ArgumentError, SymbodyError
 from .fmu.arguments import (
     COSIMULATION_SOLVER,
+    add_motion_rates,
     check_output_file,
     check_recorded_names,
     check_time_range,
@@ -57,6 +63,7 @@ from .fmu.arguments import (
     parse_start_values,
     read_input_file,
 )
+from .fmu.system_cli import add_system
 from .study.cli import add_sweep
 from .viz.cli import add_parser as add_animate
 
@@ -88,14 +95,22 @@ def _model_options(p: argparse.ArgumentParser) -> None:
 
 
 def add_export(sub: Any, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("export", parents=[common], help="export a model file as an FMU")
+    p = sub.add_parser("export", parents=[common], help="export a model file as an FMU or as MATLAB/Octave functions")
     p.add_argument("model", help="model file (Python, defines build(**options))")
-    p.add_argument("-o", "--output", required=True, help="FMU file to write")
-    p.add_argument("--fmi", type=int, choices=(2, 3), default=2, help="FMI version (default 2)")
+    p.add_argument(
+        "-o", "--output", required=True, help="FMU file to write; with --format matlab, a new or empty folder"
+    )
+    p.add_argument(
+        "--format",
+        choices=("fmu", "matlab"),
+        default="fmu",
+        help="fmu (default) or matlab: plain .m functions for MATLAB and GNU Octave (no FMU options apply)",
+    )
+    p.add_argument("--fmi", type=int, choices=(2, 3), default=None, help="FMI version (default 2)")
     p.add_argument(
         "--kind", choices=("cs", "me", "both"), default=None, help="interfaces (default: both for c, cs for python)"
     )
-    p.add_argument("--backend", choices=("c", "python"), default="c", help="native C (default) or pythonfmu")
+    p.add_argument("--backend", choices=("c", "python"), default=None, help="native C (default) or pythonfmu")
     p.add_argument(
         "--platforms",
         default=None,
@@ -109,6 +124,12 @@ def add_export(sub: Any, common: argparse.ArgumentParser) -> None:
         default=None,
         help="Jacobians of the native FMU: exact (symbolic), forward (forward-mode tangent code) or none "
         "(differences, no directional derivatives); default: exact for small models, forward otherwise",
+    )
+    p.add_argument(
+        "--with-matlab",
+        action="store_true",
+        help="also put the model's .m functions in the FMU (extra/org.symbody.matlab/ in FMI 3, "
+        "documentation/matlab/ in FMI 2)",
     )
     _model_options(p)
     p.set_defaults(handler=cmd_export)
@@ -125,8 +146,10 @@ def add_info(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def add_simulate(sub: Any, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("simulate", parents=[common], help="simulate a model file or an FMU with fmpy (CSV and PNG out)")
-    p.add_argument("model", help="model file (.py, exported on the fly) or FMU (.fmu)")
+    p = sub.add_parser(
+        "simulate", parents=[common], help="simulate a model file, an FMU or a system structure with fmpy (CSV, PNG)"
+    )
+    p.add_argument("model", help="model file (.py, exported on the fly), FMU (.fmu) or system structure (.ssp)")
     p.add_argument("--start-time", type=float, default=None, help="start time (default: the FMU's default experiment)")
     p.add_argument("--stop-time", type=float, default=None, help="end time (default: the FMU's default experiment)")
     p.add_argument("--interval", type=float, default=None, help="output interval = communication step (both kinds)")
@@ -138,7 +161,11 @@ def add_simulate(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--rtol", type=float, default=None, help="relative tolerance")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="start value (repeatable)")
     p.add_argument(
-        "--input-file", default=None, metavar="CSV", help="inputs over time: a CSV with time, then input columns"
+        "--input-file",
+        default=None,
+        metavar="CSV",
+        help="inputs over time: a CSV with time, then input columns (a motion input z without dz, ddz columns "
+        "gets them from the spline through z)",
     )
     p.add_argument("--output", action="append", default=None, metavar="NAME", help="variable to record (repeatable)")
     p.add_argument("-o", "--csv", default=None, help="CSV file to write (default: <name>.csv)")
@@ -152,7 +179,9 @@ def add_simulate(sub: Any, common: argparse.ArgumentParser) -> None:
 
 def add_validate(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
-        "validate", parents=[common], help="validate an FMU (fmpy validation and a simulation smoke test)"
+        "validate",
+        parents=[common],
+        help="validate an FMU (the standard; a simulation with each solver, at a setting the model allows)",
     )
     p.add_argument("fmu", help="FMU file")
     p.add_argument("--stop-time", type=float, default=1.0, help="end time of the smoke simulations (default 1)")
@@ -162,6 +191,7 @@ def add_validate(sub: Any, common: argparse.ArgumentParser) -> None:
 
 #: The commands, in the order ``symbody --help`` lists them: ``add_<command>(subparsers, common)``.
 COMMANDS: list[Callable[[Any, argparse.ArgumentParser], None]] = [add_export, add_info, add_simulate, add_validate]
+COMMANDS.append(add_system)
 COMMANDS.append(add_sweep)
 COMMANDS.append(add_animate)
 
@@ -196,7 +226,20 @@ def _is_fmu(path: str) -> bool:
     return Path(path).suffix.lower() == ".fmu"
 
 
+#: The options of ``symbody export`` that apply to FMUs only: argument name -> option.
+FMU_OPTIONS = {
+    "fmi": "--fmi",
+    "kind": "--kind",
+    "backend": "--backend",
+    "platforms": "--platforms",
+    "jacobians": "--jacobians",
+    "with_matlab": "--with-matlab",
+}
+
+
 def cmd_export(args: argparse.Namespace) -> int:
+    if args.format == "matlab":
+        return _export_matlab(args)
     from .fmu import export_fmu
 
     out = check_output_file(args.output, (".fmu",), "-o")
@@ -205,25 +248,45 @@ def cmd_export(args: argparse.Namespace) -> int:
     path = export_fmu(
         system,
         out,
-        fmi_version=args.fmi,
+        fmi_version=args.fmi or 2,
         kind=args.kind,
-        backend=args.backend,
+        backend=args.backend or "c",
         progress=True,
         platforms=platforms,
         jacobians=args.jacobians,
+        with_matlab=args.with_matlab,
     )
     print(f"wrote {path}")
     return 0
 
 
+def _export_matlab(args: argparse.Namespace) -> int:
+    from .codegen.matlab_model import check_directory, export_matlab
+
+    given = [option for name, option in FMU_OPTIONS.items() if getattr(args, name) not in (None, False)]
+    if given:
+        raise CliError(f"{given[0]} applies to FMUs: --format matlab writes .m functions only")
+    out = Path(args.output)
+    if out.suffix.lower() == ".fmu":
+        raise CliError(f"-o {args.output}: --format matlab writes a folder of .m files, not an FMU")
+    check_directory(out)  # before deriving anything
+    path = export_matlab(_load(args.model, args.option).derive(progress=True), out)
+    print(f"wrote {path} ({len(list(path.iterdir()))} .m files)")
+    return 0
+
+
 def _model_info(eq) -> dict[str, Any]:
-    from .codegen.counts import stats
+    from .codegen.counts import export_ops, stats
 
     st = dict(stats(eq))
+    st["export_ops"] = dict(export_ops(eq))
     st["coordinate_names"] = [c.name for c in eq.coordinates]
     st["constraint_names"] = [r.name for r in eq.constraint_rows]
     st["parameter_names"] = [p.name for p in eq.parameters]
     st["input_names"] = [u.name for u in eq.inputs]
+    st["motion_input_names"] = [name for name, _ in eq.motion_inputs]
+    st["states"] = eq.nx
+    st["state_names"] = [x.name for x in eq.states]
     st["output_names"] = [o.name for o in eq.outputs]
     return st
 
@@ -261,12 +324,19 @@ def cmd_info(args: argparse.Namespace) -> int:
     )
     print(f"  parameters   {st['parameters']}{names('parameter_names')}")
     print(f"  inputs       {st['inputs']}{names('input_names')}")
+    if st["motion_input_names"]:
+        print(f"  motion       {len(st['motion_input_names'])} motion inputs{names('motion_input_names')}")
+    if st["states"]:
+        print(f"  states       {st['states']}{names('state_names')}")
     print(f"  outputs      {st['outputs']}{names('output_names')}")
     print(f"  atoms        {st['atoms']}")
     direct = f", accelerations by {eq.accelerations_method}" if eq.accelerations_method else ""
     print(f"  dynamics     {st['formulation'].replace('_', ' ')} formulation{direct}")
     shown = ("M", "delta", "M_delta", "Phi", "Phi_q", "gamma") + (("ddq",) if eq.accelerations else ())
     print("  operations   " + ", ".join(f"{k} {ops[k]}" for k in shown))
+    exported = st["export_ops"]
+    functions = ("M_delta", "constraints", "outputs") + (("ddq",) if eq.accelerations else ())
+    print("  exported     " + ", ".join(f"{k} {exported[k]}" for k in functions) + " (C and MATLAB code)")
     print(f"  derived in   {st['derive_seconds']:.3g} s")
     return 0
 
@@ -318,6 +388,10 @@ def _simulation_fmu(args: argparse.Namespace) -> Iterator[Path]:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
+    if Path(args.model).suffix.lower() == ".ssp":
+        from .fmu.system_cli import simulate_system
+
+        return simulate_system(args)
     from .fmu.plot import choose_variables, plot
     from .fmu.run import METHOD_VALUES, read_description, simulate, variable_units, write_csv
 
@@ -334,6 +408,12 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         input_names = [v.name for v in variables if v.causality == "input"]
         if args.input_file:
             inputs = read_input_file(args.input_file, input_names)
+            inputs, completed = add_motion_rates(inputs, input_names, Path(args.input_file).name)
+            if completed:
+                print(
+                    f"motion inputs {', '.join(completed)}: velocities and accelerations from the spline through "
+                    f"the samples of {Path(args.input_file).name}"
+                )
             driven_and_set = [n for n in inputs.dtype.names or () if n in start]
             if driven_and_set:
                 raise ArgumentError(
@@ -384,7 +464,7 @@ def _check_timeout(timeout: float | None) -> None:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from .fmu.run import validate
+    from .fmu.validation import validate
 
     if not _is_fmu(args.fmu) and Path(args.fmu).suffix.lower() == ".py":
         raise CliError(

@@ -24,6 +24,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Protocol, TypeGuard
 
@@ -45,6 +46,8 @@ class Equations(Protocol):
     inputs: Sequence[Any]
     coordinates: Sequence[Any]
     outputs: Sequence[Any]
+    states: Sequence[Any]
+    rates: list[Expr]
     constraint_rows: Sequence[Any]
     initial_rows: Sequence[Any]
     M: list[list[Expr]]
@@ -138,7 +141,7 @@ class DimensionChecker:
         for p in eq.parameters:
             sym_dims[p.symbol], sym_scales[p.symbol] = parse_dimension(p.unit), parse_scale(p.unit)
             self.units[p.symbol] = p.unit or ""
-        for u in eq.inputs:
+        for u in list(eq.inputs) + list(eq.states):
             sym_dims[u.symbol], sym_scales[u.symbol] = parse_dimension(u.unit), parse_scale(u.unit)
             self.units[u.symbol] = u.unit or ""
         for c in eq.coordinates:
@@ -172,6 +175,40 @@ class DimensionChecker:
             self.dims[x] = self._node(x)
             self.scales[x] = self._scale(x)
         return self.dims[e]
+
+    def is_number(self, e: Expr) -> bool:
+        """True if ``e`` is made of numbers only (no unit: it matches any in a sum)."""
+        try:
+            return self.dim(e) == _WILD
+        except _Mismatch:
+            return False
+
+    def known(self, e: Expr) -> Dim | None:
+        """The dimension of ``e`` when it is consistent and known (not numbers only), else ``None``."""
+        try:
+            d = self.dim(e)
+        except _Mismatch:
+            return None
+        return None if d is _UNKNOWN or d == _WILD else d
+
+    def problem(self, e: Expr, want: Dim | None = None) -> str | None:
+        """Why ``e`` is not consistent, or not in ``want``; ``None`` when it is (or cannot be known).
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("d"); x = s.coordinate("x", unit="m"); T = s.parameter("T", 1.0, "s")
+            >>> _ = s.particle("p", s.point("P", s.origin, (x, 0, 0)), s.parameter("m", 1.0, "kg"))
+            >>> chk = DimensionChecker(s.derive())
+            >>> chk.problem(x + T), chk.problem(x, parse_dimension("s")), chk.problem(x + 2.0, parse_dimension("m"))
+            ('adds m and s', 'is in m, not s', None)
+        """
+        try:
+            got = self.dim(e)
+        except _Mismatch as m:
+            return m.what.split("; ")[0]
+        if want is None or got is _UNKNOWN or got == _WILD or got == want:
+            return None
+        return f"is in {format_dimension(got)}, not {format_dimension(want)}"
 
     def _scale(self, x: Expr):
         """Factor to SI of ``x`` in the units the model declares (``None`` unknown, ``_WILD`` a number).
@@ -280,9 +317,25 @@ def _bare_number(side: Expr) -> tuple[Expr, object] | None:
     return None
 
 
+def measured_factor(e: Expr) -> float | None:
+    """The first floating-point factor other than 1 of a term of ``e`` (a constant given without unit), or None.
+
+    Example:
+        >>> from symbody.symbolic.atoms import Context
+        >>> x = Context().symbol("x")
+        >>> measured_factor(x - 0.5 * x**2), measured_factor(x / 2)
+        (0.5, None)
+    """
+    for term in _terms(e):
+        for f in _factors(term):
+            if f.op == NUM and isinstance(f.value, float) and abs(f.value) != 1:
+                return abs(f.value)
+    return None
+
+
 def _measured_number(e: Expr) -> bool:
     """True if a term of ``e`` has a floating-point factor other than 1 (a constant given without unit)."""
-    return any(f.op == NUM and isinstance(f.value, float) and abs(f.value) != 1 for t in _terms(e) for f in _factors(t))
+    return measured_factor(e) is not None
 
 
 def _bare_number_hint(a: Expr, dim_a: Dim, b: Expr, dim_b: Dim) -> str:
@@ -356,6 +409,20 @@ class _Mismatch(Exception):
         self.what = what
 
 
+class UnitMismatch(ModelError):
+    """A derived equation is not dimensionally consistent.
+
+    Attributes:
+        where: the expression checked (``"the equation of coordinate 'theta'"``, ``"output 'y'"``).
+        what: what is wrong with it (``"adds m/s and 1/s"``, with a hint about bare numbers).
+    """
+
+    def __init__(self, message: str, where: str, what: str):
+        super().__init__(message)
+        self.where = where
+        self.what = what
+
+
 def check_dimensions(eq: Equations) -> None:
     """Raise :class:`ModelError` at the first dimensionally inconsistent expression of ``eq``."""
     # units are checked where they are declared; a record changed afterwards is caught here
@@ -363,6 +430,7 @@ def check_dimensions(eq: Equations) -> None:
         ("parameter", eq.parameters),
         ("coordinate", eq.coordinates),
         ("input", eq.inputs),
+        ("state", eq.states),
         ("output", eq.outputs),
     ):
         for r in records:
@@ -380,14 +448,28 @@ def check_dimensions(eq: Equations) -> None:
         items.append((f"initial condition {row.name!r}", eq.Phi_init[eq.nh + k]))
     for o in eq.outputs:
         items.append((f"output {o.name!r}", o.expr))
+    for x, r in zip(eq.states, eq.rates):
+        items.append((f"the rate of state {x.name!r}", r))
     for what, e in items:
         try:
             chk.dim(e)
         except _Mismatch as m:
-            raise ModelError(f"unit mismatch in {what}: {to_str(m.node, max_nodes=60)} {m.what}") from None
+            text = f"unit mismatch in {what}: {to_str(m.node, max_nodes=60)} {m.what}"
+            raise UnitMismatch(text, what, m.what) from None
     _check_balance(chk, eq)
     for o in eq.outputs:
         _check_declared_unit(chk, o)
+    for x, r in zip(eq.states, eq.rates):
+        _check_declared_unit(chk, _Declared(f"the rate of state {x.name!r}", r, x.rate_unit))
+
+
+@dataclass(frozen=True)
+class _Declared:
+    """An expression with a declared unit, checked like an output (the rate of a state: its unit per second)."""
+
+    name: str
+    expr: Expr
+    unit: str | None
 
 
 def _known(x: Any) -> TypeGuard[Any]:
@@ -416,9 +498,8 @@ def _check_balance(chk: DimensionChecker, eq: Equations) -> None:
             got = _mul(m, a)
             where = f"unit mismatch in the equation of coordinate {c.name!r}: M({c.name}, {cj.name}) dd{cj.name}"
             if got != want:
-                raise ModelError(
-                    f"{where} is in {format_dimension(got)} but the generalized force is in {format_dimension(want)}"
-                )
+                what = f"is in {format_dimension(got)} but the generalized force is in {format_dimension(want)}"
+                raise UnitMismatch(f"{where} {what}", f"the equation of coordinate {c.name!r}", what)
             if _known(want_k) and _known(m_k) and a_k is not None and not _same_scale(m_k * a_k, want_k):
                 raise ModelError(
                     f"{where} and the generalized force differ by a factor {want_k / (m_k * a_k):g}: the"
@@ -433,13 +514,14 @@ def _check_declared_unit(chk: DimensionChecker, o) -> None:
     got, got_scale = chk.dims.get(o.expr), chk.scales.get(o.expr)
     if want is None or got in (_UNKNOWN, _WILD):
         return
+    what = o.name if isinstance(o, _Declared) else f"output {o.name!r}"
     if got != want:
         raise ModelError(
-            f"output {o.name!r} is declared in {o.unit!r} ({format_dimension(want)}) but its expression"
+            f"{what} is declared in {o.unit!r} ({format_dimension(want)}) but its expression"
             f" {to_str(o.expr, max_nodes=30)} is in {format_dimension(got)}"
         )
     if got_scale not in (_UNKNOWN, _WILD) and scale is not None and not _same_scale(got_scale, scale):
         raise ModelError(
-            f"output {o.name!r} is declared in {o.unit!r} but its expression {to_str(o.expr, max_nodes=30)}"
+            f"{what} is declared in {o.unit!r} but its expression {to_str(o.expr, max_nodes=30)}"
             f" is {got_scale / scale:g} times that unit: the equations do not convert units"
         )

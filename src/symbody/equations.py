@@ -7,6 +7,7 @@ generation, FMU export).  It holds the atomized blocks::
     Phi(q, t) = 0                       (holonomic constraints)
     D q' = beta                         (velocity level, D = [Phi_q; A_nh])
     D q'' = gamma                       (acceleration level)
+    x' = rates                          (first-order states)
 
 plus the initial-position rows, the outputs, symbol tables and metadata, and
 it never refers back to the model objects.  The derivation that fills it is
@@ -31,7 +32,17 @@ import numpy as np
 from .derive.build import derive_fields
 from .derive.checks import RedundantConstraintWarning, check_equations, default_values, evaluate_matrix, redundant_rows
 from .derive.progress import Progress
-from .derive.records import ConstraintInfo, CoordinateInfo, InputInfo, JointInfo, OutputInfo, ParameterInfo
+from .derive.records import (
+    ConstraintInfo,
+    CoordinateInfo,
+    InputInfo,
+    JointInfo,
+    OutputInfo,
+    ParameterInfo,
+    StateInfo,
+)
+from .derive.unit_sites import locate_unit_mismatch
+from .dimensions import UnitMismatch
 from .model.contacts import ContactInfo
 from .model.friction import FrictionInfo
 from .model.shapes import GeometryInfo
@@ -53,7 +64,11 @@ class Equations:
         q, dq, ddq: coordinate, velocity and acceleration symbols.
         t: time symbol.
         parameters, coordinates, inputs, outputs, joints: metadata records (lists, see
-            :mod:`symbody.derive.records`).
+            :mod:`symbody.derive.records`); a motion input is three inputs (``z``, ``dz``, ``ddz``:
+            :attr:`motion_inputs`).
+        states: the first-order states (:class:`~symbody.derive.records.StateInfo`).
+        rates: their rates ``dx/dt``, expressions of ``t, q, dq, u``, the multipliers and contact
+            forces (``lam``) and the states.
         M: mass matrix (list of rows), symmetric.
         delta: generalized forces (inertial velocity terms and loads).
         Phi, Phi_q: holonomic constraints and their Jacobian.
@@ -104,6 +119,8 @@ class Equations:
     coordinates: list[CoordinateInfo]
     inputs: list[InputInfo]
     outputs: list[OutputInfo]
+    states: list[StateInfo]
+    rates: list[Expr]
     joints: list[JointInfo]
     M: list[list[Expr]]
     delta: list[Expr]
@@ -188,6 +205,25 @@ class Equations:
         return np.array([u.value for u in self.inputs], dtype=float)
 
     @property
+    def nx(self) -> int:
+        """Number of first-order states."""
+        return len(self.states)
+
+    @property
+    def x0(self) -> np.ndarray:
+        """Start values of the first-order states."""
+        return np.array([x.x0 for x in self.states], dtype=float)
+
+    @property
+    def x_symbols(self) -> list[Expr]:
+        return [x.symbol for x in self.states]
+
+    @property
+    def motion_inputs(self) -> list[tuple[str, int]]:
+        """``(name, k)`` of every motion input: ``z, dz, ddz`` are the inputs ``k, k + 1, k + 2``."""
+        return [(u.signal, k) for k, u in enumerate(self.inputs) if u.motion == "position"]
+
+    @property
     def p_symbols(self) -> list[Expr]:
         return [p.symbol for p in self.parameters]
 
@@ -196,7 +232,9 @@ class Equations:
         return [u.symbol for u in self.inputs]
 
     def index(self, name: str) -> tuple[str, int]:
-        """Where a name lives: ``("q", i)``, ``("p", i)``, ``("u", i)``, ``("y", i)`` or ``("lam", i)``."""
+        """Where a name lives: ``("q", i)``, ``("dq", i)``, ``("ddq", i)``, ``("p", i)``, ``("u", i)``,
+        ``("x", i)`` (a first-order state), ``("dx", i)`` (its rate, ``der(<name>)``), ``("y", i)`` or
+        ``("lam", i)``."""
         for i, c in enumerate(self.coordinates):
             if c.name == name:
                 return "q", i
@@ -210,13 +248,18 @@ class Equations:
         for i, u in enumerate(self.inputs):
             if u.name == name:
                 return "u", i
+        for i, x in enumerate(self.states):
+            if x.name == name:
+                return "x", i
+            if name == f"der({x.name})":
+                return "dx", i
         for i, o in enumerate(self.outputs):
             if o.name == name:
                 return "y", i
         for i, lam in enumerate(self.lam):
             if lam.name == name or self.constraint_rows[i].name == name:
                 return "lam", i
-        raise KeyError(f"{name!r} is not a coordinate, parameter, input, output or constraint of {self.name!r}")
+        raise KeyError(f"{name!r} is not a coordinate, parameter, input, state, output or constraint of {self.name!r}")
 
     def redundant_rows(self, D: np.ndarray | None = None, tol: float = 1e-9) -> list[str]:
         """Names of constraint rows that depend linearly on the others (at ``q0``, or for a given ``D``).
@@ -248,14 +291,16 @@ class Equations:
             "Phi_init": (list(self.Phi_init), (len(self.Phi_init),)),
             "Phi_init_q": ([e for row in self.Phi_init_q for e in row], (len(self.Phi_init), n)),
             "outputs": ([o.expr for o in self.outputs], (len(self.outputs),)),
+            "rates": (list(self.rates), (len(self.rates),)),
             "accelerations": (list(self.accelerations), (len(self.accelerations),)),
             "pivots": (list(self.pivots), (len(self.pivots),)),
         }
 
     # -- display -----------------------------------------------------------------
     def __repr__(self) -> str:
+        states = f"{self.nx} states, " if self.states else ""
         return (
-            f"Equations({self.name!r}: {self.nq} coordinates, {self.nc} constraints, "
+            f"Equations({self.name!r}: {self.nq} coordinates, {states}{self.nc} constraints, "
             f"{len(self.inputs)} inputs, {len(self.outputs)} outputs, {self.n_atoms} atoms)"
         )
 
@@ -309,7 +354,10 @@ def derive_equations(
     """
     eq = Equations(**derive_fields(system, progress, check, formulation))
     if check:
-        check_equations(eq)
+        try:
+            check_equations(eq)
+        except UnitMismatch as err:  # name the point, solid or load where a bare number was written
+            raise UnitMismatch(locate_unit_mismatch(system, eq, err), err.where, err.what) from None
     return eq
 
 
@@ -322,5 +370,6 @@ __all__ = [
     "OutputInfo",
     "ParameterInfo",
     "RedundantConstraintWarning",
+    "StateInfo",
     "derive_equations",
 ]

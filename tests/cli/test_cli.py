@@ -541,3 +541,50 @@ def test_option_numbers_are_typed_by_the_build_signature(tmp_path, capsys):
     ):
         code, _, err = run(capsys, "info", str(model), "--option", option)
         assert code == 1 and message in err and "got theta0" not in err, (option, err)
+
+
+MOVING_BASE = """
+import symbody as sb
+
+
+def build():
+    s = sb.System("moving_base")
+    z = s.motion_input("z")
+    x = s.coordinate("x", 0.0)
+    s.particle("m", s.point("P", s.origin, (z + x, 0, 0)), 1.0)
+    s.generalized_force("spring", x, -4.0 * x)
+    area = s.state("area", 0.0)
+    s.rate(area, x)
+    return s
+"""
+
+
+def test_motion_inputs_and_states_in_info_and_an_input_file(tmp_path, capsys):
+    """``info`` names motion inputs and states; an input file that gives a motion input's positions only gets
+    its velocity and acceleration from the spline through them (z = t^2/2: the spring's mass sees a constant
+    acceleration 1, x = (cos 2t - 1)/4, and its integral is recorded as the state)."""
+    model = tmp_path / "moving_base.py"
+    model.write_text(MOVING_BASE)
+    code, out, _ = run(capsys, "info", str(model))
+    assert code == 0
+    assert "motion       1 motion inputs (z)" in out and "states       1 (area)" in out, out
+    code, out, _ = run(capsys, "info", str(model), "--json")
+    info = json.loads(out)
+    assert (info["motion_input_names"], info["states"], info["state_names"]) == (["z"], 1, ["area"])
+    signal = tmp_path / "z.csv"
+    times = np.linspace(0.0, 2.0, 41)
+    signal.write_text("time,z\n" + "".join(f"{t:.6g},{t * t / 2:.12g}\n" for t in times))
+    csv = tmp_path / "r.csv"
+    argv = ["simulate", str(model), "--stop-time", "2", "--interval", "0.01", "--input-file", str(signal)]
+    code, out, err = run(capsys, *argv, "-o", str(csv), "--no-plot")
+    assert code == 0, err
+    assert "motion inputs z: velocities and accelerations from the spline" in out
+    got = np.genfromtxt(csv, delimiter=",", names=True)
+    t = got["time"]
+    np.testing.assert_allclose(got["dz"], t, atol=1e-9)
+    np.testing.assert_allclose(got["ddz"], 1.0, atol=1e-9)
+    np.testing.assert_allclose(got["x"], (np.cos(2 * t) - 1) / 4, atol=1e-6)
+    np.testing.assert_allclose(got["area"], (np.sin(2 * t) / 2 - t) / 4, atol=1e-6)
+    signal.write_text("time,z,dz\n0,0,0\n1,0.5,1\n")
+    code, _, err = run(capsys, *argv, "-o", str(csv), "--no-plot")
+    assert code != 0 and "'dz' without its pair" in err, err

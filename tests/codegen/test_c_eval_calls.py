@@ -180,10 +180,12 @@ def test_wrong_types_are_refused(four_bar):
         c(t, "abc", dq, u, p)
     with pytest.raises(TypeError, match="t must be a real number"):
         c("0.5", q, dq, u, p)
-    with pytest.raises(TypeError, match="at most 7 positional arguments"):
-        c(t, q, dq, u, p, None, None, None)
-    with pytest.raises(TypeError, match="unexpected keyword argument 'x'"):
-        c(t, q, dq, u, p, x=1)
+    with pytest.raises(TypeError, match="at most 8 positional arguments"):
+        c(t, q, dq, u, p, None, None, None, None)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'y'"):
+        c(t, q, dq, u, p, y=1)
+    with pytest.raises(ValueError, match="x has 1 values, the model has 0"):
+        c(t, q, dq, u, p, x=[1.0])  # the first-order states: this model has none
     with pytest.raises(TypeError, match="multiple values for argument 'q'"):
         c(t, q, dq, u, p, q=q)
     with pytest.raises(TypeError, match="missing required argument 't'"):

@@ -34,8 +34,8 @@ from support.contact_models import (
     grazing_oscillator,
     grazing_oscillator_motion,
 )
+from support.event_masters import CS_MASTERS, FIXED_STEP, ME_MASTERS, SOLVERS, Master, master_step_error
 from support.friction_models import incline
-from support.masters import CS_MASTERS, FIXED_STEP, ME_MASTERS, SOLVERS, Master, master_step_error
 
 H0, E, M = 1.0, 0.8, 2.0
 VERSIONS = pytest.mark.parametrize("version", (2, 3))
@@ -124,7 +124,7 @@ def check_bouncing_ball(master: Master, fmu) -> None:
 def test_outputs_before_the_first_event_iteration_see_the_modes(ball, version, method):
     """A ball resting on the floor: the contact is closed from ExitInitializationMode on (outputs read before
     the master's first event iteration carry the weight), and it stays at rest in every master."""
-    from support.masters import ModelExchange
+    from support.event_masters import ModelExchange
 
     run = ModelExchange(ball[version], {"y": 0.0}).run(0.1, method, 1e-3, ["y", "N"])
     assert run.values["N"][0] == pytest.approx(M * G, rel=1e-12)  # (the row before the first event iteration)
@@ -351,7 +351,7 @@ def test_a_stop_found_late_holds_where_the_block_stopped(inclines, version, meth
     there (it slipped backwards, with friction the wrong way, for a step: it ended 5e-5 m off), taken back by
     the way it went past the stop: rk4, exact on the constant deceleration, ends exactly where it stopped;
     Euler as close as its own first-order error, v0 h / 2 and a step of deceleration."""
-    from support.masters import ModelExchange
+    from support.event_masters import ModelExchange
 
     c = incline_case("stop")
     run = ModelExchange(inclines["stop", version], debug_logging=True).run(c.stop, method, 1e-3, ["s", "ds"])

@@ -40,6 +40,8 @@ from symbody.fmu.build import fmi_headers_dir, template_dir
 from symbody.fmu.spec import GENERIC_SOURCES, FmuSpec
 from symbody.loader import load_model
 
+from support.motion_models import tied_carts
+
 ROOT = Path(__file__).resolve().parents[2]
 HOSTS = ROOT / "tests" / "fmu" / "c"
 EXAMPLES = ROOT / "examples"
@@ -114,6 +116,8 @@ MODELS = {
         ],
     ),
     "root_spring": (root_spring, ["nondiff=x:0"]),
+    # a motion input moving a constraint, first-order states whose rates use its multiplier
+    "tied_carts": (tied_carts, []),
     "redundant_pendulum": (
         redundant_pendulum,
         ["discard=m:0:has no inertia", "discard=m:-1:not positive semi-definite"],

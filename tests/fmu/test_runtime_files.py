@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from symbody.fmu.build import WRAPPERS, template_dir
+from symbody.fmu.controller_spec import CONTROLLER_HEADERS, CONTROLLER_SOURCES, CONTROLLER_WRAPPERS
 from symbody.fmu.spec import GENERIC_HEADERS, GENERIC_SOURCES
 
 MAX_LINES = 700
@@ -22,7 +23,9 @@ def test_runtime_files_are_short_and_say_what_they_hold():
 
 
 def test_every_runtime_file_is_shipped_and_compiled():
-    """What fmu_templates/ holds is what the FMU's sources/ holds (the glibc floor header excepted)."""
-    shipped = {*GENERIC_SOURCES, *GENERIC_HEADERS, *WRAPPERS, "sb_glibc_floor.h"}
+    """What fmu_templates/ holds is what the FMUs' sources/ hold: models' and controllers' (the glibc floor header
+    excepted)."""
+    controllers = {*CONTROLLER_SOURCES, *CONTROLLER_HEADERS, *CONTROLLER_WRAPPERS}
+    shipped = {*GENERIC_SOURCES, *GENERIC_HEADERS, *WRAPPERS, *controllers, "sb_glibc_floor.h"}
     present = {f.name for f in [*template_dir().glob("*.c"), *template_dir().glob("*.h")]}
     assert present == shipped

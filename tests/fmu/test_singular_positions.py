@@ -232,24 +232,57 @@ def test_independent_coordinates_pass_singular_positions_in_operation(method, kw
     check_slider_crank(res.t, q[:, 0], q[:, 1], dq[:, 0], dq[:, 1], res["N"], 5e-6, a10=1.2)
 
 
-PY_BRANCH_CHANGES = [  # loose tolerances where the Baumgarte terms turned the motion onto another branch
-    # parallelogram 1e-7 rad past the flat position, DOP853 rtol 1e-4: dphi1 off by 7e-3, phi2 2.5e-3, and
-    # 1e-3: off by 0.26 (20 % of the energy gone); started 1e-7 before it at 1e-3: off by 0.36
-    (PARALLELOGRAM, (("phi0", PHI0),), 3.5, "DOP853", 1e-4, "loop_x"),
-    (PARALLELOGRAM, (("phi0", PHI0),), 3.5, "DOP853", 1e-3, "loop_x"),
-    (PARALLELOGRAM, (("phi0", -PHI0),), 3.5, "DOP853", 1e-3, "loop_x"),
-    # slider-crank from its dead point, DOP853 rtol 1e-4: a1 off by 1 rad, da1 by 10 rad/s
-    (SLIDER_CRANK, (("a10", A10),), 2.5, "DOP853", 1e-4, "guide"),
+# (model, start of the crank, perturbed state q0, dq0, row): started 0.05 rad before a singular position with the
+# coupler (rod) turned off its assembly by d, so that Baumgarte's terms must correct a position error of the size
+# of the distance between the branches while the rows lose their hold: the Baumgarte ODE itself, integrated
+# accurately (rtol 1e-8), turns onto the other branch (d from 1e-4 to 2e-3 all do; the test does not rely on
+# the rounding of a loose integration, which decides the branch on one CPU and not on another)
+PY_BRANCH_CHANGES = [
+    (PARALLELOGRAM, (("phi0", -0.05),), [-0.05, 1e-3, -0.05], [OMEGA_P, 0.0, OMEGA_P], "loop_x"),
+    (SLIDER_CRANK, (("a10", A10 - 0.05),), [A10 - 0.05, -(A10 - 0.05) + 5e-4], [OMEGA_S, -OMEGA_S], "guide"),
+    (SLIDER_CRANK, (("a10", A10 - 0.05),), [A10 - 0.05, -(A10 - 0.05) - 5e-4], [OMEGA_S, -OMEGA_S], "guide"),
 ]
 
 
-@pytest.mark.parametrize("model,options,stop,method,rtol,row", PY_BRANCH_CHANGES)
-def test_python_branch_change_at_loose_tolerance_is_an_error(model, options, stop, method, rtol, row):
+@pytest.mark.parametrize("model,options,q0,dq0,row", PY_BRANCH_CHANGES)
+def test_python_branch_change_is_an_error(model, options, q0, dq0, row):
     """The same guard as the FMU's: the constraint forces doing work in a passage of a singular position
     stop the simulation with an error naming the row (it returned the other branch without one)."""
     eq = cached_equations(model, options)
     with pytest.raises(sb.NumericalError, match=rf"leaving its assembly branch .* constraint row '{row}'"):
-        simulate(eq, stop, dt=0.01, formulation="baumgarte", method=method, rtol=rtol, atol=rtol)
+        simulate(eq, 0.5, dt=0.01, q0=q0, dq0=dq0, consistency_tol=1.0, method="DOP853", rtol=1e-8, atol=1e-8)
+
+
+LOOSE_PASSAGES = [  # loose tolerances: the drift of the integration may or may not turn the motion (by rounding)
+    (PARALLELOGRAM, (("phi0", PHI0),), 3.5, "DOP853", 1e-4),
+    (PARALLELOGRAM, (("phi0", PHI0),), 3.5, "DOP853", 1e-3),
+    (PARALLELOGRAM, (("phi0", -PHI0),), 3.5, "DOP853", 1e-3),
+    (PARALLELOGRAM, (("phi0", PHI0),), 3.5, "RK45", 1e-3),
+    (SLIDER_CRANK, (("a10", A10),), 2.5, "DOP853", 1e-4),
+    (SLIDER_CRANK, (("a10", A10),), 2.5, "DOP853", 1e-3),
+]
+
+
+@pytest.mark.parametrize("model,options,stop,method,rtol", LOOSE_PASSAGES)
+def test_python_loose_passage_keeps_its_branch_or_says_it_left(model, options, stop, method, rtol):
+    """At loose tolerances the motion either stays on its branch (checked against the reference on the
+    branch, to the accuracy the tolerance allows) or stops with the guard's error: never another branch
+    silently (parallelogram at rtol 1e-3: 20 % of the energy gone, slider-crank at 1e-4: a1 off by 1 rad)."""
+    eq = cached_equations(model, options)
+    try:
+        res = simulate(eq, stop, dt=0.01, formulation="baumgarte", method=method, rtol=rtol, atol=rtol)
+    except sb.NumericalError as e:
+        assert "leaving its assembly branch" in str(e)
+        return
+    # the other branches differ by O(1) rad within the run (the anti-parallelogram turns the coupler, the
+    # slider stops at the pivot); near a dead point a loose integration strays by 0.1 rad in a1 and 0.3 rad in
+    # a2 + a1 (the constraint determines them poorly there; `position_violation` reports it) and comes back
+    if model == PARALLELOGRAM:
+        np.testing.assert_allclose(res.q[:, 0], parallelogram_reference(res.t, dict(options)["phi0"])[0], atol=0.5)
+        np.testing.assert_allclose(res.q[:, 1], 0.0, atol=0.5)
+    else:
+        np.testing.assert_allclose(res.q[:, 0], slider_crank_reference(res.t, dict(options)["a10"])[0], atol=0.5)
+        np.testing.assert_allclose(res.q[:, 1], -res.q[:, 0], atol=0.5)
 
 
 @pytest.mark.parametrize("formulation", ["baumgarte", "projection"])
@@ -367,18 +400,22 @@ def _me_run_logged(model, options, stop, version, rtol):
 
 
 BRANCH_CHANGES = [  # (model, options, stop, rtol, constraint row, flat or dead-point times where it may stop)
-    # 1e-7 rad before the flat position: dphi1 off by 3.3 rad/s after t = pi (rtol 1e-7: 0.07 after pi / 2)
-    (PARALLELOGRAM, (("phi0", -PHI0),), 3.5, 1e-6, "loop_x", [math.pi / 2, math.pi]),
-    (PARALLELOGRAM, (("phi0", -PHI0),), 3.5, 1e-7, "loop_x", [math.pi / 2, math.pi]),
     # started at the dead point: at the next one (t = 0.71) the slider stops following the crank (a1 off by 5 rad)
     (SLIDER_CRANK, (("a10", A10),), 2.5, 1e-6, "guide", [0.7088]),
 ]
 
 
+def _check_branch_error(log: list[str], row: str, passages, late: float = 1e-3) -> None:
+    first = [m for m in log if "leaving its assembly branch" in m]
+    assert len(first) == 1, log[-5:]
+    assert f"constraint row '{row}'" in first[0] and "tighter tolerance" in first[0]
+    assert any("Derivatives: at t = " in m and "left its assembly branch" in m for m in log)
+    t_stop = float(first[0].split("t = ")[1].split(":")[0])
+    assert any(tp - 0.05 < t_stop < tp + late for tp in passages), t_stop
+
+
 @pytest.mark.parametrize("version", [2, 3])
-@pytest.mark.parametrize(
-    "model,options,stop,rtol,row,passages", BRANCH_CHANGES, ids=["parallelogram-1e-6", "parallelogram-1e-7", "slider"]
-)
+@pytest.mark.parametrize("model,options,stop,rtol,row,passages", BRANCH_CHANGES, ids=["slider"])
 def test_fmu_me_branch_change_at_loose_tolerance_is_an_error(version, model, options, stop, rtol, row, passages):
     """Under CVode at a loose tolerance the constraint drift grows to the separation of the branches at a
     singular position, and the mechanism used to continue on another branch with no message.  The
@@ -386,12 +423,52 @@ def test_fmu_me_branch_change_at_loose_tolerance_is_an_error(version, model, opt
     run stops there with an Error naming the constraint row, before the velocities have jumped."""
     r, log = _me_run_logged(model, options, stop, version, rtol)
     assert isinstance(r, Exception), "no error"
-    first = [m for m in log if "leaving its assembly branch" in m]
-    assert len(first) == 1, log[-5:]
-    assert f"constraint row '{row}'" in first[0] and "tighter tolerance" in first[0]
-    assert any("Derivatives: at t = " in m and "left its assembly branch" in m for m in log)
-    t_stop = float(first[0].split("t = ")[1].split(":")[0])
-    assert any(tp - 0.05 < t_stop < tp + 1e-3 for tp in passages), t_stop
+    _check_branch_error(log, row, passages)
+
+
+def _rk4_host(fmu, stop: float, h: float, kick: dict[int, float]):
+    """A Model Exchange host stepping classic RK4 from the initialized state changed by kick (state index:
+    increment): (the exception that stopped it or None, the FMU's log messages)."""
+    log: list[str] = []
+    s = FmuSession(fmu, "ModelExchange", logger=lambda *args: log.append(args[-1].decode()))
+    try:
+        s.initialize()
+        x = s.states()
+        for i, dx in kick.items():
+            x[i] += dx
+
+        def f(t, y):
+            s.fmu.setTime(t)
+            s.set_states(list(y))
+            return s.derivatives()
+
+        t = 0.0
+        while t < stop - 1e-12:
+            k1 = f(t, x)
+            k2 = f(t + h / 2, x + h / 2 * k1)
+            k3 = f(t + h / 2, x + h / 2 * k2)
+            k4 = f(t + h, x + h * k3)
+            x, t = x + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4), t + h
+            s.fmu.setTime(t)
+            s.set_states(list(x))
+            s.fmu.completedIntegratorStep()
+    except Exception as exc:  # noqa: BLE001 - fmpy raises FMICallException
+        return exc, log
+    finally:
+        s.close()
+    return None, log
+
+
+@pytest.mark.parametrize("version", [2, 3])
+def test_fmu_me_branch_change_of_a_perturbed_state_is_an_error(version):
+    """A branch change built deterministically: 0.05 rad before the flat position the host's state gets a
+    coupler velocity of 1e-3 rad/s off the branch (its velocity error, which the motion would not have).
+    Baumgarte's terms carry it into the passage, where the constraint forces turn the linkage onto the
+    anti-parallelogram branch: the run stops with an Error naming the row as it passes (t = 0.025)."""
+    fmu = cached_fmu(PARALLELOGRAM, version, "me", options=(("phi0", -0.05),))
+    exc, log = _rk4_host(fmu, 0.2, 1e-3, {4: 1e-3})  # states: phi1, phi2, phi3, dphi1, dphi2, dphi3
+    assert exc is not None, "no error"
+    _check_branch_error(log, "loop_x", [0.025], late=5e-3)  # within the host's steps through the passage
 
 
 QUIET = [  # (model, options, stop, rtol): loose tolerances where the motion keeps its branch
@@ -399,6 +476,11 @@ QUIET = [  # (model, options, stop, rtol): loose tolerances where the motion kee
     (PARALLELOGRAM, (("phi0", 0.0),), 3.5, 1e-6),  # at it
     (PARALLELOGRAM, (("phi0", math.pi / 2),), 3.5, 1e-6),
     (PARALLELOGRAM, (("phi0", -PHI0),), 3.5, 1e-8),  # a passage whose constraint work is 1e-4 of T
+    # 1e-7 rad before it: the filtered multipliers turned it onto the anti-parallelogram branch after t = pi
+    # (rtol 1e-6) or pi / 2 (rtol 1e-7); with the accelerations bridged over the singular instants it keeps
+    # its branch within 2e-7 rad/s
+    (PARALLELOGRAM, (("phi0", -PHI0),), 3.5, 1e-6),
+    (PARALLELOGRAM, (("phi0", -PHI0),), 3.5, 1e-7),
     (SLIDER_CRANK, (("a10", 1.2),), 2.5, 1e-6),
     (SLIDER_CRANK, (("a10", 1.2),), 2.5, 1e-8),  # 1e-5 of T at its last dead point
     (SLIDER_CRANK, (("a10", 0.5),), 2.5, 1e-6),

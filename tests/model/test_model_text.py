@@ -22,10 +22,12 @@ from hypothesis import strategies as st
 from lxml import etree
 
 import symbody as sb
+from symbody.codegen.c import c_string
 from symbody.codegen.evaluators import evaluator
 from symbody.fmu import export_fmu
 from symbody.fmu.build import template_dir
 from symbody.fmu.sources import ModelSource
+from symbody.model.registry import MAX_NAME_LENGTH
 
 FIELDS = ("system", "g", "l", "m", "theta", "T", "y")
 UNITS = {"system": None, "g": "m/s2", "l": "m", "m": "kg", "theta": "rad", "T": "N*m", "y": "m"}
@@ -272,9 +274,9 @@ def test_a_bare_number_in_a_unit_checked_sum_suggests_a_parameter():
         s.derive()
     msg = str(err.value)
     assert "unit mismatch in the equation of coordinate 'theta'" in msg
-    assert "bare number 0.5" in msg and "dtheta" in msg
+    assert "load 'damping' is written with bare numbers (force = -0.5*dtheta)" in msg
     # a damping coefficient on a rotation: N*m per rad/s
-    assert "s.parameter('c', 0.5, unit='kg*m2/s')" in msg
+    assert "s.parameter('damping_force', 0.5, unit='kg*m2/s')" in msg
 
 
 def test_bare_numbers_on_both_sides_of_a_sum_are_both_named():
@@ -285,8 +287,13 @@ def test_bare_numbers_on_both_sides_of_a_sum_are_both_named():
     s.particle("bob", s.point("P", s.origin, (0, -s.parameter("l", 1.0, unit="m"), 0), base=B), m)
     s.gravity((0, -9.81, 0))  # gravity without a unit, and a damping coefficient without one
     s.generalized_force("damping", th, -0.5 * s.symbol("dtheta"))
-    with pytest.raises(sb.ModelError, match=r"the terms 0\.5\*dtheta \(0\.5\) and .*\(9\.81\) hold bare numbers"):
+    with pytest.raises(sb.ModelError) as err:
         s.derive()
+    # both objects where a bare number was written are named, with the unit each number needs
+    assert "gravity 'gravity' is written with bare numbers (g = (0, -9.81, 0) in base 'xyz')" in str(err.value)
+    assert "s.parameter('g', -9.81, unit='m/s2')" in str(err.value)
+    assert "load 'damping' is written with bare numbers (force = -0.5*dtheta)" in str(err.value)
+    assert "unit='kg*m2/s'" in str(err.value)
 
 
 @pytest.mark.parametrize(
@@ -415,6 +422,74 @@ def test_any_model_text_is_refused_by_name_or_gives_a_sound_fmu(tmp_path_factory
     fmu = export_fmu(eq, tmp / "model.fmu", fmi_version=fmi)
     check_fmu(fmu, fmi, tmp, marker)
     event("exported")
+
+
+# -- the length of names, descriptions and units ---------------------------------------------------------
+
+
+def _strict_c99(fmu: Path, folder: Path) -> None:
+    """Every C file of the FMU's sources/ compiles with -std=c99 -pedantic -Wall -Wextra -Werror (ISO C99
+    guarantees string literals of 4095 characters only, C99 5.2.4.1; gcc -pedantic warns beyond)."""
+    src = _unpack(fmu, folder)
+    files = sorted(src.glob("*.c"))
+    assert "model.c" in [f.name for f in files] and len(files) > 5
+    for c in files:
+        proc = _compile(c, ["-std=c99", "-pedantic"])
+        assert proc.returncode == 0, (c.name, proc.stderr[:2000])
+
+
+def test_names_up_to_the_limit_and_any_descriptions_and_units_give_strict_c99_sources(tmp_path: Path):
+    limit = MAX_NAME_LENGTH
+    description = 'Länge <"x"> ' * 600  # 7200 characters, in the XML and (sanitized) in C comments
+    unit = "*".join(["m"] * 1500) + "/" + "/".join(["m"] * 1499)  # m, in 6000 characters
+    text = {
+        "system": ("s" * 128, None, description),
+        "g": ("g" * limit, "m/s2", description),
+        "l": ("l" * limit, unit, description),
+        "m": ("m" * limit, "kg", description),
+        "theta": ("q" * (limit - 2), "rad", description),  # its acceleration dd<name> is at the limit
+        "T": ("T" * limit, "N*m", description),
+        "y": ("y" * limit, unit, description),
+    }
+    fmu = export_fmu(pendulum(text), tmp_path / "long.fmu", fmi_version=3, kind="both")
+    check_fmu(fmu, 3, tmp_path, tmp_path / "pwned")
+    _strict_c99(fmu, tmp_path / "strict")
+    md = fmpy.read_model_description(str(fmu))
+    assert {v.name for v in md.modelVariables} >= {"q" * (limit - 2), "ddq" + "q" * (limit - 3), "T" * limit}
+    assert md.description == description and {v.unit for v in md.modelVariables if v.name == "l" * limit} == {unit}
+
+    s = sb.System("ball")  # contact and friction names at the limit: their forces and event indicators
+    x, y = s.coordinate("x" * (limit - 2), 0.0, dq0=1.0), s.coordinate("y", 0.5)
+    s.particle("b", s.point("P", s.origin, (x, y, 0)), 1.0)
+    s.gravity((0, -9.81, 0))
+    s.unilateral("c" * (limit - len("force_")), y, restitution=0.5)
+    s.stick_slip("f" * (limit - len("force_")), x, normal=9.81, mu=0.3)
+    fmu = export_fmu(s, tmp_path / "ball.fmu", fmi_version=2, kind="both")
+    _strict_c99(fmu, tmp_path / "ball")
+
+
+@pytest.mark.parametrize("length", [MAX_NAME_LENGTH + 1, 4095, 4096, 10_000])
+def test_longer_names_are_refused_naming_the_object(length: int):
+    for key, kind in (("g", "parameter"), ("theta", "coordinate"), ("T", "input"), ("y", "output")):
+        message = rf"^{kind} name '{key[0] * 40}'\.\.\. is {length} characters long: at most {MAX_NAME_LENGTH}$"
+        with pytest.raises(sb.ModelError, match=message):
+            pendulum({key: (key[0] * length, UNITS[key], "")})
+    s = sb.System("c")  # a name of its own within the limit, one it gives a part of the model beyond it
+    with pytest.raises(sb.ModelError, match=rf"^acceleration name 'ddqqq.*is {MAX_NAME_LENGTH + 1} characters"):
+        s.coordinate("q" * (MAX_NAME_LENGTH - 1))
+    assert s.coordinates == [] and len(s.registry) == 4  # nothing of it was declared
+
+
+def test_no_c_string_literal_beyond_the_c99_limit(tmp_path: Path):
+    assert c_string("a" * 4095) == '"' + "a" * 4095 + '"'
+    for text in ("a" * 4096, "\u00e9" * 2048):  # 4096 bytes, in ASCII or in UTF-8
+        with pytest.raises(sb.ModelError, match="is 4096 bytes long: a C string literal holds at most 4095"):
+            c_string(text)
+    s = pendulum()
+    s.parameters["m"].name = "m" * 5000  # bypasses the declaration checks
+    with pytest.raises(sb.ModelError, match="'mmmm.*is 5000 bytes long: a C string literal holds at most 4095"):
+        export_fmu(s, tmp_path / "bad.fmu")
+    assert not (tmp_path / "bad.fmu").exists()
 
 
 @pytest.mark.parametrize("name", ["Fmi2Slave", "Real", "numpy", "math", "runtime", "symbody_python_runtime"])

@@ -156,6 +156,33 @@ def test_actuator_along_a_constrained_direction_is_reported():
         inverse_dynamics(eq, [0.0], [[0.0, 0.0]], [[0.0, 1.0]], [[0.0, 0.0]])
 
 
+def two_drives(gain_x: float, gain_y: float, same_coordinate: bool = False):
+    """Two particles on rails, each driven by an input of its own gain (both on x with ``same_coordinate``)."""
+    s = sb.System("two_drives")
+    x, y = s.coordinate("x"), s.coordinate("y")
+    s.particle("m1", s.point("P", s.origin, (x, 0, 0)), 2.0)
+    s.particle("m2", s.point("Q", s.origin, (0, y, 0)), 3.0)
+    s.generalized_force("valve", x, gain_x * s.input("u1"))
+    s.generalized_force("motor", x if same_coordinate else y, gain_y * s.input("u2"))
+    return s.derive()
+
+
+@pytest.mark.parametrize("gain", [1.6e11, 1.0, 1e-11])
+def test_actuators_of_very_different_gains_are_told_apart(gain):
+    # the rank test sees each effort in a unit of its own: a gain of 1.6e11 (Pa per unit of valve
+    # opening) next to one of 1 is no dependence; Newton's law m a = gain u gives the efforts
+    eq = two_drives(gain, 1.0)
+    inv = inverse_dynamics(eq, [0.0, 1.0], [[0.0, 0.0]] * 2, [[0.0, 0.0]] * 2, [[1.0, -2.0], [0.5, 4.0]])
+    np.testing.assert_allclose(inv["u1"], np.array([2.0, 1.0]) / gain, rtol=1e-12)
+    np.testing.assert_allclose(inv["u2"], [-6.0, 12.0], rtol=1e-12)
+
+
+def test_actuators_of_very_different_gains_acting_alike_are_reported():
+    eq = two_drives(1.6e11, 1.0, same_coordinate=True)
+    with pytest.raises(sb.NumericalError, match="cannot be told apart"):
+        inverse_dynamics(eq, [0.0], [[0.0, 0.0]], [[0.0, 0.0]], [[1.0, 0.0]])
+
+
 def test_motion_violating_the_constraints_is_reported():
     eq = example("four_bar").derive()
     with pytest.raises(sb.NumericalError, match="violates the velocity constraint 'loop_"):

@@ -84,7 +84,7 @@ def test_sampled_signals():
     with pytest.raises(ValueError, match="2 times but 3 values"):
         Sampled([0.0, 1.0], [1.0, 2.0, 3.0])
     with pytest.raises(ValueError, match="kind"):
-        Sampled([0.0, 1.0], [1.0, 2.0], kind="cubic")
+        Sampled([0.0, 1.0], [1.0, 2.0], kind="spline")
 
 
 def test_linear_algebra_helpers():

@@ -310,6 +310,62 @@ def test_controller_in_the_loop_equals_the_example_loop(crane_fmu):
         assert row["tension.peak"] > case["m_payload"] * 9.80665 * 0.99
 
 
+def test_controller_and_input_file_drive_different_inputs(crane_fmu, tmp_path):
+    # the controller moves the trolley, the file hoists the load; the reference is the example loop with
+    # one law setting both inputs, the hoist force interpolated linearly in the file's table (as fmpy does)
+    sys.path.insert(0, str(ROOT / "examples" / "crane_control"))
+    try:
+        from crane_loop import FeedbackLaw, FmuPlant, run_closed_loop
+    finally:
+        sys.path.pop(0)
+    from symbody.fmu.arguments import read_input_file
+
+    weight = 4000.0 * 9.80665
+    table = np.array([[0.0, weight], [1.0, weight + 3000.0], [3.0, weight], [5.0, weight]])
+    csv = tmp_path / "hoist.csv"
+    csv.write_text("time,F_hoist\n" + "".join(f"{a!r},{b!r}\n" for a, b in table.tolist()))
+    signals = read_input_file(csv, ["F_trolley", "F_hoist"])
+
+    def trolley(t, s):
+        return np.array([3000.0 * (2.0 - s[0]) - 4000.0 * s[1]])
+
+    def both(t, s):
+        return np.array([trolley(t, s)[0], np.interp(t, table[:, 0], table[:, 1])])
+
+    law = FeedbackLaw(["x", "dx"], ["F_trolley"], trolley)
+    cases = [{"l": 8.0}, {"l": 12.0}]
+    df = sweep(
+        crane_fmu,
+        cases=cases,
+        stop_time=5.0,
+        inputs=signals,
+        controller=law,
+        sample_period=0.01,
+        outputs=["x", "l", "F_hoist"],
+        workers=0,
+        progress=False,
+    )
+    assert (df["status"] == "ok").all(), df["message"].tolist()
+    for case, row in zip(cases, df.to_dict("records")):
+        ref = run_closed_loop(
+            FmuPlant(crane_fmu, case), FeedbackLaw(["x", "dx"], ["F_trolley", "F_hoist"], both), 5.0, 0.01, ["l"]
+        )
+        assert row["x.final"] == pytest.approx(ref["x"][-1], rel=1e-12)
+        assert row["l.min"] == pytest.approx(ref["l"].min(), rel=1e-12)
+        assert row["F_hoist.max"] == pytest.approx(weight + 3000.0, rel=1e-12)  # the file's peak, at t = 1 s
+        assert row["l.min"] < case["l"] - 0.1  # the file hoisted the load
+        assert 1.0 < row["x.final"] < 3.0  # while the controller moved the trolley towards x = 2 m
+
+
+def test_controller_and_input_file_driving_one_input_are_refused(crane_fmu, tmp_path):
+    signals = np.array(
+        [(0.0, 1.0, 2.0), (1.0, 1.0, 2.0)], dtype=[("time", float), ("F_hoist", float), ("F_trolley", float)]
+    )
+    law = type("Law", (), {"measured": ["x"], "inputs": ["F_trolley"], "__call__": lambda self, t, y: [0.0]})()
+    with pytest.raises(StudyError, match="the controller and the input file both drive 'F_trolley'"):
+        sweep(crane_fmu, {"l": [8.0]}, stop_time=1.0, inputs=signals, controller=law, sample_period=0.01, workers=0)
+
+
 # ---------------------------------------------------------------------------
 # command line
 # ---------------------------------------------------------------------------
@@ -382,6 +438,9 @@ def test_cli_sweep_latin_hypercube_is_seeded(crane_fmu, tmp_path):
         (["--param", "m_payload=1,2", "--set", "F_trolley=abc"], "not a number"),
         (["--sample", "m_payload=1:2"], "number of samples"),
         (["--param", "m_payload=1,2", "--kind", "me", "--set", "solver.method=rk4"], "with --kind me"),
+        (["--param", "m_payload=1,2", "--plot", "map.png", "--plot-column", "x.max"], "choose one of theta.final"),
+        (["--param", "m_payload=1,2", "--plot-column", "theta.max"], "give --plot PNG too"),
+        (["--param", "m_payload=1,2", "--plot", "map.svg"], "--plot"),
     ],
 )
 def test_cli_sweep_errors_are_one_line(crane_fmu, tmp_path, capsys, extra, message):
@@ -391,6 +450,49 @@ def test_cli_sweep_errors_are_one_line(crane_fmu, tmp_path, capsys, extra, messa
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("symbody: error:") and message in err[0]
     assert not out.exists()
+
+
+def test_cli_sweep_plot_is_the_heat_map_of_the_table(crane_fmu, tmp_path, capsys):
+    import matplotlib.image
+
+    from symbody.study.plot import study_figure
+
+    out, png = tmp_path / "r.csv", tmp_path / "map.png"
+    argv = ["sweep", str(crane_fmu), "--param", "m_payload=1000,4000,8000", "--param", "l=6,12"]
+    argv += ["--set", "F_trolley=2000", "--stop-time", str(STOP), "--interval", str(INTERVAL), "--output", "theta"]
+    argv += ["--output", "x", "-o", str(out), "--plot", str(png), "--plot-column", "theta.max", "--workers", "0"]
+    assert main([*argv, "--no-progress"]) == 0
+    assert "wrote " + str(png) + " (theta.max over m_payload, l)" in capsys.readouterr().out
+    assert matplotlib.image.imread(png).shape[:2] == (520, 750)  # the PNG of the figure below, at 100 dpi
+    df = pd.read_csv(out)
+    fig = study_figure(df, "theta.max", ["m_payload", "l"], {"theta": "rad", "l": "m", "m_payload": "kg"})
+    ax = fig.axes[0]
+    # rows: rope lengths, columns: payloads, each cell the run's theta.max, written in it
+    expected = df.pivot(index="l", columns="m_payload", values="theta.max").to_numpy()
+    np.testing.assert_array_equal(ax.images[0].get_array(), expected)
+    assert sorted(t.get_text() for t in ax.texts) == sorted(f"{v:.3g}" for v in df["theta.max"])
+    assert ax.get_xlabel() == "m_payload [kg]" and ax.get_ylabel() == "l [m]"
+    assert ax.get_title().startswith("theta.max [rad] over m_payload and l: 6 runs")
+    for row in df.to_dict("records"):  # the table the map shows is that of plain single runs
+        assert row["theta.max"] == pytest.approx(
+            single_run(crane_fmu, {"m_payload": row["m_payload"], "l": row["l"]})["theta.max"], rel=1e-12
+        )
+
+
+def test_study_plot_marks_failed_runs_and_falls_back_to_panels():
+    from symbody.study.plot import study_figure
+
+    df = pd.DataFrame(
+        {"a": [1.0, 1.0, 2.0, 2.0], "b": [5.0, 6.0, 5.0, 6.0], "y.max": [1.0, 2.0, 3.0, 9.0]}
+        | {"status": ["ok", "ok", "ok", "error"]}
+    )
+    ax = study_figure(df, "y.max", ["a", "b"]).axes[0]
+    assert "failed" in [t.get_text() for t in ax.texts] and ax.get_title().endswith("4 runs, 1 failed")
+    assert np.ma.is_masked(ax.images[0].get_array()[1, 1])  # the failed run's value is not drawn
+    line = study_figure(df[df["b"] == 5.0], "y.max", ["a"]).axes[0]  # one variable: the column against it
+    np.testing.assert_array_equal(line.lines[0].get_ydata(), [1.0, 3.0])
+    sampled = df.assign(b=[5.0, 5.5, 6.0, 6.5])  # not a grid: one panel per variable
+    assert len(study_figure(sampled, "y.max", ["a", "b"]).axes) == 2
 
 
 # ---------------------------------------------------------------------------

@@ -199,6 +199,15 @@ def tools_missing(*tools: str) -> list[str]:
     return [t for t in tools if shutil.which(t) is None]
 
 
+def need(*tools: str) -> None:
+    """Skip the calling test when a tool is not installed."""
+    import pytest
+
+    missing = tools_missing(*tools)
+    if missing:
+        pytest.skip(f"not installed: {', '.join(missing)} (.ci/run installs them)")
+
+
 def assert_same(got: np.ndarray, want: np.ndarray, what: str, tol: float = 1e-9) -> None:
     """Equal tables to ``tol`` relative to each column's magnitude (at least 1)."""
     assert got.shape == want.shape, (what, got.shape, want.shape)

@@ -8,6 +8,7 @@ drawn where the simulation puts it (pixel position under a fixed orthographic ca
 from __future__ import annotations
 
 import math
+import re
 import shutil
 import subprocess
 from html.parser import HTMLParser
@@ -129,6 +130,24 @@ def test_bob_is_drawn_where_the_simulation_puts_it(pendulum_page):
     # the two instants are far apart on the screen (the test would catch a frozen or mirrored bob)
     assert np.linalg.norm(expected_pixel(float(np.interp(0.5, res["time"], res["theta"])))
                           - expected_pixel(float(np.interp(1.3, res["time"], res["theta"])))) > 50  # fmt: skip
+
+
+def test_screenshot_command_of_the_animation_guide(pendulum_page):
+    """The headless screenshot command docs/guide/animation.md gives draws the page (its flags, on this page)."""
+    tmp, page, _ = pendulum_page
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "guide" / "animation.md").read_text()
+    command = re.search(r"^chromium --headless (.*?)\"file://", guide.replace("\\\n", " "), re.M | re.S)
+    assert command, "the animation guide gives no chromium command"
+    flags = [f for f in command.group(1).split() if not f.startswith(("--screenshot", "--window-size"))]
+    for needed in ("--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--virtual-time-budget=8000"):
+        assert needed in flags
+    shot = tmp / "guide.png"
+    isolated = ["--no-sandbox", f"--user-data-dir={tmp / 'guide_profile'}", "--proxy-server=127.0.0.1:9"]
+    cmd = [CHROMIUM, "--headless", *flags, *isolated, f"--window-size={W},{H}", f"--screenshot={shot}"]
+    subprocess.run([*cmd, f"{page.as_uri()}?t=0.5&ui=0"], capture_output=True, timeout=120, check=False)
+    img = load_png(shot)
+    assert np.any(np.abs(img - BACKGROUND) > 30, axis=2).sum() > 500, "blank canvas"
+    red_centroid(img)  # the bob is drawn
 
 
 def test_bad_time_parameter_is_reported_in_the_page(pendulum_page):

@@ -1,1 +1,1 @@
-"""Code generation: the C and Python (numpy) emitters, compiled evaluators and operation counts."""
+"""Code generation: the C, Python (numpy) and MATLAB emitters, compiled evaluators and operation counts."""

@@ -43,6 +43,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from ..errors import ModelError
 from ..symbolic.expr import NUM, Expr, free_symbols, symbol_name
 from ..symbolic.plan import ExportPlan
 from ..symbolic.printing import CPrinter
@@ -58,6 +59,10 @@ C_RESERVED = frozenset(
     isnan isinf isfinite isnormal fpclassify HUGE_VAL INFINITY NAN M_PI M_E errno EDOM ERANGE
     memset memcpy malloc calloc free exit main printf assert div ldiv""".split()
 )
+
+#: Longest string literal (characters after escapes, without the terminating null) that every ISO C99
+#: compiler accepts (C99 5.2.4.1); ``gcc -std=c99 -pedantic`` warns beyond it.
+C_STRING_LIMIT = 4095
 
 _SAFE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -84,7 +89,17 @@ def c_string(text: str) -> str:
     Example:
         >>> print(c_string('a "b"?\n'))
         "a \"b\"\?\012"
+
+    Raises:
+        ModelError: ``text`` is longer than :data:`C_STRING_LIMIT` bytes (the model layer keeps names
+            far shorter: :data:`symbody.model.registry.MAX_NAME_LENGTH`).
     """
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > C_STRING_LIMIT:
+        raise ModelError(
+            f"the text {text[:40]!r}... is {size} bytes long: a C string literal holds at most {C_STRING_LIMIT}"
+            " (ISO C99 5.2.4.1)"
+        )
     out = []
     for ch in text:
         if ch in '"\\?':
@@ -194,6 +209,8 @@ class SymbolNames:
     PREFIX = "s_"
     #: longer names get a private local: C99 compilers need only distinguish 63 leading characters
     LONGEST = 48
+    #: the private local of the k-th symbol named (one whose name cannot follow the prefix)
+    FALLBACK = "_s{}"
 
     def __init__(self) -> None:
         self._names: dict[Expr, str] = {}
@@ -206,7 +223,7 @@ class SymbolNames:
             plain = _IDENTIFIER.match(text) and len(text) <= self.LONGEST
             name = self.PREFIX + text if plain else ""
             if not name or name in self._used:
-                name = f"_s{len(self._names)}"
+                name = self.FALLBACK.format(len(self._names))
             self._names[s] = name
             self._used.add(name)
         return name
@@ -220,6 +237,26 @@ class SymbolNames:
             'coordinate theta'
         """
         return c_comment(f"{s.kind or 'symbol'} {s.name}")
+
+
+def symbol_locals(exprs: Sequence[Expr], sources: Mapping[Expr, str], names: SymbolNames) -> dict[Expr, str]:
+    """The local name of every symbol ``exprs`` use, in the order the symbols were made.
+
+    Raises:
+        KeyError: a symbol is missing from ``sources`` (where the generated function reads it).
+
+    Example:
+        >>> from symbody.symbolic.expr import Context
+        >>> ctx = Context(); x, k = ctx.symbol("x"), ctx.symbol("k")
+        >>> symbol_locals([k * x], {x: "_in[0]", k: "_in[1]"}, SymbolNames()) == {x: "s_x", k: "s_k"}
+        True
+    """
+    out: dict[Expr, str] = {}
+    for s in sorted(free_symbols(exprs), key=lambda s: s.id):
+        if s not in sources:
+            raise KeyError(f"symbol {s.name!r} has no source in the generated function")
+        out[s] = names[s]
+    return out
 
 
 def c_function(
@@ -254,12 +291,7 @@ def c_function(
     """
     names = names or SymbolNames()
     exprs = [a.expr for b in blocks for a in b.assignments]
-    used = sorted(free_symbols(exprs), key=lambda s: s.id)
-    symbol_names: dict[Expr, str] = {}
-    for s in used:
-        if s not in sources:
-            raise KeyError(f"symbol {s.name!r} has no source in the generated function")
-        symbol_names[s] = names[s]
+    symbol_names = symbol_locals(exprs, sources, names)
     plan = ExportPlan({"all": exprs}, symbol_names, prefix="_t", trig="expand")
     used = sorted(free_symbols(plan.outputs["all"]), key=lambda s: s.id)
     printer = CPrinter()

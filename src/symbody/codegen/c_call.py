@@ -20,7 +20,9 @@ file (``METH_FASTCALL``, float64 vectors read through the buffer protocol, one
 headers, or if that build fails, the same kernel is called through
 ``ctypes`` with the same checks and results (a few microseconds per call).
 Both are built once per source, compiler and Python version and cached on disk
-(``$SYMBODY_CACHE/evaluators`` or ``~/.cache/symbody/evaluators``).
+(``$SYMBODY_CACHE/evaluators`` or ``~/.cache/symbody/evaluators``, a folder only the user can write;
+every library is verified against the hash recorded at its build before it is loaded: see
+:mod:`symbody.codegen.build_cache`).
 
 Example:
     >>> source = "int twice(const double *in, double *out) { out[0] = 2.0 * in[1]; return 0; }\\n"
@@ -39,7 +41,6 @@ import shutil
 import subprocess
 import sys
 import sysconfig
-import tempfile
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -50,6 +51,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ExportError, NumericalError
+from .build_cache import cached_build, entry_key
 from .c_module import extension_source
 
 #: how a kernel is called: ``"auto"`` (extension module when possible), ``"extension"`` or ``"ctypes"``
@@ -176,13 +178,6 @@ def compile_shared(
         raise ExportError(f"C compilation failed ({' '.join(cmd[:2])} ...):\n{msg[:4000]}")
 
 
-def cache_folder() -> Path:
-    """Folder of compiled kernels: ``$SYMBODY_CACHE/evaluators`` or ``~/.cache/symbody/evaluators``."""
-    env = os.environ.get("SYMBODY_CACHE")
-    root = Path(env) if env else Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "symbody"
-    return root / "evaluators"
-
-
 @lru_cache(maxsize=8)
 def _compiler_identity(cc: str) -> str:
     try:
@@ -193,32 +188,23 @@ def _compiler_identity(cc: str) -> str:
 
 
 def build_cached(source: str, stem: str, suffix: str, include: Sequence[Path] = (), flags: Sequence[str] = ()) -> Path:
-    """Compile ``source`` into the shared library ``<stem>_<hash><suffix>`` of :func:`cache_folder`.
+    """Compile ``source`` into the shared library ``<stem>_<hash><suffix>``, cached (``evaluators`` of
+    :mod:`symbody.codegen.build_cache`: a private folder, the library verified before it is loaded).
 
-    The hash covers the source, the compiler, its flags and the interpreter, so a library is
-    built once; the cache falls back to a temporary folder when it cannot be written.
+    The hash covers the source, the compiler, its flags and the interpreter, so a library is built once.
     """
     cc = c_compiler()
-    digest = hashlib.sha256()
-    for part in (source, _compiler_identity(cc), " ".join([*KERNEL_FLAGS, *flags]), *map(str, include), sys.version):
-        digest.update(part.encode())
-    name = f"{stem}_{digest.hexdigest()[:24]}"
-    for folder in (cache_folder(), Path(tempfile.gettempdir()) / "symbody_evaluators"):
-        target = folder / (name + suffix)
-        if target.is_file():
-            return target
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            with tempfile.TemporaryDirectory(dir=folder, prefix=".build_") as tmp:
-                src = Path(tmp) / f"{name}.c"
-                src.write_text(source)
-                built = Path(tmp) / (name + suffix)
-                compile_shared([src], built, include=include, flags=flags)
-                os.replace(built, target)  # atomic: another process may build the same library
-            return target
-        except OSError:
-            continue
-    raise ExportError(f"cannot write the compiled evaluator {name}{suffix} to {cache_folder()} or the temporary folder")
+    parts = (source, _compiler_identity(cc), " ".join([*KERNEL_FLAGS, *flags]), *map(str, include), sys.version)
+    name = f"{stem}_{entry_key(*parts)[:24]}"
+    library = name + suffix
+
+    def build(folder: Path) -> None:
+        src = folder / f"{name}.c"
+        src.write_text(source)
+        compile_shared([src], folder / library, include=include, flags=flags)
+        src.unlink()
+
+    return cached_build("evaluators", name, [library], build)[library]
 
 
 def _extension_function(kernel: Kernel, headers: Path) -> Callable[..., Any]:
@@ -389,6 +375,6 @@ __all__ = [
     "kernel_function",
     "call_path",
     "python_headers",
-    "cache_folder",
+    "build_cached",
     "CtypesKernel",
 ]

@@ -36,8 +36,9 @@ from .c_call import Kernel, c_compiler, call_directly, call_path, compile_shared
 from .evaluators import layout_of, select_blocks
 from .python import Layout, check_identifier
 
-#: the vector arguments of every evaluator, in the order of the packed input (after t)
-VECTORS = ("q", "dq", "u", "p", "ddq", "lam")
+#: the vector arguments of every evaluator, in the order of the packed input (after t); ``x``: the
+#: first-order states
+VECTORS = ("q", "dq", "u", "p", "ddq", "lam", "x")
 
 #: compiled evaluators per equations (by blocks and call path)
 _CACHE: WeakKeyDictionary[Any, dict[tuple, Any]] = WeakKeyDictionary()
@@ -72,7 +73,7 @@ class CEvaluator:
         self._layout = layout
         self.source = "#include <math.h>\n#include <string.h>\n" + _SIGN + block_function(blocks, layout, name)
         self.source += _packed_wrapper(name, self._slots, self.sizes)
-        slots = tuple((vec, n, vec in ("ddq", "lam")) for vec, n in self._slots)
+        slots = tuple((vec, n, vec in ("ddq", "lam", "x")) for vec, n in self._slots)
         self._call = kernel_function(Kernel(name + "_packed", self.source, slots, tuple(self.shapes)), path)
         self.call_path = call_path(self._call)
         call_directly(self, self._call)  # no Python frame per call: __call__ below documents the call
@@ -81,7 +82,7 @@ class CEvaluator:
     def _slots(self) -> list[tuple[str, int]]:
         return [(vec, len(getattr(self._layout, vec))) for vec in VECTORS]
 
-    def __call__(self, t, q, dq, u, p, ddq=None, lam=None, *, out=None) -> tuple[np.ndarray, ...]:
+    def __call__(self, t, q, dq, u, p, ddq=None, lam=None, x=None, *, out=None) -> tuple[np.ndarray, ...]:
         """The blocks at one point, as fresh arrays (one per block, in the order of the names), or
         written into ``out`` (a tuple of float64 C-contiguous arrays of the blocks' shapes) and returned.
 
@@ -90,14 +91,15 @@ class CEvaluator:
             TypeError: a value is not a real number, or ``out`` does not fit.
         """
         if out is None:
-            return self._call(t, q, dq, u, p, ddq, lam)
-        return self._call(t, q, dq, u, p, ddq, lam, out=out)
+            return self._call(t, q, dq, u, p, ddq, lam, x)
+        return self._call(t, q, dq, u, p, ddq, lam, x, out=out)
 
 
 def block_function(blocks: Mapping[str, tuple[Sequence[Expr], tuple[int, ...]]], layout: Layout, name: str) -> str:
-    """C function ``void <name>(double _t, const double *_q, ..., const double *_lam, double *_out_<block>...)``."""
+    """C function ``void <name>(double _t, const double *_q, ..., const double *_lam, const double *_x,
+    double *_out_<block>...)``."""
     sources: dict[Expr, str] = {}
-    for vec in ("q", "dq", "ddq", "u", "p", "lam"):
+    for vec in ("q", "dq", "ddq", "u", "p", "lam", "x"):
         for i, s in enumerate(getattr(layout, vec)):
             sources[s] = f"_{vec}[{i}]"
     if layout.t is not None:
@@ -109,14 +111,14 @@ def block_function(blocks: Mapping[str, tuple[Sequence[Expr], tuple[int, ...]]],
     outs = "".join(f", double *_out_{k}" for k in blocks)
     sig = (
         f"void {name}(double _t, const double *_q, const double *_dq, const double *_u, const double *_p, "
-        f"const double *_ddq, const double *_lam{outs})"
+        f"const double *_ddq, const double *_lam, const double *_x{outs})"
     )
-    unused = ["_t", "_q", "_dq", "_u", "_p", "_ddq", "_lam"]
+    unused = ["_t", "_q", "_dq", "_u", "_p", "_ddq", "_lam", "_x"]
     return c_function(sig, cblocks, sources, unused=unused)
 
 
 def _packed_wrapper(name: str, slots: list[tuple[str, int]], sizes: Sequence[int]) -> str:
-    """C function ``int <name>_packed(in, out0, out1, ...)`` with ``in = [t, q, dq, u, p, ddq, lam]``."""
+    """C function ``int <name>_packed(in, out0, out1, ...)`` with ``in = [t, q, dq, u, p, ddq, lam, x]``."""
     args, k = ["_in[0]"], 1
     for _, n in slots:
         args.append(f"_in + {k}")
@@ -191,9 +193,9 @@ class AccelerationEvaluator:
         allowed = {*layout.q, *layout.dq, *layout.u, *layout.p, *([layout.t] if layout.t is not None else [])}
         stray = [s for s in free_symbols([e for exprs, _ in blocks.values() for e in exprs]) if s not in allowed]
         if stray:
+            what = "a first-order state" if stray[0].kind == "state" else "a contact or constraint force"
             raise ModelError(
-                f"{eq.name!r}: [M | delta] uses {stray[0]} (a contact or constraint force): compiled accelerations "
-                "need a model without them"
+                f"{eq.name!r}: [M | delta] uses {stray[0]} ({what}): compiled accelerations need a model without them"
             )
         n = eq.nq
         self.nq = n
@@ -286,9 +288,9 @@ def _closed_form_kernel(name: str, n: int, layout: Layout) -> str:
 /* ddq = M^-1 delta in closed form (inputs packed as [t, q, dq, u, p]), valid where every pivot is positive */
 int {name}_packed(const double *_in, double *_ddq)
 {{
-    static const double _none[1] = {{0.0}}; /* ddq and lam: not used by the closed form */
+    static const double _none[1] = {{0.0}}; /* ddq, lam and x: not used by the closed form */
     {decl}
-    {name}(_in[0], _in + {q}, _in + {dq}, _in + {u}, _in + {p}, _none, _none, _ddq, _M);
+    {name}(_in[0], _in + {q}, _in + {dq}, _in + {u}, _in + {p}, _none, _none, _none, _ddq, _M);
     int status = 0;
     for (int k = {n} - 1; k >= 0; --k)
         if (!(_M[k] > 0.0)) status = k + 1; /* also NaN; the first such coordinate */{free}
@@ -306,9 +308,9 @@ def _acceleration_kernel(name: str, n: int, layout: Layout) -> str:
 /* ddq = M^-1 delta: the blocks, then the factorization (inputs packed as [t, q, dq, u, p]) */
 int {name}_packed(const double *_in, double *_ddq)
 {{
-    static const double _none[1] = {{0.0}}; /* ddq and lam: not used by [M | delta] here */
+    static const double _none[1] = {{0.0}}; /* ddq, lam and x: not used by [M | delta] here */
     {decl}
-    {name}(_in[0], _in + {q}, _in + {dq}, _in + {u}, _in + {p}, _none, _none, _M, _ddq);
+    {name}(_in[0], _in + {q}, _in + {dq}, _in + {u}, _in + {p}, _none, _none, _none, _M, _ddq);
     const int status = sb_ldlt_solve_spd({n}, _M, _ddq);{free}
     return status;
 }}

@@ -60,7 +60,7 @@ from collections.abc import Mapping, Sequence, Set
 from ..symbolic.expr import Expr, free_symbols
 from ..symbolic.plan import ExportPlan
 from ..symbolic.printing import CPrinter
-from .c import CBlock, SymbolNames, c_comment
+from .c import CBlock, SymbolNames, c_comment, symbol_locals
 
 #: Most statements per part: small enough for near-linear compile times, large enough to keep calls rare.
 PART_SIZE = 100
@@ -134,11 +134,7 @@ def c_function_pieces(
     part_size = part_size or PART_SIZE
     names = names or SymbolNames()
     exprs = [a.expr for b in blocks for a in b.assignments]
-    symbol_names: dict[Expr, str] = {}
-    for s in sorted(free_symbols(exprs), key=lambda s: s.id):
-        if s not in sources:
-            raise KeyError(f"symbol {s.name!r} has no source in the generated function")
-        symbol_names[s] = names[s]
+    symbol_names = symbol_locals(exprs, sources, names)
     plan = ExportPlan({"all": exprs}, symbol_names, prefix="_t", optimize=optimize, trig="expand")
     printer = CPrinter()
     # statements in evaluation order: (temporary defined or "", text)

@@ -1,13 +1,15 @@
 """Operation counts of the exported blocks of an :class:`~symbody.Equations` (``symbody info``).
 
-The counts are those of the size-optimal export (:class:`symbody.symbolic.plan.ExportPlan`
-with ``trig="fold"``); definitions in docs/guide/architecture.md.
+:func:`stats` counts the size-optimal export (:class:`symbody.symbolic.plan.ExportPlan`
+with ``trig="fold"``); :func:`export_ops` counts the code the C export (``model.c``) and the
+MATLAB export write for their functions (:data:`EXPORTED_FUNCTIONS`, ``trig="expand"``), both
+from the entries :func:`exported_entries` lists; definitions in docs/guide/architecture.md.
 
 Example:
     >>> from symbody.models import pendulum
     >>> eq = pendulum().derive()
-    >>> op_count(eq, "M", "delta"), stats(eq)["ops"]["M_delta"]
-    (3, 3)
+    >>> op_count(eq, "M", "delta"), stats(eq)["ops"]["M_delta"], export_ops(eq)["M_delta"]
+    (3, 3, 3)
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any
 from weakref import WeakKeyDictionary
 
 from ..equations import Equations
-from ..symbolic.expr import symbol_name
+from ..symbolic.expr import NUM, Expr, symbol_name
 from ..symbolic.plan import ExportPlan
 
 _STATS: WeakKeyDictionary[Equations, dict[str, Any]] = WeakKeyDictionary()
@@ -99,4 +101,54 @@ def stats(eq: Equations) -> dict[str, Any]:
     return out
 
 
-__all__ = ["STAT_BLOCKS", "export_plan", "op_count", "stats"]
+#: The functions of the exported code (``sb_<name>`` in the FMU's ``model.c``, ``<model>_<file>.m`` in the MATLAB
+#: export) and the blocks each evaluates jointly, in the order their entries enter its export plan.
+EXPORTED_FUNCTIONS = {
+    "M_delta": ("M", "delta"),
+    "constraints": ("D", "beta", "gamma", "Phi"),
+    "outputs": ("outputs",),
+    "ddq": ("accelerations", "pivots"),  # sb_accelerations_direct (none without closed-form accelerations)
+}
+
+
+def exported_entries(eq: Equations, block: str) -> list[tuple[tuple[int, ...], Expr]]:
+    """The entries the exported code assigns for ``block``: ``(index, expression)`` of the nonzero entries, in
+    row-major order, 0-based; of ``M`` only the upper triangle (the code mirrors it).
+
+    Example:
+        >>> from symbody.models import pendulum
+        >>> exported_entries(pendulum().derive(), "M")
+        [((0, 0), 1)]
+    """
+    exprs, shape = eq.blocks()[block]
+    out: list[tuple[tuple[int, ...], Expr]] = []
+    for k, e in enumerate(exprs):
+        if e.op == NUM and e.value == 0:
+            continue
+        index: tuple[int, ...] = divmod(k, shape[1]) if len(shape) == 2 else (k,)
+        if block == "M" and index[0] > index[1]:
+            continue
+        out.append((index, e))
+    return out
+
+
+def export_ops(eq: Equations) -> dict[str, int]:
+    """Operation count of each of :data:`EXPORTED_FUNCTIONS` as the C and MATLAB exports write it (the shared
+    temporaries and the assignments of :func:`exported_entries`, planned with ``trig="expand"``); computed once
+    per equations.
+    """
+    cached = _EXPORT_OPS.get(eq)
+    if cached is None:
+        names = {s: symbol_name(s) for s in eq.ctx.symbols}
+        cached = _EXPORT_OPS[eq] = {
+            function: ExportPlan(
+                {"all": [e for block in blocks for _, e in exported_entries(eq, block)]}, names, trig="expand"
+            ).op_count()
+            for function, blocks in EXPORTED_FUNCTIONS.items()
+        }
+    return cached
+
+
+_EXPORT_OPS: WeakKeyDictionary[Equations, dict[str, int]] = WeakKeyDictionary()
+
+__all__ = ["EXPORTED_FUNCTIONS", "STAT_BLOCKS", "export_ops", "export_plan", "exported_entries", "op_count", "stats"]

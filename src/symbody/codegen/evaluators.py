@@ -1,7 +1,8 @@
 """Compiled Python evaluators of the blocks of an :class:`~symbody.Equations`.
 
 :func:`layout_of` places the symbols of the equations in the argument vectors of every
-generated function, ``f(t, q, dq, u, p, ddq=None, lam=None)``; :func:`evaluator` compiles
+generated function, ``f(t, q, dq, u, p, ddq=None, lam=None, x=None)`` (``x``: the first-order
+states); :func:`evaluator` compiles
 named blocks together (they share their temporaries) and caches the function per
 equations and set of blocks.
 
@@ -31,7 +32,7 @@ _CACHE: WeakKeyDictionary[Equations, dict[Any, Callable]] = WeakKeyDictionary()
 def layout_of(eq: Equations) -> Layout:
     """The argument layout of the functions generated for ``eq`` (see :mod:`symbody.codegen.python`)."""
     lam = list(eq.lam) + event_force_symbols(eq)  # contact and friction forces follow (outputs may use them)
-    return Layout(q=eq.q, dq=eq.dq, ddq=eq.ddq, u=eq.u_symbols, p=eq.p_symbols, lam=lam, t=eq.t)
+    return Layout(q=eq.q, dq=eq.dq, ddq=eq.ddq, u=eq.u_symbols, p=eq.p_symbols, lam=lam, x=eq.x_symbols, t=eq.t)
 
 
 def select_blocks(eq: Equations, names: tuple[str, ...], extra: Blocks | None = None) -> Blocks:
@@ -45,7 +46,7 @@ def select_blocks(eq: Equations, names: tuple[str, ...], extra: Blocks | None = 
 
 
 def evaluator(eq: Equations, *names: str, extra: Blocks | None = None) -> Callable:
-    """A compiled function ``f(t, q, dq, u, p, ddq=None, lam=None)`` returning the named blocks.
+    """A compiled function ``f(t, q, dq, u, p, ddq=None, lam=None, x=None)`` returning the named blocks.
 
     Blocks evaluated together share their atoms.  Custom blocks can be given
     in ``extra`` as ``name -> (flat expressions, shape)``.  Compiled functions

@@ -9,8 +9,9 @@ and time).
 
 Format (``"format": "symbody-geometry"``, ``"version": 1``)::
 
-    symbols   name -> {"kind": "time" | "coordinate" | "parameter", "value": default}
-              (the FMU variable of the same name; time is the result's ``time``)
+    symbols   name -> {"kind": "time" | "coordinate" | "parameter" | "input", "value": default}
+              (the FMU variable of the same name; time is the result's ``time``; an input is the
+              position of a motion input, taken from the result where it is recorded)
     program   [[temporary, expression], ...] evaluated in order
     anchors   key -> {"position": [3 expressions], "rotation": [9 expressions, row-major]}
               (rotation maps the anchor base's components to the ground base's)
@@ -103,6 +104,7 @@ def geometry_document(eq: Any) -> dict:
 def _symbol_table(eq: Any, symbols: list[Expr]) -> dict[str, dict]:
     params = {p.symbol: p for p in eq.parameters}
     coords = {c.q: c for c in eq.coordinates}
+    motions = {u.symbol: u for u in eq.inputs if u.motion == "position"}
     table: dict[str, dict] = {}
     for s in symbols:
         name = symbol_name(s)
@@ -112,8 +114,12 @@ def _symbol_table(eq: Any, symbols: list[Expr]) -> dict[str, dict]:
             table[name] = {"kind": "coordinate", "value": coords[s].q0}
         elif s in params:
             table[name] = {"kind": "parameter", "value": params[s].value}
+        elif s in motions:
+            table[name] = {"kind": "input", "value": motions[s].value}
         else:  # the model layer allows only these kinds in geometry
-            raise ExportError(f"geometry depends on {s.name!r}, which is not a coordinate, parameter or time")
+            raise ExportError(
+                f"geometry depends on {s.name!r}, which is not a coordinate, parameter, motion input or time"
+            )
     return table
 
 

@@ -6,7 +6,9 @@ source is what the Python FMU backend ships.
 
 Argument layout of every generated function::
 
-    f(t, q, dq, u, p, ddq=None, lam=None) -> tuple of numpy arrays
+    f(t, q, dq, u, p, ddq=None, lam=None, x=None) -> tuple of numpy arrays
+
+(``x``: the first-order states of the model.)
 
 Example:
     >>> from symbody.symbolic.expr import Context, sin
@@ -52,6 +54,7 @@ class Layout:
     u: Sequence[Expr] = ()
     p: Sequence[Expr] = ()
     lam: Sequence[Expr] = ()
+    x: Sequence[Expr] = ()
     t: Expr | None = None
     extra: dict[str, Sequence[Expr]] = field(default_factory=dict)  # name -> symbols (extra vector arguments)
 
@@ -65,7 +68,7 @@ class Layout:
             True
         """
         src: dict[Expr, tuple[str, int]] = {}
-        for vec in ("q", "dq", "ddq", "u", "p", "lam"):
+        for vec in ("q", "dq", "ddq", "u", "p", "lam", "x"):
             for i, s in enumerate(getattr(self, vec)):
                 src[s] = (vec, i)
         for vec, syms in self.extra.items():
@@ -75,7 +78,7 @@ class Layout:
 
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_ARGUMENTS = frozenset({"t", "q", "dq", "u", "p", "ddq", "lam", "np", "math"})  # and the globals it uses
+_ARGUMENTS = frozenset({"t", "q", "dq", "u", "p", "ddq", "lam", "x", "np", "math"})  # and the globals it uses
 
 
 def check_identifier(name: object, what: str) -> str:
@@ -108,7 +111,7 @@ def python_source(
         >>> from symbody.symbolic.expr import Context
         >>> ctx = Context(); x = ctx.symbol("x")
         >>> print(python_source({"y": ([x * x], (1,))}, Layout(q=[x]), "f"))
-        def f(t, q, dq, u, p, ddq=None, lam=None):
+        def f(t, q, dq, u, p, ddq=None, lam=None, x=None):
             _q = q.tolist() if hasattr(q, 'tolist') else list(q)
             _q0 = _q[0]
             _out_y = np.array([_q0**2], dtype=float)
@@ -138,7 +141,7 @@ def python_source(
     printer = PythonPrinter()
     lines = []
     extra_args = "".join(f", {k}=None" for k in layout.extra)
-    lines.append(f"def {fname}(t, q, dq, u, p, ddq=None, lam=None{extra_args}):")
+    lines.append(f"def {fname}(t, q, dq, u, p, ddq=None, lam=None, x=None{extra_args}):")
     body = []
     # unpack only the symbols used (by the planned expressions: the plan may drop some)
     reach = reachable(e for v in plan.outputs.values() for e in v)

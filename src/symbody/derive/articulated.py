@@ -395,8 +395,11 @@ def _independent(vectors: list[Comps]) -> bool:
 
 
 def _scleronomic(system: Any, order: list[TreeBody]) -> bool:
-    """True if no joint of the tree depends on time (its motion is ``S dq`` alone)."""
+    """True if no joint of the tree depends on time or on a motion input (its motion is ``S dq`` alone)."""
     t_mask = system.t.mask
+    for u in system.inputs.values():
+        if u.motion:
+            t_mask |= u.symbol.mask
     for body in order[1:]:
         mask = _joint_mask(system.kinematics, body, body.parent)  # type: ignore[arg-type]
         if mask is None or mask & t_mask:

@@ -26,7 +26,14 @@ from .constraints import constraint_rows
 from .energy import kinetic_energy, potential_energy
 from .formulation import mass_and_forces
 from .progress import Progress, progress_reporter
-from .records import coordinate_records, input_records, joint_records, output_records, parameter_records
+from .records import (
+    coordinate_records,
+    input_records,
+    joint_records,
+    output_records,
+    parameter_records,
+    state_records,
+)
 
 
 def derive_fields(
@@ -61,6 +68,8 @@ def derive_fields(
         "parameters": parameter_records(system),
         "coordinates": coordinate_records(system),
         "inputs": input_records(system),
+        "states": state_records(system),
+        "rates": [x.rate for x in system.states.values()],
         "outputs": output_records(system),
         "joints": joint_records(system),
         "M": M,

@@ -36,9 +36,12 @@ class RedundantConstraintWarning(UserWarning):
 
 
 def check_system(system: Any) -> None:
-    """The model has coordinates and at least one solid or particle with mass."""
+    """The model has coordinates, at least one solid or particle with mass, and a rate for every state."""
     if not system.coordinates:
         raise ModelError(f"system {system.name!r} has no coordinates")
+    for x in system.states.values():
+        if x.rate is None:
+            raise ModelError(f"state {x.name!r} has no rate: give it with System.rate({x.name}, ...)")
     # outputs may use state, inputs, parameters, time, multipliers: all declared symbols by construction
     if not any(s.has_inertia for s in system.solids.values()):
         raise ModelError(f"system {system.name!r} has no solid or particle with mass")
@@ -54,6 +57,8 @@ def default_values(eq: Any) -> dict[Expr, float]:
         vals[c.q], vals[c.dq], vals[c.ddq] = c.q0, c.dq0, 0.0
     for u in eq.inputs:
         vals[u.symbol] = u.value
+    for x in getattr(eq, "states", ()):
+        vals[x.symbol] = x.x0
     for lam in eq.lam:
         vals[lam] = 0.0
     return vals
@@ -123,15 +128,24 @@ def check_equations(eq: Any) -> None:
 
 
 def _check_used(eq: Any) -> None:
-    """Every input enters an equation; every coordinate has inertia or a constraint."""
+    """Every input enters an equation (a motion input through its position or a rate); every coordinate
+    has inertia or a constraint."""
     used = 0
-    for e in [e for row in eq.M + eq.D for e in row] + eq.delta + eq.Phi_init + eq.beta + eq.gamma:
+    for e in [e for row in eq.M + eq.D for e in row] + eq.delta + eq.Phi_init + eq.beta + eq.gamma + eq.rates:
         used |= e.mask
     for o in eq.outputs:
         used |= o.expr.mask
+    signals: dict[str, int] = {}
     for u in eq.inputs:
-        if not (u.symbol.mask & used):
-            raise ModelError(f"input {u.name!r} is never used: no load, constraint or output depends on it")
+        if u.motion:
+            signals[u.signal] = signals.get(u.signal, 0) | u.symbol.mask
+    for u in eq.inputs:
+        if u.motion and not (signals[u.signal] & used):
+            raise ModelError(
+                f"motion input {u.signal!r} is never used: no position, load, constraint, rate or output depends on it"
+            )
+        if not u.motion and not (u.symbol.mask & used):
+            raise ModelError(f"input {u.name!r} is never used: no load, constraint, rate or output depends on it")
     for j, c in enumerate(eq.coordinates):
         inertia = any(not eq.M[i][j].is_zero for i in range(eq.nq))
         constrained = any(not eq.D[i][j].is_zero for i in range(eq.nc))

@@ -21,7 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..symbolic.calculus import diff, jacobian, subs_many, time_derivative
+from ..model.expressions import explicit_rate
+from ..symbolic.calculus import jacobian, subs_many, time_derivative
 from ..symbolic.expr import ZERO, Expr, neg
 from .records import ConstraintInfo
 
@@ -50,11 +51,11 @@ def constraint_rows(system: Any) -> ConstraintRows:
     init = [r for r in system.constraints if r.kind == "initial"]
     q = [c.q for c in system.coordinates]
     dq = [c.dq for c in system.coordinates]
-    ctx, t = system.ctx, system.t
+    ctx = system.ctx
     Phi = [r.expr for r in hol]
     Phi_q = jacobian(Phi, q)
     A_nh = jacobian([r.expr for r in vel], dq)
-    beta_h = [neg(diff(e, t)) for e in Phi]
+    beta_h = [neg(explicit_rate(system, e)) for e in Phi]
     beta_nh = [neg(e) for e in subs_many([r.expr for r in vel], {s: ZERO for s in dq})]
     phidot = [time_derivative(e, ctx, accelerations=False) for e in Phi]
     gamma = [neg(time_derivative(e, ctx, accelerations=False)) for e in phidot] + [

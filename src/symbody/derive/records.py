@@ -46,7 +46,11 @@ class CoordinateInfo:
 
 @dataclass(frozen=True)
 class InputInfo:
-    """An input: its symbol, default value, unit, description and bounds."""
+    """An input: its symbol, default value, unit, description and bounds.
+
+    The three inputs of a motion input carry its name in ``signal`` and their ``motion`` role
+    (``"position"``, ``"velocity"``, ``"acceleration"``); plain inputs have ``motion == ""``.
+    """
 
     name: str
     symbol: Expr
@@ -55,6 +59,23 @@ class InputInfo:
     description: str
     min: float | None
     max: float | None
+    motion: str = ""
+    signal: str = ""
+
+
+@dataclass(frozen=True)
+class StateInfo:
+    """A first-order state: its symbol, start value, unit and description (its rate is ``Equations.rates``)."""
+
+    name: str
+    symbol: Expr
+    x0: float
+    unit: str | None
+    description: str
+
+    @property
+    def rate_unit(self) -> str | None:
+        return None if self.unit is None else (f"{self.unit}/s" if self.unit else "1/s")
 
 
 @dataclass(frozen=True)
@@ -104,7 +125,15 @@ def coordinate_records(system: Any) -> list[CoordinateInfo]:
 
 def input_records(system: Any) -> list[InputInfo]:
     """The inputs of a system, in declaration order."""
-    return [InputInfo(u.name, u.symbol, u.value, u.unit, u.description, u.min, u.max) for u in system.inputs.values()]
+    return [
+        InputInfo(u.name, u.symbol, u.value, u.unit, u.description, u.min, u.max, u.motion, u.signal)
+        for u in system.inputs.values()
+    ]
+
+
+def state_records(system: Any) -> list[StateInfo]:
+    """The first-order states of a system, in declaration order."""
+    return [StateInfo(x.name, x.symbol, x.x0, x.unit, x.description) for x in system.states.values()]
 
 
 def output_records(system: Any) -> list[OutputInfo]:
@@ -124,9 +153,11 @@ __all__ = [
     "JointInfo",
     "OutputInfo",
     "ParameterInfo",
+    "StateInfo",
     "coordinate_records",
     "input_records",
     "joint_records",
     "output_records",
     "parameter_records",
+    "state_records",
 ]

@@ -200,15 +200,16 @@ def tree_of(system: System) -> list[TreeBody] | None:
     are ancestors of the solid's in the point and base trees; the joint is the
     path between them.  The model is a tree of relative joints when every
     coordinate enters the joint of one solid only, the joint's vectors are fixed
-    in bases at or below the parent's base, and no input enters a joint.
+    in bases at or below the parent's base, and no input other than a motion input enters a joint.
     """
     ground = TreeBody(None, system.ground_base, system.origin)
     solids = [s for s in system.solids.values() if s.has_inertia]
     bodies = [ground] + [TreeBody(s, s.base, s.point) for s in solids]
     coords = system.coordinates
-    input_mask = 0
+    input_mask = 0  # plain inputs: a motion input moves a joint with time, as a law of time does
     for u in system.inputs.values():
-        input_mask |= u.symbol.mask
+        if not u.motion:
+            input_mask |= u.symbol.mask
     owner: dict[int, TreeBody] = {}
     for k in range(1, len(bodies)):
         body = bodies[k]

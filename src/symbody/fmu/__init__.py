@@ -105,6 +105,7 @@ def export_fmu(
     progress: bool | Callable[[str], None] = False,
     platforms: list[str] | None = None,
     jacobians: str | None = None,
+    with_matlab: bool = False,
 ) -> Path:
     """Export a model as an FMU.
 
@@ -122,6 +123,8 @@ def export_fmu(
             ``"exact"`` (symbolic Jacobians in ``model.c``), ``"forward"`` (forward-mode tangent code,
             a Jacobian column per tangent), ``"none"`` (central differences; the FMU provides no
             directional derivatives); default: ``exact`` when its code is small, ``forward`` otherwise.
+        with_matlab: also put the model's MATLAB / GNU Octave functions in the FMU (:mod:`symbody.fmu.matlab`:
+            ``extra/org.symbody.matlab/`` in FMI 3, ``documentation/matlab/`` in FMI 2).
 
     Returns:
         The path of the FMU.
@@ -140,6 +143,7 @@ def export_fmu(
             eq = model.derive(progress=bool(progress))
         else:
             raise ExportError(f"cannot export {type(model).__name__}: expected a symbody.System or Equations")
+        extra = _matlab_entries(eq, fmi_version) if with_matlab else []
         if backend == "python":
             from .python_backend import build_python_fmu
             from .spec import FmuSpec
@@ -157,7 +161,7 @@ def export_fmu(
                     f"model {eq.name!r} has stick-slip friction: the Python backend does not handle its stick and "
                     "slip events; simulate it with symbody.numeric.simulate"
                 )
-            return build_python_fmu(FmuSpec(eq, 2, "cs", backend="python"), path, step)
+            return build_python_fmu(FmuSpec(eq, 2, "cs", backend="python"), path, step, extra)
         if backend != "c":
             raise ExportError(f"unknown backend {backend!r}: use 'c' or 'python'")
         from .build import build_fmu
@@ -166,6 +170,15 @@ def export_fmu(
         spec = FmuSpec(eq, fmi_version, kind or "both", jacobians)
         step("Jacobians")
         _ = spec.source
-        return build_fmu(spec, path, step, platforms)
+        return build_fmu(spec, path, step, platforms, extra)
     finally:
         close()
+
+
+def _matlab_entries(eq, fmi_version: int) -> list[tuple[str, bytes]]:
+    """The ``.m`` files for ``--with-matlab`` (checked before anything is built)."""
+    from .matlab import matlab_entries
+
+    if fmi_version not in (2, 3):
+        raise ExportError(f"unknown FMI version {fmi_version!r}: use 2 or 3")
+    return matlab_entries(eq, fmi_version)

@@ -10,6 +10,7 @@ commands that run FMUs (``simulate``, ``validate``, ``sweep``, ``animate``) shar
 :func:`check_time_range`       ``--start-time``, ``--stop-time``, ``--interval``
 :func:`check_variable_names`   ``--output NAME`` against the FMU's variables (close matches)
 :func:`read_input_file`        ``--input-file CSV`` as fmpy reads it, names checked
+:func:`add_motion_rates`       the velocity and acceleration columns of motion inputs the file gives
 :func:`check_output_file`      ``-o FILE`` before any work: not a folder, suffix, folder exists
 =============================  ==========================================================
 
@@ -48,6 +49,7 @@ __all__ = [
     "check_recorded_names",
     "read_input_file",
     "input_file_gap",
+    "add_motion_rates",
     "check_output_file",
 ]
 
@@ -228,6 +230,64 @@ def read_input_file(path: str | Path, inputs: Sequence[str] | None) -> np.ndarra
     if np.any(np.diff(data["time"]) < 0):
         raise ArgumentError(f"--input-file {path.name}: the times must not decrease")
     return data
+
+
+def add_motion_rates(data: np.ndarray, inputs: Sequence[str], name: str) -> tuple[np.ndarray, list[str]]:
+    """Give an input file the velocity and acceleration columns of the motion inputs it drives.
+
+    A motion input ``z`` is the three FMU inputs ``z``, ``dz``, ``ddz``
+    (:meth:`symbody.System.motion_input`).  When the file ``name`` has a ``z`` column but neither
+    ``dz`` nor ``ddz``, they are the first and second derivatives of the cubic spline through its
+    samples (not-a-knot ends, as ``Sampled(kind="cubic")``), so that the three stay consistent.
+    Returns the data and the names of the motion inputs completed.
+
+    Raises:
+        ArgumentError: a motion input column with repeated times (a position cannot jump), or a
+            file with one of ``dz``, ``ddz`` but not the other.
+
+    >>> data = np.array([(t, t * t) for t in (0.0, 1.0, 2.0, 3.0)], dtype=[("time", float), ("z", float)])
+    >>> out, done = add_motion_rates(data, ["z", "dz", "ddz"], "f.csv")
+    >>> done, out.dtype.names, [round(float(v), 9) + 0.0 for v in out["dz"]], [round(float(v), 9) for v in out["ddz"]]
+    (['z'], ('time', 'z', 'dz', 'ddz'), [0.0, 2.0, 4.0, 6.0], [2.0, 2.0, 2.0, 2.0])
+    """
+    names = list(data.dtype.names or ())
+    motions = [n for n in names[1:] if f"d{n}" in inputs and f"dd{n}" in inputs]
+    missing = []
+    for n in motions:
+        given = [d for d in (f"d{n}", f"dd{n}") if d in names]
+        if len(given) == 1:
+            raise ArgumentError(
+                f"--input-file {name}: {given[0]!r} without its pair: give both d{n} and dd{n} of the motion "
+                f"input {n!r}, or neither (they are then the derivatives of the spline through {n})"
+            )
+        if not given:
+            missing.append(n)
+    if not missing:
+        return data, []
+    t = np.asarray(data["time"], dtype=float)
+    if np.any(np.diff(t) <= 0):
+        raise ArgumentError(
+            f"--input-file {name}: repeated times, but the motion input {missing[0]!r} cannot jump "
+            f"(give d{missing[0]} and dd{missing[0]} columns, or strictly increasing times)"
+        )
+    columns: list[tuple[str, np.ndarray]] = [(n, np.asarray(data[n], dtype=float)) for n in names]
+    for n in missing:
+        d1, d2 = _spline_rates(t, np.asarray(data[n], dtype=float))
+        columns += [(f"d{n}", d1), (f"dd{n}", d2)]
+    out = np.empty(t.size, dtype=[(n, np.float64) for n, _ in columns])
+    for n, v in columns:
+        out[n] = v
+    return out, missing
+
+
+def _spline_rates(t: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The first and second derivatives at ``t`` of the cubic spline through ``(t, v)`` (zero for one sample)."""
+    if t.size < 2:
+        return np.zeros_like(v), np.zeros_like(v)
+    from scipy.interpolate import CubicSpline, make_interp_spline
+
+    spline = make_interp_spline(t, v, k=t.size - 1) if t.size < 4 else CubicSpline(t, v)
+    return np.asarray(spline(t, 1), dtype=float), np.asarray(spline(t, 2), dtype=float)
 
 
 def input_file_gap(inputs: np.ndarray, start: float, stop: float, name: str) -> str | None:

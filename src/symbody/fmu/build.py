@@ -7,8 +7,9 @@ generated ``model.c``, the generic runtime of ``fmu_templates/`` and the FMI
 headers vendored in ``symbody/fmu/fmi_headers``; FMI 3 adds
 ``sources/buildDescription.xml``), so that importers on other platforms can
 rebuild it.  The generic runtime does not depend on the model, so its object
-files are compiled once per compiler and flags and cached (``$SYMBODY_CACHE`` or
-``~/.cache/symbody``); only ``model.c`` and its ``model_<k>.c`` are compiled per
+files are compiled once per compiler and flags and cached (``$SYMBODY_CACHE/objects`` or
+``~/.cache/symbody/objects``, private to the user and verified before use: see
+:mod:`symbody.codegen.build_cache`); only ``model.c`` and its ``model_<k>.c`` are compiled per
 model and platform, the platforms in parallel, the files of each platform in
 parallel too, longest first (:func:`compile_order`).  The files that hold
 derivative code only (the tangent code of the ``forward`` Jacobian mode) are
@@ -32,7 +33,6 @@ Example:
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import subprocess
@@ -40,18 +40,24 @@ import tempfile
 import threading
 import time
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import IO, NamedTuple
+from typing import IO, TYPE_CHECKING, NamedTuple, TypeAlias
 
+from ..codegen.build_cache import cached_build, entry_key
 from ..codegen.c_eval import c_compiler
 from ..errors import ExportError
 from .description import build_description, model_description
 from .files import write_atomically
-from .geometry import geometry_entry
 from .platforms import Platform, host_platform, select_platforms
-from .spec import GENERIC_HEADERS, GENERIC_SOURCES, FmuSpec
+from .spec import GENERIC_SOURCES, FmuSpec
+
+if TYPE_CHECKING:
+    from .controller_spec import ControllerSpec
+
+    #: What a native build reads: a model's spec or a controller's.
+    NativeSpec: TypeAlias = FmuSpec | ControllerSpec
 
 #: Flags of the host build (position-independent code for a shared library).
 CFLAGS = ("-std=c99", "-O2", "-fPIC")
@@ -65,6 +71,9 @@ DERIVATIVE_LEVEL = "-Og"
 #: Compile time per byte of a derivative file relative to -O2 (gcc 12, the files of the benchmarks above).
 DERIVATIVE_SPEED = 0.5
 WRAPPERS = ("fmi2Functions.c", "fmi3Functions.c")
+#: The runtime files of a build: those of a model's FMU (:class:`~symbody.fmu.spec.FmuSpec`) and both FMI
+#: wrappers; a controller's (:class:`~symbody.fmu.controller_spec.ControllerSpec`) has its own, named by its spec.
+MODEL_RUNTIME = (*GENERIC_SOURCES, *WRAPPERS)
 #: Forced-include header of the Linux builds (glibc symbol versions), not shipped in sources/.
 GLIBC_FLOOR_HEADER = "sb_glibc_floor.h"
 #: Memory estimate of one compiler (gcc 12 -O2 on the generated files of the 3-D chain: 40-95 kB of C,
@@ -107,13 +116,18 @@ def fmi_headers(fmi_version: int) -> list[Path]:
     return sorted(d.glob(f"fmi{fmi_version}*.h"))
 
 
-def write_sources(spec: FmuSpec, directory: Path) -> list[Path]:
-    """Write everything ``sources/`` holds into ``directory``; returns the C files to compile."""
+def write_sources(spec: NativeSpec, directory: Path) -> list[Path]:
+    """Write everything ``sources/`` holds into ``directory``; returns the C files to compile.
+
+    ``spec`` is a model's :class:`~symbody.fmu.spec.FmuSpec` or anything with the same reading
+    interface (a controller's :class:`~symbody.fmu.controller_spec.ControllerSpec`): its generated
+    ``source.files``, the template files ``runtime_sources``, ``runtime_headers`` and ``wrapper_source``.
+    """
     directory.mkdir(parents=True, exist_ok=True)
     tdir = template_dir()
     for name, text in spec.source.files.items():
         (directory / name).write_text(text)
-    for name in (*GENERIC_SOURCES, *GENERIC_HEADERS, spec.wrapper_source):
+    for name in (*spec.runtime_sources, *spec.runtime_headers, spec.wrapper_source):
         shutil.copyfile(tdir / name, directory / name)
     for h in fmi_headers(spec.fmi_version):
         shutil.copyfile(h, directory / h.name)
@@ -167,14 +181,6 @@ def _compiler_id(cc: str) -> str:
     except OSError as e:
         raise _cannot_run(cc, e) from None
     return out.splitlines()[0] if out else cc
-
-
-def _cache_root() -> Path:
-    env = os.environ.get("SYMBODY_CACHE")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "symbody"
 
 
 def compile_flags(platform: Platform | None = None) -> tuple[str, ...]:
@@ -345,51 +351,33 @@ def runtime_objects(
     flags: tuple[str, ...] | None = None,
     stop: threading.Event | None = None,
     what: str = "",
+    names: Sequence[str] = MODEL_RUNTIME,
 ) -> dict[str, Path]:
-    """Object files of the generic runtime and both FMI wrappers, compiled once and cached.
+    """Object files of the template files ``names`` (default: the generic runtime of model FMUs and both FMI
+    wrappers), compiled once and cached.
 
-    The cache key hashes the template sources, the FMI headers, the compiler
-    and its flags (default: the host's).  When the cache is not writable, a
-    temporary folder is used.
+    The cache key hashes the template sources, the FMI headers, the compiler and its flags (default:
+    the host's).  The objects live in the ``objects`` folder of :mod:`symbody.codegen.build_cache`
+    (private to the user, each object verified against the hash recorded at its build before it is
+    linked; a failed entry is rebuilt).
     """
     cc = cc or c_compiler()
     flags = compile_flags() if flags is None else flags
     tdir, hdir = template_dir(), fmi_headers_dir()
-    names = (*GENERIC_SOURCES, *WRAPPERS)
-    h = hashlib.sha256()
-    h.update(_compiler_id(cc).encode())
-    h.update(" ".join(flags).encode())
+    parts: list[str | bytes] = [_compiler_id(cc), " ".join(flags), " ".join(names)]
     for f in sorted([*tdir.glob("*.c"), *tdir.glob("*.h"), *hdir.glob("fmi*.h")]):
-        h.update(f.name.encode())
-        h.update(f.read_bytes())
-    key = h.hexdigest()[:20]
+        parts += [f.name, f.read_bytes()]
     objects = {n: n[:-2] + ".o" for n in names}
-    for root in (_cache_root() / "objects", Path(tempfile.gettempdir()) / "symbody_objects"):
-        final = root / key
-        if all((final / o).is_file() for o in objects.values()):
-            return {n: final / o for n, o in objects.items()}
-        try:
-            root.mkdir(parents=True, exist_ok=True)
-            work = Path(tempfile.mkdtemp(prefix=f"{key}.", dir=root))
-        except OSError:
-            continue
-        try:
-            _compile_objects(cc, flags, [(tdir / n, work / o) for n, o in objects.items()], [tdir, hdir], stop, what)
-            try:
-                os.rename(work, final)
-            except OSError:  # another process was faster
-                pass
-            if all((final / o).is_file() for o in objects.values()):
-                return {n: final / o for n, o in objects.items()}
-        except OSError:
-            continue
-        finally:  # a failed or interrupted compilation leaves nothing in the cache
-            shutil.rmtree(work, ignore_errors=True)
-    raise ExportError("cannot compile the FMU runtime: no writable cache or temporary folder")
+
+    def build(folder: Path) -> None:
+        _compile_objects(cc, flags, [(tdir / n, folder / o) for n, o in objects.items()], [tdir, hdir], stop, what)
+
+    paths = cached_build("objects", entry_key(*parts)[:20], list(objects.values()), build)
+    return {n: paths[o] for n, o in objects.items()}
 
 
 def compile_binary(
-    spec: FmuSpec,
+    spec: NativeSpec,
     sources: Path,
     output: Path,
     platform: Platform | None = None,
@@ -404,7 +392,8 @@ def compile_binary(
     cc = p.compiler or c_compiler()
     flags = compile_flags(p)
     what = f" for {p.name}" if not p.is_host else ""
-    objs = runtime_objects(cc, flags, stop, what)
+    runtime = (*spec.runtime_sources, spec.wrapper_source)
+    objs = runtime_objects(cc, flags, stop, what, MODEL_RUNTIME if runtime[-1] in WRAPPERS else runtime)
     model_files = list(spec.source.files)
     model_o = [output.with_suffix(f".{name[:-2]}.o") for name in model_files]
     derivative = set(spec.source.derivative_files)
@@ -418,14 +407,14 @@ def compile_binary(
         ]
         _compile_objects(cc, flags, jobs, [sources], stop, what, label="the model")
         link = [cc, "-shared", "-o", str(output), *map(str, model_o)]
-        link += [str(objs[n]) for n in GENERIC_SOURCES] + [str(objs[spec.wrapper_source]), *link_flags(p)]
+        link += [str(objs[n]) for n in runtime] + [*link_flags(p)]
         _run(link, f"the FMU library {output.name}{what}", stop)
     finally:
         for o in model_o:
             o.unlink(missing_ok=True)
 
 
-def compile_binaries(spec: FmuSpec, sources: Path, binaries: Path, platforms: list[Platform]) -> list[Path]:
+def compile_binaries(spec: NativeSpec, sources: Path, binaries: Path, platforms: list[Platform]) -> list[Path]:
     """Compile the FMU's library for every platform, in parallel; returns the library files.
 
     Raises:
@@ -476,16 +465,18 @@ def _zip_dir(zf: zipfile.ZipFile, folder: Path, prefix: str) -> None:
 
 
 def build_fmu(
-    spec: FmuSpec,
+    spec: NativeSpec,
     path: str | Path,
     progress: Callable[[str], None] | None = None,
     platforms: list[str] | None = None,
+    extra: Sequence[tuple[str, bytes]] = (),
 ) -> Path:
     """Generate, compile and package the native FMU of ``spec`` into ``path``.
 
     ``platforms`` are FMI 3 platform tuples or FMI 2 folder names (default: the
     host and every platform whose cross compiler is installed, see
-    :func:`symbody.fmu.platforms.select_platforms`).
+    :func:`symbody.fmu.platforms.select_platforms`); ``extra`` are more archive entries
+    (path, content), e.g. the MATLAB functions of :mod:`symbody.fmu.matlab`.
 
     Raises:
         ExportError: an unavailable platform, code generation, compilation or packaging failed
@@ -507,8 +498,11 @@ def build_fmu(
         def fill(tmpfile: Path) -> None:
             with zipfile.ZipFile(tmpfile, "w", zipfile.ZIP_DEFLATED) as zf:
                 zf.writestr("modelDescription.xml", xml)
-                zf.writestr(*geometry_entry(spec))
+                for entry in spec.archive_entries():  # the geometry document of a model
+                    zf.writestr(*entry)
                 _zip_dir(zf, work / "binaries", "binaries")
                 _zip_dir(zf, work / "sources", "sources")
+                for entry in extra:
+                    zf.writestr(*entry)
 
         return write_atomically(path, fill)

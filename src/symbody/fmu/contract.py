@@ -288,6 +288,12 @@ BLOCKS = (
         "forces).",
     ),
     Block(
+        "rates",
+        ("rates",),
+        "Rates dx/dt of the first-order states (ns); may use lam (nc multipliers, then the nk contact forces and the "
+        "nf friction forces) and the states themselves.",
+    ),
+    Block(
         "contacts",
         ("gap", "gap_q", "gap_beta", "gap_gamma", "restitution"),
         "[gap | gap_q | gap_beta | gap_gamma | restitution]: unilateral contacts (nk): gaps g >= 0, their Jacobian "

@@ -72,9 +72,9 @@ def _units(spec) -> ET.Element | None:
     return defs
 
 
-def _log_categories() -> ET.Element:
+def _log_categories(spec) -> ET.Element:
     cats = ET.Element("LogCategories")
-    for name, desc in LOG_CATEGORIES:
+    for name, desc in getattr(spec, "log_categories", LOG_CATEGORIES):
         ET.SubElement(cats, "Category", name=name, description=desc)
     return cats
 
@@ -157,7 +157,8 @@ def _fmi2(spec, native: bool = True) -> bytes:
     for iface in spec.interfaces:
         attrs = dict(common)
         if iface == "CoSimulation":
-            attrs.update(canHandleVariableCommunicationStepSize="true", canInterpolateInputs="false")
+            # the native runtime takes input derivatives (motion inputs: their rates; sb_variables.c)
+            attrs.update(canHandleVariableCommunicationStepSize="true", canInterpolateInputs=flag)
         else:
             attrs["completedIntegratorStepNotNeeded"] = "true"
         el = ET.SubElement(root, iface, attrs)
@@ -168,8 +169,8 @@ def _fmi2(spec, native: bool = True) -> bytes:
     units = _units(spec)
     if units is not None:
         root.append(units)
-    root.append(_log_categories())
-    ET.SubElement(root, "DefaultExperiment", DEFAULT_EXPERIMENT)
+    root.append(_log_categories(spec))
+    ET.SubElement(root, "DefaultExperiment", spec.default_experiment)
     mv = ET.SubElement(root, "ModelVariables")
     for v in spec.variables:
         sv = ET.SubElement(mv, "ScalarVariable", _common_attrs(v))
@@ -210,8 +211,8 @@ def _fmi3(spec) -> bytes:
     units = _units(spec)
     if units is not None:
         root.append(units)
-    root.append(_log_categories())
-    ET.SubElement(root, "DefaultExperiment", DEFAULT_EXPERIMENT)
+    root.append(_log_categories(spec))
+    ET.SubElement(root, "DefaultExperiment", spec.default_experiment)
     mv = ET.SubElement(root, "ModelVariables")
     tag = {"Real": "Float64", "Integer": "Int64", "Boolean": "Boolean"}
     for v in spec.variables:

@@ -26,7 +26,7 @@ import shutil
 import sys
 import tempfile
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..codegen.evaluators import layout_of
@@ -38,6 +38,7 @@ from .description import model_description
 from .geometry import geometry_entry
 from .sources import initial_fixes
 from .spec import FmuSpec
+from .start_velocities import independent_velocities
 from .variables import SETTINGS_DEFAULTS
 
 RUNTIME = Path(__file__).with_name("python_runtime.py")
@@ -70,6 +71,7 @@ def blocks_module(spec: FmuSpec) -> str:
         ("D_beta", {"D": b["D"], "beta": b["beta"]}),
         ("Phi_init", {"Phi_init_q": b["Phi_init_q"], "Phi_init": b["Phi_init"]}),
         ("outputs", {"y": b["outputs"]}),
+        ("rates", {"rates": b["rates"]}),
         (
             "residual_jacobians",
             {
@@ -97,12 +99,16 @@ def blocks_module(spec: FmuSpec) -> str:
         "ninit": len(eq.Phi_init),
         "nu": eq.nu,
         "ny": len(eq.outputs),
+        "ns": eq.nx,
+        "s0": [float(x.x0) for x in eq.states],
+        "motion": [k for _, k in eq.motion_inputs],
         "q0": [float(c.q0) for c in eq.coordinates],
         "dq0": [float(c.dq0) for c in eq.coordinates],
         "u0": [float(u.value) for u in eq.inputs],
         "p0": [float(p.value) for p in eq.parameters],
         "settings0": [float(x) for x in SETTINGS_DEFAULTS],
         "init_fix": initial_fixes(eq),
+        "independent": independent_velocities(eq),
         "coordinate_names": [c.name for c in eq.coordinates],
         "constraint_names": [r.name for r in eq.constraint_rows],
         "output_names": [o.name for o in eq.outputs],
@@ -161,6 +167,10 @@ class {name}(Fmi2Slave):
             return (lambda: self._calculated(0, i)), None
         if kind == "y":
             return (lambda: self._calculated(2, i)), None
+        if kind == "x":
+            return (lambda: m.x[2 * n + i]), self._setter(lambda v: m.x.__setitem__(2 * n + i, v))
+        if kind == "dx":
+            return (lambda: self._calculated(3, i)), None
         if kind == "u":
             return (lambda: m.u[i]), self._setter(lambda v: m.u.__setitem__(i, v))
         if kind == "p":
@@ -172,7 +182,7 @@ class {name}(Fmi2Slave):
         """An acceleration or output; where it cannot be computed: NaN with an error message (an exception
         would make pythonfmu return fmi2Fatal)."""
         try:
-            value = float(self.model.values()[block][i])
+            value = float((*self.model.values(), self.model.state_rates())[block][i])
             if block == 2 and i in self.model.undetermined_outputs:
                 self._undetermined(i)
             return value
@@ -312,8 +322,14 @@ def check_python_identifier(name: str) -> None:
     )
 
 
-def build_python_fmu(spec: FmuSpec, path: str | Path, progress: Callable[[str], None] | None = None) -> Path:
-    """Build the pythonfmu Co-Simulation FMU of ``spec`` (FMI 2.0) into ``path``.
+def build_python_fmu(
+    spec: FmuSpec,
+    path: str | Path,
+    progress: Callable[[str], None] | None = None,
+    extra: Sequence[tuple[str, bytes]] = (),
+) -> Path:
+    """Build the pythonfmu Co-Simulation FMU of ``spec`` (FMI 2.0) into ``path``; ``extra`` are more archive
+    entries (path, content).
 
     Raises:
         ExportError: pythonfmu is missing or fails (nothing is written).
@@ -364,8 +380,11 @@ def build_python_fmu(spec: FmuSpec, path: str | Path, progress: Callable[[str], 
             with zipfile.ZipFile(built) as zin, zipfile.ZipFile(tmpfile, "w", zipfile.ZIP_DEFLATED) as zout:
                 zout.writestr("modelDescription.xml", xml)
                 zout.writestr(*geometry_entry(spec))
+                for entry in extra:
+                    zout.writestr(*entry)
+                added = {path for path, _ in extra}
                 for item in zin.infolist():
-                    if item.filename != "modelDescription.xml":
+                    if item.filename != "modelDescription.xml" and item.filename not in added:
                         zout.writestr(item, zin.read(item.filename))
 
         return write_atomically(Path(path), fill)

@@ -19,11 +19,12 @@ The numpy counterpart of ``fmu_templates/sb_events.c`` and ``sb_events_resolve.c
 Example (a resting ball: the closed contact carries its weight):
     >>> import numpy as np
     >>> class Blocks:  # y'' = -9.81 with the floor y >= 0
-    ...     def M_delta(t, q, dq, u, p): return np.eye(1), np.array([-9.81])
+    ...     def M_delta(t, q, dq, u, p, x=None): return np.eye(1), np.array([-9.81])
     ...     def contacts(t, q, dq, u, p): return q.copy(), np.eye(1), np.zeros(1), np.zeros(1), np.zeros(1)
     >>> class Model:
     ...     n, nc, nh, b, u, p = 1, 0, 0, Blocks, None, None
     ...     info = dict(nk=1, nsw=0, contact_names=["floor"])
+    ...     def u_at(t): return None
     ...     settings = np.array([2, 1e-3, 1e-6, 1e-8, 0.0, 1, 1e-10, 10.0, 10.0, 0])
     >>> c = ContactModes(Model)
     >>> c.closed[:] = True
@@ -88,20 +89,20 @@ class ContactModes:
         """``gap, G, gap_beta, gap_gamma, restitution, rate`` at ``(t, x)``."""
         m = self.m
         n = m.n
-        gap, G, gbeta, ggamma, e = m.b.contacts(t, x[:n], x[n:], m.u, m.p)
+        gap, G, gbeta, ggamma, e = m.b.contacts(t, x[:n], x[n : 2 * n], m.u_at(t), m.p)
         G = np.asarray(G, dtype=float).reshape(self.nk, n)
-        return gap, G, gbeta, ggamma, e, G @ x[n:] - gbeta
+        return gap, G, gbeta, ggamma, e, G @ x[n : 2 * n] - gbeta
 
     def response(self, t: float, x: np.ndarray, G: np.ndarray) -> np.ndarray:
         """``[X; Y]`` with ``[M D^T; D 0] [X; Y] = [G^T; 0]`` (columns per row of ``G``)."""
         m = self.m
         n, nc = m.n, m.nc
-        q, dq = x[:n], x[n:]
-        M, _ = m.b.M_delta(t, q, dq, m.u, m.p)
+        q, dq, u = x[:n], x[n : 2 * n], m.u_at(t)
+        M, _ = m.b.M_delta(t, q, dq, u, m.p, x=x[2 * n :])
         A = np.zeros((n + nc, n + nc))
         A[:n, :n] = M
         if nc:
-            D = m.b.constraints(t, q, dq, m.u, m.p)[0]
+            D = m.b.constraints(t, q, dq, u, m.p)[0]
             A[:n, n:] = D.T
             A[n:, :n] = D
         rhs = np.zeros((n + nc, G.shape[0]))
@@ -205,8 +206,8 @@ class ContactModes:
                 )
         self._project_positions(t, x, S, 1e-3 * PROJECT_GAP)
         if m.nc:
-            D, beta = m.b.D_beta(t, x[:n], x[n:], m.u, m.p)
-            x[n:] += min_norm(D, beta - D @ x[n:])
+            D, beta = m.b.D_beta(t, x[:n], x[n : 2 * n], m.u_at(t), m.p)
+            x[n : 2 * n] += min_norm(D, beta - D @ x[n : 2 * n])
         m.changed()
         if inside.any():  # the rates at entry, the other touching contacts held
             gap, G, _, _, _, rate = self.blocks(t, x)
@@ -214,7 +215,7 @@ class ContactModes:
             Z = self.response(t, x, G[held])
             change = np.where(inside, target - rate, 0.0)[held]
             dP = laws.sym_solve(self.delassus(G[held], Z), list(range(held.size)), change)
-            x[n:] += Z[:n] @ dP
+            x[n : 2 * n] += Z[:n] @ dP
             m.changed()
         return depth, float(depth.max())
 
@@ -225,7 +226,7 @@ class ContactModes:
         for _ in range(PROJECT_ITERATIONS):
             J, r = G[S], gap[S]
             if m.nh:
-                Phi_q, Phi = m.b.Phi_Phi_q(t, x[:n], x[n:], m.u, m.p)
+                Phi_q, Phi = m.b.Phi_Phi_q(t, x[:n], x[n : 2 * n], m.u_at(t), m.p)
                 J, r = np.vstack([Phi_q, J]), np.concatenate([Phi, r])
             if np.max(np.abs(r)) <= tol:
                 break
@@ -258,7 +259,7 @@ class ContactModes:
                 self.messages.append(
                     f"DoStep: t = {t!r}: impact of contact '{self.names[i]}' (rate {r[a]:g}, impulse {P[a]:g}{kind})"
                 )
-        x[n:] += Z[:n] @ P
+        x[n : 2 * n] += Z[:n] @ P
         self.m.changed()
 
     def _modes(self, t: float, x: np.ndarray, touching: list[int], leaving: np.ndarray, late: float) -> np.ndarray:
@@ -290,7 +291,7 @@ class ContactModes:
         f = solve_lcp(W, b)
         keep = np.flatnonzero(f > laws.kept_force(f, b, W))
         if keep.size and np.any(rate[S[keep]] != 0.0):
-            x[n:] -= Z[:n, keep] @ laws.sym_solve(W, list(keep), rate[S[keep]])
+            x[n : 2 * n] -= Z[:n, keep] @ laws.sym_solve(W, list(keep), rate[S[keep]])
         closed[S[keep]] = True
         return closed
 

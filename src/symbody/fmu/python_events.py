@@ -58,6 +58,25 @@ def hermite_minimum(v0: float, d0: float, v1: float, d1: float) -> tuple[float, 
     return s, ((a3 * s + a2) * s + d0) * s + v0
 
 
+def difference_jacobian(derivatives, t: float, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``d f / d x`` and ``d f / d t`` of ``f = derivatives(t, x)`` by central differences (step
+    ``eps^(1/3) max(1, |x_j|)``)."""
+    nx = x.size
+    J, T = np.zeros((nx, nx)), np.zeros(nx)
+    for j in range(nx + 1):
+        h = np.cbrt(np.finfo(float).eps) * max(1.0, abs(x[j]) if j < nx else abs(t))
+        e = np.zeros(nx)
+        if j < nx:
+            e[j] = h
+        dt = h if j == nx else 0.0
+        col = (derivatives(t + dt, x + e) - derivatives(t - dt, x - e)) / (2.0 * h)
+        if j < nx:
+            J[:, j] = col
+        else:
+            T = col
+    return J, T
+
+
 class Events(contacts.ContactModes):
     """Contact modes, contact forces and event location of one FMU instance (``model``: its
     ``symbody_python_runtime.Model``, whose blocks module has ``contacts`` and ``switches``)."""
@@ -76,7 +95,7 @@ class Events(contacts.ContactModes):
         if self.nk:
             z[: self.nk] = np.where(self.closed, self.forces, self.blocks(t, x)[0])
         if self.nsw:
-            z[self.nk :] = m.b.switches(t, x[: m.n], x[m.n :], m.u, m.p)[0]
+            z[self.nk :] = m.b.switches(t, x[: m.n], x[m.n : 2 * m.n], m.u_at(t), m.p, x=x[2 * m.n :])[0]
         if not np.all(np.isfinite(z)):
             raise StepFailure(f"an event function is not finite at t = {t!r}")
         return z
@@ -166,15 +185,15 @@ class Events(contacts.ContactModes):
         if self.nk:
             r[: self.nk] = self.blocks(t, x)[5]
         if self.nsw:
-            xdot = np.concatenate([x[n:], m.accelerations(t, x)[0]])
+            xdot = m.derivatives(t, x)
             h = (
                 np.cbrt(np.finfo(float).eps)
                 * max(1.0, float(np.max(np.abs(x))))
                 / max(1.0, float(np.max(np.abs(xdot))))
             )
             xp, xm = x + h * xdot, x - h * xdot
-            sp = m.b.switches(t + h, xp[:n], xp[n:], m.u, m.p)[0]
-            sm = m.b.switches(t - h, xm[:n], xm[n:], m.u, m.p)[0]
+            sp = m.b.switches(t + h, xp[:n], xp[n : 2 * n], m.u_at(t + h), m.p, x=xp[2 * n :])[0]
+            sm = m.b.switches(t - h, xm[:n], xm[n : 2 * n], m.u_at(t - h), m.p, x=xm[2 * n :])[0]
             r[self.nk :] = (np.asarray(sp) - np.asarray(sm)) / (2.0 * h)
         return r
 
@@ -274,17 +293,4 @@ class Events(contacts.ContactModes):
     def jacobian(self, t: float, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The state Jacobian of the current mode and its time derivative by central differences of the
         state derivatives (for rosenbrock23 while contacts are closed)."""
-        nx = x.size
-        J, T = np.zeros((nx, nx)), np.zeros(nx)
-        for j in range(nx + 1):
-            h = np.cbrt(np.finfo(float).eps) * max(1.0, abs(x[j]) if j < nx else abs(t))
-            e = np.zeros(nx)
-            if j < nx:
-                e[j] = h
-            dt = h if j == nx else 0.0
-            col = (self.m.derivatives(t + dt, x + e) - self.m.derivatives(t - dt, x - e)) / (2.0 * h)
-            if j < nx:
-                J[:, j] = col
-            else:
-                T = col
-        return J, T
+        return difference_jacobian(self.m.derivatives, t, x)

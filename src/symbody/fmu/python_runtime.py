@@ -15,8 +15,8 @@ first.
 Example:
     >>> import numpy as np
     >>> class Blocks:  # x'' = -x as a one-coordinate model (M = 1, delta = -x)
-    ...     def M_delta(t, q, dq, u, p): return np.eye(1), np.array([-q[0]])
-    ...     def outputs(t, q, dq, u, p, ddq, lam): return (np.zeros(0),)
+    ...     def M_delta(t, q, dq, u, p, x=None): return np.eye(1), np.array([-q[0]])
+    ...     def outputs(t, q, dq, u, p, ddq, lam, x=None): return (np.zeros(0),)
     >>> info = dict(nq=1, nc=0, nh=0, ninit=0, nu=0, ny=0, q0=[1.0], dq0=[0.0], u0=[], p0=[],
     ...             settings0=[1, 1e-3, 1e-6, 1e-8, 0.0, 1, 1e-10, 10.0, 10.0], init_fix=[])
     >>> m = Model(Blocks, info); m.initialize(); m.do_step(0.0, np.pi)
@@ -125,7 +125,7 @@ class Model:
 
     Args:
         blocks: the generated blocks module (functions ``M_delta``, ``constraints``, ...).
-        info: sizes, start values, default settings and ``init_fix``.
+        info: sizes, start values, default settings, ``init_fix`` and ``independent``.
     """
 
     DP_C = (0.0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1.0, 1.0)
@@ -143,14 +143,20 @@ class Model:
     def __init__(self, blocks, info: dict):
         self.b = blocks
         self.n, self.nc, self.nh = (int(info[key]) for key in ("nq", "nc", "nh"))
+        self.ns = int(info.get("ns", 0))  # first-order states, after q and dq in x
+        self.motion = list(info.get("motion", ()))  # index in u of each motion input's position (dz, ddz follow)
         self.info = info
         self.reset()
 
     def reset(self) -> None:
         info = self.info
         self.t = 0.0
-        self.x = np.concatenate([np.asarray(info["q0"], float), np.asarray(info["dq0"], float)])
+        self.x = np.concatenate(
+            [np.asarray(info["q0"], float), np.asarray(info["dq0"], float), np.asarray(info.get("s0", []), float)]
+        )
         self.u = np.array(info["u0"], dtype=float)
+        self.input_time: float | None = None  # inside a step: the motion inputs are polynomials of t - input_time
+        self._rates = np.zeros(0)  # the rates of the first-order states at the current state (values())
         self.p = np.array(info["p0"], dtype=float)
         self.undetermined = np.zeros((self.nc, 0))  # multipliers' directions the last solve did not determine
         self.undetermined_outputs: set[int] = set()  # outputs depending on them at the current state
@@ -172,11 +178,29 @@ class Model:
         self._cache = None
         self.undetermined_outputs = set()
 
+    def u_at(self, t: float) -> np.ndarray:
+        """The inputs at ``t``: inside a step each motion input follows ``z + dz tau + ddz tau^2 / 2``,
+        ``tau = t - input_time`` (its velocity ``dz + ddz tau``), as in the C runtime."""
+        if self.input_time is None or not self.motion:
+            return self.u
+        tau = t - self.input_time
+        u = self.u.copy()
+        for k in self.motion:
+            u[k] = self.u[k] + tau * (self.u[k + 1] + 0.5 * tau * self.u[k + 2])
+            u[k + 1] = self.u[k + 1] + tau * self.u[k + 2]
+        return u
+
+    def advance_inputs(self, H: float) -> None:
+        """The motion inputs where a step of length ``H`` ends (the importer's next values replace them)."""
+        for k in self.motion:
+            self.u[k] += H * (self.u[k + 1] + 0.5 * H * self.u[k + 2])
+            self.u[k + 1] += H * self.u[k + 2]
+
     # -- dynamics ------------------------------------------------------------------
     def accelerations(self, t: float, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         n, nc, nh = self.n, self.nc, self.nh
-        q, dq = x[:n], x[n:]
-        M, delta = self.b.M_delta(t, q, dq, self.u, self.p)
+        q, dq, u = x[:n], x[n : 2 * n], self.u_at(t)
+        M, delta = self.b.M_delta(t, q, dq, u, self.p, x=x[2 * n :])
         self.undetermined = np.zeros((nc, 0))  # directions of the multipliers not determined here
         if nc == 0:
             try:
@@ -185,7 +209,7 @@ class Model:
                 raise StepFailure("singular mass matrix") from None
             lam = np.zeros(0)
         else:
-            D, beta, gamma, Phi = self.b.constraints(t, q, dq, self.u, self.p)
+            D, beta, gamma, Phi = self.b.constraints(t, q, dq, u, self.p)
             g = gamma - 2.0 * self.settings[setting.ALPHA] * (D @ dq - beta)
             g[:nh] -= self.settings[setting.BETA] ** 2 * Phi
             A = np.zeros((n + nc, n + nc))
@@ -212,21 +236,39 @@ class Model:
             raise StepFailure("non-finite accelerations")
         return ddq, lam
 
+    def rates(self, t: float, x: np.ndarray, lam: np.ndarray) -> np.ndarray:
+        """Rates of the first-order states (they may use the multipliers and the contact forces)."""
+        n = self.n
+        forces = self.events.forces if self.events is not None else np.zeros(0)
+        lam_all = np.concatenate([lam, forces])
+        (rates,) = self.b.rates(t, x[:n], x[n : 2 * n], self.u_at(t), self.p, None, lam_all, x[2 * n :])
+        if not np.all(np.isfinite(rates)):
+            raise StepFailure("non-finite rates of the first-order states")
+        return rates
+
     def derivatives(self, t: float, x: np.ndarray) -> np.ndarray:
-        return np.concatenate([x[self.n :], self.accelerations(t, x)[0]])
+        n = self.n
+        ddq, lam = self.accelerations(t, x)
+        if not self.ns:
+            return np.concatenate([x[n : 2 * n], ddq])
+        return np.concatenate([x[n : 2 * n], ddq, self.rates(t, x, lam)])
 
     def state_jacobian(self, t: float, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """d[dq; ddq]/dx and d/dt from the exact residual Jacobians."""
+        """d[dq; ddq]/dx and d/dt from the exact residual Jacobians (models with first-order states: central
+        differences of the derivatives; the time derivative of models with motion inputs likewise, as the
+        inputs move with time inside a step)."""
+        if self.ns:
+            return events.difference_jacobian(self.derivatives, t, x)
         n, nc, nh = self.n, self.nc, self.nh
-        q, dq = x[:n], x[n:]
+        q, dq, u = x[:n], x[n : 2 * n], self.u_at(t)
         ddq, lam = self.accelerations(t, x)
-        R_q, R_dq, R_t = self.b.residual_jacobians(t, q, dq, self.u, self.p, ddq, lam)
-        M, _ = self.b.M_delta(t, q, dq, self.u, self.p)
+        R_q, R_dq, R_t = self.b.residual_jacobians(t, q, dq, u, self.p, ddq, lam)
+        M, _ = self.b.M_delta(t, q, dq, u, self.p)
         A = M
         if nc:
-            D, beta, _, _ = self.b.constraints(t, q, dq, self.u, self.p)
-            V_q, V_t = self.b.velocity_jacobians(t, q, dq, self.u, self.p)
-            Phi_q, _ = self.b.Phi_Phi_q(t, q, dq, self.u, self.p)
+            D, beta, _, _ = self.b.constraints(t, q, dq, u, self.p)
+            V_q, V_t = self.b.velocity_jacobians(t, q, dq, u, self.p)
+            Phi_q, _ = self.b.Phi_Phi_q(t, q, dq, u, self.p)
             a, bb = self.settings[setting.ALPHA], self.settings[setting.BETA]
             R_q, R_dq, R_t = R_q.copy(), R_dq.copy(), R_t.copy()
             R_q[n:] += 2 * a * V_q
@@ -243,18 +285,30 @@ class Model:
         J[:n, n:] = np.eye(n)
         J[n:, :n] = S[:, :n]
         J[n:, n:] = S[:, n : 2 * n]
-        return J, np.concatenate([np.zeros(n), S[:, 2 * n]])
+        T = np.concatenate([np.zeros(n), S[:, 2 * n]])
+        if self.motion and self.input_time is not None:  # the inputs move with time inside the step
+            h = np.cbrt(np.finfo(float).eps) * max(1.0, abs(t))
+            T = (self.derivatives(t + h, x) - self.derivatives(t - h, x)) / (2.0 * h)
+        return J, T
 
     # -- values at the current state --------------------------------------------------
     def values(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Accelerations, multipliers and outputs at the current state (the rates: :meth:`state_rates`)."""
         if self._cache is None:
-            n = self.n
-            ddq, lam = self.accelerations(self.t, self.x)
+            n, x = self.n, self.x
+            ddq, lam = self.accelerations(self.t, x)
             forces = self.events.forces if self.events is not None else np.zeros(0)  # (outputs may use them)
-            (y,) = self.b.outputs(self.t, self.x[:n], self.x[n:], self.u, self.p, ddq, np.concatenate([lam, forces]))
+            lam_all = np.concatenate([lam, forces])
+            (y,) = self.b.outputs(self.t, x[:n], x[n : 2 * n], self.u, self.p, ddq, lam_all, x[2 * n :])
+            self._rates = self.rates(self.t, x, lam) if self.ns else np.zeros(0)
             self._cache = (ddq, lam, y)
             self.undetermined_outputs = self._undetermined_outputs(ddq, lam, np.asarray(y, dtype=float))
         return self._cache
+
+    def state_rates(self) -> np.ndarray:
+        """Rates of the first-order states at the current state."""
+        self.values()
+        return self._rates
 
     def _undetermined_outputs(self, ddq: np.ndarray, lam: np.ndarray, y: np.ndarray) -> set[int]:
         """Outputs that change with the multipliers along a direction the equations do not determine
@@ -263,7 +317,8 @@ class Model:
         n = self.n
         for d in self.undetermined.T:
             step = 1.0 + float(np.abs(lam).max(initial=0.0))
-            (y2,) = self.b.outputs(self.t, self.x[:n], self.x[n:], self.u, self.p, ddq, lam + step * d)
+            x = self.x
+            (y2,) = self.b.outputs(self.t, x[:n], x[n : 2 * n], self.u, self.p, ddq, lam + step * d, x[2 * n :])
             change = np.abs(np.asarray(y2, dtype=float) - y)
             scale = 1e-8 * step * float(np.abs(d).max()) * (1.0 + np.abs(y))
             found |= {int(i) for i in np.flatnonzero(change > scale)}
@@ -272,7 +327,7 @@ class Model:
     # -- constraints -----------------------------------------------------------------------
     def near_singular(self, t: float, x: np.ndarray) -> bool:
         """Fewer constraint rows clearly independent than usual (a singular position): no projection."""
-        D, _ = self.b.D_beta(t, x[: self.n], x[self.n :], self.u, self.p)
+        D, _ = self.b.D_beta(t, x[: self.n], x[self.n : 2 * self.n], self.u_at(t), self.p)
         ref = max(float(np.max(self.row_ref)), float(np.max(np.sum(D * D, axis=1))))
         rank = int(np.sum(np.linalg.svd(D, compute_uv=False) > SINGULAR_GAP * math.sqrt(ref)))
         self.rank_ref = max(self.rank_ref, rank)
@@ -281,18 +336,18 @@ class Model:
     def project(self, t: float, x: np.ndarray) -> None:
         if self.nc == 0 or not self.settings[setting.PROJECTION] or self.near_singular(t, x):
             return
-        n = self.n
+        n, u = self.n, self.u_at(t)
         tol = self.settings[setting.PROJ_TOL]
         if self.nh:
             for _ in range(21):
-                Phi_q, Phi = self.b.Phi_Phi_q(t, x[:n], x[n:], self.u, self.p)
+                Phi_q, Phi = self.b.Phi_Phi_q(t, x[:n], x[n : 2 * n], u, self.p)
                 if np.abs(Phi).max() <= tol:
                     break
                 x[:n] -= _min_norm(Phi_q, Phi, float(np.max(self.row_ref)))
             else:
                 raise StepFailure(f"position projection did not converge (|Phi| = {np.abs(Phi).max():.3g})")
-        D, beta = self.b.D_beta(t, x[:n], x[n:], self.u, self.p)
-        x[n:] += _min_norm(D, beta - D @ x[n:], float(np.max(self.row_ref)))
+        D, beta = self.b.D_beta(t, x[:n], x[n : 2 * n], u, self.p)
+        x[n : 2 * n] += _min_norm(D, beta - D @ x[n : 2 * n], float(np.max(self.row_ref)))
 
     def initialize(self) -> None:
         """Assemble the initial configuration (constrained models) as the C runtime does."""
@@ -302,7 +357,7 @@ class Model:
             start = x.copy()
             tol = self.settings[setting.PROJ_TOL]
             for _ in range(51):
-                J, r = self.b.Phi_init(self.t, x[:n], x[n:], self.u, self.p)
+                J, r = self.b.Phi_init(self.t, x[:n], x[n : 2 * n], self.u, self.p)
                 for k, i in enumerate(fix):
                     if i >= 0:
                         r[k] = x[i] - start[i]
@@ -312,7 +367,7 @@ class Model:
                 x[:n] -= step
                 if np.abs(step).max() <= 1e-15 * (1 + np.abs(x[:n]).max()):
                     break
-            self._initial_velocities(x, start[n:], [i for i in fix if i >= 0])
+            self._initial_velocities(x, start[n : 2 * n], [i for i in fix if i >= 0])
             self.x = x
             self._seed_row_reference()
         self.changed()
@@ -322,7 +377,7 @@ class Model:
         """Reference row norms at the initial configuration from the rows next to it (as
         sb_seed_row_reference): a start at or next to a singular position filters the vanishing rows."""
         n = self.n
-        q, dq = self.x[:n], self.x[n:]
+        q, dq = self.x[:n], self.x[n : 2 * n]
         norms = [np.sum(self.b.D_beta(self.t, q, dq, self.u, self.p)[0] ** 2, axis=1)]
         near = np.zeros(self.nc)
         for i in range(n):
@@ -340,29 +395,46 @@ class Model:
     def _constrained_velocities(self, x: np.ndarray, keep: np.ndarray) -> tuple[float, int]:
         """D dq = beta with the velocities ``keep`` held, the others changed least; (violation, worst row)."""
         n = self.n
-        D, beta = self.b.D_beta(self.t, x[:n], x[n:], self.u, self.p)
+        D, beta = self.b.D_beta(self.t, x[:n], x[n : 2 * n], self.u, self.p)
         J = np.where(keep[None, :], 0.0, D)
-        x[n:] += _min_norm(J, beta - D @ x[n:], reg=0.0)  # initial velocities: exact
-        r = D @ x[n:] - beta
-        scale = max(1.0, float(np.abs(D * x[n:]).max(initial=0.0)), float(np.abs(beta).max(initial=0.0)))
+        x[n : 2 * n] += _min_norm(J, beta - D @ x[n : 2 * n], reg=0.0)  # initial velocities: exact
+        r = D @ x[n : 2 * n] - beta
+        scale = max(1.0, float(np.abs(D * x[n : 2 * n]).max(initial=0.0)), float(np.abs(beta).max(initial=0.0)))
         worst = int(np.argmax(np.abs(r))) if r.size else 0
         return (float(np.abs(r).max(initial=0.0)) / scale, worst)
 
+    def _complete_kept(self, x: np.ndarray, keep: np.ndarray, held: list[int]) -> tuple[np.ndarray, bool]:
+        """``keep`` completed by the model's start velocities as complete_kept of sb_assembly.c (its independent
+        ones, then those of ``held``, then the others, each while the free ones span as many rows as all), and
+        whether one of ``held`` was added."""
+        D = self.b.D_beta(self.t, x[: self.n], x[self.n : 2 * self.n], self.u, self.p)[0]
+
+        def rank(J: np.ndarray) -> int:  # of J J^T at the tolerance of min_norm_step, relative to D D^T
+            return int(np.sum(np.linalg.svd(J, compute_uv=False) ** 2 > 1e-12 * scale))
+
+        scale = float(np.max(np.sum(D * D, axis=1)))
+        keep, full, added = keep.copy(), rank(D), False
+        for k, group in enumerate((np.asarray(self.info["independent"], bool), np.isin(np.arange(self.n), held), True)):
+            for j in np.flatnonzero(group & ~keep):
+                keep[j] = True
+                keep[j] = rank(np.where(keep[None, :], 0.0, D)) == full
+                added |= k == 1 and bool(keep[j])
+        return keep, added
+
     def _initial_velocities(self, x: np.ndarray, start: np.ndarray, held: list[int]) -> None:
-        """Start velocities as the C runtime sets them: those the host set are kept (they are the
-        independent velocities), those of held coordinates too when consistent, the others follow."""
+        """Start velocities as the C runtime sets them: those the host set are kept (they are the independent
+        velocities), the model's complete them (_complete_kept), the others follow."""
         n = self.n
-        keep = self.dq_set.copy()
-        keep[held] = True
+        keep, held_kept = self._complete_kept(x, self.dq_set, held)
         err, worst = self._constrained_velocities(x, keep)
-        if not err <= 1e-9 and not np.array_equal(keep, self.dq_set):
-            x[n:] = start
-            keep = self.dq_set.copy()
+        if not err <= 1e-9 and held_kept:
+            x[n : 2 * n] = start
+            keep = self._complete_kept(x, self.dq_set, [])[0]
             err, worst = self._constrained_velocities(x, keep)
         changed = self.dq_set & (start != np.asarray(self.info["dq0"], dtype=float))
-        if not err <= 1e-9 and not np.array_equal(keep, changed):  # velocities set to the model's own give way
-            x[n:] = start
-            keep = changed
+        if not err <= 1e-9 and not np.array_equal(self.dq_set, changed):  # velocities set to the model's own give way
+            x[n : 2 * n] = start
+            keep = self._complete_kept(x, changed, [])[0]
             err, worst = self._constrained_velocities(x, keep)
         if not err <= 1e-9:
             names = self.info.get("coordinate_names", [])
@@ -563,16 +635,23 @@ class Model:
         if H == 0:
             return True
         saved = (self.t, self.x.copy(), self.h_next, None if self.events is None else self.events.closed.copy())
+        u_saved = self.u.copy()
         self._underflow_at, self.warning = math.nan, ""
         method = int(self.settings[setting.METHOD])
         try:
             with np.errstate(divide="raise", over="raise", invalid="raise"):
-                (self.integrate if self.events is None else self.events.step)(t0, t0 + H)
+                self.input_time = t0  # the motion inputs are polynomials of t - t0 over the step
+                try:
+                    (self.integrate if self.events is None else self.events.step)(t0, t0 + H)
+                finally:
+                    self.input_time = None
+                self.advance_inputs(H)
                 self.t = t0 + H
                 self.changed()
                 self._check_result()
         except NUMERICAL_ERRORS as e:
             self.t, self.x, self.h_next = saved[0], saved[1], saved[2]
+            self.u[:] = u_saved
             if self.events is not None:
                 self.events.closed, self.events.messages = saved[3], []
             self.changed()

@@ -42,7 +42,18 @@ STALLED_STEPS = 3
 
 
 class SimulationError(SymbodyError, RuntimeError):
-    """fmpy could not simulate the FMU (the message carries the FMU's own log)."""
+    """fmpy could not simulate the FMU (the message carries the FMU's own log).
+
+    Attributes:
+        refused_by: who stopped the run for a reason of its own: ``"fmu"`` (the FMU returned an
+            error or discard status and logged why, e.g. a solver setting it cannot run the model
+            with), ``"solver"`` (fmpy's integrator gave up, e.g. CVode's step limit), or ``None``
+            (anything else: bad arguments, an FMU failing without saying why, a time limit).
+    """
+
+    def __init__(self, message: str, refused_by: str | None = None):
+        super().__init__(message)
+        self.refused_by = refused_by
 
 
 def _interfaces(md) -> list[str]:
@@ -137,6 +148,7 @@ class _Guard:
     stalled: int = 0
     steps: int = 0
     reason: str = ""
+    timed_out: bool = False
 
     def __call__(self, time: float, recorder: Any) -> bool:
         self.steps += 1
@@ -148,6 +160,7 @@ class _Guard:
             self.reason = f"stopped at t = {time:g} s after {self.steps} master steps (more than the output grid needs)"
         elif self.timeout is not None and clock.monotonic() - self.started > self.timeout:
             self.reason = f"stopped at t = {time:g} s after the time limit of {self.timeout:g} s (--timeout)"
+            self.timed_out = True
         return not self.reason
 
 
@@ -287,9 +300,11 @@ def _run(fmpy, fmu: Path, kw: dict[str, Any], start: float, stop: float, step: f
         except Exception as e:  # noqa: BLE001 - fmpy raises plain exceptions
             text = str(e).strip().splitlines()
             first = text[0] if text else type(e).__name__
-            raise SimulationError(f"simulation of {fmu.name} failed: {first}{detail()}") from e
+            by = "fmu" if messages else "solver" if first.startswith("CVode error") else None
+            raise SimulationError(f"simulation of {fmu.name} failed: {first}{detail()}", by) from e
     if guard.reason:
-        raise SimulationError(f"simulation of {fmu.name} failed: {guard.reason}{detail()}")
+        by = "fmu" if messages and not guard.timed_out else None
+        raise SimulationError(f"simulation of {fmu.name} failed: {guard.reason}{detail()}", by)
     result = _on_grid(result, start, step)
     end = float(result["time"][-1]) if len(result) else start
     if end < stop - _rounding(stop, step):
@@ -299,7 +314,7 @@ def _run(fmpy, fmu: Path, kw: dict[str, Any], start: float, stop: float, step: f
                 f"fmpy's master ended at t = {end:.12g} s, before the stop time {stop:.12g} s: it takes times "
                 f"within 1e-9 of each other (relative) for equal, {1e-9 * abs(stop):.3g} s at this time"
             )
-        raise SimulationError(f"simulation of {fmu.name} failed: {early}{detail()}")
+        raise SimulationError(f"simulation of {fmu.name} failed: {early}{detail()}", "fmu" if messages else None)
     return result
 
 
@@ -364,62 +379,3 @@ def write_csv(result: np.ndarray, path: str | Path) -> Path:
     return write_atomically(
         Path(path), lambda tmp: np.savetxt(tmp, data, delimiter=",", header=header, comments="", fmt="%.17g")
     )
-
-
-@dataclass
-class ValidationReport:
-    """Result of :func:`validate`: model-description problems and simulation smoke tests."""
-
-    fmu: str
-    problems: list[str] = field(default_factory=list)
-    checks: list[tuple[str, bool, str]] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems and all(ok for _, ok, _ in self.checks)
-
-    def lines(self) -> list[str]:
-        out = [f"{self.fmu}: {'valid' if self.ok else 'INVALID'}"]
-        out += [f"  problem: {p}" for p in self.problems]
-        for name, ok, detail in self.checks:
-            out.append(f"  {'ok  ' if ok else 'FAIL'} {name}" + (f": {detail}" if detail else ""))
-        return out
-
-
-def validate(
-    fmu: str | Path, stop_time: float = 1.0, interval: float = 0.01, timeout: float | None = None
-) -> ValidationReport:
-    """fmpy's validation of ``fmu`` plus a short simulation with every interface and solver it offers.
-
-    ``timeout`` limits each simulation's wall-clock time in seconds (one that runs longer fails).
-
-    Raises:
-        SimulationError: ``fmu`` is not an FMU file (missing, a folder, a model file, not a zip archive).
-    """
-    from fmpy.validation import validate_fmu
-
-    path = check_fmu_file(fmu)
-    report = ValidationReport(str(path))
-    report.problems.extend(validate_fmu(str(path)))
-    if report.problems:
-        return report
-    md = read_description(path)
-    names = {v.name for v in md.modelVariables}
-    runs: list[tuple[str, dict]] = []
-    if md.coSimulation is not None:
-        if "solver.method" in names:
-            runs += [(f"Co-Simulation, {m}", {"kind": "cs", "method": m}) for m in METHOD_VALUES]
-        else:
-            runs.append(("Co-Simulation", {"kind": "cs"}))
-    if md.modelExchange is not None:
-        runs += [(f"Model Exchange, {s}", {"kind": "me", "solver": s}) for s in ("CVode", "Euler")]
-    step = stop_time / math.ceil(stop_time / interval - 1e-9)  # at most interval, ends at stop_time
-    for label, kw in runs:
-        try:
-            res = simulate(path, stop_time=stop_time, interval=step, timeout=timeout, **kw)
-            finite = all(np.all(np.isfinite(res[n])) for n in res.dtype.names or ())
-            steps = len(res) - 1
-            report.checks.append((label, finite, f"{steps} steps" + ("" if finite else ", non-finite values")))
-        except SymbodyError as e:
-            report.checks.append((label, False, str(e)))
-    return report

@@ -37,6 +37,7 @@ from ..symbolic.expr import ZERO, Expr
 from .contract import SETTINGS_DEFAULTS, block
 from .jacobian_code import LOCAL, SEPARATE_DERIVATIVE_MODES, TANGENTS_HEADER, jacobian_functions
 from .jacobians import ResidualJacobians, jacobian_mode
+from .start_velocities import independent_velocities
 from .variables import FmuVariable, fmu_variables
 
 _KIND = {
@@ -44,6 +45,8 @@ _KIND = {
     "q": "SB_VAR_Q",
     "dq": "SB_VAR_DQ",
     "ddq": "SB_VAR_DDQ",
+    "x": "SB_VAR_X",
+    "dx": "SB_VAR_DX",
     "u": "SB_VAR_U",
     "p": "SB_VAR_P",
     "y": "SB_VAR_Y",
@@ -88,6 +91,38 @@ def initial_fixes(eq) -> list[int]:
                 break
         out.append(fix)
     return out
+
+
+def input_sources(eq) -> dict[Expr, str]:
+    """How ``model.c`` reads each input: inside a Co-Simulation step the inputs are polynomials of the time
+    ``_in->tau`` since they were set (``fmu_templates/symbody_model.h``): a motion input's position moves with
+    its velocity and acceleration, its velocity with its acceleration; any other input with the derivatives
+    an importer may set (``fmi2SetRealInputDerivatives``; they follow the values in ``_in->u``).
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("mi"); x = s.coordinate("x"); F = s.input("F"); z = s.motion_input("z")
+        >>> _ = s.particle("m", s.point("P", s.point("A", s.origin, (z, 0, 0)), (x, 0, 0)), 1.0)
+        >>> _ = s.generalized_force("push", x, F)
+        >>> for sym, text in input_sources(s.derive()).items():
+        ...     print(sym, "=", text)
+        F = _in->u[0] + _in->tau * (_in->u[4] + 0.5 * _in->tau * _in->u[8])
+        z = _in->u[1] + _in->tau * (_in->u[2] + 0.5 * _in->tau * _in->u[3])
+        dz = _in->u[2] + _in->tau * _in->u[3]
+        ddz = _in->u[3]
+    """
+    nu = eq.nu
+    src: dict[Expr, str] = {}
+    for j, u in enumerate(eq.inputs):
+        if u.motion == "position":
+            src[u.symbol] = f"_in->u[{j}] + _in->tau * (_in->u[{j + 1}] + 0.5 * _in->tau * _in->u[{j + 2}])"
+        elif u.motion == "velocity":
+            src[u.symbol] = f"_in->u[{j}] + _in->tau * _in->u[{j + 1}]"
+        elif u.motion == "acceleration":
+            src[u.symbol] = f"_in->u[{j}]"
+        else:
+            src[u.symbol] = f"_in->u[{j}] + _in->tau * (_in->u[{nu + j}] + 0.5 * _in->tau * _in->u[{2 * nu + j}])"
+    return src
 
 
 def friction_implicit(eq) -> bool:
@@ -167,12 +202,13 @@ class ModelSource:
             ("q", eq.q),
             ("dq", eq.dq),
             ("ddq", eq.ddq),
-            ("u", eq.u_symbols),
             ("p", eq.p_symbols),
             ("lam", eq.lam),
+            ("xs", eq.x_symbols),
         ):
             for i, s in enumerate(syms):
                 src[s] = f"_in->{vec}[{i}]"
+        src.update(input_sources(eq))
         for i, c in enumerate(getattr(eq, "contacts", ())):  # the contact forces follow the multipliers
             src[c.force] = f"_in->lam[{eq.nc + i}]"
         nk = len(getattr(eq, "contacts", ()))
@@ -192,9 +228,10 @@ class ModelSource:
             f" * coordinates ({eq.nq}): {c_comment(', '.join(c.name for c in eq.coordinates))}\n"
             f" * constraint rows ({eq.nc}, {eq.nh} holonomic): {c_comment(rows)}\n"
             f" * inputs ({eq.nu}): {c_comment(', '.join(u.name for u in eq.inputs) or 'none')}\n"
+            f" * first-order states ({eq.nx}): {c_comment(', '.join(x.name for x in eq.states) or 'none')}\n"
             f" * outputs ({len(eq.outputs)}): {c_comment(', '.join(o.name for o in eq.outputs) or 'none')}\n"
             " *\n"
-            " * Implements fmu_templates/symbody_model.h: M ddq + D^T lam = delta, D ddq = gamma.\n"
+            " * Implements fmu_templates/symbody_model.h: M ddq + D^T lam = delta, D ddq = gamma, xs' = rates.\n"
             " * Model symbols are read into locals s_<name> (model text is never C by itself);\n"
             " * temporaries _t<k> are atoms used more than once, in dependency order.\n"
             f" * Jacobians: {self.jacobian_mode} ({_MODE_TEXT[self.jacobian_mode]}).\n"
@@ -230,10 +267,22 @@ class ModelSource:
         out.append(_array("const double", "dq0", [_num(c.dq0) for c in eq.coordinates], "start velocities"))
         out.append(_array("const double", "u0", [_num(u.value) for u in eq.inputs], "start inputs"))
         out.append(_array("const double", "p0", [_num(p.value) for p in eq.parameters], "parameters"))
+        out.append(_array("const double", "s0", [_num(x.x0) for x in eq.states], "start of the first-order states"))
+        out.append(_array("const char *const", "state_names", [c_string(x.name) for x in eq.states]))
+        motion = [str(k) for _, k in eq.motion_inputs]
+        out.append(_array("const int", "motion", motion, "motion inputs: index of the position z in u"))
         out.append(_array("const double", "settings0", [_num(x) for x in SETTINGS_DEFAULTS], "default settings"))
         fixes = initial_fixes(eq)
         out.append(
             _array("const int", "init_fix", [str(i) for i in fixes], "Phi_init rows holding a coordinate, else -1")
+        )
+        out.append(
+            _array(
+                "const unsigned char",
+                "independent",
+                [str(i) for i in independent_velocities(eq)],
+                "start velocities kept: independent at the model's start configuration",
+            )
         )
         out.append(_array("const char *const", "coordinate_names", [c_string(c.name) for c in eq.coordinates]))
         out.append(_array("const char *const", "constraint_names", [c_string(r.name) for r in eq.constraint_rows]))
@@ -256,13 +305,15 @@ class ModelSource:
             f"    .has_me = {me},\n    .has_cs = {cs},\n"
             f"    .nvars = {len(self.variables)},\n    .variables = variables,\n"
             "    .q0 = q0,\n    .dq0 = dq0,\n    .u0 = u0,\n    .p0 = p0,\n    .settings0 = settings0,\n"
-            "    .init_fix = init_fix,\n    .coordinate_names = coordinate_names,\n"
+            "    .init_fix = init_fix,\n    .independent = independent,\n    .coordinate_names = coordinate_names,\n"
             "    .constraint_names = constraint_names,\n    .init_names = init_names,\n"
             f"    .nk = {len(getattr(eq, 'contacts', ()))},\n    .contact_names = contact_names,\n"
             f"    .nsw = {len(getattr(eq, 'switches', ()))},\n"
             f"    .nf = {len(getattr(eq, 'frictions', ()))},\n    .friction_names = friction_names,\n"
             f"    .friction_implicit = {int(friction_implicit(eq))},\n"
-            f"    .has_direct = {int(bool(getattr(eq, 'accelerations', ())))},\n}};\n\n"
+            f"    .has_direct = {int(bool(getattr(eq, 'accelerations', ())))},\n"
+            f"    .ns = {eq.nx},\n    .s0 = s0,\n    .state_names = state_names,\n"
+            f"    .nmotion = {len(eq.motion_inputs)},\n    .motion = motion,\n}};\n\n"
         )
         return "".join(out)
 
@@ -450,6 +501,13 @@ class ModelSource:
                 "outputs",
                 [self._vector("_y", [o.expr for o in eq.outputs], yn, "y", "user outputs")],
                 "user outputs",
+            )
+        )
+        parts.extend(
+            self._fn(
+                "rates",
+                [self._vector("_rates", list(eq.rates), [x.name for x in eq.states], "rates", "dx/dt")],
+                "rates of the first-order states",
             )
         )
         parts.extend(self._contacts())

@@ -24,6 +24,7 @@ from functools import cached_property
 
 from ..errors import ExportError
 from ..model.contacts import event_force_symbols
+from .description import DEFAULT_EXPERIMENT
 from .jacobians import JACOBIAN_MODES, ResidualJacobians, ResidualPattern, jacobian_mode
 from .platforms import host_platform
 from .structure import Dependencies, Known
@@ -41,6 +42,7 @@ GENERIC_SOURCES = (
     "sb_rk4.c",
     "sb_linalg.c",
     "sb_singular.c",
+    "sb_passage.c",
     "sb_ltdl.c",
     "sb_tangents.c",
     "sb_events.c",
@@ -140,6 +142,10 @@ class FmuSpec:
             backend does not handle.
     """
 
+    #: The template files of the runtime (:func:`symbody.fmu.build.write_sources`).
+    runtime_sources = GENERIC_SOURCES
+    runtime_headers = GENERIC_HEADERS
+
     def __init__(self, eq, fmi_version: int = 2, kind: str = "both", jacobians: str | None = None, backend: str = "c"):
         if fmi_version not in (2, 3):
             raise ExportError(f"unsupported FMI version {fmi_version!r}: use 2 or 3")
@@ -185,6 +191,17 @@ class FmuSpec:
     @property
     def wrapper_source(self) -> str:
         return "fmi2Functions.c" if self.fmi_version == 2 else "fmi3Functions.c"
+
+    @property
+    def default_experiment(self) -> dict[str, str]:
+        """The ``DefaultExperiment`` of ``modelDescription.xml``."""
+        return dict(DEFAULT_EXPERIMENT)
+
+    def archive_entries(self) -> list[tuple[str, bytes]]:
+        """The archive entries beside the description, binaries and sources: the geometry document."""
+        from .geometry import geometry_entry  # the geometry imports this module
+
+        return [geometry_entry(self)]
 
     @property
     def source_files(self) -> list[str]:
@@ -233,12 +250,17 @@ class FmuSpec:
 
     @property
     def derivatives(self) -> list[FmuVariable]:
-        """State derivatives in state order: ``[dq; ddq]`` for the states ``[q; dq]``."""
-        return [v for v in self.variables if v.kind == "dq"] + [v for v in self.variables if v.kind == "ddq"]
+        """State derivatives in state order: ``[dq; ddq; der(x)]`` for the states ``[q; dq; x]``."""
+        return [v for kind in ("dq", "ddq", "dx") for v in self.variables if v.kind == kind]
 
     @property
     def initial_unknowns(self) -> list[FmuVariable]:
-        return [v for v in self.variables if v.causality == "output" and v.initial in ("approx", "calculated")]
+        """Outputs and state derivatives that are calculated or approximated at initialization."""
+        return [
+            v
+            for v in self.variables
+            if (v.causality == "output" or (v.kind == "dx" and self.has_me)) and v.initial in ("approx", "calculated")
+        ]
 
     def _event_coupled(self, v: FmuVariable) -> bool:
         """Whether ``v`` depends on the forces of contacts or friction: an acceleration of a model with either,
@@ -246,19 +268,21 @@ class FmuSpec:
         closed contact or a sticking element couples what it touches), so all knowns are declared."""
         eq = self.eq
         forces = event_force_symbols(eq)
-        if not forces or v.kind not in ("ddq", "y"):
+        if not forces or v.kind not in ("ddq", "y", "dx"):
             return False
         if v.kind == "ddq":
             return True
         mask = 0
         for sym in [*forces, *eq.lam, *eq.ddq]:
             mask |= sym.mask
-        return bool(eq.outputs[v.index].expr.mask & mask)
+        expr = eq.outputs[v.index].expr if v.kind == "y" else eq.rates[v.index]
+        return bool(expr.mask & mask)
 
     def _all_knowns(self, init: bool) -> set[Known]:
         eq = self.eq
         out: set[Known] = {("t", 0)} | {("u", k) for k in range(eq.nu)}
         out |= {(kind, i) for kind in ("q", "dq") for i in range(eq.nq)}
+        out |= {("x", i) for i in range(eq.nx)}
         if init:
             out |= {("p", j) for j in range(len(eq.parameters))}
         return out
@@ -266,7 +290,7 @@ class FmuSpec:
     def runtime_deps(self, v: FmuVariable) -> set[Known]:
         """Knowns of an output or derivative in Continuous-Time/Event Mode or at communication points."""
         d = self.dependencies
-        if v.kind in ("q", "dq"):
+        if v.kind in ("q", "dq", "x"):
             deps = {(v.kind, v.index)}
         elif self._event_coupled(v):
             deps = self._all_knowns(init=False)
@@ -274,11 +298,13 @@ class FmuSpec:
             deps = d.acc[v.index]
         elif v.kind == "y":
             deps = d.y[v.index]
+        elif v.kind == "dx":
+            deps = d.rates[v.index]
         else:
             raise ValueError(f"{v.name!r} is not an output")
         if not self.has_me:  # Co-Simulation: the knowns at communication points are the inputs
             return {k for k in deps if k[0] == "u"}
-        return {k for k in deps if k[0] in ("q", "dq", "u", "t")}
+        return {k for k in deps if k[0] in ("q", "dq", "x", "u", "t")}
 
     def init_deps(self, v: FmuVariable) -> set[Known]:
         """Knowns of an initial unknown in Initialization Mode."""
@@ -291,4 +317,6 @@ class FmuSpec:
             return set(d.acc_init[v.index])
         if v.kind == "y":
             return set(d.y_init[v.index])
+        if v.kind == "dx":
+            return set(d.rates_init[v.index])
         raise ValueError(f"{v.name!r} is not an initial unknown")

@@ -12,9 +12,10 @@ contact may close (a constraint row ``g_q ddq = gamma`` with Baumgarte's terms a
 its force along ``g_q``): it is one more row, coupling the coordinates of its gap,
 and outputs that use its force depend on that row's component.
 
-Knowns are ``("q", j)``, ``("dq", j)``, ``("u", j)``, ``("p", j)`` and
-``("t", 0)``.  At run time (Model Exchange) the knowns are states, inputs and
-time; in Co-Simulation only the inputs are; during initialization parameters
+Knowns are ``("q", j)``, ``("dq", j)``, ``("x", j)`` (a first-order state), ``("u", j)``, ``("p", j)`` and
+``("t", 0)``; the rates of the first-order states depend on their direct knowns and, through the
+multipliers and contact forces they use, on those of the accelerations.  At run time (Model
+Exchange) the knowns are states, inputs and time; in Co-Simulation only the inputs are; during initialization parameters
 and start values of exact states are knowns too, and assembled states (models
 with constraints) depend on the parameters of the assembly rows.
 
@@ -42,9 +43,17 @@ def _masked(exprs, eq) -> set[Known]:
     mask = 0
     for e in exprs:
         mask |= e.mask
-    found = {(kind, j) for kind, syms in (("q", eq.q), ("dq", eq.dq), ("u", eq.u_symbols)) for j, s in enumerate(syms)
-             if mask & s.mask}  # fmt: skip
+    found = {(kind, j) for kind, syms in (("q", eq.q), ("dq", eq.dq), ("u", eq.u_symbols), ("x", eq.x_symbols))
+             for j, s in enumerate(syms) if mask & s.mask}  # fmt: skip
     return found | ({("t", 0)} if mask & eq.t.mask else set())
+
+
+def _states_in(exprs, eq) -> set[Known]:
+    """The first-order states that occur in ``exprs`` (the residual Jacobians are taken without them)."""
+    mask = 0
+    for e in exprs:
+        mask |= e.mask
+    return {("x", j) for j, s in enumerate(eq.x_symbols) if mask & s.mask}
 
 
 def _params(exprs, eq) -> set[Known]:
@@ -61,6 +70,7 @@ class Dependencies:
         acc: for each unknown of ``[ddq; lam]``, its knowns at run time (states, inputs, time).
         acc_init: the same during initialization (with parameters).
         y, y_init: the same for the user outputs.
+        rates, rates_init: the same for the rates of the first-order states.
         state_init: knowns of an assembled state at initialization (constrained models).
     """
 
@@ -100,6 +110,7 @@ class Dependencies:
             if nonzero(jac.R_t[r]):
                 k.add(("t", 0))
             exprs = [jac.R[r]]
+            k |= _states_in(exprs, eq)
             if r >= n:
                 c = r - n
                 k |= _nz(jac.V_q[c], "q") | _nz(eq.D[c], "dq")
@@ -138,7 +149,7 @@ class Dependencies:
         self.y: list[set[Known]] = []
         self.y_init: list[set[Known]] = []
         for i, o in enumerate(eq.outputs):
-            k = _nz(jac.Y_q[i], "q") | _nz(jac.Y_dq[i], "dq") | _nz(jac.Y_u[i], "u")
+            k = _nz(jac.Y_q[i], "q") | _nz(jac.Y_dq[i], "dq") | _nz(jac.Y_u[i], "u") | _states_in([o.expr], eq)
             if nonzero(jac.Y_t[i]):
                 k.add(("t", 0))
             via = [j for j, e in enumerate(jac.Y_ddq[i]) if nonzero(e)] + [
@@ -151,6 +162,18 @@ class Dependencies:
                 k_init |= self.acc_init[j]
             self.y.append(k)
             self.y_init.append(k_init)
+        self.rates: list[set[Known]] = []
+        self.rates_init: list[set[Known]] = []
+        for rate in getattr(eq, "rates", ()):
+            k = _masked([rate], eq)
+            via = [n + r for r, lam in enumerate(eq.lam) if rate.mask & lam.mask]
+            via += [na + r for r, c in enumerate(contacts) if rate.mask & c.force.mask]
+            k_init = self._at_init(k, constrained) | _params([rate], eq)
+            for j in via:
+                k |= self.acc[j]
+                k_init |= self.acc_init[j]
+            self.rates.append(k)
+            self.rates_init.append(k_init)
 
     def _at_init(self, knowns: set[Known], constrained: bool) -> set[Known]:
         if not constrained:

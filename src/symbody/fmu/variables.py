@@ -2,12 +2,14 @@
 
 Names follow 3D_MEC: a coordinate ``theta`` gives the outputs
 ``theta`` (position), ``dtheta`` (velocity) and ``ddtheta`` (acceleration);
-inputs, parameters and user outputs keep their model names.  The independent
+inputs, parameters and user outputs keep their model names (a motion input
+``z`` is the three inputs ``z``, ``dz``, ``ddz``); a first-order state ``x`` is the
+output ``x`` with its rate ``der(x)``.  The independent
 variable is ``time``.  Solver and stabilization settings are parameters with
 dotted names (``solver.method``, ``baumgarte.alpha``), which no model name can
 take; they come from the runtime contract (:mod:`symbody.fmu.contract`).
 Value references are the positions in :func:`fmu_variables`' list, in this
-order: ``time``, positions, velocities, accelerations, inputs, parameters,
+order: ``time``, positions, velocities, accelerations, first-order states, their rates, inputs, parameters,
 outputs, settings, event indicators (Model Exchange: unilateral contacts, switching functions, friction) -- the same
 for FMI 2 and FMI 3, for the C and the Python
 backends.
@@ -52,7 +54,8 @@ KINDS = ("cs", "me", "both")
 class FmuVariable:
     """One FMU variable.
 
-    ``kind`` is ``time``, ``q``, ``dq``, ``ddq``, ``u``, ``p``, ``y``, ``setting`` or ``event`` (an event indicator);
+    ``kind`` is ``time``, ``q``, ``dq``, ``ddq``, ``x`` (a first-order state), ``dx`` (its rate), ``u``, ``p``,
+    ``y``, ``setting`` or ``event`` (an event indicator);
     ``index`` its position in that vector (for settings: the SbSetting index).
     ``derivative`` is the value reference of the state this variable is the
     derivative of (Model Exchange only).
@@ -76,7 +79,7 @@ class FmuVariable:
 
     @property
     def is_state(self) -> bool:
-        return self.kind in ("q", "dq")
+        return self.kind in ("q", "dq", "x")
 
 
 def _finite(x) -> float | None:
@@ -159,6 +162,35 @@ def fmu_variables(eq, kind: str) -> list[FmuVariable]:
             unit=derivative_unit(c.unit, 2),
             description=f"acceleration of coordinate {c.name}",
             derivative=dq_vr[i] if me else None,
+        )
+    x_vr = []
+    for i, x in enumerate(getattr(eq, "states", ())):
+        v = add(
+            name=x.name,
+            kind="x",
+            index=i,
+            type="Real",
+            causality="output",
+            variability="continuous",
+            initial="exact",
+            start=float(x.x0),
+            unit=x.unit,
+            description=x.description or f"first-order state {x.name}",
+        )
+        x_vr.append(v.vr)
+    for i, x in enumerate(getattr(eq, "states", ())):
+        add(
+            name=f"der({x.name})",
+            kind="dx",
+            index=i,
+            type="Real",
+            causality="local",
+            variability="continuous",
+            initial="calculated",
+            start=None,
+            unit=derivative_unit(x.unit, 1),
+            description=f"rate of state {x.name}",
+            derivative=x_vr[i] if me else None,
         )
     for i, u in enumerate(eq.inputs):
         add(

@@ -60,7 +60,7 @@ def constraint_rows(
 
 def _check_row(system: System, kind: str, rname: str, e: Expr) -> None:
     """A row must depend on a coordinate (or velocity) and a velocity row be linear in the velocities."""
-    allowed = GEOMETRY + ("velocity",) if kind == "velocity" else GEOMETRY
+    allowed = GEOMETRY + ("velocity", "motion velocity") if kind == "velocity" else GEOMETRY
     require(system, f"{kind} constraint {rname!r}", e, allowed)
     if not (e.mask & coordinate_mask(system, velocities=kind == "velocity")):
         raise ModelError(f"{kind} constraint {rname!r} contains no coordinate")
@@ -199,7 +199,8 @@ def fix_initial(system: System, coordinate: Any, name: str | None = None) -> lis
 
 
 def prescribe(system: System, name: str, coordinate: Any, motion: Any) -> list[ConstraintRow]:
-    """Rheonomic constraint ``q - z(t) = 0`` (its multiplier is the driving effort).
+    """Rheonomic constraint ``q - z = 0`` (its multiplier is the driving effort): ``z`` a law of time and
+    parameters, or a motion input (:meth:`~symbody.System.motion_input`, a position given by a signal).
 
     Example:
         >>> import symbody as sb
@@ -207,13 +208,16 @@ def prescribe(system: System, name: str, coordinate: Any, motion: Any) -> list[C
         >>> th = s.coordinate("th"); w = s.parameter("w", 1.0)
         >>> prescribe(s, "spin", th, w * s.t)[0].expr
         th - t*w
+        >>> x = s.coordinate("x"); z = s.motion_input("z")
+        >>> prescribe(s, "drive", x, z)[0].expr
+        x - z
     """
     try:
         c = coordinate_record(system, coordinate)
     except ModelError as e:
         raise ModelError(f"prescribed motion {name!r}: {e}") from None
     z = to_expr(system, motion, f"motion of {name!r}")
-    require(system, f"the motion law of {name!r}", z, ("parameter", "time"))
+    require(system, f"the motion law of {name!r}", z, ("parameter", "time", "motion input"))
     return add_constraint(system, name, sub(c.q, z))
 
 

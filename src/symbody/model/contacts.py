@@ -37,11 +37,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ModelError
-from ..symbolic.calculus import diff, jacobian, time_derivative
+from ..symbolic.calculus import jacobian, time_derivative
 from ..symbolic.expr import Expr, as_expr, neg
+from .expressions import explicit_rate
 
 #: symbol kinds a gap may depend on
-GAP_KINDS = ("parameter", "coordinate", "time")
+GAP_KINDS = ("parameter", "coordinate", "time", "motion input")
 
 
 @dataclass(frozen=True)
@@ -135,7 +136,9 @@ def contact_equations(system: Any) -> list[ContactInfo]:
         g_q = jacobian([c.gap], q)[0]
         gdot = time_derivative(c.gap, system.ctx, accelerations=False)
         gamma = neg(time_derivative(gdot, system.ctx, accelerations=False))
-        out.append(ContactInfo(c.name, c.gap, tuple(g_q), neg(diff(c.gap, system.t)), gamma, c.restitution, c.force))
+        out.append(
+            ContactInfo(c.name, c.gap, tuple(g_q), neg(explicit_rate(system, c.gap)), gamma, c.restitution, c.force)
+        )
     return out
 
 

@@ -22,18 +22,21 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ModelError
-from ..symbolic.calculus import time_derivative
+from ..symbolic.calculus import diff, time_derivative
 from ..symbolic.evaluate import evaluate
-from ..symbolic.expr import Expr, as_expr
+from ..symbolic.expr import Expr, add, as_expr, mul
 from ..symbolic.sympy_bridge import UndeclaredSymbolError
 from .vector import Vector
 
 if TYPE_CHECKING:
     from .system import System
 
+#: the kinds of symbol of a motion input and of its two rates (:meth:`symbody.System.motion_input`)
+MOTION_KINDS = ("motion input", "motion velocity", "motion acceleration")
+
 # the kinds of symbol each family of model objects may depend on
-GEOMETRY = ("parameter", "coordinate", "time")
-LOADS = ("parameter", "coordinate", "velocity", "time", "input")
+GEOMETRY = ("parameter", "coordinate", "time", "motion input")
+LOADS = ("parameter", "coordinate", "velocity", "time", "input") + MOTION_KINDS + ("state",)
 
 _KIND_WORDS = {
     "time": "time",
@@ -43,6 +46,10 @@ _KIND_WORDS = {
     "acceleration": "accelerations",
     "input": "inputs",
     "multiplier": "multipliers",
+    "motion input": "motion inputs",
+    "motion velocity": "motion input velocities",
+    "motion acceleration": "motion input accelerations",
+    "state": "states",
 }
 
 
@@ -122,7 +129,8 @@ def require(system: System, what: str, exprs: Any, allowed: tuple[str, ...]) -> 
         ...     require(s, "point 'P'", (F, 0, 0), GEOMETRY)
         ... except sb.ModelError as e:
         ...     print(e)
-        point 'P' depends on the input 'F'; it may depend only on parameters, coordinates and time
+        point 'P' depends on the input 'F'; it may depend only on parameters, coordinates, time and motion inputs \
+(an input that moves something is a motion input: System.motion_input)
     """
     mask = mask_of(exprs)
     if not mask:
@@ -131,7 +139,49 @@ def require(system: System, what: str, exprs: Any, allowed: tuple[str, ...]) -> 
         if s.mask & mask and s.kind not in allowed:
             words = [_KIND_WORDS[k] for k in allowed if k in _KIND_WORDS]
             only = ", ".join(words[:-1]) + (" and " if len(words) > 1 else "") + words[-1] if words else "numbers"
-            raise ModelError(f"{what} depends on the {s.kind} {s.name!r}; it may depend only on {only}")
+            raise ModelError(
+                f"{what} depends on the {s.kind} {s.name!r}; it may depend only on {only}{_hint(s, allowed)}"
+            )
+
+
+def _hint(symbol: Expr, allowed: tuple[str, ...]) -> str:
+    """How to write what was refused, where there is a way."""
+    if symbol.kind == "input" and "motion input" in allowed:
+        return " (an input that moves something is a motion input: System.motion_input)"
+    if symbol.kind in ("motion velocity", "motion acceleration") and "motion input" in allowed:
+        return " (positions use the motion input itself; its rates enter the velocities and accelerations)"
+    if symbol.kind == "state" and "coordinate" in allowed:
+        return " (a first-order state moves nothing by itself: use it in loads, rates and outputs)"
+    return ""
+
+
+def motion_symbols(system: System) -> list[tuple[Expr, Expr, Expr]]:
+    """The ``(z, dz, ddz)`` symbols of every motion input, in declaration order.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("ms"); _ = s.motion_input("roll", unit="rad")
+        >>> motion_symbols(s)
+        [(roll, droll, ddroll)]
+    """
+    rows = [u for u in system.inputs.values() if u.motion]
+    return [(rows[k].symbol, rows[k + 1].symbol, rows[k + 2].symbol) for k in range(0, len(rows), 3)]
+
+
+def explicit_rate(system: System, e: Expr) -> Expr:
+    """The rate of a position expression ``e(q, t, z)`` at ``dq = 0``: ``de/dt + sum de/dz dz`` (``-beta``).
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("er"); x = s.coordinate("x"); z = s.motion_input("z")
+        >>> explicit_rate(s, x - z * s.t)
+        -(z + t*dz)
+    """
+    r = diff(e, system.t)
+    for z, dz, _ in motion_symbols(system):
+        if e.mask & z.mask:
+            r = add(r, mul(diff(e, z), dz))
+    return r
 
 
 def symbol_named(system: System, name: str) -> Expr:
@@ -151,7 +201,8 @@ def symbol_named(system: System, name: str) -> Expr:
 
 
 def total_derivative(system: System, expr: Any) -> Expr:
-    """Total time derivative of an expression (``dt(q) = dq``, ``dt(dq) = ddq``).
+    """Total time derivative of an expression (``dt(q) = dq``, ``dt(dq) = ddq``, ``dt(z) = dz`` of a motion
+    input, ``dt(x)`` the rate of a first-order state).
 
     Example:
         >>> import symbody as sb
@@ -160,11 +211,25 @@ def total_derivative(system: System, expr: Any) -> Expr:
         >>> total_derivative(s, x * x)
         2*x*dx
     """
-    return time_derivative(to_expr(system, expr), system.ctx, accelerations=True)
+    e = to_expr(system, expr)
+    for sym in system.ctx.symbols:
+        if not sym.mask & e.mask:
+            continue
+        if sym.kind == "motion acceleration":
+            raise ModelError(
+                f"the time derivative of {e} needs that of the motion input acceleration {sym.name!r}, "
+                "which the model does not have (a motion input gives its position, velocity and acceleration)"
+            )
+        if sym.kind == "state" and sym.value.rate is None:
+            raise ModelError(
+                f"the time derivative of {e} needs the rate of state {sym.name!r}: give it with System.rate"
+            )
+    return time_derivative(e, system.ctx, accelerations=True)
 
 
 def state_mask(system: System) -> int:
-    """Bit mask of time and of every coordinate, velocity and acceleration.
+    """Bit mask of what moves: time, every coordinate, velocity and acceleration, the motion inputs and
+    their rates, and the first-order states.
 
     Example:
         >>> import symbody as sb
@@ -176,6 +241,11 @@ def state_mask(system: System) -> int:
     m = system.t.mask
     for c in system.coordinates:
         m |= c.q.mask | c.dq.mask | c.ddq.mask
+    for u in system.inputs.values():
+        if u.motion:
+            m |= u.symbol.mask
+    for st in system.states.values():
+        m |= st.symbol.mask
     return m
 
 
@@ -214,6 +284,8 @@ def default_values(system: System) -> dict[Expr, float]:
         vals[c.ddq] = 0.0
     for u in system.inputs.values():
         vals[u.symbol] = u.value
+    for st in system.states.values():
+        vals[st.symbol] = st.x0
     for lam in system._multipliers.values():
         vals[lam] = 0.0
     return vals

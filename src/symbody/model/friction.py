@@ -34,7 +34,18 @@ from ..symbolic.calculus import jacobian, subs_many, time_derivative
 from ..symbolic.expr import ZERO, Expr, neg
 
 #: symbol kinds a normal force may depend on
-NORMAL_KINDS = ("parameter", "coordinate", "velocity", "time", "input", "multiplier")
+NORMAL_KINDS = (
+    "parameter",
+    "coordinate",
+    "velocity",
+    "time",
+    "input",
+    "multiplier",
+    "motion input",
+    "motion velocity",
+    "motion acceleration",
+    "state",
+)
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from ..symbolic.expr import ZERO, Context, Expr
 from .base import Base
 from .expressions import require, to_expr, to_number
 from .geometry import resolve_base, resolve_vector
-from .symbols import Coordinate, Input, Output, Parameter, check_unit_and_description
+from .symbols import MOTION_ROLES, Coordinate, Input, Output, Parameter, check_unit_and_description
 from .vector import Vector
 
 if TYPE_CHECKING:
@@ -185,6 +185,50 @@ def declare_input(
     s.value = u
     system.inputs[name] = u
     return s
+
+
+def declare_motion_input(
+    system: System, name: str, unit: str | None = None, description: str = "", *, value: float = 0.0
+) -> Expr:
+    """Declare a motion input ``z`` (a position or angle given by a signal) and return its symbol.
+
+    Its velocity ``d<name>`` and acceleration ``dd<name>`` are two more inputs, the time derivatives of
+    ``z`` (``s.dt(z)`` is ``dz``, ``s.dt(dz)`` is ``ddz``).  ``z`` may be used wherever a coordinate
+    may: rotations, point positions, loads, :meth:`~symbody.System.prescribe` and outputs; the
+    kinematics then carry ``dz`` and ``ddz`` into velocities, accelerations and the equations of
+    motion.  In FMUs they are three continuous inputs ``name``, ``dname`` and ``ddname``; simulations
+    take a signal with its derivatives (:mod:`symbody.numeric.inputs`).  ``value`` is the start value
+    of ``z`` (its rates start at zero).
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("mi")
+        >>> z = declare_motion_input(s, "heave", unit="m")
+        >>> s.dt(z), s.dt(s.dt(z)), [u for u in s.inputs]
+        (dheave, ddheave, ['heave', 'dheave', 'ddheave'])
+    """
+    names = (name, "d" + name, "dd" + name)
+    kinds = ("motion input", "motion velocity", "motion acceleration")
+    for n, k in zip(names, kinds):
+        system.registry.check(n, k)
+    unit, description = check_unit_and_description(unit, description, f"motion input {name!r}")
+    value = to_number(value, f"motion input {name!r}")
+    units = (unit, *(None if unit is None else (f"{unit}/{d}" if unit else f"1/{d}") for d in ("s", "s2")))
+    words = ("", "velocity of ", "acceleration of ")
+    symbols = []
+    for n, k, role, un, word in zip(names, kinds, MOTION_ROLES, units, words):
+        system.registry.claim(n, k)
+        sym = system.ctx.symbol(n, k)
+        text = description if not word else f"{word}{name}" + (f" ({description})" if description else "")
+        u = Input(n, sym, value if role == "position" else 0.0, un, text, motion=role, signal=name)
+        sym.value = u
+        system.inputs[n] = u
+        symbols.append(sym)
+    z, dz, ddz = symbols
+    set_time_rate(system.ctx, z, dz, dz)
+    set_time_rate(system.ctx, dz, ddz, ddz)  # ddz is known, like time: it stays in J_t-like terms
+    system.registry.on_rollback(lambda: _forget_time_rates(system.ctx))
+    return z
 
 
 def declare_time_function(system: System, name: str, expr: Any) -> Expr:

@@ -47,6 +47,12 @@ RESERVED_IN_CODE = frozenset(
     """.split()
 )
 
+#: Longest name of a model object, names symbody builds from them included (``d<coordinate>``,
+#: ``lambda_<constraint row>``, ``force_<contact>``): FMU variable names built from it (``dd<name>``,
+#: ``<name>.indicator``) stay far below the 4095 characters ISO C99 guarantees a string literal
+#: (C99 5.2.4.1), so the generated C compiles with ``-std=c99 -pedantic``.
+MAX_NAME_LENGTH = 1000
+
 # kinds of object whose names never reach generated code as variables
 _KINDS_FREE_OF_CODE = ("time", "base", "point", "frame")
 
@@ -61,7 +67,14 @@ def check_identifier(name: Any, what: str) -> None:
         ... except ModelError as e:
         ...     print(e)
         invalid coordinate name '1theta': use letters, digits and '_' (not starting with a digit)
+        >>> try:
+        ...     check_identifier("x" * 5000, "parameter")
+        ... except ModelError as e:
+        ...     print(e)
+        parameter name 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'... is 5000 characters long: at most 1000
     """
+    if isinstance(name, str) and len(name) > MAX_NAME_LENGTH:
+        raise ModelError(f"{what} name {name[:40]!r}... is {len(name)} characters long: at most {MAX_NAME_LENGTH}")
     if not isinstance(name, str) or not name or name[0].isdigit() or not set(name) <= IDENTIFIER_CHARACTERS:
         raise ModelError(f"invalid {what} name {name!r}: use letters, digits and '_' (not starting with a digit)")
 

@@ -114,12 +114,19 @@ class Coordinate:
 class Input:
     """An external action given at run time (actuator force, torque, excitation).
 
+    The three inputs of a motion input (:meth:`symbody.System.motion_input`) carry its name in
+    ``signal`` and their ``motion`` role: ``"position"`` (``z``), ``"velocity"`` (``dz``) or
+    ``"acceleration"`` (``ddz``); plain inputs have ``motion == ""``.
+
     Example:
         >>> import symbody as sb
         >>> s = sb.System("in")
         >>> _ = s.input("F", unit="N", min=-10, max=10)
         >>> s.inputs["F"].min, s.inputs["F"].max
         (-10, 10)
+        >>> _ = s.motion_input("heave", unit="m")
+        >>> s.inputs["ddheave"].motion, s.inputs["ddheave"].signal, s.inputs["ddheave"].unit
+        ('acceleration', 'heave', 'm/s2')
     """
 
     name: str
@@ -129,6 +136,38 @@ class Input:
     description: str = ""
     min: float | None = None
     max: float | None = None
+    motion: str = ""
+    signal: str = ""
+
+
+#: the roles of the three inputs of a motion input, in their order in ``System.inputs``
+MOTION_ROLES = ("position", "velocity", "acceleration")
+
+
+@dataclass
+class State:
+    """A first-order state ``x`` with its rate ``dx/dt`` (``None`` until :meth:`symbody.System.rate` gives it).
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("lag")
+        >>> u = s.input("u"); T = s.parameter("T", 0.5, unit="s")
+        >>> x = s.state("x", 1.0)
+        >>> s.rate(x, (u - x) / T)
+        >>> s.states["x"].x0, s.states["x"].rate
+        (1.0, (u - x)/T)
+    """
+
+    name: str
+    symbol: Expr
+    x0: float
+    unit: str | None = None
+    description: str = ""
+    rate: Expr | None = None
+
+    @property
+    def rate_unit(self) -> str | None:
+        return None if self.unit is None else (f"{self.unit}/s" if self.unit else "1/s")
 
 
 @dataclass

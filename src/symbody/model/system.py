@@ -1,8 +1,8 @@
 """The model container: :class:`System`, a facade over the modules of the model.
 
 A :class:`System` holds everything a 3D_MEC user can define: parameters,
-coordinates, inputs, time functions, bases, points, frames, solids, loads,
-constraints, joints and outputs.  Its methods are thin: each delegates to the
+coordinates, inputs, motion inputs, first-order states, time functions, bases, points, frames,
+solids, loads, constraints, joints and outputs.  Its methods are thin: each delegates to the
 module of its concept (:mod:`~symbody.model.quantities`, :mod:`~symbody.model.geometry`,
 :mod:`~symbody.model.motion`, :mod:`~symbody.model.bodies`, :mod:`~symbody.model.loading`,
 :mod:`~symbody.model.constraints`, :mod:`~symbody.model.joints`, :mod:`~symbody.model.reactions`) and every
@@ -34,7 +34,7 @@ from typing import Any
 from ..errors import ModelError
 from ..symbolic.calculus import set_time_rate
 from ..symbolic.expr import ONE, Context, Expr
-from . import bodies, constraints, contacts, friction, geometry, loading, motion, quantities, reactions
+from . import bodies, constraints, contacts, friction, geometry, loading, motion, quantities, reactions, states
 from . import expressions as ex
 from .base import Base
 from .joints import (
@@ -53,7 +53,7 @@ from .point import Frame, Point
 from .registry import Registry, atomic, check_identifier
 from .shapes import ShapeAttachment, attach_shape
 from .solid import Solid
-from .symbols import ConstraintRow, Coordinate, Input, Output, Parameter, check_text
+from .symbols import ConstraintRow, Coordinate, Input, Output, Parameter, State, check_text
 
 MAX_MODEL_NAME = 128
 
@@ -85,12 +85,12 @@ class System:
     """
 
     def __init__(self, name: str = "model", description: str = ""):
-        check_identifier(name, "system")
-        if len(name) > MAX_MODEL_NAME:
+        if isinstance(name, str) and len(name) > MAX_MODEL_NAME:
             raise ModelError(
                 f"system name {name[:40]!r}... is {len(name)} characters long: at most {MAX_MODEL_NAME}"
                 " (it names the FMU and its files)"
             )
+        check_identifier(name, "system")
         self.name = name
         self.description = description  # checked by the property
         self.ctx = Context()
@@ -99,6 +99,7 @@ class System:
         self.parameters: dict[str, Parameter] = {}
         self.coordinates: list[Coordinate] = []
         self.inputs: dict[str, Input] = {}
+        self.states: dict[str, State] = {}
         self.outputs: dict[str, Output] = {}
         self.time_functions: dict[str, Expr] = {}
         self.bases: dict[str, Base] = {}
@@ -117,7 +118,7 @@ class System:
             self.parameters, self.coordinates, self.inputs, self.outputs, self.time_functions, self.bases,
             self.points, self.frames, self.solids, self.loads, self.constraints, self.joints, self._multipliers,
             self.shapes, self.unilaterals, self.frictions, self.reactions, self.ctx.symbols, self.ctx.by_name,
-            self.ctx.time_rates,
+            self.ctx.time_rates, self.states,
         )  # fmt: skip
         self.registry.claim("t", "time")
         self.t = self.ctx.symbol("t", "time")
@@ -175,6 +176,9 @@ class System:
     aux_coordinate = atomic(quantities.declare_aux_coordinate)
     coordinate_of = quantities.coordinate_record
     input = atomic(quantities.declare_input)
+    motion_input = atomic(quantities.declare_motion_input)
+    state = atomic(states.declare_state)
+    rate = atomic(states.set_rate)
     time_function = atomic(quantities.declare_time_function)
     output = atomic(quantities.declare_output)
     output_vector = atomic(quantities.declare_output_vector)

@@ -66,12 +66,15 @@ def newton_least_squares(
     tol: float = 1e-10,
     max_iter: int = 50,
     relax: float | None = None,
+    step: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray] | None = None,
 ) -> _Newton:
     """Gauss-Newton with minimum-norm steps for ``fun(x) = 0``.
 
     ``relax`` is a fixed step fraction (3D_MEC's relaxation); ``None`` uses a
     backtracking line search on ``|fun|`` (full steps near the solution).
-    Converged when ``max |fun(x)| <= tol``.
+    ``step(x, J, r)`` computes the correction ``dx`` with ``J dx ~ -r`` (default: the
+    minimum-norm least-squares one; a caller whose unknowns mix units passes a scaled
+    solve, :mod:`symbody.numeric.scaling`).  Converged when ``max |fun(x)| <= tol``.
     """
     x = np.array(x0, dtype=float)
     r = fun(x)
@@ -80,7 +83,7 @@ def newton_least_squares(
         if norm <= tol:
             return _Newton(x, r, k, True)
         J = jac(x)
-        dx = -np.linalg.lstsq(J, r, rcond=RANK_TOL)[0]
+        dx = -np.linalg.lstsq(J, r, rcond=RANK_TOL)[0] if step is None else step(x, J, r)
         if not np.all(np.isfinite(dx)):
             break
         if relax is not None:
@@ -162,25 +165,31 @@ def held_rows(eq) -> dict[int, int]:
     return out
 
 
-def _held_values(nm: NumericModel, q: np.ndarray, t: float) -> dict[int, tuple[int, float]]:
+def _held_values(nm: NumericModel, q: np.ndarray, t: float, u: Any = None) -> dict[int, tuple[int, float]]:
     """``{row: (coordinate, held value)}`` of the rows of :func:`held_rows` (exact: the rows are linear)."""
     eq = nm.eq
     rows = held_rows(eq)
     if not rows:
         return {}
-    r = nm.Phi_init(q, t)
+    r = nm.Phi_init(q, t, u)
     return {k: (j, float(q[j] - r[k] / float(eq.Phi_init_q[k][j]))) for k, j in rows.items()}
 
 
 def warn_overridden_guess(
-    nm: NumericModel, q: np.ndarray, t: float, fixed: dict[int, float], tol: float, analysis: str = "assemble"
+    nm: NumericModel,
+    q: np.ndarray,
+    t: float,
+    fixed: dict[int, float],
+    tol: float,
+    analysis: str = "assemble",
+    u: Any = None,
 ) -> None:
     """Warn (:class:`HeldCoordinateWarning`) when the guess ``q`` of a coordinate held by an
     initial-position condition, and not listed in ``fixed``, differs from the held value."""
     eq = nm.eq
     conflicts = [
         (eq.coordinates[j].name, q[j], v, eq.initial_rows[k - eq.nh].name)
-        for k, (j, v) in _held_values(nm, q, t).items()
+        for k, (j, v) in _held_values(nm, q, t, u).items()
         if j not in fixed and abs(q[j] - v) > tol
     ]
     if not conflicts:
@@ -198,7 +207,7 @@ def warn_overridden_guess(
     )
 
 
-def _position_rows(nm: NumericModel, use_initial: bool, fixed: dict[int, float]):
+def _position_rows(nm: NumericModel, use_initial: bool, fixed: dict[int, float], u: Any = None):
     """Names, residual and Jacobian of the rows solved: ``Phi`` (or ``Phi_init``) and the ``fixed`` values.
 
     Initial-position rows that hold a coordinate listed in ``fixed`` are left out:
@@ -216,13 +225,13 @@ def _position_rows(nm: NumericModel, use_initial: bool, fixed: dict[int, float])
     n = eq.nq
 
     def fun(q: np.ndarray, t: float) -> np.ndarray:
-        parts = [nm.Phi_init(q, t)[keep] if use_initial else nm.Phi(q, t)]
+        parts = [nm.Phi_init(q, t, u)[keep] if use_initial else nm.Phi(q, t, u)]
         if fixed_items:
             parts.append(np.array([q[i] - v for i, v in fixed_items]))
         return np.concatenate(parts) if parts else np.zeros(0)
 
     def jac(q: np.ndarray, t: float) -> np.ndarray:
-        parts = [nm.Phi_init_q(q, t)[keep] if use_initial else nm.Phi_q(q, t)]
+        parts = [nm.Phi_init_q(q, t, u)[keep] if use_initial else nm.Phi_q(q, t, u)]
         if fixed_items:
             E = np.zeros((len(fixed_items), n))
             for k, (i, _) in enumerate(fixed_items):
@@ -253,6 +262,7 @@ def assemble(
     tol: float = 1e-10,
     max_iter: int = 100,
     relax: float | None = None,
+    u: Any = None,
     p: Any = None,
 ) -> AssemblyResult:
     """Solve the position problem ``Phi(q, t) = 0`` from a guess (3D_MEC ``solve_initial_position``).
@@ -269,6 +279,7 @@ def assemble(
         tol: absolute tolerance on ``max |Phi|``.
         max_iter: maximum Newton iterations.
         relax: fixed step fraction in ``(0, 1]``; ``None`` (default) uses a line search.
+        u: input values (dict by name or array; default: the model's): the motion inputs move the constraints.
         p: parameter values (when ``model`` is an ``Equations``).
 
     Returns:
@@ -290,9 +301,10 @@ def assemble(
     if relax is not None and not 0.0 < relax <= 1.0:
         raise ValueError(f"relax must be in (0, 1], got {relax}")
     fx = _as_fixed(eq, fixed, q0)
+    uu = nm.input_vector(u)
     if q is not None and use_initial:
-        warn_overridden_guess(nm, q0, t, fx, tol)
-    names, fun, jac = _position_rows(nm, use_initial, fx)
+        warn_overridden_guess(nm, q0, t, fx, tol, u=uu)
+    names, fun, jac = _position_rows(nm, use_initial, fx, uu)
     sol = newton_least_squares(lambda x: fun(x, t), lambda x: jac(x, t), q0, tol, max_iter, relax)
     if not sol.converged:
         r = np.abs(sol.residual)
@@ -306,7 +318,7 @@ def assemble(
     rank = numerical_rank(J) if J.size else 0
     keep = set(independent_rows(J)) if J.size else set()
     redundant = [names[i] for i in range(len(names)) if i not in keep]
-    D = nm.D(sol.x, t) if eq.nc else np.zeros((0, eq.nq))
+    D = nm.D(sol.x, t, uu) if eq.nc else np.zeros((0, eq.nq))
     dof = eq.nq - (numerical_rank(D) if D.size else 0)
     res = float(np.max(np.abs(sol.residual))) if sol.residual.size else 0.0
     return AssemblyResult(

@@ -10,15 +10,23 @@ name        expression                             shape
 delta_q     d delta / d q                          n x n
 delta_dq    d delta / d dq                         n x n
 delta_u     d delta / d u                          n x nu
+delta_x     d delta / d x (first-order states)     n x nx
 Mddq_q      d (M ddq) / d q                        n x n
+Mddq_u      d (M ddq) / d u (motion inputs)        n x nu
 DTlam_q     d (D^T lam) / d q                      n x n
+DTlam_u     d (D^T lam) / d u                      n x nu
+Phi_u       d Phi / d u                            nh x nu
 PhiTlam_q   d (Phi_q^T lam_h) / d q                n x n
 Phi_init_qq second derivatives of the initial rows ni x n x n
 Ddq_q       d (D dq - beta) / d q                  nc x n
+Ddq_u       d (D dq - beta) / d u                  nc x nu
 Dddq_q      d (D ddq) / d q                        nc x n
+Dddq_u      d (D ddq) / d u                        nc x nu
 gamma_q     d gamma / d q                          nc x n
 gamma_dq    d gamma / d dq                         nc x n
-y_q ...     d outputs / d (q, dq, ddq, lam, u)     ny x ...
+gamma_u     d gamma / d u                          nc x nu
+rates_q ... d rates / d (q, dq, u, x, lam)         nx x ...
+y_q ...     d outputs / d (q, dq, ddq, lam, u, x)  ny x ...
 =========== ====================================== ==========
 
 ``ddq`` and ``lam`` are symbols here: evaluate with the ``ddq=`` and ``lam=``
@@ -71,51 +79,39 @@ class _ModelBlocks:
             b = self.blocks[name] = self._build(name)
         return b
 
+    def _products(self, name: str) -> list[Expr]:
+        """The products whose Jacobians are blocks: ``M ddq``, ``D^T lam``, ``Phi_q^T lam_h``,
+        ``D dq - beta`` and ``D ddq``."""
+        eq = self.eq
+        n, nc, nh = eq.nq, eq.nc, eq.nh
+        if name == "Mddq":
+            return [_linear_combination(row, eq.ddq) for row in eq.M]
+        if name == "DTlam":
+            return [_linear_combination([eq.D[j][i] for j in range(nc)], eq.lam) for i in range(n)]
+        if name == "PhiTlam":
+            return [_linear_combination([eq.Phi_q[j][i] for j in range(nh)], eq.lam[:nh]) for i in range(n)]
+        if name == "Ddq":
+            return [_linear_combination(row, eq.dq) - b for row, b in zip(eq.D, eq.beta)]
+        if name == "Dddq":
+            return [_linear_combination(row, eq.ddq) for row in eq.D]
+        raise KeyError(f"unknown analysis block {name!r}")
+
     def _build(self, name: str) -> tuple[list[Expr], tuple[int, ...]]:
         eq = self.eq
-        n, nc, nh, nu = eq.nq, eq.nc, eq.nh, eq.nu
-        ny = len(eq.outputs)
-        jac = eq.jacobian
-        if name == "delta_q":
-            return _flat(jac(eq.delta, eq.q)), (n, n)
-        if name == "delta_dq":
-            return _flat(jac(eq.delta, eq.dq)), (n, n)
-        if name == "delta_u":
-            return _flat(jac(eq.delta, eq.u_symbols)), (n, nu)
-        if name == "Mddq_q":
-            Mddq = [_linear_combination(row, eq.ddq) for row in eq.M]
-            return _flat(jac(Mddq, eq.q)), (n, n)
-        if name == "DTlam_q":
-            DTlam = [_linear_combination([eq.D[j][i] for j in range(nc)], eq.lam) for i in range(n)]
-            return _flat(jac(DTlam, eq.q)), (n, n)
-        if name == "PhiTlam_q":
-            PTlam = [_linear_combination([eq.Phi_q[j][i] for j in range(nh)], eq.lam[:nh]) for i in range(n)]
-            return _flat(jac(PTlam, eq.q)), (n, n)
-        if name == "Ddq_q":
-            Ddq = [_linear_combination(row, eq.dq) - b for row, b in zip(eq.D, eq.beta)]
-            return _flat(jac(Ddq, eq.q)), (nc, n)
-        if name == "Dddq_q":
-            Dddq = [_linear_combination(row, eq.ddq) for row in eq.D]
-            return _flat(jac(Dddq, eq.q)), (nc, n)
+        n, nh = eq.nq, eq.nh
+        outs = [o.expr for o in eq.outputs]
+        of = {"delta": eq.delta, "gamma": eq.gamma, "rates": eq.rates, "y": outs, "Phi": eq.Phi}
+        wrt = {
+            "q": eq.q, "dq": eq.dq, "ddq": eq.ddq, "u": eq.u_symbols, "x": eq.x_symbols, "lam": eq.lam,
+        }  # fmt: skip
+        head, _, var = name.rpartition("_")
         if name == "Phi_init_qq":
             ni = len(eq.Phi_init) - nh
-            return [e for row in eq.Phi_init_q[nh:] for e in _flat(jac(row, eq.q))], (ni, n, n)
-        if name == "gamma_q":
-            return _flat(jac(eq.gamma, eq.q)), (nc, n)
-        if name == "gamma_dq":
-            return _flat(jac(eq.gamma, eq.dq)), (nc, n)
-        outs = [o.expr for o in eq.outputs]
-        if name == "y_q":
-            return _flat(jac(outs, eq.q)), (ny, n)
-        if name == "y_dq":
-            return _flat(jac(outs, eq.dq)), (ny, n)
-        if name == "y_ddq":
-            return _flat(jac(outs, eq.ddq)), (ny, n)
-        if name == "y_lam":
-            return _flat(jac(outs, eq.lam)), (ny, nc)
-        if name == "y_u":
-            return _flat(jac(outs, eq.u_symbols)), (ny, nu)
-        raise KeyError(f"unknown analysis block {name!r}")
+            return [e for row in eq.Phi_init_q[nh:] for e in _flat(eq.jacobian(row, eq.q))], (ni, n, n)
+        if var not in wrt or not head:
+            raise KeyError(f"unknown analysis block {name!r}")
+        exprs = of[head] if head in of else self._products(head)
+        return _flat(eq.jacobian(exprs, wrt[var])), (len(exprs), len(wrt[var]))
 
     def evaluator(self, names: tuple[str, ...]) -> Callable:
         f = self.functions.get(names)

@@ -41,7 +41,7 @@ from .model import NumericModel
 GAP_TOL = 1e-8
 
 
-def require_smooth(nm: NumericModel, q: Any, t: float, analysis: str, at_contact: bool = False) -> None:
+def require_smooth(nm: NumericModel, q: Any, t: float, analysis: str, at_contact: bool = False, u: Any = None) -> None:
     """Refuse an analysis whose smooth equations would ignore a contact or friction force (module docstring).
 
     Args:
@@ -51,6 +51,7 @@ def require_smooth(nm: NumericModel, q: Any, t: float, analysis: str, at_contact
         analysis: the analysis' name, for the message (``"linearization"``, ``"modal analysis"``, ...).
         at_contact: whether a state at a contact (``|gap| <= tol``) and stick-slip elements are accepted
             (static equilibrium: a found equilibrium at zero gap needs no contact force).
+        u: the inputs (default: the model's), whose motion inputs may move the gaps.
 
     Raises:
         ModelError: the state penetrates a contact, or touches one, or the model has stick-slip friction
@@ -68,7 +69,7 @@ def require_smooth(nm: NumericModel, q: Any, t: float, analysis: str, at_contact
         return
     qq = np.asarray(q, dtype=float).reshape(-1)
     gaps = evaluator(eq, "gap", extra={"gap": contact_blocks(contacts, eq.nq)["gap"]})(
-        t, qq, np.zeros(eq.nq), eq.u0, nm.p
+        t, qq, np.zeros(eq.nq), eq.u0 if u is None else u, nm.p
     )[0]
     for c, g in zip(contacts, gaps):
         if g < -GAP_TOL:

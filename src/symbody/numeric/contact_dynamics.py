@@ -89,11 +89,13 @@ class Accelerations:
 
 
 class ContactDynamics:
-    """State ``y = (q, dq)``; index-1 accelerations of the current mode (module docstring).
+    """State ``y = (q, dq, x)``; index-1 accelerations of the current mode (module docstring).
 
     Attributes:
         closed: which contacts are closed (a boolean array, changed by the event logic).
         slip: per friction element, the slip direction (+1 or -1), 0 while it sticks.
+        x_held: the first-order states used where a call gives none (those of the event being
+            resolved: impacts and mode changes leave them as they are).
     """
 
     def __init__(
@@ -102,6 +104,9 @@ class ContactDynamics:
         self.nm = nm
         self.eq = eq = nm.eq
         self.n = eq.nq
+        self.nx = eq.nx
+        self.x_held = eq.x0.copy()
+        self._frates = nm._fn("rates") if eq.nx else None
         self.u = u
         self.project = project
         self.tol = tol
@@ -123,16 +128,23 @@ class ContactDynamics:
         self._implicit = any(nrm.mask & mask for nrm in normals)
         self.last_failure: str | None = None
 
-    def state(self, t: float, q: np.ndarray, dq: np.ndarray, u: np.ndarray | None = None) -> ContactState:
-        """All blocks at a state (inputs at their defaults when ``u`` is not given)."""
-        u = self.eq.u0 if u is None else u
-        return ContactState(*self._f(t, q, dq, u, self.nm.p))
+    def split(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(q, dq, x)`` of a state vector."""
+        n = self.n
+        return y[:n], y[n : 2 * n], y[2 * n :]
+
+    def state(
+        self, t: float, q: np.ndarray, dq: np.ndarray, u: np.ndarray | None = None, x: np.ndarray | None = None
+    ) -> ContactState:
+        """All blocks at a state (the inputs' signals at ``t`` when ``u`` is not given, the states ``x_held``
+        when ``x`` is not)."""
+        u = self.u(t, q, dq) if u is None else u
+        return ContactState(*self._f(t, q, dq, u, self.nm.p, None, None, self.x_held if x is None else x))
 
     def watched(self, t: float, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Gaps, gap rates, slip rates and switching functions at a state (for the event location)."""
-        n = self.n
-        q, dq = y[:n], y[n:]
-        gap, gap_beta, G, A, fr_beta, switch = self._fw(t, q, dq, self.u(t, q, dq), self.nm.p)
+        q, dq, x = self.split(y)
+        gap, gap_beta, G, A, fr_beta, switch = self._fw(t, q, dq, self.u(t, q, dq), self.nm.p, None, None, x)
         return gap, G @ dq - gap_beta, A @ dq - fr_beta, switch
 
     def held(self, s: ContactState) -> np.ndarray:
@@ -150,9 +162,12 @@ class ContactDynamics:
             g -= self.b * np.concatenate([s.Phi, np.zeros(n_vel), s.gap[C], np.zeros(int(S.sum()))])
         return D, g
 
-    def accelerations(self, t: float, q: np.ndarray, dq: np.ndarray, u: np.ndarray) -> Accelerations:
+    def accelerations(
+        self, t: float, q: np.ndarray, dq: np.ndarray, u: np.ndarray, x: np.ndarray | None = None
+    ) -> Accelerations:
         """Accelerations and forces of the current mode (see :class:`Accelerations`)."""
-        s = self.state(t, q, dq, u)
+        x = self.x_held if x is None else x
+        s = self.state(t, q, dq, u, x)
         D, g = self._rows(s, dq)
         nc, nC = s.D.shape[0], int(self.closed.sum())
         stick, slipping = self.slip == 0, self.slip != 0
@@ -170,9 +185,10 @@ class ContactDynamics:
             contact[self.closed] = -lam[nc : nc + nC]
             friction[stick] = -lam[nc + nC :]
             lam_all = np.concatenate([lam[:nc], contact, friction])
-            return ddq, lam, self._normal(t, q, dq, u, self.nm.p, None, lam_all)[0]
+            return ddq, lam, self._normal(t, q, dq, u, self.nm.p, None, lam_all, x)[0]
 
-        N = self._normal(t, q, dq, u, self.nm.p, None, np.zeros(len(self.eq.lam) + contact.size + friction.size))[0]
+        lam0 = np.zeros(len(self.eq.lam) + contact.size + friction.size)
+        N = self._normal(t, q, dq, u, self.nm.p, None, lam0, x)[0]
         F = -s.mu[slipping] * np.abs(N[slipping]) * self.slip[slipping]
         if self._implicit and slipping.any():  # normal forces that depend on the friction forces
             try:
@@ -186,22 +202,30 @@ class ContactDynamics:
         N = np.abs(N)
         return Accelerations(ddq, lam[:nc], contact, friction, N)
 
+    def rates(self, t: float, q: np.ndarray, dq: np.ndarray, u: np.ndarray, a: Accelerations, x: np.ndarray):
+        """Rates of the first-order states (they may use the multipliers and the contact and friction forces)."""
+        if self._frates is None:
+            return np.zeros(0)
+        lam = np.concatenate([a.lam, a.contact, a.friction])
+        return self._frates(t, q, dq, u, self.nm.p, None, lam, x)[0]
+
     def rhs(self, t: float, y: np.ndarray) -> np.ndarray:
-        n = self.n
-        q, dq = y[:n], y[n:]
+        q, dq, x = self.split(y)
         if not np.all(np.isfinite(y)):
             return np.full(y.shape, np.nan)
         try:
-            ddq = self.accelerations(t, q, dq, self.u(t, q, dq)).ddq
+            u = self.u(t, q, dq)
+            a = self.accelerations(t, q, dq, u, x)
+            dx = self.rates(t, q, dq, u, a, x)
         except (NumericalError, np.linalg.LinAlgError) as e:
             self.last_failure = str(e)  # a trial stage the step-size control rejects
             return np.full(y.shape, np.nan)
-        return np.concatenate([dq, ddq])
+        return np.concatenate([dq, a.ddq, dx])
 
     def at(self, t: float, y: np.ndarray) -> Accelerations:
         """The accelerations and forces at a state (for locating mode changes)."""
-        n = self.n
-        return self.accelerations(t, y[:n], y[n:], self.u(t, y[:n], y[n:]))
+        q, dq, x = self.split(y)
+        return self.accelerations(t, q, dq, self.u(t, q, dq), x)
 
     def check_coefficients(self, t: float, q: np.ndarray, dq: np.ndarray) -> None:
         """Refuse restitutions outside ``[0, 1]`` and friction coefficients with ``mu < 0`` or
@@ -225,7 +249,7 @@ class ContactDynamics:
     def project_state(self, t: float, y: np.ndarray) -> np.ndarray:
         """Positions onto ``Phi = 0`` and the closed gaps, then velocities onto the rows (``"projection"``)."""
         n = self.n
-        q, dq = y[:n].copy(), y[n:].copy()
+        q, dq = y[:n].copy(), y[n : 2 * n].copy()
         nh = self.eq.nh
         if nh or self.closed.any():
             for _ in range(20):
@@ -242,7 +266,7 @@ class ContactDynamics:
         if D.shape[0]:
             rhs = np.concatenate([s.beta, s.gap_beta[self.closed], s.fr_beta[S]])
             dq -= regularized_correction(D, D @ dq - rhs)
-        return np.concatenate([q, dq])
+        return np.concatenate([q, dq, y[2 * n :]])
 
 
 __all__ = ["ContactDynamics", "ContactState", "Accelerations", "BLOCKS"]

@@ -107,8 +107,10 @@ class SimulationResult(TimeHistory):
 
     @cached_property
     def energy(self) -> EnergyResult:
-        """Kinetic, potential and total energy (see :func:`symbody.numeric.energy`), computed on first use."""
-        return energy(NumericModel(self.eq, self.p), self.t, self.q, self.dq)
+        """Kinetic, potential and total energy (see :func:`symbody.numeric.energy`), computed on first use
+        (with the inputs of each sample where the model has motion inputs)."""
+        u = self.u if getattr(self.eq, "motion_inputs", None) and self.u is not None else None
+        return energy(NumericModel(self.eq, self.p), self.t, self.q, self.dq, u=u)
 
 
 # ---------------------------------------------------------------------------
@@ -136,12 +138,13 @@ def _times(t_span: Any, t_eval: Any, dt: float | None) -> tuple[float, float, np
     return t0, tf, None if t_eval is None else np.asarray(t_eval, dtype=float)
 
 
-def check_consistency(nm: NumericModel, t: float, q: np.ndarray, dq: np.ndarray, tol: float) -> None:
-    """Raise :class:`NumericalError` if ``(q, dq)`` violates the constraints by more than ``tol``."""
+def check_consistency(nm: NumericModel, t: float, q: np.ndarray, dq: np.ndarray, tol: float, u: Any = None) -> None:
+    """Raise :class:`NumericalError` if ``(q, dq)`` violates the constraints by more than ``tol`` (``u``: the
+    inputs, whose motion inputs move the constraints)."""
     eq = nm.eq
     names = [r.name for r in eq.constraint_rows]
     if eq.nh:
-        Phi = nm.Phi(q, t)
+        Phi = nm.Phi(q, t, u)
         k = int(np.argmax(np.abs(Phi)))
         if abs(Phi[k]) > tol:
             raise NumericalError(
@@ -149,7 +152,7 @@ def check_consistency(nm: NumericModel, t: float, q: np.ndarray, dq: np.ndarray,
                 f"(symbody.numeric.assemble) or pass consistent q0"
             )
     if eq.nc:
-        r = nm.D(q, t) @ dq - nm.beta(q, t)
+        r = nm.D(q, t, u) @ dq - nm.beta(q, t, u)
         k = int(np.argmax(np.abs(r)))
         if abs(r[k]) > tol:
             raise NumericalError(
@@ -166,6 +169,7 @@ def simulate(
     dt: float | None = None,
     q0: Any = None,
     dq0: Any = None,
+    x0: Any = None,
     inputs: Any = None,
     formulation: str = "baumgarte",
     method: str = "DOP853",
@@ -191,7 +195,9 @@ def simulate(
         q0, dq0: initial state (default: the model's); must satisfy the constraints
             within ``consistency_tol`` (use :func:`symbody.numeric.assemble` and
             :func:`symbody.numeric.solve_velocities` to make them so).
-        inputs: constants, functions of time or state, sampled data (:mod:`symbody.numeric.inputs`).
+        x0: start values of the first-order states (default: the model's).
+        inputs: constants, functions of time or state, sampled data (:mod:`symbody.numeric.inputs`);
+            a motion input takes a signal with its derivatives.
         formulation: ``"baumgarte"``, ``"projection"`` or ``"independent"``.
         method: ``"RK45"``, ``"DOP853"``, ``"Radau"``, ``"BDF"``, ``"RK23"``, ``"LSODA"`` or ``"RK4"``.
         rtol, atol, max_step, first_step: tolerances and step limits of the variable-step methods.
@@ -211,8 +217,8 @@ def simulate(
         p: parameter values (when ``model`` is an ``Equations``).
 
     Returns:
-        :class:`SimulationResult` with ``t, q, dq, ddq, lam, u, y``, constraint
-        violations and, on demand, ``energy``.
+        :class:`SimulationResult` with ``t, q, dq, ddq, lam, u, y``, the first-order states ``x`` and
+        their rates ``dx``, constraint violations and, on demand, ``energy``.
 
     Raises:
         NumericalError: inconsistent initial state, singular matrices, failed
@@ -233,18 +239,16 @@ def simulate(
     if method == "LSODA" and formulation != "baumgarte" and eq.nc:
         raise ValueError("LSODA cannot be combined with projection or independent coordinates; use BDF or Radau")
     t0, tf, te = _times(t_span, t_eval, dt)
-    q = np.array(eq.q0 if q0 is None else q0, dtype=float).reshape(-1)
-    dq = np.array(eq.dq0 if dq0 is None else dq0, dtype=float).reshape(-1)
-    if q.size != eq.nq or dq.size != eq.nq:
-        raise ValueError(f"expected {eq.nq} coordinates and velocities, got {q.size} and {dq.size}")
-    check_consistency(nm, t0, q, dq, consistency_tol)
+    q, dq, x = start_state(eq, q0, dq0, x0)
     u = input_function(eq, inputs)
+    check_consistency(nm, t0, q, dq, consistency_tol, u(t0, q, dq))
     if formulation == "independent" and eq.nc:
         form: Any = IndependentCoordinates(nm, u, independent, position_tol, switch_ratio)
         form.choose(t0, q)
     else:
         form = DependentCoordinates(nm, u, baumgarte, formulation == "projection", projection_tol)
-    y0 = form.state0(q, dq)
+        form.seed_row_reference(t0, q)
+    y0 = form.state0(q, dq, x)
     tr = integrate(
         form,
         t0,
@@ -257,8 +261,23 @@ def simulate(
         max_step=max_step,
         first_step=first_step,
         step=step,
+        inputs=u,
     )
     return _postprocess(nm, form, u, tr, formulation, method)
+
+
+def start_state(eq, q0: Any, dq0: Any, x0: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The start coordinates, velocities and first-order states of a simulation (the model's by default)."""
+    q = np.array(eq.q0 if q0 is None else q0, dtype=float).reshape(-1)
+    dq = np.array(eq.dq0 if dq0 is None else dq0, dtype=float).reshape(-1)
+    x = np.array(eq.x0 if x0 is None else x0, dtype=float).reshape(-1)
+    if q.size != eq.nq or dq.size != eq.nq:
+        raise ValueError(f"expected {eq.nq} coordinates and velocities, got {q.size} and {dq.size}")
+    if x.size != eq.nx:
+        raise ValueError(f"expected {eq.nx} first-order states, got {x.size}")
+    if not (np.all(np.isfinite(q)) and np.all(np.isfinite(dq)) and np.all(np.isfinite(x))):
+        raise ValueError("the start state must be finite")
+    return q, dq, x
 
 
 def _postprocess(nm: NumericModel, form: Any, u: InputFunction, tr, formulation: str, method: str) -> SimulationResult:
@@ -267,6 +286,8 @@ def _postprocess(nm: NumericModel, form: Any, u: InputFunction, tr, formulation:
     Q = np.array(tr.q).reshape(len(T), eq.nq)
     DQ = np.array(tr.dq).reshape(len(T), eq.nq)
     nt = len(T)
+    X = np.array(tr.x).reshape(nt, eq.nx)
+    DX = np.zeros_like(X)
     DDQ = np.zeros_like(Q)
     LAM = np.zeros((nt, eq.nc))
     U = np.zeros((nt, eq.nu))
@@ -274,15 +295,17 @@ def _postprocess(nm: NumericModel, form: Any, u: InputFunction, tr, formulation:
     pv = np.zeros(nt)
     vv = np.zeros(nt)
     for k in range(nt):
-        t, q, dq = T[k], Q[k], DQ[k]
+        t, q, dq, x = T[k], Q[k], DQ[k], X[k]
         U[k] = u(t, q, dq)
-        DDQ[k], LAM[k] = form.output_accelerations(t, q, dq, U[k])
+        DDQ[k], LAM[k] = form.output_accelerations(t, q, dq, U[k], x)
+        if eq.nx:
+            DX[k] = nm.rates(q, dq, t, U[k], LAM[k], x)
         if eq.outputs:
-            Y[k] = nm.outputs(q, dq, t, U[k], DDQ[k], LAM[k])
+            Y[k] = nm.outputs(q, dq, t, U[k], DDQ[k], LAM[k], x)
         if eq.nh:
-            pv[k] = np.max(np.abs(nm.Phi(q, t)))
+            pv[k] = np.max(np.abs(nm.Phi(q, t, U[k])))
         if eq.nc:
-            vv[k] = np.max(np.abs(nm.D(q, t) @ dq - nm.beta(q, t)))
+            vv[k] = np.max(np.abs(nm.D(q, t, U[k]) @ dq - nm.beta(q, t, U[k])))
     return SimulationResult(
         eq,
         T,
@@ -292,6 +315,8 @@ def _postprocess(nm: NumericModel, form: Any, u: InputFunction, tr, formulation:
         LAM,
         U,
         Y,
+        X,
+        DX,
         formulation=formulation,
         method=method,
         position_violation=pv,
@@ -304,4 +329,4 @@ def _postprocess(nm: NumericModel, form: Any, u: InputFunction, tr, formulation:
     )
 
 
-__all__ = ["simulate", "SimulationResult", "FORMULATIONS", "check_consistency"]
+__all__ = ["simulate", "SimulationResult", "FORMULATIONS", "check_consistency", "start_state"]

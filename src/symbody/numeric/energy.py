@@ -146,8 +146,22 @@ def _energy_function(nm: NumericModel, name: str) -> Callable:
     return f
 
 
-def kinetic_energy(model: Any, q: Any, dq: Any, t: Any = 0.0, p: Any = None) -> np.ndarray:
-    """Kinetic energy ``T(q, dq, t)`` of each sample (rows of ``q`` and ``dq``; see the module docstring).
+def _input_rows(nm: NumericModel, u: Any, n: int, default: np.ndarray) -> np.ndarray:
+    """Inputs of ``n`` samples: ``default`` for ``None``, one vector (dict or array) for all, or one row each
+    (the motion inputs of a model on a moving base change from sample to sample)."""
+    if u is None:
+        return np.broadcast_to(default, (n, nm.eq.nu))
+    arr = None if isinstance(u, dict) else np.asarray(u, dtype=float)
+    if arr is not None and arr.ndim == 2:
+        if arr.shape != (n, nm.eq.nu):
+            raise ValueError(f"expected inputs of shape ({n}, {nm.eq.nu}), got {arr.shape}")
+        return arr
+    return np.broadcast_to(nm.input_vector(u), (n, nm.eq.nu))
+
+
+def kinetic_energy(model: Any, q: Any, dq: Any, t: Any = 0.0, p: Any = None, u: Any = None) -> np.ndarray:
+    """Kinetic energy ``T(q, dq, t)`` of each sample (rows of ``q`` and ``dq``; see the module docstring);
+    ``u``: the inputs (one vector, or one row per sample), whose motion inputs move the bases.
 
     Example (a bob on a support moved by ``x_s = 1.5 t``: ``T = 1/2 m 1.5^2`` at rest):
         >>> import symbody as sb
@@ -162,12 +176,13 @@ def kinetic_energy(model: Any, q: Any, dq: Any, t: Any = 0.0, p: Any = None) -> 
     DQ = np.atleast_2d(np.asarray(dq, dtype=float))
     ts = np.broadcast_to(np.asarray(t, dtype=float), (Q.shape[0],))
     fT = _energy_function(nm, "T")
-    u0 = nm.eq.u0
-    return np.array([float(fT(float(ts[k]), Q[k], DQ[k], u0, nm.p)[0][0]) for k in range(Q.shape[0])])
+    U = _input_rows(nm, u, Q.shape[0], nm.eq.u0)
+    return np.array([float(fT(float(ts[k]), Q[k], DQ[k], U[k], nm.p)[0][0]) for k in range(Q.shape[0])])
 
 
-def exact_potential_energy(model: Any, q: Any, t: Any = 0.0, p: Any = None) -> np.ndarray:
-    """The exact potential ``V(q, t)`` of gravity and springs at each sample (absolute, not shifted).
+def exact_potential_energy(model: Any, q: Any, t: Any = 0.0, p: Any = None, u: Any = None) -> np.ndarray:
+    """The exact potential ``V(q, t)`` of gravity and springs at each sample (absolute, not shifted);
+    ``u``: the inputs (one vector, or one row per sample).
 
     Example (a 2 kg bob on a 1 m rod: ``V = -m g l cos(th)``):
         >>> import symbody as sb
@@ -182,8 +197,9 @@ def exact_potential_energy(model: Any, q: Any, t: Any = 0.0, p: Any = None) -> n
     Q = np.atleast_2d(np.asarray(q, dtype=float))
     ts = np.broadcast_to(np.asarray(t, dtype=float), (Q.shape[0],))
     fV = _energy_function(nm, "V")
-    zero, u0 = np.zeros(nm.eq.nq), nm.eq.u0
-    return np.array([float(fV(float(ts[k]), Q[k], zero, u0, nm.p)[0][0]) for k in range(Q.shape[0])])
+    zero = np.zeros(nm.eq.nq)
+    U = _input_rows(nm, u, Q.shape[0], nm.eq.u0)
+    return np.array([float(fV(float(ts[k]), Q[k], zero, U[k], nm.p)[0][0]) for k in range(Q.shape[0])])
 
 
 def _work_potential(
@@ -204,19 +220,19 @@ def _work_potential(
     zero = np.zeros(eq.nq)
     x, w = _gauss(nodes)
 
-    def work(qa: np.ndarray, qb: np.ndarray, tt: float) -> float:
+    def work(qa: np.ndarray, qb: np.ndarray, tt: float, uk: np.ndarray) -> float:
         dlt = qb - qa
         m = max(1, int(np.ceil(np.max(np.abs(dlt)) / max_segment))) if dlt.size else 1
         acc = 0.0
         for j in range(m):
             for xi, wi in zip(x, w):
                 s = (j + xi) / m
-                acc += wi / m * float(fQ(tt, qa + s * dlt, zero, uu, nm.p)[0] @ dlt)
+                acc += wi / m * float(fQ(tt, qa + s * dlt, zero, uk, nm.p)[0] @ dlt)
         return acc
 
-    V[0] = -work(ref, Q[0], float(ts[0])) if ref is not None else 0.0
+    V[0] = -work(ref, Q[0], float(ts[0]), uu[0]) if ref is not None else 0.0
     for k in range(1, Q.shape[0]):
-        V[k] = V[k - 1] - work(Q[k - 1], Q[k], float(ts[k - 1]))
+        V[k] = V[k - 1] - work(Q[k - 1], Q[k], float(ts[k - 1]), uu[k - 1])
     return V
 
 
@@ -226,10 +242,10 @@ def _potential_parts(
     """Exact part (zero at the reference), integrated part, and the reference coordinates."""
     Q = np.atleast_2d(np.asarray(q, dtype=float))
     ts = np.broadcast_to(np.asarray(t, dtype=float), (Q.shape[0],))
-    uu = np.zeros(nm.eq.nu) if u is None else nm.input_vector(u)
+    uu = _input_rows(nm, u, Q.shape[0], np.zeros(nm.eq.nu))
     ref = None if reference is None else np.asarray(reference, dtype=float)
-    V_exact = exact_potential_energy(nm, Q, ts)
-    V_exact = V_exact - (V_exact[0] if ref is None else exact_potential_energy(nm, ref, float(ts[0]))[0])
+    V_exact = exact_potential_energy(nm, Q, ts, u=uu)
+    V_exact = V_exact - (V_exact[0] if ref is None else exact_potential_energy(nm, ref, float(ts[0]), u=uu[0])[0])
     V_work = _work_potential(nm, Q, ts, ref, uu, nodes, max_segment)
     return V_exact, V_work, Q[0] if ref is None else ref
 
@@ -252,7 +268,8 @@ def potential_energy(
         q: samples (``nt x nq``), joined in order by straight segments for the integrated part.
         t: time(s) at which the potential and the forces are evaluated.
         reference: coordinates where ``V = 0`` (default: the first sample).
-        u: input values held during the integration (default: zeros, inputs excluded).
+        u: input values held during the integration (default: zeros, inputs excluded), or one row
+            per sample.
         nodes: Gauss-Legendre nodes per sub-segment.
         max_segment: longest sub-segment (max-norm in coordinate units).
     """
@@ -280,7 +297,7 @@ def _work_is_conservative(nm: NumericModel, q: np.ndarray, t: float, u: Any, tol
     eq = nm.eq
     if not _has_work(eq):
         return True
-    uu = np.zeros(eq.nu) if u is None else nm.input_vector(u)
+    uu = _input_rows(nm, u, 1, np.zeros(eq.nu))[0]
     K = _energy_function(nm, "Q_np_q")(float(t), q, np.zeros(eq.nq), uu, nm.p)[0]
     return _symmetric(K, tol)
 
@@ -306,8 +323,9 @@ def energy(model: Any, t: Any, q: Any, dq: Any, *, reference: Any = None, u: Any
     T = np.atleast_1d(np.asarray(t, dtype=float))
     Q = np.atleast_2d(np.asarray(q, dtype=float))
     DQ = np.atleast_2d(np.asarray(dq, dtype=float))
-    kin = kinetic_energy(nm, Q, DQ, T)
-    cons = _work_is_conservative(nm, Q[0], float(T[0]), u)
+    U = None if u is None else _input_rows(nm, u, Q.shape[0], nm.eq.u0)
+    kin = kinetic_energy(nm, Q, DQ, T, u=U)
+    cons = _work_is_conservative(nm, Q[0], float(T[0]), None if U is None else U[0])
     if not cons:
         warnings.warn(
             f"the static forces of {', '.join(repr(n) for n in nm.eq.nonpotential_loads)} in {nm.eq.name!r} are "
@@ -315,7 +333,7 @@ def energy(model: Any, t: Any, q: Any, dq: Any, *, reference: Any = None, u: Any
             RuntimeWarning,
             stacklevel=2,
         )
-    V_exact, V_work, ref = _potential_parts(nm, Q, T, reference, u, 8, 0.25)
+    V_exact, V_work, ref = _potential_parts(nm, Q, T, reference, U, 8, 0.25)
     pot = V_exact + V_work
     return EnergyResult(
         T,

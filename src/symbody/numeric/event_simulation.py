@@ -26,14 +26,15 @@ from typing import Any
 import numpy as np
 
 from .contact_dynamics import ContactDynamics
-from .dynamics import SimulationResult, _times, check_consistency
+from .dynamics import SimulationResult, _times, check_consistency, start_state
 from .events import EVENT_METHODS, EventLog, EventResult, integrate_events
 from .inputs import input_function
+from .integrators import Stretches
 from .model import as_numeric
 
 #: the options of :func:`symbody.numeric.simulate` that :func:`simulate_events` takes
 SIMULATE_OPTIONS = (
-    "t_eval", "dt", "q0", "dq0", "inputs", "formulation", "method", "rtol", "atol", "max_step", "first_step",
+    "t_eval", "dt", "q0", "dq0", "x0", "inputs", "formulation", "method", "rtol", "atol", "max_step", "first_step",
     "baumgarte", "projection_tol", "consistency_tol", "p",
 )  # fmt: skip
 
@@ -62,6 +63,7 @@ def simulate_events(
     dt: float | None = None,
     q0: Any = None,
     dq0: Any = None,
+    x0: Any = None,
     inputs: Any = None,
     formulation: str = "baumgarte",
     method: str = "DOP853",
@@ -107,19 +109,17 @@ def simulate_events(
     t0, tf, te = _times(t_span, t_eval, dt)
     if not tf > t0:
         raise ValueError(f"the final time ({tf}) must be greater than the initial time ({t0})")
-    q = np.array(eq.q0 if q0 is None else q0, dtype=float).reshape(-1)
-    dq = np.array(eq.dq0 if dq0 is None else dq0, dtype=float).reshape(-1)
-    if q.size != eq.nq or dq.size != eq.nq:
-        raise ValueError(f"expected {eq.nq} coordinates and velocities, got {q.size} and {dq.size}")
-    check_consistency(nm, t0, q, dq, consistency_tol)
+    q, dq, x = start_state(eq, q0, dq0, x0)
     u = input_function(eq, inputs)
+    check_consistency(nm, t0, q, dq, consistency_tol, u(t0, q, dq))
     form = ContactDynamics(nm, u, baumgarte, formulation == "projection", projection_tol)
+    form.x_held = x.copy()
     form.check_coefficients(t0, q, dq)
     log = EventLog(form, gap_tol, float(np.sqrt(atol)) if rest_velocity is None else rest_velocity, max_events)
     opts: dict[str, Any] = {"rtol": rtol, "atol": atol, "max_step": max_step}
     if first_step is not None:
         opts["first_step"] = first_step
-    rec = integrate_events(form, log, t0, tf, np.concatenate([q, dq]), method, te, opts)
+    rec = integrate_events(form, log, t0, tf, np.concatenate([q, dq, x]), method, te, opts, Stretches(t0, tf, u))
     return _postprocess(nm, form, log, rec, formulation, method)
 
 
@@ -127,7 +127,8 @@ def _postprocess(nm, form: ContactDynamics, log: EventLog, rec: dict, formulatio
     eq = nm.eq
     T = np.array(rec["t"])
     nt, n, k = len(T), eq.nq, len(form.contacts)
-    Y = np.array(rec["y"]).reshape(nt, 2 * n)
+    Y = np.array(rec["y"]).reshape(nt, 2 * n + eq.nx)
+    X, DX = Y[:, 2 * n :], np.zeros((nt, eq.nx))
     modes = np.array(rec["mode"], dtype=bool).reshape(nt, k)
     nf = len(form.frictions)
     slips = np.array(rec["slip"], dtype=float).reshape(nt, nf)
@@ -137,27 +138,30 @@ def _postprocess(nm, form: ContactDynamics, log: EventLog, rec: dict, formulatio
     F, pv, vv = np.zeros((nt, k)), np.zeros(nt), np.zeros(nt)
     saved = form.closed.copy(), form.slip.copy()
     for j in range(nt):
-        t, q, dq = T[j], Y[j, :n], Y[j, n:]
+        t, q, dq, x = T[j], Y[j, :n], Y[j, n : 2 * n], X[j]
         form.closed[:], form.slip[:] = modes[j], slips[j]
         U[j] = form.u(t, q, dq)
-        a = form.accelerations(t, q, dq, U[j])
+        a = form.accelerations(t, q, dq, U[j], x)
         DDQ[j], LAM[j], F[j], FR[j] = a.ddq, a.lam, a.contact, a.friction
+        DX[j] = form.rates(t, q, dq, U[j], a, x)
         if eq.outputs:
-            OUT[j] = nm.outputs(q, dq, t, U[j], DDQ[j], np.concatenate([LAM[j], F[j], FR[j]]))
+            OUT[j] = nm.outputs(q, dq, t, U[j], DDQ[j], np.concatenate([LAM[j], F[j], FR[j]]), x)
         if eq.nh:
-            pv[j] = np.max(np.abs(nm.Phi(q, t)))
+            pv[j] = np.max(np.abs(nm.Phi(q, t, U[j])))
         if eq.nc:
-            vv[j] = np.max(np.abs(nm.D(q, t) @ dq - nm.beta(q, t)))
+            vv[j] = np.max(np.abs(nm.D(q, t, U[j]) @ dq - nm.beta(q, t, U[j])))
     form.closed[:], form.slip[:] = saved
     return ContactSimulationResult(
         eq,
         T,
         Y[:, :n],
-        Y[:, n:],
+        Y[:, n : 2 * n],
         DDQ,
         LAM,
         U,
         OUT,
+        X,
+        DX,
         events=list(log.events),
         contact_force=F,
         closed=modes,

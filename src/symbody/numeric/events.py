@@ -18,16 +18,19 @@ step the events inside it are located on the solver's dense output:
   stand still and let the steps grow, while the load may exceed the limit for a moment);
 - a switching function of the loads crossing zero (either way).
 
-The earliest one is found by Brent's method to round-off, the state there is taken from the dense
-output, and the event is resolved (:mod:`symbody.numeric.impacts`): the contacts at zero gap take
-the impulses of Newton's law, approach rates below ``rest_velocity`` count as plastic (the end of
-an accumulation of impacts: a bouncing ball comes to rest), then the force problem decides which
-contacts stay closed, and the friction elements at rest stick unless the force that holds them
-exceeds the static limit (they are released one at a time, the most overloaded first: a heuristic,
-not a complementarity problem, for several elements that load each other); the solver restarts
-from the new state.  A step too long for the motion just after an event (a short flight that a
-low-order dense output cannot show) is retried shorter.  Every change is reported as an
-:class:`Event` (``impact``, ``close``, ``open``, ``stick``, ``slip``, ``switch``) in ``result.events``.
+The earliest one is found by Brent's method to round-off on the dense output of the step that crossed
+it; that step is then discarded and the motion integrated again from the step's start up to the event
+time, so that no step spans the event (a step across a kink of a load or a switch of the mode is
+inaccurate in a way its error estimate does not see, and what it accepts depends on round-off). The
+state there is taken from that integration, and the event is resolved (:mod:`symbody.numeric.impacts`):
+the contacts at zero gap take the impulses of Newton's law, approach rates below ``rest_velocity`` count
+as plastic (the end of an accumulation of impacts: a bouncing ball comes to rest), then the force
+problem decides which contacts stay closed, and the friction elements at rest stick unless the force
+that holds them exceeds the static limit (they are released one at a time, the most overloaded first: a
+heuristic, not a complementarity problem, for several elements that load each other); the solver
+restarts from the new state. A step too long for the motion just after an event (a short flight that a
+low-order dense output cannot show) is retried shorter. Every change is reported as an :class:`Event`
+(``impact``, ``close``, ``open``, ``stick``, ``slip``, ``switch``) in ``result.events``.
 
 Example (a ball dropped from 1 m bounces with e = 0.5 and comes to rest):
     >>> import numpy as np, symbody as sb
@@ -53,7 +56,7 @@ from ..errors import NumericalError
 from . import event_laws
 from .contact_dynamics import ContactDynamics, ContactState
 from .impacts import contact_forces, contact_response, impact_impulses
-from .integrators import SCIPY_METHODS
+from .integrators import SCIPY_METHODS, Stretches
 from .integrators import _set_state as set_state
 from .results import TimeHistory
 
@@ -63,6 +66,8 @@ EVENT_METHODS = ("RK45", "DOP853", "Radau", "BDF", "RK23")
 GAP_SAMPLES = 4
 #: the largest spacing of the samples of a sticking friction element's margin (s; the FMUs' solver.step)
 STICK_SAMPLE = 1e-3
+#: the largest number of times an event is reached again because shorter steps found it earlier
+MAX_REACH = 50
 #: crossings of one switching function within ``CHATTER_SPAN`` (relative time) that end a simulation
 CHATTER_EVENTS = 50
 CHATTER_SPAN = 1e-6
@@ -93,13 +98,19 @@ class Event:
 
 @dataclass
 class _Anchor:
-    """An open contact that left zero gap at ``time``: its gap, less its value there when below zero (rounding),
-    is divided by ``(t - time)^order``."""
+    """An open contact that left zero gap at ``time``: its gap, less ``offset``, is divided by
+    ``(t - time)^order`` (a contact that leaves with its gap a hair below zero, rounding or a drift into the
+    surface within the gap tolerance, does not cross it again at once)."""
 
     time: float
     order: int
     start: float  # the limit of the divided gap at ``time``
-    offset: float = 0.0  # (a gap of -1e-15 left tangentially, divided by (t - time)^2, would look like an approach)
+    offset: float = (
+        0.0  # its gap there when below zero (a gap of -1e-15 divided by (t - time)^2 looks like an approach)
+    )
+    #: opened from closed at rest (its force reached zero): the force problem and the gap's acceleration
+    #: are both zero to round-off there, so it closes again only once it is ``gap_tol / 2`` into the surface
+    released: bool = False
 
 
 class EventLog:
@@ -151,7 +162,8 @@ class EventLog:
         force reached the static limit there slides even if round-off puts it a hair inside.
         """
         form, n = self.form, self.form.n
-        q, dq = y[:n].copy(), y[n:].copy()
+        q, dq = y[:n].copy(), y[n : 2 * n].copy()
+        form.x_held = y[2 * n :].copy()  # the first-order states pass the event unchanged
         u = form.u(t, q, dq)
         s = form.state(t, q, dq, u)
         # (a closed contact's gap is held by the constraint; its small drift is integration error)
@@ -159,6 +171,7 @@ class EventLog:
         if np.any(depth > self.gap_tol):
             k = int(np.argmax(depth))
             raise NumericalError(f"contact {self.names[k]!r} penetrates by {depth[k]:.3g} at t = {t:.6g}")
+        was_closed = form.closed.copy()
         touching = np.flatnonzero(form.closed | ((s.gap <= self.gap_tol) & (s.gap_rate(dq) <= self.rest_velocity)))
         nk, nf = len(self.names), len(self.friction_names)
         unloading = trigger if trigger is not None and trigger < nk and form.closed[trigger] else None
@@ -179,11 +192,11 @@ class EventLog:
             dq = self._select_friction(t, q, dq, u, released)
         while self._open_unloaded(t, q, dq, u):  # (a complementarity problem agrees with the mode to rounding)
             dq = self._select_friction(t, q, dq, u, None)
-        self._anchor(t, q, dq, u)
+        self._anchor(t, q, dq, u, was_closed)
         if trigger is not None and trigger >= nk + nf:  # the switching function leaves zero on the other side
             self.anchors[trigger] = _Anchor(t, 1, 1.0)
             self.sides[trigger - nk - nf] *= -1.0
-        return np.concatenate([q, dq])
+        return np.concatenate([q, dq, form.x_held])
 
     def _impact(self, t: float, s: ContactState, dq: np.ndarray, touching: np.ndarray) -> np.ndarray:
         """Newton's multi-contact impact law on the touching contacts (:mod:`symbody.numeric.impacts`)."""
@@ -283,19 +296,22 @@ class EventLog:
             self._add(Event(t, self.friction_names[k], "slip", float(rate[k])))
         return dq
 
-    def _anchor(self, t: float, q: np.ndarray, dq: np.ndarray, u: np.ndarray) -> None:
-        """Open contacts at zero gap and slipping elements at zero rate start their divided functions."""
+    def _anchor(self, t: float, q: np.ndarray, dq: np.ndarray, u: np.ndarray, was_closed: np.ndarray) -> None:
+        """Open contacts at zero gap and slipping elements at zero rate start their divided functions; a
+        contact that opens from closed measures its gap from the drift into the surface it had when closed."""
         form = self.form
         s = form.state(t, q, dq, u)
         rate = s.gap_rate(dq)
         a = form.accelerations(t, q, dq, u)
         self.anchors = {}
         for i in np.flatnonzero(~form.closed & (np.abs(s.gap) <= self.gap_tol)):
+            drift = min(float(s.gap[i]), 0.0) if was_closed[i] else 0.0
             if rate[i] > self.rest_velocity:
-                self.anchors[int(i)] = _Anchor(t, 1, float(rate[i]))
+                self.anchors[int(i)] = _Anchor(t, 1, float(rate[i]), drift)
             else:
-                acc = 0.5 * float(s.G[i] @ a.ddq - s.gap_gamma[i])
-                self.anchors[int(i)] = _Anchor(t, 2, acc, min(float(s.gap[i]), 0.0))
+                self.anchors[int(i)] = _Anchor(
+                    t, 2, 0.5 * float(s.G[i] @ a.ddq - s.gap_gamma[i]), min(float(s.gap[i]), 0.0), bool(was_closed[i])
+                )
         slip = form.slip * s.slip_rate(dq)
         for j in np.flatnonzero((form.slip != 0) & (slip <= self.rest_velocity)):
             self.anchors[len(self.names) + int(j)] = _Anchor(
@@ -325,8 +341,10 @@ class EventLog:
             def gap(t: float, y: np.ndarray, i: int = int(i)) -> float:
                 return float(form.watched(t, y)[0][i])
 
-            out.append((int(i), self._divided(int(i), gap, dense), True))
-            if int(i) in self.anchors:
+            anchor = self.anchors.get(int(i))
+            if anchor is None or not anchor.released:
+                out.append((int(i), self._divided(int(i), gap, dense), True))
+            if anchor is not None:
                 # a gap that leaves zero tangentially (rate and acceleration zero: a rope going slack, a
                 # ball grazing the floor) may turn negative at higher order, which the divided gap misses
                 def below(t: float, y: np.ndarray, i: int = int(i)) -> float:
@@ -350,7 +368,7 @@ class EventLog:
 
                 def margin(t: float, y: np.ndarray, j: int = j) -> float:
                     a = form.at(t, y)
-                    return float(form.state(t, y[:n], y[n:]).mu_static[j] * a.normal[j] - abs(a.friction[j]))
+                    return float(form.state(t, y[:n], y[n : 2 * n]).mu_static[j] * a.normal[j] - abs(a.friction[j]))
 
                 out.append((nk + j, self._divided(-1, margin, dense), STICK_SAMPLE))
         for k in range(len(self.switch_names)):
@@ -420,8 +438,30 @@ def integrate_events(
     method: str,
     te: np.ndarray | None,
     opts: dict,
+    stretches: Stretches | None = None,
 ) -> dict:
-    """Integrate with event location; returns the records (times, states, modes) and statistics."""
+    """Integrate with event location; returns the records (times, states, modes) and statistics.
+
+    ``stretches`` (the breakpoints of the inputs) end the steps, as in :func:`symbody.numeric.integrators.integrate`.
+    """
+    stretches = stretches or Stretches(t0, tf, None)
+    try:
+        return _integrate_events(form, log, t0, tf, y0, method, te, opts, stretches)
+    finally:
+        stretches.done()
+
+
+def _integrate_events(
+    form: ContactDynamics,
+    log: EventLog,
+    t0: float,
+    tf: float,
+    y0: np.ndarray,
+    method: str,
+    te: np.ndarray | None,
+    opts: dict,
+    stretches: Stretches,
+) -> dict:
     cls = SCIPY_METHODS[method]
     rec: dict = {"t": [], "y": [], "mode": [], "slip": [], "nfev": 0, "nsteps": 0, "corrections": 0}
 
@@ -433,9 +473,12 @@ def integrate_events(
 
     def solver_at(t: float, y: np.ndarray, h: float | None, force: bool = False):
         o = dict(opts)
-        if h is not None and ("first_step" not in o or force) and tf - t > 0:
-            o["first_step"] = min(h, tf - t)
-        return cls(form.rhs, t, y, tf, **o)
+        end = stretches.end(t)
+        if h is not None and ("first_step" not in o or force) and end - t > 0:
+            o["first_step"] = min(h, end - t)
+        elif "first_step" in o:
+            o["first_step"] = min(o["first_step"], end - t)
+        return cls(form.rhs, t, y, end, **o)
 
     k_eval = 0
 
@@ -455,6 +498,7 @@ def integrate_events(
         k_eval = 1 if te is not None else 0
     solver = solver_at(t0, y, None)
     while solver.status == "running":
+        y_old = np.array(solver.y, dtype=float)
         msg = solver.step()
         if solver.status == "failed":
             last = f"; last failure: {form.last_failure}" if form.last_failure else ""
@@ -475,6 +519,9 @@ def integrate_events(
             elif k_eval < te.size and abs(te[k_eval] - t_new) <= 1e-12 * max(1.0, abs(t_new)):
                 record(te[k_eval], y_new)
                 k_eval += 1
+            if solver.status == "finished" and t_new < tf:  # a breakpoint of the inputs: the next stretch
+                rec["nfev"] += solver.nfev
+                solver = solver_at(t_new, y_new, t_new - t_old)
             continue
         t_e = hit[0]
         h = t_new - t_old
@@ -487,12 +534,16 @@ def integrate_events(
         repeats = repeats + 1 if t_e == t_old else 0
         if repeats > 100:
             raise NumericalError(f"the events at t = {t_e:.6g} do not settle (a mode that changes again at once)")
-        y_e = dense(t_e)
-        record_until(t_e, dense, include_end=True)
+        rec["nfev"] += solver.nfev
+        if t_e > t_old:  # the step across the event discarded: integrated again up to it
+            t_e, y_e, key, nfev = _reach(cls, form.rhs, t_old, y_old, hit, h, opts, log, record_until)
+            rec["nfev"] += nfev
+        else:
+            y_e, key = dense(t_e), hit[1]
+            record_until(t_e, dense, include_end=True)
         if te is None:
             record(t_e, y_e)
-        rec["nfev"] += solver.nfev
-        y_e = log.resolve(t_e, y_e, hit[1])
+        y_e = log.resolve(t_e, y_e, key)
         if te is None:
             record(t_e, y_e)
         if t_e >= tf:
@@ -501,10 +552,43 @@ def integrate_events(
         solver = solver_at(t_e, y_e, t_new - t_old)
     else:
         y_final = solver.y
-    rec["nfev"] += solver.nfev
+        rec["nfev"] += solver.nfev
     if te is not None and k_eval < te.size:  # the last output time, at the end
         record_until(tf, lambda t: y_final, include_end=True)
     return rec
+
+
+def _reach(
+    cls: Any, rhs: Any, t0: float, y0: np.ndarray, hit: tuple[float, int], h: float, opts: dict, log: Any, record: Any
+) -> tuple[float, np.ndarray, int, int]:
+    """Integrate from ``(t0, y0)`` exactly up to the event ``hit = (time, key)`` that a step across it located,
+    the output times on the way recorded by ``record``.  An event that these shorter steps find earlier (the
+    step across it misplaced it) is reached in turn.  Returns the event's time, state and key, and the
+    number of evaluations."""
+    nfev = 0
+    t_e, key = hit
+    for _ in range(MAX_REACH):
+        sub = cls(rhs, t0, y0, t_e, **{**opts, "first_step": min(h, t_e - t0)})
+        earlier = None
+        while sub.status == "running":
+            ts, ys = sub.t, np.array(sub.y, dtype=float)
+            msg = sub.step()
+            if sub.status == "failed":
+                raise NumericalError(f"the integration up to the event at t = {t_e:.6g} failed: {msg}")
+            dense = sub.dense_output()
+            found = log.locate(ts, sub.t, dense)
+            if found is not None and found[0] < sub.t - 1e-14 * max(1.0, abs(sub.t)):
+                earlier = (ts, ys, found)
+                break
+            record(sub.t, dense, include_end=sub.status == "finished")
+        nfev += sub.nfev
+        if earlier is None:
+            return t_e, np.array(sub.y, dtype=float), key, nfev
+        ts, ys, (t_e, key) = earlier
+        if t_e <= ts:
+            return ts, ys, key, nfev
+        t0, y0 = ts, ys
+    raise NumericalError(f"the event at t = {t_e:.6g} could not be reached without stepping across it")
 
 
 @dataclass(repr=False)

@@ -13,8 +13,12 @@ A formulation is any object with:
 - ``after_step(t, y) -> (y, action)``, ``action`` one of ``None`` (unchanged),
   ``"corrected"`` (the state was moved, e.g. projected) or ``"restart"`` (the
   state vector changed meaning, e.g. new independent coordinates);
-- ``output(t, y) -> (q, dq)`` giving the full state at a time (interpolated
-  states are passed through it too, so they get projected).
+- ``output(t, y) -> (q, dq)`` or ``(q, dq, x)`` giving the full state at a time, the first-order
+  states ``x`` included (interpolated states are passed through it too, so they get projected).
+
+The breakpoints of the inputs (:attr:`symbody.numeric.inputs.InputFunction.breakpoints`: jumps and
+kinks of sampled signals) end the steps: each stretch between two of them is integrated on its own
+(:class:`Stretches`), so that no step spans a jump.
 
 Example:
     >>> import numpy as np
@@ -52,15 +56,54 @@ class Trajectory:
     t: list[float] = field(default_factory=list)
     q: list[np.ndarray] = field(default_factory=list)
     dq: list[np.ndarray] = field(default_factory=list)
+    x: list[np.ndarray] = field(default_factory=list)
     nfev: int = 0
     nsteps: int = 0
     corrections: int = 0
     restarts: int = 0
 
-    def record(self, t: float, state: tuple[np.ndarray, np.ndarray]) -> None:
+    def record(self, t: float, state: tuple[np.ndarray, ...]) -> None:
         self.t.append(float(t))
         self.q.append(np.array(state[0], dtype=float))
         self.dq.append(np.array(state[1], dtype=float))
+        self.x.append(np.array(state[2] if len(state) > 2 else (), dtype=float))
+
+
+class Stretches:
+    """The stretches between the breakpoints of the inputs inside ``(t0, tf)``: where a solver started at
+    ``t`` must stop (:meth:`end`), with the inputs told so (their values at a jump are those before it).
+
+    Example:
+        >>> st = Stretches(0.0, 3.0, None)
+        >>> st.end(0.0)
+        3.0
+        >>> from symbody.numeric.inputs import InputFunction
+        >>> u = InputFunction(lambda t, q, dq: np.zeros(0), 0, False, breakpoints=[-1.0, 1.0, 2.0, 5.0])
+        >>> st = Stretches(0.0, 3.0, u)
+        >>> [st.end(0.0), st.end(1.0), st.end(2.5)]
+        [1.0, 2.0, 3.0]
+    """
+
+    def __init__(self, t0: float, tf: float, inputs: Any):
+        self.tf = tf
+        self.inputs = inputs
+        scale = max(abs(t0), abs(tf), 1.0)
+        b = np.zeros(0) if inputs is None else np.asarray(inputs.breakpoints, dtype=float)
+        self.points = b[(b > t0 + 1e-12 * scale) & (b < tf - 1e-12 * scale)]
+        self._scale = scale
+
+    def end(self, t: float) -> float:
+        """The end of the stretch that starts at ``t`` (the inputs evaluated as on it)."""
+        k = int(np.searchsorted(self.points, t + 1e-12 * self._scale, side="right"))
+        end = float(self.points[k]) if k < self.points.size else self.tf
+        if self.inputs is not None:
+            self.inputs.segment(end if end < self.tf else None)
+        return end
+
+    def done(self) -> None:
+        """The integration is over: the inputs evaluated as given again."""
+        if self.inputs is not None:
+            self.inputs.segment(None)
 
 
 def _set_state(solver: Any, y: np.ndarray) -> None:
@@ -94,6 +137,7 @@ def integrate(
     max_step: float = np.inf,
     first_step: float | None = None,
     step: float | None = None,
+    inputs: Any = None,
 ) -> Trajectory:
     """Integrate ``form.rhs`` from ``t0`` to ``tf`` calling ``form.after_step`` after each step.
 
@@ -102,8 +146,10 @@ def integrate(
         method: a ``solve_ivp`` method name or ``"RK4"`` (fixed step ``step``).
         t_eval: output times in ``[t0, tf]``; ``None`` records every step.
         rtol, atol, max_step, first_step: as in ``solve_ivp`` (variable-step methods).
-        step: step size of ``"RK4"`` (outputs at ``t_eval`` are hit exactly by
-            shortening the steps of each output interval evenly).
+        step: step size of ``"RK4"`` (outputs at ``t_eval`` and the breakpoints of the inputs are hit
+            exactly by shortening the steps of each interval evenly).
+        inputs: the :class:`~symbody.numeric.inputs.InputFunction` the formulation evaluates; its
+            breakpoints end the steps.
 
     Raises:
         NumericalError: the solver fails (step size too small, non-finite derivatives).
@@ -119,9 +165,15 @@ def integrate(
     if method == "RK4":
         if step is None or not step > 0:
             raise ValueError("method 'RK4' needs a positive fixed step: pass step=...")
-        _integrate_rk4(form, t0, tf, np.asarray(y0, dtype=float), te, float(step), tr)
-    else:
-        _integrate_scipy(form, t0, tf, np.asarray(y0, dtype=float), method, te, rtol, atol, max_step, first_step, tr)
+        _integrate_rk4(form, t0, tf, np.asarray(y0, dtype=float), te, float(step), tr, Stretches(t0, tf, inputs))
+        return tr
+    stretches = Stretches(t0, tf, inputs)
+    try:
+        _integrate_scipy(
+            form, t0, tf, np.asarray(y0, dtype=float), method, te, rtol, atol, max_step, first_step, tr, stretches
+        )
+    finally:
+        stretches.done()
     return tr
 
 
@@ -134,7 +186,9 @@ def _close(a: float, b: float, scale: float) -> bool:
     return abs(a - b) <= 1e-12 * max(1.0, scale)
 
 
-def _integrate_scipy(form, t0, tf, y0, method, te, rtol, atol, max_step, first_step, tr: Trajectory) -> None:
+def _integrate_scipy(
+    form, t0, tf, y0, method, te, rtol, atol, max_step, first_step, tr: Trajectory, stretches: Stretches
+) -> None:
     cls = SCIPY_METHODS[method]
     scale = max(abs(t0), abs(tf))
     opts: dict[str, Any] = {"rtol": rtol, "atol": atol, "max_step": max_step}
@@ -143,12 +197,15 @@ def _integrate_scipy(form, t0, tf, y0, method, te, rtol, atol, max_step, first_s
 
     def new_solver(t: float, y: np.ndarray, h: float | None):
         o = dict(opts)
+        end = stretches.end(t)
         if h is not None and "first_step" not in opts:
-            o["first_step"] = min(h, tf - t) if tf - t > 0 else None
+            o["first_step"] = min(h, end - t) if end - t > 0 else None
             if o["first_step"] is None or o["first_step"] <= 0:
                 o.pop("first_step")
+        elif "first_step" in o:
+            o["first_step"] = min(o["first_step"], end - t)
         try:
-            return cls(form.rhs, t, y, tf, **o)
+            return cls(form.rhs, t, y, end, **o)
         except NumericalError:
             raise
         except Exception as e:  # noqa: BLE001 - surface scipy's own messages as numerical errors
@@ -189,12 +246,15 @@ def _integrate_scipy(form, t0, tf, y0, method, te, rtol, atol, max_step, first_s
         elif k_eval < te.size and _close(te[k_eval], t_new, scale):
             tr.record(te[k_eval], form.output(t_new, y_new))
             k_eval += 1
+        if solver.status == "finished" and not (t_new >= tf or _close(t_new, tf, scale)):
+            tr.nfev += solver.nfev  # a breakpoint of the inputs: the next stretch
+            solver = new_solver(t_new, y_new, abs(t_new - t_old))
     tr.nfev += solver.nfev
     if te is not None and k_eval < te.size:  # pragma: no cover - the loop ends at tf
         raise NumericalError(f"{method} stopped at t = {solver.t:g} before the last output time")
 
 
-def _integrate_rk4(form, t0, tf, y0, te, h, tr: Trajectory) -> None:
+def _integrate_rk4(form, t0, tf, y0, te, h, tr: Trajectory, stretches: Stretches) -> None:
     if te is None:
         n = int(np.ceil((tf - t0) / h - 1e-9))
         grid = np.linspace(t0, tf, n + 1)
@@ -202,6 +262,7 @@ def _integrate_rk4(form, t0, tf, y0, te, h, tr: Trajectory) -> None:
     else:
         grid = np.unique(np.concatenate([[t0], te, [tf]]))
         te_rec = te
+    grid = np.unique(np.concatenate([grid, stretches.points]))
     rec = iter(te_rec)
     nxt = next(rec, None)
     scale = max(abs(t0), abs(tf))
@@ -211,6 +272,7 @@ def _integrate_rk4(form, t0, tf, y0, te, h, tr: Trajectory) -> None:
         tr.record(t0, form.output(t0, y))
         nxt = next(rec, None)
     for ta, tb in zip(grid[:-1], grid[1:]):
+        stretches.end(ta)
         nsub = max(1, int(np.ceil((tb - ta) / h - 1e-9)))
         hs = (tb - ta) / nsub
         for j in range(nsub):
@@ -232,8 +294,10 @@ def _integrate_rk4(form, t0, tf, y0, te, h, tr: Trajectory) -> None:
             elif action == "corrected":
                 tr.corrections += 1
         if nxt is not None and _close(nxt, tb, scale):
+            stretches.done()
             tr.record(tb, form.output(tb, y))
             nxt = next(rec, None)
+    stretches.done()
 
 
-__all__ = ["integrate", "Trajectory", "METHODS", "SCIPY_METHODS", "FIXED_STEP_METHODS", "check_method"]
+__all__ = ["integrate", "Stretches", "Trajectory", "METHODS", "SCIPY_METHODS", "FIXED_STEP_METHODS", "check_method"]

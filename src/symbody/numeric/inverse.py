@@ -8,8 +8,10 @@ find the actuator efforts ``u`` and the multipliers ``lam`` that produce it::
 
 solved by Newton's method in ``(u_actuators, lam)`` with the symbolic
 Jacobian ``d delta / d u`` (one step when the inputs enter linearly).  Motions
-prescribed by rheonomic constraints (``s.prescribe``) need no actuator: their
-driving effort is the multiplier of the prescription row.
+prescribed by rheonomic constraints (``s.prescribe``, by a law of time or a motion
+input) need no actuator: their driving effort is the multiplier of the prescription row.
+Motion inputs are motions, not efforts: they are never actuators, and their values
+(like those of the first-order states) come with the motion, one row per time.
 
 Reactions: the multipliers are the constraint efforts (the constraint
 generalized force is ``-D^T lam``).  Joints created with the helpers
@@ -41,9 +43,10 @@ from ..symbolic.evaluate import evaluate
 from ..symbolic.expr import Expr
 from .blocks import evaluator
 from .inputs import Sampled
-from .linalg import RANK_TOL, independent_rows, numerical_rank
+from .linalg import independent_rows
 from .model import NumericModel, as_numeric
 from .results import TimeHistory
+from .scaling import mass_weights, scaled_lstsq, scaled_rank
 
 # ---------------------------------------------------------------------------
 # joint reactions
@@ -173,6 +176,7 @@ def inverse_dynamics(
     *,
     actuators: Sequence[str] | None = None,
     u: Any = None,
+    x: Any = None,
     check: float = 1e-8,
     max_iter: int = 20,
     p: Any = None,
@@ -184,8 +188,11 @@ def inverse_dynamics(
         t: times (or a single time), or a motion result (kinematic or simulation) holding
             ``t, q, dq, ddq`` (then ``q, dq, ddq`` are not given).
         q, dq, ddq: the motion (``nt x nq``).
-        actuators: names of the inputs to solve for (default: every input).
-        u: values of the other inputs (dict by name or array; default: the model's).
+        actuators: names of the inputs to solve for (default: every input that is not part of a motion input).
+        u: values of the other inputs (dict by name or array, or one row per time; default: those of the
+            motion result given as ``t``, else the model's).
+        x: values of the first-order states (an array, or one row per time; default: those of the motion
+            result, else their start values).
         check: relative tolerance on the residual of the dynamics and on the
             consistency of the motion with the constraints.
 
@@ -198,35 +205,38 @@ def inverse_dynamics(
     eq = nm.eq
     n, nc = eq.nq, eq.nc
     T, Q, DQ, DDQ = _motion_arrays(t, q, dq, ddq, n)
-    names = [x.name for x in eq.inputs]
-    act = list(names) if actuators is None else list(actuators)
+    names = [i.name for i in eq.inputs]
+    act = [i.name for i in eq.inputs if not i.motion] if actuators is None else list(actuators)
     for a in act:
         if a not in names:
             raise KeyError(f"{a!r} is not an input of {eq.name!r}; inputs are: {', '.join(names) or 'none'}")
+        if eq.inputs[names.index(a)].motion:
+            raise ValueError(
+                f"{a!r} belongs to motion input {eq.inputs[names.index(a)].signal!r}: a motion, not an effort"
+            )
     ia = [names.index(a) for a in act]
-    u_base = nm.input_vector(u)
     f = evaluator(eq, "M", "delta", "D", "beta", "gamma", "delta_u") if nc else evaluator(eq, "M", "delta", "delta_u")
     nt = T.size
-    U = np.tile(u_base, (nt, 1))
+    U = _rows(nm, u, t, "u", nt)
+    X = _rows(nm, x, t, "x", nt)
     LAM = np.zeros((nt, nc))
     RES = np.zeros(nt)
+    # the rank test and the solve see every unknown in a unit of its own (numeric/scaling.py)
+    reference = _column_reference(f, T, Q, DQ, U, X, nm.p, ia, nc)
     for k in range(nt):
         tk, qk, dqk, ddqk = float(T[k]), Q[k], DQ[k], DDQ[k]
         if nc:
-            _check_motion(nm, tk, qk, dqk, ddqk, check)
+            _check_motion(nm, tk, qk, dqk, ddqk, check, U[k])
         uk = U[k].copy()
         lam_k = np.zeros(nc)
         for _ in range(max_iter):
-            out = f(tk, qk, dqk, uk, nm.p)
-            if nc:
-                M, d, D, _, _, du = out
-            else:
-                M, d, du = out
-                D = np.zeros((0, n))
-            rows = independent_rows(D) if nc else []
+            M, d, D, du = _dynamics(f, tk, qk, dqk, uk, X[k], nm.p, nc, n)
+            w = mass_weights(M)
+            rows = independent_rows(D * w[None, :] / reference[len(ia) :, None]) if nc else []
             r = M @ ddqk + D.T @ lam_k - d
             J = np.hstack([-du[:, ia], D[rows].T])
-            if numerical_rank(J) < J.shape[1]:
+            columns = np.concatenate([reference[: len(ia)], reference[len(ia) :][rows]])
+            if scaled_rank(J, w, columns) < J.shape[1]:
                 raise NumericalError(
                     f"inverse dynamics of {eq.name!r} at t = {tk:g}: the efforts of actuators "
                     f"{', '.join(act) or '(none)'} cannot be told apart from the constraint reactions "
@@ -235,10 +245,10 @@ def inverse_dynamics(
             scale = max(1.0, float(np.max(np.abs(M @ ddqk))), float(np.max(np.abs(d))))
             if np.max(np.abs(r)) <= 1e-13 * scale:
                 break
-            x = np.linalg.lstsq(J, -r, rcond=RANK_TOL)[0]
+            x = scaled_lstsq(J, -r, w, columns)
             uk[ia] += x[: len(ia)]
             lam_k[rows] += x[len(ia) :]
-        out = f(tk, qk, dqk, uk, nm.p)
+        out = f(tk, qk, dqk, uk, nm.p, None, None, X[k])
         M, d = out[0], out[1]
         D = out[2] if nc else np.zeros((0, n))
         res = M @ ddqk + D.T @ lam_k - d
@@ -255,19 +265,67 @@ def inverse_dynamics(
     Y = np.zeros((nt, len(eq.outputs)))
     if eq.outputs:
         for k in range(nt):
-            Y[k] = nm.outputs(Q[k], DQ[k], T[k], U[k], DDQ[k], LAM[k])
-    return InverseDynamicsResult(eq, T, Q, DQ, DDQ, LAM, U, Y, actuators=act, residual=RES, p=nm.p.copy())
+            Y[k] = nm.outputs(Q[k], DQ[k], T[k], U[k], DDQ[k], LAM[k], X[k])
+    X_out = X if eq.nx else None
+    return InverseDynamicsResult(eq, T, Q, DQ, DDQ, LAM, U, Y, X_out, None, actuators=act, residual=RES, p=nm.p.copy())
 
 
-def _check_motion(nm: NumericModel, t: float, q, dq, ddq, tol: float) -> None:
+def _rows(nm: NumericModel, given: Any, motion: Any, what: str, nt: int) -> np.ndarray:
+    """Inputs (``what="u"``) or first-order states (``"x"``) at each time: given (one vector or one row per
+    time), else those of the motion result, else the model's."""
+    eq = nm.eq
+    size = eq.nu if what == "u" else eq.nx
+    if given is None:
+        recorded = getattr(motion, what, None) if isinstance(motion, TimeHistory) else None
+        if recorded is not None and np.shape(recorded) == (nt, size):
+            return np.array(recorded, dtype=float)
+        return np.tile(eq.u0 if what == "u" else eq.x0, (nt, 1))
+    arr = None if isinstance(given, dict) else np.asarray(given, dtype=float)
+    if arr is not None and arr.ndim == 2:
+        if arr.shape != (nt, size):
+            raise ValueError(f"{what} must have shape ({nt}, {size}), got {arr.shape}")
+        return arr.copy()
+    if what == "u":
+        return np.tile(nm.input_vector(given), (nt, 1))
+    vec = np.asarray(given, dtype=float).reshape(-1)
+    if vec.size != size:
+        raise ValueError(f"expected {size} first-order states, got {vec.size}")
+    return np.tile(vec, (nt, 1))
+
+
+def _dynamics(f, t: float, q, dq, u, x, p, nc: int, n: int):
+    """``M, delta, D, d delta / du`` at one state (``D`` empty without constraints)."""
+    out = f(t, q, dq, u, p, None, None, x)
+    if nc:
+        M, d, D, _, _, du = out
+        return M, d, D, du
+    M, d, du = out
+    return M, d, np.zeros((0, n)), du
+
+
+def _column_reference(f, T, Q, DQ, U, X, p, ia: list[int], nc: int) -> np.ndarray:
+    """Largest norm over the motion of each column of ``[d delta / du_a, D^T]``, rows weighted by ``1 / sqrt(M_ii)``.
+
+    The unit in which the rank test measures each actuator effort and each multiplier: an
+    actuator whose column is small against its own largest one (at a dead point) stays small.
+    """
+    n = Q.shape[1]
+    ref = np.zeros(len(ia) + nc)
+    for k in range(T.size):
+        M, _, D, du = _dynamics(f, float(T[k]), Q[k], DQ[k], U[k], X[k], p, nc, n)
+        ref = np.maximum(ref, np.linalg.norm(mass_weights(M)[:, None] * np.hstack([du[:, ia], D.T]), axis=0))
+    return np.where(ref > 0, ref, 1.0)
+
+
+def _check_motion(nm: NumericModel, t: float, q, dq, ddq, tol: float, u: np.ndarray) -> None:
     eq = nm.eq
     names = [r.name for r in eq.constraint_rows]
     checks = []
     if eq.nh:
-        checks.append(("position", nm.Phi(q, t), 1.0))
-    D = nm.D(q, t)
-    checks.append(("velocity", D @ dq - nm.beta(q, t), max(1.0, float(np.max(np.abs(dq))))))
-    g = nm.gamma(q, dq, t)
+        checks.append(("position", nm.Phi(q, t, u), 1.0))
+    D = nm.D(q, t, u)
+    checks.append(("velocity", D @ dq - nm.beta(q, t, u), max(1.0, float(np.max(np.abs(dq))))))
+    g = nm.gamma(q, dq, t, u)
     checks.append(("acceleration", D @ ddq - g, max(1.0, float(np.max(np.abs(ddq))), float(np.max(np.abs(g))))))
     for what, r, scale in checks:
         if r.size and np.max(np.abs(r)) > max(tol, 1e-6) * scale:

@@ -48,6 +48,7 @@ from ..errors import NumericalError
 from ..symbolic.expr import Expr
 from .assembly import newton_least_squares
 from .blocks import model_blocks
+from .inputs import input_function
 from .linalg import (
     RANK_TOL,
     Partition,
@@ -143,7 +144,9 @@ class CoordinateSplit:
     position: Partition
 
 
-def split_coordinates(nm: NumericModel, q: np.ndarray, t: float = 0.0, independent: Any = None) -> CoordinateSplit:
+def split_coordinates(
+    nm: NumericModel, q: np.ndarray, t: float = 0.0, independent: Any = None, u: Any = None
+) -> CoordinateSplit:
     """Choose independent coordinates at ``q`` (QR with column pivoting; see :func:`partition`)."""
     eq = nm.eq
     n = eq.nq
@@ -151,7 +154,7 @@ def split_coordinates(nm: NumericModel, q: np.ndarray, t: float = 0.0, independe
     if not eq.nc:
         full = Partition([], list(range(n)), [], 0, 1.0)
         return CoordinateSplit(full, full)
-    D = nm.D(q, t)
+    D = nm.D(q, t, u)
     pv = partition(D, coordinate_indices(eq, independent), dependent_preference(eq), names=names)
     if eq.nh:
         Phi_q = D[: eq.nh]
@@ -212,6 +215,7 @@ def solve_velocities(
     values: Any = None,
     dq: Any = None,
     check: float | None = 1e-8,
+    u: Any = None,
     p: Any = None,
 ) -> LinearKinematicsResult:
     """Velocity problem ``D(q, t) dq = beta(q, t)``: dependent velocities from independent ones.
@@ -228,6 +232,8 @@ def solve_velocities(
         dq: guess whose independent entries are kept (default: model's initial velocities).
         check: relative tolerance on the residual of every row (redundant ones
             included); ``None`` disables the check.
+        u: input values (dict by name or array; default: the model's): the motion inputs and their
+            rates move the constraints.
 
     Raises:
         NumericalError: wrong number of independent coordinates, a set that does not
@@ -242,7 +248,8 @@ def solve_velocities(
         return LinearKinematicsResult(
             x, [c.name for c in eq.coordinates], [], 0.0, 1.0, [c.name for c in eq.coordinates]
         )
-    return _linear_problem(nm, nm.D(q, t), nm.beta(q, t), independent, values, guess, "velocity", check)
+    uu = nm.input_vector(u)
+    return _linear_problem(nm, nm.D(q, t, uu), nm.beta(q, t, uu), independent, values, guess, "velocity", check)
 
 
 def solve_accelerations(
@@ -255,6 +262,7 @@ def solve_accelerations(
     values: Any = None,
     ddq: Any = None,
     check: float | None = 1e-8,
+    u: Any = None,
     p: Any = None,
 ) -> LinearKinematicsResult:
     """Acceleration problem ``D(q, t) ddq = gamma(q, dq, t)``: dependent accelerations from independent ones.
@@ -272,7 +280,10 @@ def solve_accelerations(
         return LinearKinematicsResult(
             x, [c.name for c in eq.coordinates], [], 0.0, 1.0, [c.name for c in eq.coordinates]
         )
-    return _linear_problem(nm, nm.D(q, t), nm.gamma(q, dq, t), independent, values, guess, "acceleration", check)
+    uu = nm.input_vector(u)
+    return _linear_problem(
+        nm, nm.D(q, t, uu), nm.gamma(q, dq, t, uu), independent, values, guess, "acceleration", check
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -358,6 +369,7 @@ def kinematic_simulation(
     max_iter: int = 50,
     rtol: float = 1e-11,
     atol: float = 1e-12,
+    inputs: Any = None,
     p: Any = None,
 ) -> KinematicResult:
     """Kinematic simulation (Gil Soto, 2005: ``kinematic_simulation_num``).
@@ -387,6 +399,9 @@ def kinematic_simulation(
         q: guess at the first time (default: the model's initial coordinates).
         tol: position tolerance ``max |Phi|``.
         rtol, atol: tolerances of the integration of the rates (non-holonomic models only).
+        inputs: input signals of time (:mod:`symbody.numeric.inputs`): motion inputs move the
+            constraints (``s.prescribe(name, coordinate, z)`` drives a coordinate by a signal) and
+            the outputs.
 
     Returns:
         :class:`KinematicResult` (outputs that depend on multipliers are NaN).
@@ -417,16 +432,20 @@ def kinematic_simulation(
         E[k, i] = 1.0
     nh = eq.nh
     nonholonomic = eq.nc > nh
+    ufun = input_function(eq, inputs)
+    if ufun.depends_on_state:
+        raise ValueError("kinematic_simulation: inputs are signals of time here, not feedback laws f(t, q, dq)")
+    zero = np.zeros(n)
 
-    def pos(x: np.ndarray, t: float, z: np.ndarray) -> np.ndarray:
-        return np.concatenate([nm.Phi(x, t) if nh else np.zeros(0), x[didx] - z[0]])
+    def pos(x: np.ndarray, t: float, z: np.ndarray, u: np.ndarray) -> np.ndarray:
+        return np.concatenate([nm.Phi(x, t, u) if nh else np.zeros(0), x[didx] - z[0]])
 
-    def pos_q(x: np.ndarray, t: float) -> np.ndarray:
-        return np.vstack([nm.Phi_q(x, t) if nh else np.zeros((0, n)), E])
+    def pos_q(x: np.ndarray, t: float, u: np.ndarray) -> np.ndarray:
+        return np.vstack([nm.Phi_q(x, t, u) if nh else np.zeros((0, n)), E])
 
     def rates(t: float, x: np.ndarray) -> np.ndarray:
         """Velocities of the velocity problem at any ``x`` (minimum-norm least squares, unchecked)."""
-        D, beta = nm._fn("D", "beta")(*nm._args(x, None, t))
+        D, beta = nm._fn("D", "beta")(*nm._args(x, None, t, ufun(t, x, zero)))
         A = np.vstack([D, E])
         return np.linalg.lstsq(A, np.concatenate([beta, zfun(t)[1]]), rcond=RANK_TOL)[0]
 
@@ -436,15 +455,17 @@ def kinematic_simulation(
     DDQ = np.zeros_like(Q)
     res = np.zeros(ts.size)
     its = np.zeros(ts.size, dtype=int)
+    U = np.zeros((ts.size, eq.nu))
     names = [c.name for c in eq.coordinates]
     for k, t in enumerate(ts):
         z = zfun(t)
+        U[k] = uk = ufun(t, zero, zero)
         if k > 0 and nonholonomic:
             qk = _integrate_rates(rates, ts[k - 1], t, Q[k - 1], rtol, atol, eq.name)
         elif k > 0:
             h = t - ts[k - 1]
             qk = Q[k - 1] + h * DQ[k - 1] + 0.5 * h * h * DDQ[k - 1]
-        sol = newton_least_squares(partial(pos, t=t, z=z), partial(pos_q, t=t), qk, tol, max_iter)
+        sol = newton_least_squares(partial(pos, t=t, z=z, u=uk), partial(pos_q, t=t, u=uk), qk, tol, max_iter)
         if not sol.converged:
             r = np.abs(sol.residual)
             raise NumericalError(
@@ -452,27 +473,28 @@ def kinematic_simulation(
                 f"(residual {r.max():.3g}); the drivers may lead out of the reachable workspace or conflict"
             )
         qk = sol.x
-        A = np.vstack([nm.D(qk, t) if eq.nc else np.zeros((0, n)), E])
+        A = np.vstack([nm.D(qk, t, uk) if eq.nc else np.zeros((0, n)), E])
         if k == 0:
             r = numerical_rank(A) if A.size else 0
             if r < n:
                 sugg = (
-                    partition(nm.D(qk, t), prefer_dependent=dependent_preference(eq)).independent if eq.nc else range(n)
+                    partition(nm.D(qk, t, uk), prefer_dependent=dependent_preference(eq)).independent
+                    if eq.nc
+                    else range(n)
                 )
                 free = [names[i] for i in sugg if i not in didx]
                 raise NumericalError(
                     f"kinematic simulation of {eq.name!r}: {n - r} more driver(s) needed to fix the motion "
                     f"(drivers: {', '.join(names[i] for i in didx) or 'none'}; candidates: {', '.join(free)})"
                 )
-        beta = np.concatenate([nm.beta(qk, t) if eq.nc else np.zeros(0), z[1]])
+        beta = np.concatenate([nm.beta(qk, t, uk) if eq.nc else np.zeros(0), z[1]])
         dqk = _solve_full(A, beta, "velocity", t)
-        gamma = np.concatenate([nm.gamma(qk, dqk, t) if eq.nc else np.zeros(0), z[2]])
+        gamma = np.concatenate([nm.gamma(qk, dqk, t, uk) if eq.nc else np.zeros(0), z[2]])
         ddqk = _solve_full(A, gamma, "acceleration", t)
         Q[k], DQ[k], DDQ[k] = qk, dqk, ddqk
         res[k] = float(np.max(np.abs(sol.residual))) if sol.residual.size else 0.0
         its[k] = sol.iterations
-    Y = _outputs_without_multipliers(nm, ts, Q, DQ, DDQ)
-    U = np.tile(eq.u0, (ts.size, 1))
+    Y = _outputs_without_multipliers(nm, ts, Q, DQ, DDQ, U)
     return KinematicResult(
         eq, ts, Q, DQ, DDQ, None, U, Y, drivers=[names[i] for i in didx], residual=res, iterations=its
     )
@@ -506,7 +528,7 @@ def _solve_full(A: np.ndarray, b: np.ndarray, what: str, t: float) -> np.ndarray
     return x
 
 
-def _outputs_without_multipliers(nm: NumericModel, ts, Q, DQ, DDQ) -> np.ndarray:
+def _outputs_without_multipliers(nm: NumericModel, ts, Q, DQ, DDQ, U) -> np.ndarray:
     eq = nm.eq
     ny = len(eq.outputs)
     Y = np.full((ts.size, ny), np.nan)
@@ -515,11 +537,13 @@ def _outputs_without_multipliers(nm: NumericModel, ts, Q, DQ, DDQ) -> np.ndarray
     lam_mask = 0
     for lam in eq.lam:
         lam_mask |= lam.mask
+    for x in eq.states:  # the states are not part of the kinematics
+        lam_mask |= x.symbol.mask
     ok = [i for i, o in enumerate(eq.outputs) if not (o.expr.mask & lam_mask)]
     if not ok:
         return Y
     for k, t in enumerate(ts):
-        Y[k, ok] = nm.outputs(Q[k], DQ[k], t, None, DDQ[k], None)[ok]
+        Y[k, ok] = nm.outputs(Q[k], DQ[k], t, U[k], DDQ[k], None)[ok]
     return Y
 
 

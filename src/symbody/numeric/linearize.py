@@ -46,7 +46,7 @@ Example (simple pendulum about the bottom: omega = sqrt(g / l)):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -121,7 +121,7 @@ class LinearModel:
     Attributes:
         A, B, C, D: state-space matrices ``x' = A x + B du``, ``dy = C x + D du``.
         states, inputs, outputs: their names (states: independent coordinates, then
-            independent velocities ``d<name>``).
+            independent velocities ``d<name>``, then the first-order states).
         second_order: ``Mr dz'' + Cr dz' + Kr dz = Br du`` in the independent coordinates.
         full: ``M ddq + C dq + K q = B du`` in all coordinates (before the constraints are
             eliminated; Gil Soto's (2005) eq. 4.83), with ``constraint_jacobian`` the ``D`` at the point.
@@ -131,6 +131,7 @@ class LinearModel:
         independent: names of the independent coordinates (velocity level).
         independent_positions: names of the position-independent coordinates.
         q, dq, u, t, ddq, lam: the operating point (accelerations and multipliers consistent with it).
+        x: the first-order states of the operating point.
     """
 
     A: np.ndarray
@@ -153,6 +154,7 @@ class LinearModel:
     t: float
     ddq: np.ndarray
     lam: np.ndarray
+    x: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     @property
     def ss(self) -> StateSpace:
@@ -179,7 +181,8 @@ def _output_rows(eq, names: Sequence[str]) -> list[tuple[str, int]]:
             out.append(eq.index(nm))
         except KeyError:
             raise KeyError(
-                f"{nm!r} is not an output, coordinate, velocity, acceleration, multiplier or input of {eq.name!r}"
+                f"{nm!r} is not an output, coordinate, velocity, acceleration, multiplier, input or state "
+                f"of {eq.name!r}"
             ) from None
     return out
 
@@ -190,6 +193,7 @@ def linearize(
     dq: Any = None,
     *,
     u: Any = None,
+    x: Any = None,
     t: float = 0.0,
     inputs: Sequence[str] | None = None,
     outputs: Sequence[str] | None = None,
@@ -199,18 +203,22 @@ def linearize(
     check: float = 1e-8,
     p: Any = None,
 ) -> LinearModel:
-    """Linearize the equations of motion about ``(q, dq, u, t)`` (see the module docstring).
+    """Linearize the equations of motion about ``(q, dq, u, x, t)`` (see the module docstring).
 
     Args:
         model: ``Equations`` or :class:`NumericModel`.
         q, dq: operating point (default: the model's initial state; ``dq`` default zero);
             must satisfy the constraints.
-        u: input values at the operating point (dict or array; default: the model's).
+        u: input values at the operating point (dict or array; default: the model's).  A motion
+            input is three inputs ``z, dz, ddz``, each a column of ``B``: where it moves the
+            constraints, the dependent coordinates and velocities follow it.
+        x: first-order states at the operating point (default: their start values); they follow the
+            mechanical states in ``A, B, C, D`` and ``states``.
         t: time.
         inputs: names of the inputs of ``B`` (default: every input).
         outputs: names for ``C, D`` (model outputs, coordinates, velocities,
-            accelerations, multipliers or inputs; default: the model outputs, or the
-            state when the model has none).
+            accelerations, multipliers, inputs, first-order states or their rates ``der(x)``;
+            default: the model outputs, or the state when the model has none).
         independent: names of the independent coordinates (default: chosen by QR with
             column pivoting, held and ordinary coordinates before auxiliary ones).
         ddq, lam: accelerations and multipliers of the operating point (default: solved).
@@ -227,56 +235,69 @@ def linearize(
     n, nc = eq.nq, eq.nc
     q = np.array(eq.q0 if q is None else q, dtype=float).reshape(-1)
     dq = np.zeros(n) if dq is None else np.array(dq, dtype=float).reshape(-1)
-    require_smooth(nm, q, t, "linearization")
+    xs = np.array(eq.x0 if x is None else x, dtype=float).reshape(-1)
+    if xs.size != eq.nx:
+        raise ValueError(f"expected {eq.nx} first-order states, got {xs.size}")
     uu = nm.input_vector(u)
-    in_names = [x.name for x in eq.inputs]
+    require_smooth(nm, q, t, "linearization", u=uu)
+    in_names = [i.name for i in eq.inputs]
     sel_in = list(in_names) if inputs is None else list(inputs)
     for nme in sel_in:
         if nme not in in_names:
             raise KeyError(f"{nme!r} is not an input of {eq.name!r}; inputs are: {', '.join(in_names) or 'none'}")
-    iu = [in_names.index(x) for x in sel_in]
+    iu = [in_names.index(i) for i in sel_in]
     if nc:
         from .dynamics import check_consistency
 
-        check_consistency(nm, t, q, dq, check)
+        check_consistency(nm, t, q, dq, check, uu)
     if ddq is None or lam is None:
-        a, lm = nm.accelerations(q, dq, t, uu)
+        a, lm = nm.accelerations(q, dq, t, uu, xs)
         ddq = a if ddq is None else np.asarray(ddq, dtype=float)
         lam = lm if lam is None else np.asarray(lam, dtype=float)
     ddq = np.asarray(ddq, dtype=float)
     lam = np.asarray(lam, dtype=float)
-
-    names = ["M", "delta_q", "delta_dq", "delta_u", "Mddq_q"]
-    if nc:
-        names += ["D", "DTlam_q", "Ddq_q", "Dddq_q", "gamma_q", "gamma_dq"]
-    vals = dict(zip(names, evaluator(eq, *names)(t, q, dq, uu, nm.p, ddq, lam)))
+    op = _OperatingPoint(t, q, dq, uu, xs, ddq, lam)
+    vals = _jacobians(eq, nm, op)
     M = vals["M"]
     Dm = vals["D"] if nc else np.zeros((0, n))
     DTlam_q = vals["DTlam_q"] if nc else np.zeros((n, n))
     Kfull = vals["Mddq_q"] + DTlam_q - vals["delta_q"]
     Cfull = -vals["delta_dq"]
-    Bfull = vals["delta_u"][:, iu]
+    Bu = vals["delta_u"] - vals["Mddq_u"] - (vals["DTlam_u"] if nc else 0.0)  # motion inputs move M and D
+    Bfull = Bu[:, iu]
 
-    split: CoordinateSplit = split_coordinates(nm, q, t, independent)
+    split: CoordinateSplit = split_coordinates(nm, q, t, independent, uu)
     pv, ph = split.velocity, split.position
     S = null_space_basis(Dm, pv) if nc else np.eye(n)
     Sp = null_space_basis(Dm[: eq.nh], ph) if eq.nh else np.eye(n)
     ip, iv = ph.independent, pv.independent
-    nzp, nzv = len(ip), len(iv)
+    nzp, nzv, nxs, ni = len(ip), len(iv), eq.nx, len(iu)
+    nx = nzp + nzv + nxs  # the states of the linear model: positions, velocities, first-order states
 
-    # velocity perturbation: d dq = S d dz + W d zp, with D W = -d(D dq - beta)/dq Sp and W[iv] = 0
-    W = np.zeros((n, nzp))
+    # position perturbations (columns: d zp, d dz, d x, d u): the dependent coordinates follow the motion inputs
+    dq_map = np.zeros((n, nx + ni))
+    dq_map[:, :nzp] = Sp
+    if eq.nh and ph.dependent:
+        rows = ph.rows
+        J = Dm[: eq.nh][rows][:, ph.dependent]
+        dq_map[ph.dependent, nx:] = -np.linalg.solve(J, vals["Phi_u"][rows][:, iu])
+    # velocity perturbations: D d dq = -d(D dq - beta)/dq d q - d(D dq - beta)/du du, with d dq[iv] = d dz
+    ddq_vel = np.zeros((n, nx + ni))
+    ddq_vel[:, nzp : nzp + nzv] = S
     if nc and pv.dependent:
         Dr = Dm[pv.rows]
-        rhs = -(vals["Ddq_q"] @ Sp)[pv.rows]
-        W[pv.dependent] = np.linalg.solve(Dr[:, pv.dependent], rhs)
-    # linear maps of the perturbations (columns: d zp, d dz, d u)
-    dq_map = np.hstack([Sp, np.zeros((n, nzv)), np.zeros((n, len(iu)))])
-    ddq_vel = np.hstack([W, S, np.zeros((n, len(iu)))])
+        rhs = -(vals["Ddq_q"] @ dq_map)
+        rhs[:, nx:] -= vals["Ddq_u"][:, iu]
+        rhs[:, nzp : nzp + nzv] = 0.0  # S already satisfies D S = 0
+        W = np.linalg.solve(Dr[:, pv.dependent], rhs[pv.rows])
+        W[:, nzp : nzp + nzv] = 0.0
+        ddq_vel[pv.dependent] += W
     r1 = -Kfull @ dq_map - Cfull @ ddq_vel
-    r1[:, nzp + nzv :] += Bfull
+    r1[:, nzp + nzv : nx] += vals["delta_x"]
+    r1[:, nx:] += Bfull
     if nc:
         r2 = (vals["gamma_q"] - vals["Dddq_q"]) @ dq_map + vals["gamma_dq"] @ ddq_vel
+        r2[:, nx:] += (vals["gamma_u"] - vals["Dddq_u"])[:, iu]
     else:
         r2 = np.zeros((0, dq_map.shape[1]))
     try:
@@ -284,22 +305,25 @@ def linearize(
     except NumericalError as e:
         raise NumericalError(f"linearization of {eq.name!r}: {e}") from None
 
-    nx = nzp + nzv
-    A = np.zeros((nx, nx))
-    Bss = np.zeros((nx, len(iu)))
-    A[:nzp] = ddq_vel[ip][:, :nx]  # d zp' = (d dq)[ip]
-    A[nzp:] = dddq[iv][:, :nx]
-    Bss[nzp:] = dddq[iv][:, nx:]
+    full = np.zeros((nx, nx + ni))
+    full[:nzp] = ddq_vel[ip]  # d zp' = (d dq)[ip]
+    full[nzp : nzp + nzv] = dddq[iv]
+    if nxs:  # d x' = rates_q d q + rates_dq d dq + rates_lam d lam + rates_x d x + rates_u d u
+        rx = vals["rates_q"] @ dq_map + vals["rates_dq"] @ ddq_vel + (vals["rates_lam"] @ dlam if nc else 0.0)
+        rx[:, nzp + nzv : nx] += vals["rates_x"]
+        rx[:, nx:] += vals["rates_u"][:, iu]
+        full[nzp + nzv :] = rx
+    A, Bss = full[:, :nx], full[:, nx:]
 
-    # second-order form in the independent coordinates
+    # second-order form in the independent coordinates (the mechanical block only)
     Mr = S.T @ M @ S
-    Kr = -Mr @ A[nzp:, :nzp]
-    Cr = -Mr @ A[nzp:, nzp:]
-    Br = Mr @ Bss[nzp:]
+    Kr = -Mr @ A[nzp : nzp + nzv, :nzp]
+    Cr = -Mr @ A[nzp : nzp + nzv, nzp : nzp + nzv]
+    Br = Mr @ Bss[nzp : nzp + nzv]
 
     zp_names = [eq.coordinates[i].name for i in ip]
     zv_names = [eq.coordinates[i].dq.name for i in iv]
-    states = zp_names + zv_names
+    states = zp_names + zv_names + [st.name for st in eq.states]
 
     # outputs
     if outputs is None:
@@ -307,9 +331,10 @@ def linearize(
     else:
         out_names = list(outputs)
     if outputs is None and not eq.outputs:
-        Css, Dss = np.eye(nx), np.zeros((nx, len(iu)))
+        Css, Dss = np.eye(nx), np.zeros((nx, ni))
     else:
-        Css, Dss = _output_matrices(eq, nm, out_names, t, q, dq, uu, ddq, lam, dq_map, ddq_vel, dddq, dlam, iu, nx)
+        maps = _Perturbations(dq_map, ddq_vel, dddq, dlam, full, iu, nx)
+        Css, Dss = _output_matrices(eq, nm, out_names, op, maps)
     all_names = [c.name for c in eq.coordinates]
     iv_names = [all_names[i] for i in iv]
     return LinearModel(
@@ -333,42 +358,86 @@ def linearize(
         t,
         ddq,
         lam,
+        xs,
     )
 
 
-def _output_matrices(eq, nm, out_names, t, q, dq, uu, ddq, lam, dq_map, ddq_vel, dddq, dlam, iu, nx):
+@dataclass(frozen=True)
+class _OperatingPoint:
+    t: float
+    q: np.ndarray
+    dq: np.ndarray
+    u: np.ndarray
+    x: np.ndarray
+    ddq: np.ndarray
+    lam: np.ndarray
+
+
+@dataclass(frozen=True)
+class _Perturbations:
+    """Linear maps of the perturbations (columns: the states of the linear model, then the inputs)."""
+
+    q: np.ndarray  # positions
+    dq: np.ndarray  # velocities
+    ddq: np.ndarray  # accelerations
+    lam: np.ndarray  # multipliers
+    full: np.ndarray  # the state derivative [A B]
+    iu: list[int]
+    nx: int
+
+
+def _jacobians(eq, nm, op: _OperatingPoint) -> dict[str, np.ndarray]:
+    """The blocks of the linearization at the operating point (zeros for those the model lacks)."""
+    n, nc, nu, nx = eq.nq, eq.nc, eq.nu, eq.nx
+    names = ["M", "delta_q", "delta_dq", "delta_u", "Mddq_q", "Mddq_u"]
+    if nc:
+        names += ["D", "DTlam_q", "DTlam_u", "Ddq_q", "Ddq_u", "Dddq_q", "Dddq_u", "gamma_q", "gamma_dq", "gamma_u"]
+    if eq.nh:
+        names += ["Phi_u"]
+    if nx:
+        names += ["delta_x", "rates_q", "rates_dq", "rates_u", "rates_x"] + (["rates_lam"] if nc else [])
+    vals = dict(zip(names, evaluator(eq, *names)(op.t, op.q, op.dq, op.u, nm.p, op.ddq, op.lam, op.x)))
+    vals.setdefault("delta_x", np.zeros((n, 0)))
+    vals.setdefault("Phi_u", np.zeros((0, nu)))
+    return vals
+
+
+def _output_matrices(eq, nm, out_names, op: _OperatingPoint, maps: _Perturbations):
     rows = _output_rows(eq, out_names)
-    n = eq.nq
+    nx, iu = maps.nx, maps.iu
     ny = len(rows)
-    maps = np.zeros((ny, nx + len(iu)))
-    uses_y = any(w == "y" for w, _ in rows)
-    if uses_y:
-        names = ["y_q", "y_dq", "y_ddq", "y_u"] + (["y_lam"] if eq.nc else [])
-        vals = dict(zip(names, evaluator(eq, *names)(t, q, dq, uu, nm.p, ddq, lam)))
-        Y = vals["y_q"] @ dq_map + vals["y_dq"] @ ddq_vel + vals["y_ddq"] @ dddq
+    C = np.zeros((ny, nx + len(iu)))
+    if any(w == "y" for w, _ in rows):
+        names = ["y_q", "y_dq", "y_ddq", "y_u"] + (["y_lam"] if eq.nc else []) + (["y_x"] if eq.nx else [])
+        vals = dict(zip(names, evaluator(eq, *names)(op.t, op.q, op.dq, op.u, nm.p, op.ddq, op.lam, op.x)))
+        Y = vals["y_q"] @ maps.q + vals["y_dq"] @ maps.dq + vals["y_ddq"] @ maps.ddq
         if eq.nc:
-            Y = Y + vals["y_lam"] @ dlam
+            Y = Y + vals["y_lam"] @ maps.lam
+        if eq.nx:
+            Y[:, nx - eq.nx : nx] += vals["y_x"]
         Y[:, nx:] += vals["y_u"][:, iu]
     for k, (where, i) in enumerate(rows):
         if where == "q":
-            maps[k] = dq_map[i]
+            C[k] = maps.q[i]
         elif where == "dq":
-            maps[k] = ddq_vel[i]
+            C[k] = maps.dq[i]
         elif where == "ddq":
-            maps[k] = dddq[i]
+            C[k] = maps.ddq[i]
         elif where == "lam":
-            maps[k] = dlam[i]
+            C[k] = maps.lam[i]
+        elif where == "x":
+            C[k, nx - eq.nx + i] = 1.0
+        elif where == "dx":
+            C[k] = maps.full[nx - eq.nx + i]
         elif where == "u":
             if i not in iu:
                 continue  # an input held constant: no perturbation
-            maps[k, nx + iu.index(i)] = 1.0
+            C[k, nx + iu.index(i)] = 1.0
         elif where == "y":
-            maps[k] = Y[i]
+            C[k] = Y[i]
         else:  # pragma: no cover - eq.index returns only these kinds
             raise KeyError(out_names[k])
-    if n == 0:  # pragma: no cover - models always have coordinates
-        raise NumericalError("model without coordinates")
-    return maps[:, :nx], maps[:, nx:]
+    return C[:, :nx], C[:, nx:]
 
 
 __all__ = ["linearize", "LinearModel", "StateSpace"]

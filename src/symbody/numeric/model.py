@@ -94,6 +94,11 @@ class NumericModel:
             f = self._f[names] = compiled_evaluator(self.eq, *names)
         return f
 
+    @property
+    def x0(self) -> np.ndarray:
+        """Start values of the first-order states."""
+        return self.eq.x0
+
     def _args(self, q, dq=None, t=0.0, u=None):
         n = self.eq.nq
         q = np.asarray(q, dtype=float)
@@ -101,50 +106,62 @@ class NumericModel:
         u = self.eq.u0 if u is None else np.asarray(u, dtype=float)
         return float(t), q, dq, u, self.p
 
+    def _states(self, x) -> np.ndarray:
+        return self.eq.x0 if x is None else np.asarray(x, dtype=float)
+
     def M(self, q, t: float = 0.0, u=None) -> np.ndarray:
-        """Mass matrix."""
+        """Mass matrix (``u``: the inputs, which motion inputs make part of the geometry)."""
         return self._fn("M")(*self._args(q, None, t, u))[0]
 
-    def delta(self, q, dq, t: float = 0.0, u=None) -> np.ndarray:
-        """Generalized forces."""
-        return self._fn("delta")(*self._args(q, dq, t, u))[0]
+    def delta(self, q, dq, t: float = 0.0, u=None, x=None) -> np.ndarray:
+        """Generalized forces (``x``: the first-order states, default their start values)."""
+        return self._fn("delta")(*self._args(q, dq, t, u), None, None, self._states(x))[0]
 
-    def M_delta(self, q, dq, t: float = 0.0, u=None) -> tuple[np.ndarray, np.ndarray]:
+    def M_delta(self, q, dq, t: float = 0.0, u=None, x=None) -> tuple[np.ndarray, np.ndarray]:
         """Mass matrix and generalized forces evaluated jointly."""
-        return self._fn("M", "delta")(*self._args(q, dq, t, u))
+        return self._fn("M", "delta")(*self._args(q, dq, t, u), None, None, self._states(x))
 
-    def Phi(self, q, t: float = 0.0) -> np.ndarray:
-        return self._fn("Phi")(*self._args(q, None, t))[0]
+    def Phi(self, q, t: float = 0.0, u=None) -> np.ndarray:
+        return self._fn("Phi")(*self._args(q, None, t, u))[0]
 
-    def Phi_q(self, q, t: float = 0.0) -> np.ndarray:
-        return self._fn("Phi_q")(*self._args(q, None, t))[0]
+    def Phi_q(self, q, t: float = 0.0, u=None) -> np.ndarray:
+        return self._fn("Phi_q")(*self._args(q, None, t, u))[0]
 
-    def Phi_init(self, q, t: float = 0.0) -> np.ndarray:
-        return self._fn("Phi_init")(*self._args(q, None, t))[0]
+    def Phi_init(self, q, t: float = 0.0, u=None) -> np.ndarray:
+        return self._fn("Phi_init")(*self._args(q, None, t, u))[0]
 
-    def Phi_init_q(self, q, t: float = 0.0) -> np.ndarray:
-        return self._fn("Phi_init_q")(*self._args(q, None, t))[0]
+    def Phi_init_q(self, q, t: float = 0.0, u=None) -> np.ndarray:
+        return self._fn("Phi_init_q")(*self._args(q, None, t, u))[0]
 
-    def D(self, q, t: float = 0.0) -> np.ndarray:
+    def D(self, q, t: float = 0.0, u=None) -> np.ndarray:
         """Velocity-level constraint Jacobian ``[Phi_q; A_nh]``."""
-        return self._fn("D")(*self._args(q, None, t))[0]
+        return self._fn("D")(*self._args(q, None, t, u))[0]
 
-    def beta(self, q, t: float = 0.0) -> np.ndarray:
-        return self._fn("beta")(*self._args(q, None, t))[0]
+    def beta(self, q, t: float = 0.0, u=None) -> np.ndarray:
+        return self._fn("beta")(*self._args(q, None, t, u))[0]
 
-    def gamma(self, q, dq, t: float = 0.0) -> np.ndarray:
-        return self._fn("gamma")(*self._args(q, dq, t))[0]
+    def gamma(self, q, dq, t: float = 0.0, u=None) -> np.ndarray:
+        return self._fn("gamma")(*self._args(q, dq, t, u))[0]
 
-    def outputs(self, q, dq, t: float = 0.0, u=None, ddq=None, lam=None) -> np.ndarray:
-        t_, q_, dq_, u_, p_ = self._args(q, dq, t, u)
-        ddq = np.zeros(self.eq.nq) if ddq is None else np.asarray(ddq, dtype=float)
+    def _lam_with_forces(self, lam) -> np.ndarray:
         lam = np.zeros(self.eq.nc) if lam is None else np.asarray(lam, dtype=float)
         n_forces = len(event_force_symbols(self.eq))
         if n_forces and lam.size == self.eq.nc:  # contact and friction forces: only the simulation knows them
             lam = np.concatenate([lam, np.full(n_forces, np.nan)])
-        return self._fn("outputs")(t_, q_, dq_, u_, p_, ddq, lam)[0]
+        return lam
 
-    def accelerations(self, q, dq, t: float = 0.0, u=None) -> tuple[np.ndarray, np.ndarray]:
+    def outputs(self, q, dq, t: float = 0.0, u=None, ddq=None, lam=None, x=None) -> np.ndarray:
+        t_, q_, dq_, u_, p_ = self._args(q, dq, t, u)
+        ddq = np.zeros(self.eq.nq) if ddq is None else np.asarray(ddq, dtype=float)
+        return self._fn("outputs")(t_, q_, dq_, u_, p_, ddq, self._lam_with_forces(lam), self._states(x))[0]
+
+    def rates(self, q, dq, t: float = 0.0, u=None, lam=None, x=None) -> np.ndarray:
+        """Rates ``dx/dt`` of the first-order states (``lam``: the multipliers, then the contact and
+        friction forces where the rates use them)."""
+        t_, q_, dq_, u_, p_ = self._args(q, dq, t, u)
+        return self._fn("rates")(t_, q_, dq_, u_, p_, None, self._lam_with_forces(lam), self._states(x))[0]
+
+    def accelerations(self, q, dq, t: float = 0.0, u=None, x=None) -> tuple[np.ndarray, np.ndarray]:
         """Accelerations and multipliers from ``[M D^T; D 0][ddq; lam] = [delta; gamma]``.
 
         Redundant constraint rows are handled: only a maximal independent set of
@@ -154,20 +171,21 @@ class NumericModel:
             NumericalError: the system matrix is singular.
         """
         t_, q_, dq_, u_, p_ = self._args(q, dq, t, u)
+        xs = self._states(x)
         if self.eq.nc == 0:
-            M, d = self._fn("M", "delta")(t_, q_, dq_, u_, p_)
+            M, d = self._fn("M", "delta")(t_, q_, dq_, u_, p_, None, None, xs)
             try:
                 return np.linalg.solve(M, d), np.zeros(0)
             except np.linalg.LinAlgError:
                 raise NumericalError(f"singular mass matrix at q = {q_}") from None
-        M, d, D, g = self._fn("M", "delta", "D", "gamma")(t_, q_, dq_, u_, p_)
+        M, d, D, g = self._fn("M", "delta", "D", "gamma")(t_, q_, dq_, u_, p_, None, None, xs)
         try:
             return solve_saddle(M, D, d, g)
         except NumericalError as e:
             raise NumericalError(f"{e} at q = {q_}") from None
 
     # -- generic evaluation -------------------------------------------------------
-    def evaluate(self, *names: str, q, dq=None, t: float = 0.0, u=None, ddq=None, lam=None) -> tuple:
+    def evaluate(self, *names: str, q, dq=None, t: float = 0.0, u=None, ddq=None, lam=None, x=None) -> tuple:
         """Evaluate standard blocks and analysis blocks (see :mod:`symbody.numeric.blocks`) jointly.
 
         Example:
@@ -184,11 +202,11 @@ class NumericModel:
         f = self._fn(*names) if all(n in self._standard for n in names) else _block_evaluator(self.eq, *names)
         ddq_ = np.zeros(self.eq.nq) if ddq is None else np.asarray(ddq, dtype=float)
         lam_ = np.zeros(self.eq.nc) if lam is None else np.asarray(lam, dtype=float)
-        return f(t_, q_, dq_, u_, p_, ddq_, lam_)
+        return f(t_, q_, dq_, u_, p_, ddq_, lam_, self._states(x))
 
     @property
     def _standard(self) -> set:
-        return {"M", "delta", "Phi", "Phi_q", "D", "beta", "gamma", "Phi_init", "Phi_init_q", "outputs"}
+        return {"M", "delta", "Phi", "Phi_q", "D", "beta", "gamma", "Phi_init", "Phi_init_q", "outputs", "rates"}
 
     def kinetic_energy(self, q, dq, t: float = 0.0) -> float:
         """Kinetic energy ``T(q, dq, t)`` (rheonomic terms included); see :func:`symbody.numeric.kinetic_energy`."""

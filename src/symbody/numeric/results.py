@@ -5,6 +5,7 @@ coordinate, multiplier, input or output, and can be indexed by name::
 
     res["theta"], res["dtheta"], res["ddtheta"]   # coordinate, velocity, acceleration
     res["F"]                                      # an input
+    res["i"], res["der(i)"]                       # a first-order state and its rate
     res["C_x"]                                    # an output
     res["lambda_loop_x"] or res["loop_x"]         # a multiplier (by symbol or row name)
 
@@ -37,6 +38,7 @@ class TimeHistory:
         lam: multipliers (``nt x nc``), one per row of ``D``.
         u: inputs (``nt x nu``).
         y: model outputs (``nt x ny``); NaN where an output could not be evaluated.
+        x, dx: first-order states and their rates (``nt x nx``; ``None`` where not recorded).
     """
 
     eq: Any = field(repr=False)  # the Equations
@@ -47,6 +49,8 @@ class TimeHistory:
     lam: np.ndarray | None = None
     u: np.ndarray | None = None
     y: np.ndarray | None = None
+    x: np.ndarray | None = None
+    dx: np.ndarray | None = None
 
     @property
     def coordinate_names(self) -> list[str]:
@@ -55,6 +59,11 @@ class TimeHistory:
     @property
     def input_names(self) -> list[str]:
         return [u.name for u in self.eq.inputs]
+
+    @property
+    def state_names(self) -> list[str]:
+        """Names of the first-order states."""
+        return [x.name for x in getattr(self.eq, "states", ())]
 
     @property
     def output_names(self) -> list[str]:
@@ -79,7 +88,10 @@ class TimeHistory:
 
     def __getitem__(self, name: str) -> np.ndarray:
         where, i = self.eq.index(name)
-        arr = {"q": self.q, "dq": self.dq, "ddq": self.ddq, "lam": self.lam, "u": self.u, "y": self.y}.get(where)
+        arr = {
+            "q": self.q, "dq": self.dq, "ddq": self.ddq, "lam": self.lam, "u": self.u, "y": self.y, "x": self.x,
+            "dx": self.dx,
+        }.get(where)  # fmt: skip
         if arr is None:
             raise KeyError(f"{name!r} ({where}) is not recorded in this result")
         return arr[:, i]
@@ -88,7 +100,7 @@ class TimeHistory:
         """The sample nearest to ``time`` as a dict of arrays (``t``, ``q``, ``dq``, ...)."""
         k = int(np.argmin(np.abs(self.t - time)))
         out = {"t": self.t[k], "q": self.q[k], "dq": self.dq[k]}
-        for nm in ("ddq", "lam", "u", "y"):
+        for nm in ("ddq", "lam", "u", "y", "x", "dx"):
             a = getattr(self, nm)
             if a is not None:
                 out[nm] = a[k]

@@ -20,15 +20,27 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .design import StudyError, factorial, latin_hypercube, parse_values, run_id
     from .orchestration import sweep
+    from .results import ResultsFileWarning
     from .runner import FmuRunner, RunSettings
 
 _LAZY = {
     "sweep": "orchestration",
     **dict.fromkeys(("StudyError", "factorial", "latin_hypercube", "parse_values", "run_id"), "design"),
     **dict.fromkeys(("FmuRunner", "RunSettings"), "runner"),
+    "ResultsFileWarning": "results",
 }
 
-__all__ = ["sweep", "factorial", "latin_hypercube", "parse_values", "run_id", "FmuRunner", "RunSettings", "StudyError"]
+__all__ = [
+    "sweep",
+    "factorial",
+    "latin_hypercube",
+    "parse_values",
+    "run_id",
+    "FmuRunner",
+    "RunSettings",
+    "StudyError",
+    "ResultsFileWarning",
+]
 
 
 def __getattr__(name: str) -> Any:

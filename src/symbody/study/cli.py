@@ -7,10 +7,14 @@
                   [--input-file CSV] --stop-time T [--interval H] [--kind cs|me] --output NAME [--output ...]
                   -o results.csv|results.parquet [--scheduler ADDRESS|FILE] [--workers N]
                   [--timeout S] [--trajectories DIR] [--retry-failed] [--no-progress]
+                  [--plot OUT.png [--plot-column COLUMN]]
 
 One row per run: the swept values, ``NAME.final``, ``NAME.min``, ``NAME.max`` for every
 ``--output``, the run's ``status`` and ``message``.  Started again with the same
 arguments, the command resumes: the runs already in the results file are skipped.
+``--plot`` draws one result column (default: the first output's ``.max``) over the swept
+variables (:mod:`symbody.study.plot`): a heat map over two swept variables, as the robustness
+maps of the crane examples.
 
 Example:
     >>> from symbody.cli import main
@@ -65,6 +69,15 @@ def add_sweep(sub, common: argparse.ArgumentParser) -> None:
     p.add_argument("--trajectories", default=None, metavar="DIR", help="keep every run's trajectory (Parquet) here")
     p.add_argument("--retry-failed", action="store_true", help="rerun the failed runs found in the results file")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--plot", default=None, metavar="PNG", help="draw a result column over the swept variables (heat map for two)"
+    )
+    p.add_argument(
+        "--plot-column",
+        default=None,
+        metavar="COLUMN",
+        help="the column --plot draws: NAME.final, NAME.min or NAME.max of an --output (default: the first's .max)",
+    )
     p.add_argument("--fmi", type=int, choices=(2, 3), default=2, help="FMI version when exporting a model file")
     p.add_argument(
         "--option", action="append", default=[], metavar="KEY=VALUE", help="option of the model's build(**options)"
@@ -92,33 +105,54 @@ def _check_arguments(args: argparse.Namespace) -> None:
         raise ArgumentError(f"{solver[0]} sets the Co-Simulation FMU's solver; with --kind me fmpy integrates")
     if args.input_file:
         read_input_file(args.input_file, None)
+    if args.plot_column is not None and args.plot is None:
+        raise ArgumentError("--plot-column chooses what --plot draws: give --plot PNG too")
+
+
+def plot_column(args: argparse.Namespace) -> str | None:
+    """The column ``--plot`` draws (None without ``--plot``): one of the summaries of the ``--output`` names."""
+    from ..errors import ArgumentError
+
+    if args.plot is None:
+        return None
+    choices = [f"{name}.{kind}" for name in args.output for kind in ("final", "min", "max")]
+    column = args.plot_column or f"{args.output[0]}.max"
+    if column not in choices:
+        listed = ", ".join(choices)
+        raise ArgumentError(f"--plot-column {column!r} is not a column of the study; choose one of {listed}")
+    return column
 
 
 def run(args: argparse.Namespace) -> int:
     """Run ``symbody sweep``; returns the exit status."""
     from ..fmu.arguments import (
+        add_motion_rates,
         check_output_file,
         check_variable_names,
         parse_assignments,
         parse_start_values,
         read_input_file,
     )
-    from ..fmu.run import METHOD_VALUES, read_description
+    from ..fmu.run import METHOD_VALUES, read_description, variable_units
     from .design import parse_range, parse_values
     from .orchestration import sweep
 
     results = check_output_file(args.results, (".csv", ".parquet"), "-o")
+    png = None if args.plot is None else check_output_file(args.plot, (".png",), "--plot")
     params = {k: parse_values(v) for k, v in parse_assignments(args.param, "--param", "NAME=VALUES").items()}
     samples = {k: parse_range(v) for k, v in parse_assignments(args.sample, "--sample", "NAME=LOW:HIGH").items()}
     _check_arguments(args)
+    column = plot_column(args)
     with tempfile.TemporaryDirectory(prefix="symbody_sweep_") as tmp:
         fmu = _fmu(Path(args.model), args, Path(tmp))
-        variables = read_description(fmu).modelVariables
+        md = read_description(fmu)
+        variables = md.modelVariables
         fixed = parse_start_values(args.set, variables, {"solver.method": METHOD_VALUES})
         outputs = check_variable_names(args.output, [v.name for v in variables], "--output")
         inputs = None
         if args.input_file:
-            inputs = read_input_file(args.input_file, [v.name for v in variables if v.causality == "input"])
+            names = [v.name for v in variables if v.causality == "input"]
+            inputs, _ = add_motion_rates(read_input_file(args.input_file, names), names, Path(args.input_file).name)
         df = sweep(
             fmu,
             params,
@@ -144,6 +178,12 @@ def run(args: argparse.Namespace) -> int:
         f"wrote {results} ({len(df)} runs: {df.attrs['runs']} run now, {df.attrs['skipped']} found in the file, "
         f"{failed} failed)"
     )
+    if png is not None and column is not None:
+        from .plot import write_study_plot
+
+        swept = [*params, *samples]
+        write_study_plot(df, png, column, swept, variable_units(md), f"{md.modelName} ({Path(args.model).name})")
+        print(f"wrote {png} ({column} over {', '.join(swept)})")
     if failed:
         note = f"{failed} of {len(df)} runs failed (see the status and message columns)"
         print(f"symbody: warning: {note}", file=sys.stderr)

@@ -57,7 +57,7 @@ if TYPE_CHECKING:
 
 from .design import Case, StudyError, check_unique, cross, factorial, latin_hypercube, run_id
 from .results import ResultsFile, write_trajectory
-from .runner import ERROR, FmuRunner, RunSettings, fmu_hash, run_cases
+from .runner import ERROR, FmuRunner, RunSettings, check_disjoint_drives, fmu_hash, run_cases
 
 
 def sweep(
@@ -99,7 +99,8 @@ def sweep(
         start_values: values set in every run (a case's own values win).
         stop_time, interval, kind, inputs: as in ``symbody simulate`` (``inputs``: an fmpy signal).
         controller, sample_period: a sampled controller in closed loop with the FMU (see
-            :class:`symbody.study.runner.RunSettings`), or a factory ``controller(case)``.
+            :class:`symbody.study.runner.RunSettings`), or a factory ``controller(case)``; ``inputs``
+            may drive the inputs it leaves alone (one driven by both is refused).
         outputs: variables summarized as ``NAME.final``, ``NAME.min``, ``NAME.max``.
         metrics: ``{name: f(trajectory)}``, user metrics as further columns.
         record: further variables recorded for the metrics.
@@ -240,8 +241,11 @@ def check_names(data: bytes, table: Sequence[Case], settings: RunSettings) -> No
         h, n = settings.sample_period, round(settings.stop_time / (settings.sample_period or 1.0))
         if h and abs(n * h - settings.stop_time) > 1e-9 * max(1.0, settings.stop_time):
             raise StudyError(f"the stop time {settings.stop_time:g} s is not a multiple of the sample period {h:g} s")
-    if ctrl is not None and settings.inputs is not None:
-        raise StudyError("a controller in the loop sets the inputs: an input signal cannot drive them too")
+    if ctrl is not None and hasattr(ctrl, "inputs"):
+        try:
+            check_disjoint_drives(ctrl.inputs, settings.inputs)
+        except ValueError as e:
+            raise StudyError(str(e)) from None
     if ctrl is not None and settings.kind != "cs":
         raise StudyError("a controller in the loop drives the Co-Simulation interface: use kind='cs'")
     if not settings.stop_time > 0:

@@ -7,7 +7,11 @@ A study resumed on the same file skips the run ids already in it; a file
 written by another study (another FMU or other settings) is refused rather
 than mixed.  The file is replaced through a temporary file at most every
 ``flush_interval`` seconds and at the end, so an interrupted study leaves a
-complete table of the runs finished so far.
+complete table of the runs finished so far.  A CSV file cut short elsewhere (a
+copy interrupted, a full disk) or edited by hand is read up to its last complete
+row: a row cut in the middle or malformed (fields missing or extra, no known
+status, no line end) is not taken as done but run again, with a
+:class:`ResultsFileWarning` (:func:`complete_rows`).
 
 Example:
     >>> import tempfile, pathlib
@@ -20,18 +24,70 @@ Example:
 
 from __future__ import annotations
 
+import codecs
+import csv
+import io
 import time
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from ..fmu.files import write_atomically
 from .design import StudyError
+from .runner import DISCARD, ERROR, OK, TIMEOUT
 
 SUFFIXES = (".csv", ".parquet")
 LEADING = ["run_id"]
 TRAILING = ["status", "message", "elapsed", "trajectory", "study"]
 TEXT_COLUMNS = {"run_id": str, "status": str, "message": str, "trajectory": str, "study": str}
+#: the statuses a finished run records
+STATUSES = frozenset({OK, ERROR, DISCARD, TIMEOUT})
+
+
+class ResultsFileWarning(UserWarning):
+    """Rows of a results file were cut or malformed: their runs are made again."""
+
+
+def complete_rows(text: str) -> tuple[str, list[int]]:
+    r"""The CSV ``text`` of a results file without its incomplete rows, and the lines where those started.
+
+    A row is complete when it has a field for every column of the header, a ``run_id``, a known
+    ``status`` (:data:`STATUSES`) and its line end: a row cut at any byte (a value cut short, the
+    status or the study key missing or cut) is not, and neither is one with fields missing or extra.
+    Rows keep their text, so that values read back exactly as written.
+
+    Example:
+        >>> text = "run_id,x,status,study\n01,1.5,ok,abc\n02,2.5,o"
+        >>> complete_rows(text)
+        ('run_id,x,status,study\n01,1.5,ok,abc\n', [3])
+    """
+    lines = io.StringIO(text, newline="").readlines()
+    reader = csv.reader(lines)
+    try:
+        header = next(reader)
+    except (StopIteration, csv.Error):
+        return text, []  # no header: not a results file, as the reader of the table says
+    columns = {name: k for k, name in enumerate(header)}
+    if "run_id" not in columns or "status" not in columns:
+        return text, []
+    kept, dropped = lines[: reader.line_num], []
+    while True:
+        start = reader.line_num
+        try:
+            row = next(reader)
+        except StopIteration:
+            break
+        except csv.Error:
+            dropped.append(start + 1)  # a malformed record: the reader cannot go on behind it
+            break
+        record = lines[start : reader.line_num]
+        ended = record[-1].endswith(("\n", "\r"))
+        if ended and len(row) == len(header) and row[columns["run_id"]] and row[columns["status"]] in STATUSES:
+            kept += record
+        elif any(line.strip() for line in record):
+            dropped.append(start + 1)
+    return "".join(kept), dropped
 
 
 def check_path(path: str | Path) -> Path:
@@ -42,6 +98,11 @@ def check_path(path: str | Path) -> Path:
     if not p.resolve().parent.is_dir():
         raise StudyError(f"folder of the results file {str(p)!r} does not exist")
     return p
+
+
+def _decode(data: bytes) -> str:
+    """UTF-8 text of a file; a character cut at the very end (the file cut there) is left out with its row."""
+    return codecs.getincrementaldecoder("utf-8")().decode(data, final=False)
 
 
 class ResultsFile:
@@ -71,15 +132,20 @@ class ResultsFile:
         import pandas as pd
 
         assert self.path is not None
+        dropped: list[int] = []
         try:
             if self.path.suffix.lower() == ".csv":
-                df = pd.read_csv(self.path, dtype=TEXT_COLUMNS)
+                text, dropped = complete_rows(_decode(self.path.read_bytes()))
+                df = pd.read_csv(io.StringIO(text), dtype=TEXT_COLUMNS)
             else:
                 df = pd.read_parquet(self.path)
         except Exception as e:  # noqa: BLE001 - any unreadable file gets the same advice
             raise StudyError(f"cannot read the results file {str(self.path)!r} to resume ({e})") from None
         if "run_id" not in df.columns or "study" not in df.columns:
             raise StudyError(f"{str(self.path)!r} is not a results file of symbody sweep (no run_id/study columns)")
+        if dropped:
+            where = f"{str(self.path)!r}, the rows starting on line {', '.join(map(str, dropped))}"
+            warnings.warn(ResultsFileWarning(f"{where}: cut or malformed, their runs are made again"), stacklevel=3)
         studies = set(df["study"].dropna())
         if studies - {self.study}:
             raise StudyError(

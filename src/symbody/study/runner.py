@@ -7,7 +7,8 @@ instantiation once per study.  A run either simulates the FMU with fmpy's
 ``simulate_fmu`` (start values, optional input signal) or, with a
 :class:`RunSettings.controller`, drives it in a sampled closed loop: every
 ``sample_period`` seconds the controller reads its measured outputs, sets the
-inputs (held until the next sample) and the FMU makes one ``doStep``.
+inputs (held until the next sample) and the FMU makes one ``doStep``; an input
+signal may drive the inputs the controller leaves alone.
 
 The row of a run holds, for each requested output, ``NAME.final``,
 ``NAME.min`` and ``NAME.max``; the user metrics (callables on the trajectory);
@@ -92,6 +93,26 @@ class RunSettings:
     def recorded(self) -> list[str]:
         """Variables a plain run records: the outputs, then the extra ones for the metrics."""
         return list(dict.fromkeys([*self.outputs, *self.record]))
+
+
+def check_disjoint_drives(controlled: Sequence[str], signals: np.ndarray | None) -> None:
+    """Refuse an input that both the controller and the input file drive (``ValueError`` naming it).
+
+    Example:
+        >>> signals = np.zeros(2, dtype=[("time", float), ("F_hoist", float)])
+        >>> check_disjoint_drives(["F_trolley"], signals)
+        >>> check_disjoint_drives(["F_trolley", "F_hoist"], signals)
+        Traceback (most recent call last):
+        ...
+        ValueError: the controller and the input file both drive 'F_hoist': let one of them drive it
+    """
+    names = [] if signals is None else [n for n in signals.dtype.names or () if n != "time"]
+    both = [n for n in controlled if n in names]
+    if both:
+        raise ValueError(
+            f"the controller and the input file both drive {both[0]!r}: let one of them drive it"
+            + (f" (also {', '.join(repr(n) for n in both[1:])})" if both[1:] else "")
+        )
 
 
 class RunFailure(Exception):
@@ -276,10 +297,12 @@ class FmuRunner:
         if settings.kind != "cs":
             raise ValueError("a controller in the loop needs the Co-Simulation interface")
         measured, inputs = list(controller.measured), list(controller.inputs)
+        check_disjoint_drives(inputs, settings.inputs)
         names = list(dict.fromkeys([*measured, *(n for n in settings.recorded() if n not in inputs)]))
         vr_read, vr_write = self._refs(names), self._refs(inputs)
         fmu = self._fresh_instance("cs")
-        self._initialize(fmu, start)
+        signal = self._signal(fmu, settings.inputs)
+        self._initialize(fmu, start, signal)
         n = int(round(settings.stop_time / h))
         if abs(n * h - settings.stop_time) > 1e-9 * max(1.0, settings.stop_time):
             raise ValueError(f"the stop time {settings.stop_time:g} s is not a multiple of the sample period {h:g} s")
@@ -290,6 +313,8 @@ class FmuRunner:
         put = fmu.setFloat64 if self.fmi3 else fmu.setReal
         for k in range(n + 1):
             t = k * h
+            if signal is not None:  # the input file's inputs at t, held by the FMU over the step as in fmpy's master
+                signal.apply(t, after_event=True)
             y = np.array(get(vr_read), dtype=float)
             u = np.asarray(controller(t, y[: len(measured)]), dtype=float).reshape(-1)
             if u.shape != (len(inputs),) or not np.all(np.isfinite(u)):
@@ -311,11 +336,29 @@ class FmuRunner:
             raise KeyError(f"{missing[0]!r} is not a variable of the FMU")
         return [self.variables[n].valueReference for n in names]
 
-    def _initialize(self, fmu, start: Mapping[str, float]) -> None:
+    def _signal(self, fmu, inputs: np.ndarray | None):
+        """fmpy's setter of the input file's signals on ``fmu`` (None without a file).
+
+        fmpy warns on standard output about every input the file leaves out: in a closed loop
+        those are the controller's, so the warnings are dropped.
+        """
+        if inputs is None:
+            return None
+        import contextlib
+        import io
+
+        from fmpy.simulation import Input
+
+        with contextlib.redirect_stdout(io.StringIO()):
+            return Input(fmu, self.md, inputs)
+
+    def _initialize(self, fmu, start: Mapping[str, float], signal: Any = None) -> None:
         if not self.fmi3:
             fmu.setupExperiment(startTime=0.0)
         for name, value in start.items():
             self._set(fmu, name, value)
+        if signal is not None:
+            signal.apply(0.0)
         if self.fmi3:
             fmu.enterInitializationMode(startTime=0.0)
         else:

@@ -53,6 +53,8 @@ class Printer:
 
     func_prefix = ""
     pow_op = "**"
+    mul_op = "*"
+    div_op = "/"
     func_names = dict(FUNCTION_NAMES)
 
     def number(self, v: Number) -> str:
@@ -132,7 +134,7 @@ class Printer:
                 s, p = self._p(base, names)
                 if p < _P_ATOM:
                     s = f"({s})"
-                return f"{self.one()}/{s}", _P_MUL
+                return f"{self.one()}{self.div_op}{s}", _P_MUL
             s, p = self._p(base, names)
             return self.power(s, p, nv)
         if op == ATAN2:
@@ -185,11 +187,11 @@ class Printer:
                 sd, pd = self.power(*self._p(b.args[0], names), nv)
             if pd <= _P_MUL:
                 sd = f"({sd})"
-            return f"{sa}/{sd}", _P_MUL
+            return f"{sa}{self.div_op}{sd}", _P_MUL
         sb, pb = self._p(b, names)
         if pb < _P_MUL or pb == _P_NEG:
             sb = f"({sb})"
-        return f"{sa}*{sb}", _P_MUL
+        return f"{sa}{self.mul_op}{sb}", _P_MUL
 
 
 class PythonPrinter(Printer):
@@ -277,6 +279,53 @@ class CPrinter(Printer):
         if n == 3 and base_prec == _P_ATOM:
             return f"{base}*{base}*{base}", _P_MUL
         return f"pow({base}, {self.number(float(n))})", _P_ATOM
+
+
+class MatlabPrinter(Printer):
+    """MATLAB / GNU Octave source: element-wise operators, full-precision numbers, core functions only.
+
+    Every product, quotient and power is element-wise (``.*``, ``./``, ``.^``), so an expression
+    means the same for scalars and arrays; numbers are printed by Python's round-trip
+    representation (at most 17 significant digits), so MATLAB parses back the very same double.
+
+    Example:
+        >>> from symbody.symbolic.atoms import Context
+        >>> from symbody.symbolic.functions import Abs, atan2
+        >>> ctx = Context(); x, y = ctx.symbol("x"), ctx.symbol("y")
+        >>> MatlabPrinter().expr(Abs(x) ** 1.5 + 1 / x + x**2 - atan2(y, x) / 3, {x: "s_x", y: "s_y"})
+        'abs(s_x).^1.5 + 1./s_x + s_x.^2 - 0.3333333333333333.*atan2(s_y, s_x)'
+    """
+
+    pow_op = ".^"
+    mul_op = ".*"
+    div_op = "./"
+
+    def number(self, v: Number) -> str:
+        """A MATLAB double literal that parses back to the same double (``Inf``, ``NaN`` by name).
+
+        Example:
+            >>> MatlabPrinter().number(Fraction(1, 3)), MatlabPrinter().number(2), MatlabPrinter().number(-float('inf'))
+            ('0.3333333333333333', '2', '-Inf')
+        """
+        f = v.numerator / v.denominator if isinstance(v, Fraction) else float(v)
+        if not math.isfinite(f):
+            return "NaN" if f != f else ("Inf" if f > 0 else "-Inf")
+        s = repr(f)
+        return s[:-2] if s.endswith(".0") else s
+
+    def _num_prec(self, v: Number) -> int:
+        return _P_NEG if v < 0 else _P_ATOM
+
+    def func(self, name: str, args: list[str]) -> str:
+        return f"{name}({', '.join(args)})"
+
+    def power(self, base: str, base_prec: int, n: Number) -> tuple[str, int]:
+        if n == Fraction(1, 2):
+            return f"sqrt({base})", _P_ATOM
+        if base_prec <= _P_POW:
+            base = f"({base})"
+        ns = self.number(n)
+        return f"{base}.^{f'({ns})' if n < 0 else ns}", _P_POW
 
 
 _TEXT = Printer()

@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     """Handler of ``symbody animate``."""
     from ..errors import SymbodyError
     from ..fmu import export_fmu
-    from ..fmu.arguments import check_output_file, parse_start_values, read_input_file
+    from ..fmu.arguments import add_motion_rates, check_output_file, parse_start_values, read_input_file
     from ..fmu.run import METHOD_VALUES, check_fmu_file, read_description, simulate
     from ..loader import load_model_file
     from .animation import animate
@@ -77,7 +77,8 @@ def run(args: argparse.Namespace) -> int:
         start = parse_start_values(args.set, variables, {"solver.method": METHOD_VALUES})
         inputs = None
         if args.input_file:
-            inputs = read_input_file(args.input_file, [v.name for v in variables if v.causality == "input"])
+            names = [v.name for v in variables if v.causality == "input"]
+            inputs, _ = add_motion_rates(read_input_file(args.input_file, names), names, Path(args.input_file).name)
         res = simulate(fmu, stop_time=args.stop_time, interval=args.interval, start_values=start, inputs=inputs)
         movie = out.suffix.lower() != ".html"
         fps = args.fps or (12.0 if movie else 30.0)

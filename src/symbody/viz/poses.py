@@ -153,6 +153,8 @@ def evaluate_poses(
             if name not in columns:
                 raise GeometryError(f"the result has no coordinate {name!r}, which the geometry needs")
             env[name] = np.asarray(columns[name], dtype=float)
+        elif kind == "input":  # a motion input: recorded in the result, else held at its start value
+            env[name] = np.asarray(columns[name], dtype=float) if name in columns else float(info["value"])
         elif kind == "parameter":  # given > recorded in the result > the document's default
             if name in params:
                 env[name] = float(params[name])

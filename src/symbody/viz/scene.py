@@ -174,7 +174,7 @@ def _posed(
 ) -> Scene:
     coords = [n for n, info in doc["symbols"].items() if info.get("kind") == "coordinate"]
     given = parameters or {}
-    recorded = [n for n, info in doc["symbols"].items() if info.get("kind") == "parameter" and n in columns]
+    recorded = [n for n, info in doc["symbols"].items() if info.get("kind") in ("parameter", "input") and n in columns]
     cols = _resample(columns, [*coords, *[n for n in recorded if n not in given], *plots], times)
     poses = evaluate_poses(doc, cols, parameters)
     keys = _trail_keys(doc, trails)

@@ -112,15 +112,17 @@ static int first_of_kind(SbVarKind kind)
    flags), nS doubles, then the FNV-1a checksum of everything before it. */
 unsigned long long sb_fnv1a(const void *data, size_t size, unsigned long long hash);
 
-/* Byte offset of the value of variable `vr` in a serialized state (time, x, u, p, settings, h_next). */
+/* Byte offset of the value of variable `vr` in a serialized state (time, q, dq, states, u with its two derivatives, p, settings, h_next). */
 static size_t serialized_offset(unsigned vr)
 {
     const SbVariable *v = &sb_model.variables[vr];
-    const size_t nx = 2 * (size_t)sb_model.nq, nu = (size_t)sb_model.nu, np = (size_t)sb_model.np;
+    const size_t nx = 2 * (size_t)sb_model.nq + (size_t)sb_model.ns, nu = 3 * (size_t)sb_model.nu;
+    const size_t np = (size_t)sb_model.np;
     size_t slot = 0;
     switch (v->kind) {
     case SB_VAR_Q: slot = 1 + (size_t)v->index; break;
     case SB_VAR_DQ: slot = 1 + (size_t)sb_model.nq + (size_t)v->index; break;
+    case SB_VAR_X: slot = 1 + 2 * (size_t)sb_model.nq + (size_t)v->index; break;
     case SB_VAR_U: slot = 1 + nx + (size_t)v->index; break;
     case SB_VAR_P: slot = 1 + nx + nu + (size_t)v->index; break;
     case SB_VAR_SETTING: slot = 1 + nx + nu + np + (size_t)v->index; break;
