@@ -3,7 +3,7 @@ solutions and against symbody's own simulation:
 
 * Model Exchange with events found only at the ends of fixed steps of 1 ms (explicit Euler and rk4, as the FMU
   Compliance Checker, fmusim ``--solver euler`` and real-time hosts), rk4 with bisection on the indicators, and
-  fmpy's CVode at rtol 1e-4, 1e-6 and 1e-8 (masters of ``tests/support/masters.py``);
+  fmpy's CVode at rtol 1e-4, 1e-6 and 1e-8 (masters of ``tests/support/event_masters.py``);
 * Co-Simulation with every embedded solver at the importer's tolerances 1e-3 and 1e-4 (passed to the
   experiment and as ``solver.rtol``) and communication steps of 0.25 and 1 s.
 
