@@ -52,13 +52,17 @@ def commands(duration: float = 60.0, dt: float = 0.05) -> np.ndarray:
 
 @pytest.fixture(scope="module")
 def crane(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("knuckle")
-    fmus = {
-        (v, stops): export_fmu(example("knuckle_crane", end_stops=stops), folder / f"knuckle{v}{stops}.fmu",
-                               fmi_version=v, kind="both")
-        for v in (2, 3) for stops in (True, False)
-    }  # fmt: skip
-    return fmus, commands()
+    """The FMU of the crane ``(version, end_stops)``, built when first asked for, and the commands."""
+    folder, fmus = tmp_path_factory.mktemp("knuckle"), {}
+
+    def fmu(version: int, stops: bool):
+        if (version, stops) not in fmus:
+            path = folder / f"knuckle{version}{stops}.fmu"
+            system = example("knuckle_crane", end_stops=stops)
+            fmus[version, stops] = export_fmu(system, path, fmi_version=version, kind="both")
+        return fmus[version, stops]
+
+    return fmu, commands()
 
 
 def within_the_stops(res) -> None:
@@ -85,23 +89,24 @@ def co_simulation(fmu, data, method: str) -> tuple[dict, list[str]]:
 @pytest.mark.parametrize("version", (2, 3))
 @pytest.mark.parametrize("method", ["rk4", "dopri5", pytest.param("rosenbrock23", marks=pytest.mark.slow)])
 def test_co_simulation_runs_through_the_end_stop_impacts(crane, version, method):
-    fmus, data = crane
-    res, log = co_simulation(fmus[version, True], data, method)
+    fmu, data = crane
+    res, log = co_simulation(fmu(version, True), data, method)
     assert res["time"][-1] == pytest.approx(60.0)
     assert all(impacts(log).values()), impacts(log)  # every stop hit
     within_the_stops(res)
 
 
+@pytest.mark.slow  # (four runs of 60 s under CVode: 25 s)
 @pytest.mark.parametrize("version", (2, 3))
 def test_model_exchange_under_cvode_costs_at_most_twice_the_crane_without_stops(crane, version):
-    fmus, data = crane
-    stops = cvode_with_inputs(fmus[version, True], 60.0, 1e-6, ["luff", "fold"], data)
-    free = cvode_with_inputs(fmus[version, False], 60.0, 1e-6, ["luff", "fold"], data)
+    fmu, data = crane
+    stops = cvode_with_inputs(fmu(version, True), 60.0, 1e-6, ["luff", "fold"], data)
+    free = cvode_with_inputs(fmu(version, False), 60.0, 1e-6, ["luff", "fold"], data)
     assert stops.time[-1] == pytest.approx(60.0) and len(stops.events) >= 4 and not free.events
     within_the_stops(stops)
     assert free["luff"].max() > LIMITS["luff"][1] + 0.1  # (without stops the booms go well past them)
     assert stops.derivative_calls <= 2 * free.derivative_calls, (stops.derivative_calls, free.derivative_calls)
     # the first impact (the main boom on its high stop) where Co-Simulation puts it, within a communication step:
     # fmpy holds the inputs over each step in Co-Simulation and interpolates them linearly for CVode
-    first = impacts(co_simulation(fmus[version, True], data, "dopri5")[1])["stop_luff_max"][0]
+    first = impacts(co_simulation(fmu(version, True), data, "dopri5")[1])["stop_luff_max"][0]
     assert min(stops.events) == pytest.approx(first, abs=0.05)
