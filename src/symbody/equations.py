@@ -101,11 +101,12 @@ class Equations:
         contacts: the unilateral contacts (:class:`symbody.model.contacts.ContactInfo`: gap, its
             Jacobian row, ``beta``, ``gamma``, restitution, force symbol).
         frictions: the stick-slip friction elements (:class:`symbody.model.friction.FrictionInfo`).
-        switches: the switching functions of the loads (arguments of ``Abs`` and ``sign`` in ``delta``).
-        elements: ``(kind, name)`` of the model's hoisting and actuation elements (ropes, slings,
-            buffers, winches, hydraulic cylinders), in the order they were added.
+        switches: the switching functions of the loads and constraints (arguments of ``Abs`` and ``sign`` in
+            ``delta`` and in the constraint rows).
             These three are the events of a simulation (:mod:`symbody.numeric.events`); the contact and
             friction force symbols follow the multipliers in the ``lam`` argument of generated functions.
+        elements: ``(kind, name)`` of the model's hoisting and actuation elements (ropes, slings,
+            buffers, winches, hydraulic cylinders), in the order they were added.
     """
 
     name: str
