@@ -45,7 +45,9 @@ def _check_drop(res: dict, tol: float) -> None:
     exact = -FALL - (y_st - amp * np.cos(w * (t[taut] - t_in) + math.acos(y_st / amp)))
     assert y[taut] == pytest.approx(exact, abs=tol)
     assert res["hoist_tension"].min() >= 0.0
-    assert np.all(res["hoist_tension"][free] == 0.0)
+    # slack in free fall (at the located taut event, Model Exchange may record a tension of the event
+    # location's tolerance: 1e-10 N is a stretch of some 1e-15 m)
+    assert np.all(res["hoist_tension"][free] <= 1e-6)
     peak = FALLS**2 * EA / rope_length(FALLS) * (y_st + amp) / FALLS  # k (y_st + A) over n falls
     assert res["hoist_tension"].max() == pytest.approx(peak, rel=2e-3)  # sampled near the bottom
 
