@@ -125,7 +125,7 @@ fmi2Status fmi2GetString(fmi2Component c, const fmi2ValueReference vr[], size_t 
 {
     SB_ENTER(c, SB_CALL_GET_VALUES);
     (void)value;
-    return SB_STATUS(sb_no_variables(inst, __func__, vr, nvr, "String"));
+    return SB_STATUS(sb_no_variables(inst, __func__, vr, nvr, "String variables"));
 }
 
 fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, const fmi2Real value[])
@@ -150,7 +150,7 @@ fmi2Status fmi2SetString(fmi2Component c, const fmi2ValueReference vr[], size_t 
 {
     SB_ENTER(c, SB_CALL_SET_DISCRETE_VALUES);
     (void)value;
-    return SB_STATUS(sb_no_variables(inst, __func__, vr, nvr, "String"));
+    return SB_STATUS(sb_no_variables(inst, __func__, vr, nvr, "String variables"));
 }
 
 /* --------------------------------------------------------------- FMU state */

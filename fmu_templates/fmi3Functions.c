@@ -217,7 +217,7 @@ fmi3Status fmi3SetBoolean(fmi3Instance instance, const fmi3ValueReference vr[], 
         SB_ENTER(instance, call);                                                                                    \
         (void)values;                                                                                                \
         (void)nValues;                                                                                               \
-        return SB_STATUS(sb_no_variables(inst, __func__, vr, nvr, #T));                                              \
+        return SB_STATUS(sb_no_variables(inst, __func__, vr, nvr, #T " variables"));                                 \
     }
 
 NO_SUCH_TYPE(fmi3GetFloat32, fmi3Float32, , SB_CALL_GET_VALUES)
@@ -246,7 +246,7 @@ fmi3Status fmi3GetBinary(fmi3Instance instance, const fmi3ValueReference vr[], s
     (void)valueSizes;
     (void)values;
     (void)nValues;
-    return SB_STATUS(sb_no_variables(inst, __func__, vr, nvr, "Binary"));
+    return SB_STATUS(sb_no_variables(inst, __func__, vr, nvr, "Binary variables"));
 }
 
 fmi3Status fmi3SetBinary(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr, const size_t valueSizes[],
@@ -256,21 +256,21 @@ fmi3Status fmi3SetBinary(fmi3Instance instance, const fmi3ValueReference vr[], s
     (void)valueSizes;
     (void)values;
     (void)nValues;
-    return SB_STATUS(sb_no_variables(inst, __func__, vr, nvr, "Binary"));
+    return SB_STATUS(sb_no_variables(inst, __func__, vr, nvr, "Binary variables"));
 }
 
 fmi3Status fmi3GetClock(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr, fmi3Clock values[])
 {
     SB_ENTER(instance, SB_CALL_GET_VALUES);
     (void)values;
-    return SB_STATUS(sb_no_variables(inst, __func__, vr, nvr, "Clock"));
+    return SB_STATUS(sb_no_variables(inst, __func__, vr, nvr, "clocks"));
 }
 
 fmi3Status fmi3SetClock(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr, const fmi3Clock values[])
 {
     SB_ENTER(instance, SB_CALL_SET_DISCRETE_VALUES);
     (void)values;
-    return SB_STATUS(sb_no_variables(inst, __func__, vr, nvr, "Clock"));
+    return SB_STATUS(sb_no_variables(inst, __func__, vr, nvr, "clocks"));
 }
 
 /* ------------------------------------------------------ variable dependencies */
@@ -384,7 +384,7 @@ fmi3Status fmi3ExitConfigurationMode(fmi3Instance instance)
     {                                                                                                                \
         SB_ENTER(instance, SB_CALL_ANY_STATE);                                                                       \
         unused;                                                                                                      \
-        return SB_STATUS(sb_no_variables(inst, __func__, vr, nvr, "Clock"));                                         \
+        return SB_STATUS(sb_no_variables(inst, __func__, vr, nvr, "clocks"));                                        \
     }
 #define ARGS2(a, b) a, b
 #define ARGS3(a, b, c) a, b, c

@@ -104,10 +104,10 @@ SbStatus sb_enter_mode(SbInstance *inst, SbMode mode)
 
 /* ------------------------------------------------------------------------------------------ variables */
 
-SbStatus sb_no_variables(SbInstance *inst, const char *function, const unsigned *vr, size_t n, const char *type)
+SbStatus sb_no_variables(SbInstance *inst, const char *function, const unsigned *vr, size_t n, const char *what)
 {
     if (n == 0) return SB_OK;
-    return sb_fail(inst, function, "this FMU has no %s variables (value reference %u)", type, vr ? vr[0] : 0);
+    return sb_fail(inst, function, "this FMU has no %s (value reference %u)", what, vr ? vr[0] : 0);
 }
 
 SbStatus sb_no_output_derivatives(SbInstance *inst, const char *function, const unsigned *vr, size_t n)

@@ -89,9 +89,9 @@ void sb_free_hosted(void *instance);
 /* Terminate, enter event or continuous-time mode: the instance is in `mode`. */
 SbStatus sb_enter_mode(SbInstance *inst, SbMode mode);
 
-/* Get or Set of a type this FMU has no variables of (`type`: String, Binary, clocks, ...): OK for no value
+/* Get or Set of what this FMU has none of (`what`: "String variables", "clocks", ...): OK for no value
    reference, else an Error naming the first. */
-SbStatus sb_no_variables(SbInstance *inst, const char *function, const unsigned *vr, size_t n, const char *type);
+SbStatus sb_no_variables(SbInstance *inst, const char *function, const unsigned *vr, size_t n, const char *what);
 
 /* Output derivatives (maxOutputDerivativeOrder = 0): OK for no value reference, else an Error. */
 SbStatus sb_no_output_derivatives(SbInstance *inst, const char *function, const unsigned *vr, size_t n);
