@@ -234,6 +234,26 @@ def test_the_hosts_call_every_fmi_function(version):
     assert sorted(f for f in functions if f"{f}(" not in host) == []
 
 
+def _host_functions(version: int) -> dict[str, str]:
+    """name -> body of each function the host defines, its standard's names made alike (fmi2/fmi3 -> fmiN)."""
+    text = (HOSTS / f"fmi{version}_host.c").read_text()
+    text = re.sub(r"fmi[23]Component|fmi[23]Instance", "Fmu", text).replace(f"fmi{version}", "fmiN")
+    found = re.finditer(r"^static [^;{]*?\b(\w+)\(([^)]*)\)\n\{\n(.*?)^\}", text, re.M | re.S)
+    return {m.group(1): m.group(3) for m in found}
+
+
+def test_the_hosts_share_their_common_checks():
+    """The checks both hosts run are written once (host_checks.h): no function of one host is the other's after
+    renaming, the adapters to each standard's functions (h_*) aside."""
+    fmi2, fmi3 = _host_functions(2), _host_functions(3)
+    assert len(fmi2) > 15 and len(fmi3) > 15
+    same = sorted(name for name in fmi2.keys() & fmi3.keys() if fmi2[name] == fmi3[name] and not name.startswith("h_"))
+    assert same == []
+    checks = set(re.findall(r"^static [^;{]*?\b(\w+)\([^)]*\)\n\{", (HOSTS / "host_checks.h").read_text(), re.M))
+    assert {"simulate", "test_cycles", "test_stop_time", "run_threads"} <= checks
+    assert checks.isdisjoint(fmi2) and checks.isdisjoint(fmi3), checks & (fmi2.keys() | fmi3.keys())
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("version", (2, 3))
 @pytest.mark.parametrize("model", sorted(MODELS))

@@ -67,7 +67,7 @@ def mass_tree_source(eq, min_saving: float = MIN_SAVING) -> str:
     """The definition of ``sb_mass_parent`` for ``model.c``: the tree where LTDL saves ``min_saving``
     times the work of the dense factorization, else ``NULL`` (constraints, no tree, a chain)."""
     parents = mass_parents(eq.M) if eq.nc == 0 else None
-    head = '\n#include "sb_ltdl.h"\n\n'
+    head = "\n"  # declared in symbody_model.h, which model.c includes
     why = "constraints" if eq.nc else "no tree structure"
     if parents is not None:
         work, dense = factorization_work(parents)

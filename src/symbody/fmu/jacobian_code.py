@@ -40,7 +40,8 @@ from ..codegen.c_split import c_function_pieces
 from ..symbolic.expr import Expr
 from .jacobians import ResidualJacobians, ResidualTangents
 
-#: The header that declares sb_jacobian_columns and SB_MODEL_LOCAL (shipped in sources/ with the runtime).
+#: The header that declares sb_jacobian_columns (shipped in sources/ with the runtime; SB_MODEL_LOCAL is in
+#: symbody_model.h).
 TANGENTS_HEADER = "sb_tangents.h"
 #: Linkage of generated functions shared between the files of the model (not exported from the FMU).
 LOCAL = "SB_MODEL_LOCAL"

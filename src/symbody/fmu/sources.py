@@ -35,24 +35,12 @@ from ..model.contacts import event_force_symbols
 from ..symbolic.calculus import diff, subs
 from ..symbolic.expr import ZERO, Expr
 from .contract import SETTINGS_DEFAULTS, block
+from .contract_types import MODEL, VARIABLE, field_values, var_kind, var_type
 from .jacobian_code import LOCAL, SEPARATE_DERIVATIVE_MODES, TANGENTS_HEADER, jacobian_functions
 from .jacobians import ResidualJacobians, jacobian_mode
 from .start_velocities import independent_velocities
 from .variables import FmuVariable, fmu_variables
 
-_KIND = {
-    "time": "SB_VAR_TIME",
-    "q": "SB_VAR_Q",
-    "dq": "SB_VAR_DQ",
-    "ddq": "SB_VAR_DDQ",
-    "x": "SB_VAR_X",
-    "dx": "SB_VAR_DX",
-    "u": "SB_VAR_U",
-    "p": "SB_VAR_P",
-    "y": "SB_VAR_Y",
-    "setting": "SB_VAR_SETTING",
-    "event": "SB_VAR_EVENT",
-}
 #: Generated files hold about this many characters of functions: longer code goes on in model_<k>.c.
 SEPARATE_FILE_CHARS = 40_000
 _MODE_TEXT = {
@@ -60,7 +48,6 @@ _MODE_TEXT = {
     "forward": "columns from forward-mode tangent code",
     "none": "central differences, no directional derivatives provided",
 }
-_TYPE = {"Real": "SB_TYPE_REAL", "Integer": "SB_TYPE_ENUM", "Boolean": "SB_TYPE_BOOLEAN"}
 
 
 def _num(x: float) -> str:
@@ -256,12 +243,16 @@ class ModelSource:
         out = ["/* FMU variables; the value reference of a variable is its index */\n"]
         out.append("static const SbVariable variables[] = {\n")
         for v in self.variables:
-            lo = v.min if v.min is not None else -math.inf
-            hi = v.max if v.max is not None else math.inf
-            out.append(
-                f"    {{{c_string(v.name)}, {_KIND[v.kind]}, {v.index}, {_TYPE[v.type]}, {_num(lo)}, {_num(hi)}}},"
-                f" /* {v.vr} */\n"
-            )
+            values = {
+                "name": c_string(v.name),
+                "kind": var_kind(v.kind),
+                "index": str(v.index),
+                "type": var_type(v.type),
+                "min": _num(v.min if v.min is not None else -math.inf),
+                "max": _num(v.max if v.max is not None else math.inf),
+            }
+            fields = ", ".join(value for _, value in field_values(VARIABLE, values, "SbVariable"))
+            out.append(f"    {{{fields}}}, /* {v.vr} */\n")
         out.append("};\n\n")
         out.append(_array("const double", "q0", [_num(c.q0) for c in eq.coordinates], "start positions"))
         out.append(_array("const double", "dq0", [_num(c.dq0) for c in eq.coordinates], "start velocities"))
@@ -296,25 +287,30 @@ class ModelSource:
         out.append(_array("const char *const", "init_names", [c_string(n) for n in init_names]))
         me = int(self.kind in ("me", "both"))
         cs = int(self.kind in ("cs", "both"))
-        out.append(
-            "\nconst SbModel sb_model = {\n"
-            f"    .name = {c_string(eq.name)},\n"
-            "    .token = SB_TOKEN,\n"
-            f"    .nq = {eq.nq},\n    .nc = {eq.nc},\n    .nh = {eq.nh},\n    .ninit = {len(eq.Phi_init)},\n"
-            f"    .nu = {eq.nu},\n    .np = {len(eq.parameters)},\n    .ny = {len(eq.outputs)},\n"
-            f"    .has_me = {me},\n    .has_cs = {cs},\n"
-            f"    .nvars = {len(self.variables)},\n    .variables = variables,\n"
-            "    .q0 = q0,\n    .dq0 = dq0,\n    .u0 = u0,\n    .p0 = p0,\n    .settings0 = settings0,\n"
-            "    .init_fix = init_fix,\n    .independent = independent,\n    .coordinate_names = coordinate_names,\n"
-            "    .constraint_names = constraint_names,\n    .init_names = init_names,\n"
-            f"    .nk = {len(getattr(eq, 'contacts', ()))},\n    .contact_names = contact_names,\n"
-            f"    .nsw = {len(getattr(eq, 'switches', ()))},\n"
-            f"    .nf = {len(getattr(eq, 'frictions', ()))},\n    .friction_names = friction_names,\n"
-            f"    .friction_implicit = {int(friction_implicit(eq))},\n"
-            f"    .has_direct = {int(bool(getattr(eq, 'accelerations', ())))},\n"
-            f"    .ns = {eq.nx},\n    .s0 = s0,\n    .state_names = state_names,\n"
-            f"    .nmotion = {len(eq.motion_inputs)},\n    .motion = motion,\n}};\n\n"
-        )
+        sizes = {
+            "nq": eq.nq,
+            "nc": eq.nc,
+            "nh": eq.nh,
+            "ninit": len(eq.Phi_init),
+            "nu": eq.nu,
+            "np": len(eq.parameters),
+            "ny": len(eq.outputs),
+            "has_me": me,
+            "has_cs": cs,
+            "nvars": len(self.variables),
+            "nk": len(eq.contacts),
+            "nsw": len(eq.switches),
+            "nf": len(eq.frictions),
+            "friction_implicit": int(friction_implicit(eq)),
+            "has_direct": int(bool(eq.accelerations)),
+            "ns": eq.nx,
+            "nmotion": len(eq.motion_inputs),
+        }
+        arrays = [f.name for f in MODEL if f.ctype.startswith("const") and f.name not in ("name", "token")]
+        values = {"name": c_string(eq.name), "token": "SB_TOKEN"} | {k: str(n) for k, n in sizes.items()}
+        values |= {name: name for name in arrays}  # the static arrays above, named as the fields
+        body = "".join(f"    .{field} = {value},\n" for field, value in field_values(MODEL, values, "SbModel"))
+        out.append(f"\nconst SbModel sb_model = {{\n{body}}};\n\n")
         return "".join(out)
 
     # -- block functions ---------------------------------------------------------
