@@ -59,23 +59,25 @@ def build(luff0: float = LUFF0, fold0: float = FOLD0, slew0: float = SLEW0, end_
     """The crane on the ship; ``luff0``, ``fold0``, ``slew0`` are the start angles (rad)."""
     s = sb.System("knuckle_crane", description="knuckle-boom crane on a ship (heave, roll and pitch as motion inputs)")
     P = s.parameter
-    g = P("g", G0, "m/s2", "gravitational acceleration", min=0.0)
-    x_ped = P("x_ped", -12.0, "m", "pedestal foot on the deck, forward of the ship's reference point")
-    y_ped = P("y_ped", -5.0, "m", "pedestal foot on the deck, to port of the ship's reference point")
-    z_ped = P("z_ped", 4.0, "m", "pedestal foot above the ship's reference point (waterline)")
-    h_col = P("h_col", 4.0, "m", "height of the main boom's pivot above the pedestal foot")
-    e_col = P("e_col", 0.8, "m", "offset of the main boom's pivot from the slewing axis")
-    L1 = P("L1", 12.0, "m", "main boom, pivot to knuckle")
-    L2 = P("L2", 8.0, "m", "jib, knuckle to tip")
-    l_rope = P("l_rope", 6.0, "m", "rope length from the jib tip to the payload", min=0.0)
-    m_col = P("m_col", 8000.0, "kg", "mass of the slewing column", min=0.0)
-    J_col = P("J_col", 12000.0, "kg.m2", "moment of inertia of the column about the slewing axis", min=0.0)
-    m1 = P("m1", 3000.0, "kg", "mass of the main boom", min=0.0)
-    m2 = P("m2", 1500.0, "kg", "mass of the jib", min=0.0)
-    m_payload = P("m_payload", 4000.0, "kg", "payload mass (with the hook)", min=0.0)
-    c_cyl = P("c_cyl", 2.0e5, "N.s/m", "viscous damping of each cylinder", min=0.0)
-    c_slew = P("c_slew", 5.0e4, "N.m.s/rad", "viscous damping of the slewing gear", min=0.0)
-    c_swing = P("c_swing", 500.0, "N.m.s/rad", "viscous damping of each rope swing angle", min=0.0)
+    g = P("g", G0, unit="m/s2", description="gravitational acceleration", min=0.0)
+    x_ped = P("x_ped", -12.0, unit="m", description="pedestal foot on the deck, forward of the ship's reference point")
+    y_ped = P("y_ped", -5.0, unit="m", description="pedestal foot on the deck, to port of the ship's reference point")
+    z_ped = P("z_ped", 4.0, unit="m", description="pedestal foot above the ship's reference point (waterline)")
+    h_col = P("h_col", 4.0, unit="m", description="height of the main boom's pivot above the pedestal foot")
+    e_col = P("e_col", 0.8, unit="m", description="offset of the main boom's pivot from the slewing axis")
+    L1 = P("L1", 12.0, unit="m", description="main boom, pivot to knuckle")
+    L2 = P("L2", 8.0, unit="m", description="jib, knuckle to tip")
+    l_rope = P("l_rope", 6.0, unit="m", description="rope length from the jib tip to the payload", min=0.0)
+    m_col = P("m_col", 8000.0, unit="kg", description="mass of the slewing column", min=0.0)
+    J_col = P(
+        "J_col", 12000.0, unit="kg.m2", description="moment of inertia of the column about the slewing axis", min=0.0
+    )
+    m1 = P("m1", 3000.0, unit="kg", description="mass of the main boom", min=0.0)
+    m2 = P("m2", 1500.0, unit="kg", description="mass of the jib", min=0.0)
+    m_payload = P("m_payload", 4000.0, unit="kg", description="payload mass (with the hook)", min=0.0)
+    c_cyl = P("c_cyl", 2.0e5, unit="N.s/m", description="viscous damping of each cylinder", min=0.0)
+    c_slew = P("c_slew", 5.0e4, unit="N.m.s/rad", description="viscous damping of the slewing gear", min=0.0)
+    c_swing = P("c_swing", 500.0, unit="N.m.s/rad", description="viscous damping of each rope swing angle", min=0.0)
 
     heave = s.motion_input("heave", unit="m", description="heave of the ship's reference point (up)")
     roll = s.motion_input("roll", unit="rad", description="roll of the ship (about x, starboard down)")
@@ -113,18 +115,18 @@ def build(luff0: float = LUFF0, fold0: float = FOLD0, slew0: float = SLEW0, end_
     s.gravity((0, 0, -g))
 
     # cylinders: the main one from the column to the boom, the knuckle one from the boom to a lever of the jib
-    a1 = P("a1", 1.5, "m", "main cylinder's foot on the column, height above the foot")
-    b1 = P("b1", 4.0, "m", "main cylinder's rod end on the boom, from the pivot")
-    a2 = P("a2", 6.5, "m", "knuckle cylinder's foot on the main boom, from the pivot")
-    b2 = P("b2", 1.0, "m", "knuckle cylinder's rod end on the jib lever, behind the knuckle")
-    d_cyl = P("d_cyl", 0.7, "m", "offset of the cylinders' ends from the booms' axes")
+    a1 = P("a1", 1.5, unit="m", description="main cylinder's foot on the column, height above the foot")
+    b1 = P("b1", 4.0, unit="m", description="main cylinder's rod end on the boom, from the pivot")
+    a2 = P("a2", 6.5, unit="m", description="knuckle cylinder's foot on the main boom, from the pivot")
+    b2 = P("b2", 1.0, unit="m", description="knuckle cylinder's rod end on the jib lever, behind the knuckle")
+    d_cyl = P("d_cyl", 0.7, unit="m", description="offset of the cylinders' ends from the booms' axes")
     main_foot = s.point("main_cyl_foot", foot, sb.Vector(column_base, e_col + d_cyl, 0, a1))
     main_rod = s.point("main_cyl_rod", pivot, sb.Vector(boom_base, b1, 0, -d_cyl))
     jib_foot = s.point("jib_cyl_foot", pivot, sb.Vector(boom_base, a2, 0, d_cyl))
     jib_rod = s.point("jib_cyl_rod", knuckle, sb.Vector(jib_base, -b2, 0, d_cyl))
-    tau_slew = s.input("tau_slew", 0.0, "N.m", "slewing drive's torque on the column")
-    F_main = s.input("F_main", 0.0, "N", "main cylinder force (positive extends it)")
-    F_jib = s.input("F_jib", 0.0, "N", "knuckle cylinder force (positive extends it)")
+    tau_slew = s.input("tau_slew", 0.0, unit="N.m", description="slewing drive's torque on the column")
+    F_main = s.input("F_main", 0.0, unit="N", description="main cylinder force (positive extends it)")
+    F_jib = s.input("F_jib", 0.0, unit="N", description="knuckle cylinder force (positive extends it)")
     s.spring_damper("main_cylinder", main_foot, main_rod, damping=c_cyl, actuator=F_main, solid1=column, solid2=boom)
     s.spring_damper("jib_cylinder", jib_foot, jib_rod, damping=c_cyl, actuator=F_jib, solid1=boom, solid2=jib)
     s.torque("slew_drive", column, sb.Vector(deck, 0, 0, tau_slew))
@@ -135,10 +137,16 @@ def build(luff0: float = LUFF0, fold0: float = FOLD0, slew0: float = SLEW0, end_
     if end_stops:
         e_stop = P("e_stop", 0.2, description="restitution of the end stops", min=0.0, max=1.0)
         limits = {
-            "luff_max": (P("luff_max", 1.3, "rad", "highest main boom"), lambda lim: lim - luff),
-            "luff_min": (P("luff_min", -0.1, "rad", "lowest main boom"), lambda lim: luff - lim),
-            "fold_max": (P("fold_max", 0.0, "rad", "jib in line with the main boom"), lambda lim: lim - fold),
-            "fold_min": (P("fold_min", -2.6, "rad", "jib folded against the main boom"), lambda lim: fold - lim),
+            "luff_max": (P("luff_max", 1.3, unit="rad", description="highest main boom"), lambda lim: lim - luff),
+            "luff_min": (P("luff_min", -0.1, unit="rad", description="lowest main boom"), lambda lim: luff - lim),
+            "fold_max": (
+                P("fold_max", 0.0, unit="rad", description="jib in line with the main boom"),
+                lambda lim: lim - fold,
+            ),
+            "fold_min": (
+                P("fold_min", -2.6, unit="rad", description="jib folded against the main boom"),
+                lambda lim: fold - lim,
+            ),
         }
         for name, (lim, gap) in limits.items():
             stop = s.unilateral(f"stop_{name}", gap(lim), restitution=e_stop)

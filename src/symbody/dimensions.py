@@ -196,8 +196,8 @@ class DimensionChecker:
 
         Example:
             >>> import symbody as sb
-            >>> s = sb.System("d"); x = s.coordinate("x", unit="m"); T = s.parameter("T", 1.0, "s")
-            >>> _ = s.particle("p", s.point("P", s.origin, (x, 0, 0)), s.parameter("m", 1.0, "kg"))
+            >>> s = sb.System("d"); x = s.coordinate("x", unit="m"); T = s.parameter("T", 1.0, unit="s")
+            >>> _ = s.particle("p", s.point("P", s.origin, (x, 0, 0)), s.parameter("m", 1.0, unit="kg"))
             >>> chk = DimensionChecker(s.derive())
             >>> chk.problem(x + T), chk.problem(x, parse_dimension("s")), chk.problem(x + 2.0, parse_dimension("m"))
             ('adds m and s', 'is in m, not s', None)

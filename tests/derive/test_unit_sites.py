@@ -30,7 +30,7 @@ def derive_error(s: sb.System) -> str:
 def test_point_placed_with_bare_numbers_in_a_turning_base():
     s = crane()
     lamp = s.point("lamp_point", "trolley", sb.Vector(s.bases["rope"], 1.0, 0, 0.8))
-    s.particle("lamp", lamp, s.parameter("m_lamp", 5.0, "kg"))
+    s.particle("lamp", lamp, s.parameter("m_lamp", 5.0, unit="kg"))
     message = derive_error(s)
     assert "point 'lamp_point' is placed at (1, 0, 0.8) in base 'rope' from point 'trolley'" in message
     assert "its velocity adds m/s and 1/s" in message  # omega x (1, 0, 0.8) is in 1/s

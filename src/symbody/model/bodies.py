@@ -34,6 +34,7 @@ from .base import Base
 from .expressions import default_value, require, state_mask, to_expr
 from .geometry import resolve_base, resolve_frame, resolve_point, resolve_vector
 from .point import Frame, Point, relative_position
+from .registry import Facet, atomic
 from .solid import Solid, as_inertia_rows
 from .symbols import Parameter
 from .vector import Tensor, steiner
@@ -56,20 +57,7 @@ def create_solid(
 ) -> Solid:
     """Create a rigid body attached to a frame (or a point and a base).
 
-    Args:
-        mass: mass (number, parameter or expression); must be non-negative.
-        com: centre of mass from the frame's point: components in the body base, or a Vector.
-        inertia: inertia tensor (3x3, diagonal 3-tuple or :func:`inertia`), or a :class:`Tensor`.
-        inertia_at: ``"com"`` (default), ``"origin"`` (the frame's point) or a point fixed to the body.
-        inertia_base: base of the inertia components (default: the body base); must be fixed to the body.
-
-    Example:
-        >>> import symbody as sb
-        >>> s = sb.System("rod")
-        >>> m, l = s.parameter("m", 1.0), s.parameter("l", 2.0)
-        >>> rod = create_solid(s, "rod", s.ground, mass=m, com=(l / 2, 0, 0), inertia=(0, m * l**2 / 12, 0))
-        >>> rod.inertia_origin[1][1]
-        1/3*m*l**2
+    The body of :meth:`symbody.System.solid` (documented there, with an example).
     """
     point, b = resolve_frame(system, frame, base, f"solid {name!r}")
     m = to_expr(system, mass, f"mass of solid {name!r}")
@@ -100,11 +88,7 @@ def create_solid(
 def create_particle(system: System, name: str, point: Point | str, mass: Any) -> Solid:
     """Create a point mass.
 
-    Example:
-        >>> import symbody as sb
-        >>> s = sb.System("pm")
-        >>> create_particle(s, "bob", "O", 1.5)
-        Particle('bob', point='O', base='xyz')
+    The body of :meth:`symbody.System.particle` (documented there, with an example).
     """
     p = resolve_point(system, point, f"point of particle {name!r}")
     m = to_expr(system, mass, f"mass of particle {name!r}")
@@ -227,3 +211,61 @@ def check_inertia(system: System, name: str, I: Any) -> None:
     scale = max(1.0, float(np.max(np.abs(ev))))
     if ev.min() < -1e-9 * scale:
         raise ModelError(f"inertia tensor of solid {name!r} is not positive semi-definite (eigenvalue {ev.min():g})")
+
+
+class BodiesMixin(Facet):
+    """The methods of :class:`symbody.System` that create solids and particles."""
+
+    @atomic
+    def solid(
+        self,
+        name: str,
+        frame: Frame | Point | str,
+        base: Base | str | None = None,
+        *,
+        mass: Any,
+        com: Any = (0, 0, 0),
+        inertia: Any = None,
+        inertia_at: str | Point = "com",
+        inertia_base: Base | str | None = None,
+    ) -> Solid:
+        """Create a rigid body attached to a frame (or a point and a base).
+
+        Args:
+            mass: mass (number, parameter or expression); must be non-negative.
+            com: centre of mass from the frame's point: components in the body base, or a Vector.
+            inertia: inertia tensor (3x3, diagonal 3-tuple or :func:`inertia`), or a :class:`Tensor`.
+            inertia_at: ``"com"`` (default), ``"origin"`` (the frame's point) or a point fixed to the body.
+            inertia_base: base of the inertia components (default: the body base); must be fixed to the body.
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("rod")
+            >>> m, l = s.parameter("m", 1.0), s.parameter("l", 2.0)
+            >>> rod = s.solid("rod", s.ground, mass=m, com=(l / 2, 0, 0), inertia=(0, m * l**2 / 12, 0))
+            >>> rod.inertia_origin[1][1]
+            1/3*m*l**2
+        """
+        return create_solid(
+            self._system,
+            name,
+            frame,
+            base,
+            mass=mass,
+            com=com,
+            inertia=inertia,
+            inertia_at=inertia_at,
+            inertia_base=inertia_base,
+        )
+
+    @atomic
+    def particle(self, name: str, point: Point | str, mass: Any) -> Solid:
+        """Create a point mass.
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("pm")
+            >>> s.particle("bob", "O", 1.5)
+            Particle('bob', point='O', base='xyz')
+        """
+        return create_particle(self._system, name, point, mass)

@@ -22,6 +22,7 @@ from ..errors import ModelError
 from .base import AxisRotation, Base, EulerAngles, Rotation
 from .expressions import GEOMETRY, coordinate_mask, default_value, require, to_expr
 from .point import Frame, Point
+from .registry import Facet, atomic
 from .solid import Solid
 from .vector import Vector
 
@@ -156,18 +157,7 @@ def create_base(
 ) -> Base:
     """Create a base from its parent and a rotation.
 
-    ``rotation`` is :func:`Rx`, :func:`Ry`, :func:`Rz`, :class:`AxisAngle`,
-    :class:`EulerAngles`, :class:`EulerParameters`, :class:`SmallRotation` or
-    :class:`RotationMatrix`; ``s.base("B", parent, "z", theta)`` is short for
-    ``s.base("B", parent, sb.Rz(theta))``.  An :class:`EulerAngles` creates the
-    intermediate bases ``<name>_1``, ``<name>_2``, ... and returns the last one.
-
-    Example:
-        >>> import symbody as sb
-        >>> s = sb.System("b")
-        >>> a, b = s.coordinate("a"), s.coordinate("b")
-        >>> create_base(s, "B", "xyz", sb.EulerAngles("zx", (a, b))).parent.name
-        'B_1'
+    The body of :meth:`symbody.System.base` (documented there, with an example).
     """
     p = resolve_base(system, parent, f"parent of base {name!r}")
     if isinstance(rotation, (str, int)) and angle is not None:
@@ -213,15 +203,7 @@ def _euler_bases(system: System, name: str, parent: Base, rotation: EulerAngles)
 def create_point(system: System, name: str, parent: Point | str, vector: Any, base: Base | str | None = None) -> Point:
     """Create a point from its parent point and the vector joining them.
 
-    ``vector`` is a :class:`Vector` or three components in ``base`` (default: ground base).
-
-    Example:
-        >>> import symbody as sb
-        >>> s = sb.System("pt")
-        >>> l = s.parameter("l", 2.0)
-        >>> A = create_point(s, "A", s.origin, (l, 0, 0))
-        >>> create_point(s, "B", A, sb.Vector(s.ground_base, 0, l, 0)).position().components(s.ground_base)
-        (l, l, 0)
+    The body of :meth:`symbody.System.point` (documented there, with an example).
     """
     p = resolve_point(system, parent, f"parent of point {name!r}")
     v = resolve_vector(system, vector, base, f"point {name!r}")
@@ -235,11 +217,7 @@ def create_point(system: System, name: str, parent: Point | str, vector: Any, ba
 def create_frame(system: System, name: str, point: Point | str, base: Base | str) -> Frame:
     """Create a frame (reference): a point and a base.
 
-    Example:
-        >>> import symbody as sb
-        >>> s = sb.System("f")
-        >>> create_frame(s, "F", "O", "xyz")
-        Frame('F', point='O', base='xyz')
+    The body of :meth:`symbody.System.frame` (documented there, with an example).
     """
     pt = resolve_point(system, point, f"point of frame {name!r}")
     b = resolve_base(system, base, f"base of frame {name!r}")
@@ -247,3 +225,56 @@ def create_frame(system: System, name: str, point: Point | str, base: Base | str
     f = Frame(system, name, pt, b)
     system.frames[name] = f
     return f
+
+
+class GeometryMixin(Facet):
+    """The methods of :class:`symbody.System` that create bases, points and frames."""
+
+    @atomic
+    def base(
+        self, name: str, parent: Base | str, rotation: Rotation | EulerAngles | str | None = None, angle: Any = None
+    ) -> Base:
+        """Create a base from its parent and a rotation.
+
+        ``rotation`` is :func:`Rx`, :func:`Ry`, :func:`Rz`, :class:`AxisAngle`,
+        :class:`EulerAngles`, :class:`EulerParameters`, :class:`SmallRotation` or
+        :class:`RotationMatrix`; ``s.base("B", parent, "z", theta)`` is short for
+        ``s.base("B", parent, sb.Rz(theta))``.  An :class:`EulerAngles` creates the
+        intermediate bases ``<name>_1``, ``<name>_2``, ... and returns the last one.
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("b")
+            >>> a, b = s.coordinate("a"), s.coordinate("b")
+            >>> s.base("B", "xyz", sb.EulerAngles("zx", (a, b))).parent.name
+            'B_1'
+        """
+        return create_base(self._system, name, parent, rotation, angle)
+
+    @atomic
+    def point(self, name: str, parent: Point | str, vector: Any, base: Base | str | None = None) -> Point:
+        """Create a point from its parent point and the vector joining them.
+
+        ``vector`` is a :class:`Vector` or three components in ``base`` (default: ground base).
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("pt")
+            >>> l = s.parameter("l", 2.0)
+            >>> A = s.point("A", s.origin, (l, 0, 0))
+            >>> s.point("B", A, sb.Vector(s.ground_base, 0, l, 0)).position().components(s.ground_base)
+            (l, l, 0)
+        """
+        return create_point(self._system, name, parent, vector, base)
+
+    @atomic
+    def frame(self, name: str, point: Point | str, base: Base | str) -> Frame:
+        """Create a frame (reference): a point and a base.
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("f")
+            >>> s.frame("F", "O", "xyz")
+            Frame('F', point='O', base='xyz')
+        """
+        return create_frame(self._system, name, point, base)

@@ -23,6 +23,7 @@ from ..errors import ModelError
 from ..symbolic.calculus import time_derivative
 from ..symbolic.expr import ZERO, Expr, mul, neg
 from .base import Base, axis_index
+from .deprecation import formerly_positional
 from .expressions import GEOMETRY, LOADS, default_value, require, to_expr
 from .geometry import resolve_base, resolve_point, resolve_solid, resolve_vector
 from .loads import (
@@ -36,6 +37,7 @@ from .loads import (
     Wrench,
 )
 from .point import Point, relative_position
+from .registry import Facet, atomic
 from .solid import Solid
 from .vector import Vector
 
@@ -64,12 +66,7 @@ def add_load(system: System, name: str, load: L) -> L:
 def apply_gravity(system: System, g: Any, base: Base | str | None = None, name: str = "gravity") -> None:
     """Apply a uniform gravity field to every solid: a Vector or 3 components (default: ground base).
 
-    Example:
-        >>> import symbody as sb
-        >>> s = sb.System("g")
-        >>> apply_gravity(s, (0, -9.81, 0))
-        >>> s.loads[0].g.components(s.ground_base)
-        (0, -9.81, 0)
+    The body of :meth:`symbody.System.gravity` (documented there, with an example).
     """
     v = resolve_vector(system, g, base, f"gravity {name!r}")
     require(system, f"gravity {name!r}", v.components(system.ground_base), ("parameter",))
@@ -88,17 +85,7 @@ def apply_force(
 ) -> Wrench:
     """Apply a force at a point of a solid (and optionally a moment on it).
 
-    ``force``/``moment`` are Vectors or 3 components in ``base`` (default: ground).
-    With ``reaction``, the opposite wrench acts on that solid (action-reaction).
-
-    Example:
-        >>> import symbody as sb
-        >>> s = sb.System("f")
-        >>> x = s.coordinate("x"); F = s.input("F")
-        >>> P = s.point("P", s.origin, (x, 0, 0))
-        >>> cart = s.particle("cart", P, 1.0)
-        >>> apply_force(s, "push", cart, P, (F, 0, 0)).force.components(s.ground_base)
-        (F, 0, 0)
+    The body of :meth:`symbody.System.force` (documented there, with an example).
     """
     s = resolve_solid(system, solid, f"solid of load {name!r}")
     p = resolve_point(system, point, f"point of load {name!r}")
@@ -121,14 +108,7 @@ def apply_torque(
 ) -> Wrench:
     """Apply a moment on a solid (and its reaction on another solid).
 
-    Example:
-        >>> import symbody as sb
-        >>> s = sb.System("tq")
-        >>> th = s.coordinate("th"); T = s.input("T")
-        >>> B = s.base("B", s.ground_base, sb.Rz(th))
-        >>> wheel = s.solid("wheel", s.origin, B, mass=1, inertia=(1, 1, 1))
-        >>> apply_torque(s, "motor", wheel, (0, 0, T)).moment.components(s.ground_base)
-        (0, 0, T)
+    The body of :meth:`symbody.System.torque` (documented there, with an example).
     """
     s = resolve_solid(system, solid, f"solid of torque {name!r}")
     if s is None:
@@ -159,15 +139,7 @@ def rate_of(system: System, what: Any, name: str) -> Expr:
 def apply_generalized_force(system: System, name: str, coordinate: Any, force: Any) -> ScalarForce:
     """A force (or torque) acting along a coordinate or along an expression ``s(q, t)``.
 
-    Adds ``force * d(ds/dt)/d(dq_i)`` to the generalized forces; for a coordinate
-    it is simply added to that coordinate's equation.
-
-    Example:
-        >>> import symbody as sb
-        >>> s = sb.System("gf")
-        >>> x = s.coordinate("x"); F = s.input("F")
-        >>> apply_generalized_force(s, "drive", x, F).rate
-        dx
+    The body of :meth:`symbody.System.generalized_force` (documented there, with an example).
     """
     rate = rate_of(system, coordinate, name)
     f = to_expr(system, force, f"force of {name!r}")
@@ -189,16 +161,7 @@ def apply_spring_damper(
 ) -> SpringDamper:
     """Linear spring-damper (and optional actuator force) between two points.
 
-    Force along the line, positive pushing the points apart:
-    ``f = -k (d - rest_length) - damping dd/dt + actuator``.
-
-    Example:
-        >>> import symbody as sb
-        >>> s = sb.System("sd")
-        >>> x = s.coordinate("x", 1.0); k = s.parameter("k", 10.0)
-        >>> P = s.point("P", s.origin, (x, 0, 0))
-        >>> apply_spring_damper(s, "spring", s.origin, P, k=k, rest_length=0.5).length(s.kinematics)
-        sqrt(x**2)
+    The body of :meth:`symbody.System.spring_damper` (documented there, with an example).
     """
     p1 = resolve_point(system, point1, f"spring {name!r}")
     p2 = resolve_point(system, point2, f"spring {name!r}")
@@ -233,17 +196,7 @@ def apply_torsion_spring_damper(
 ) -> TorsionSpringDamper:
     """Rotational spring-damper ``tau = -k (angle - rest_angle) - damping d(angle)/dt``.
 
-    ``angle`` is a coordinate or an angle expression.  Alternatively give
-    ``angle=None`` with two bases related only by rotations about ``axis``:
-    the angle is then the sum of those rotations.
-
-    Example:
-        >>> import symbody as sb
-        >>> s = sb.System("ts")
-        >>> th = s.coordinate("th")
-        >>> B = s.base("B", s.ground_base, sb.Rz(th))
-        >>> apply_torsion_spring_damper(s, "coil", None, k=2.0, base1=s.ground_base, base2=B, axis="z").angle
-        th
+    The body of :meth:`symbody.System.torsion_spring_damper` (documented there, with an example).
     """
     if angle is None:
         angle = relative_angle(system, name, base1, base2, axis)
@@ -291,12 +244,7 @@ def apply_viscous_friction(
 ) -> Load:
     """Viscous friction: ``-c * rate`` on a coordinate or expression, or ``-c (w2 - w1)`` between two bases.
 
-    Example:
-        >>> import symbody as sb
-        >>> s = sb.System("vf")
-        >>> x = s.coordinate("x"); c = s.parameter("c", 0.5)
-        >>> apply_viscous_friction(s, "drag", x, c).force
-        -dx*c
+    The body of :meth:`symbody.System.viscous_friction` (documented there, with an example).
     """
     c_ = to_expr(system, c, f"damping of {name!r}")
     require(system, f"damping of {name!r}", c_, LOADS)
@@ -313,15 +261,196 @@ def apply_coulomb_friction(
 ) -> CoulombFriction:
     """Smoothed Coulomb friction ``-force * tanh(rate / smoothing)`` on a coordinate or expression rate.
 
-    Example:
-        >>> import symbody as sb
-        >>> s = sb.System("cf")
-        >>> x = s.coordinate("x")
-        >>> apply_coulomb_friction(s, "dry", x, 3.0).magnitude
-        3
+    The body of :meth:`symbody.System.coulomb_friction` (documented there, with an example).
     """
     rate = rate_of(system, coordinate, name)
     f = to_expr(system, force, f"friction force of {name!r}")
     v = to_expr(system, smoothing, f"smoothing of {name!r}")
     require(system, f"Coulomb friction {name!r}", [f, v], LOADS)
     return add_load(system, name, CoulombFriction(name, rate, f, v))
+
+
+class LoadingMixin(Facet):
+    """The methods of :class:`symbody.System` that apply loads:
+    gravity, wrenches, generalized forces, springs, dampers, friction."""
+
+    @atomic
+    @formerly_positional("name")
+    def gravity(self, g: Any, base: Base | str | None = None, *, name: str = "gravity") -> None:
+        """Apply a uniform gravity field to every solid: a Vector or 3 components (default: ground base).
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("g")
+            >>> s.gravity((0, -9.81, 0))
+            >>> s.loads[0].g.components(s.ground_base)
+            (0, -9.81, 0)
+        """
+        return apply_gravity(self._system, g, base, name)
+
+    @atomic
+    @formerly_positional("base", "reaction")
+    def force(
+        self,
+        name: str,
+        solid: Solid | str | None,
+        point: Point | str,
+        force: Any = None,
+        moment: Any = None,
+        *,
+        base: Base | str | None = None,
+        reaction: Solid | str | None = None,
+    ) -> Wrench:
+        """Apply a force at a point of a solid (and optionally a moment on it).
+
+        ``force``/``moment`` are Vectors or 3 components in ``base`` (default: ground).
+        With ``reaction``, the opposite wrench acts on that solid (action-reaction).
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("f")
+            >>> x = s.coordinate("x"); F = s.input("F")
+            >>> P = s.point("P", s.origin, (x, 0, 0))
+            >>> cart = s.particle("cart", P, 1.0)
+            >>> s.force("push", cart, P, (F, 0, 0)).force.components(s.ground_base)
+            (F, 0, 0)
+        """
+        return apply_force(self._system, name, solid, point, force, moment, base, reaction)
+
+    @atomic
+    @formerly_positional("base", "reaction")
+    def torque(
+        self,
+        name: str,
+        solid: Solid | str,
+        moment: Any,
+        *,
+        base: Base | str | None = None,
+        reaction: Solid | str | None = None,
+    ) -> Wrench:
+        """Apply a moment on a solid (and its reaction on another solid).
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("tq")
+            >>> th = s.coordinate("th"); T = s.input("T")
+            >>> B = s.base("B", s.ground_base, sb.Rz(th))
+            >>> wheel = s.solid("wheel", s.origin, B, mass=1, inertia=(1, 1, 1))
+            >>> s.torque("motor", wheel, (0, 0, T)).moment.components(s.ground_base)
+            (0, 0, T)
+        """
+        return apply_torque(self._system, name, solid, moment, base, reaction)
+
+    @atomic
+    def generalized_force(self, name: str, coordinate: Any, force: Any) -> ScalarForce:
+        """A force (or torque) acting along a coordinate or along an expression ``s(q, t)``.
+
+        Adds ``force * d(ds/dt)/d(dq_i)`` to the generalized forces; for a coordinate
+        it is simply added to that coordinate's equation.
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("gf")
+            >>> x = s.coordinate("x"); F = s.input("F")
+            >>> s.generalized_force("drive", x, F).rate
+            dx
+        """
+        return apply_generalized_force(self._system, name, coordinate, force)
+
+    @atomic
+    @formerly_positional("k", "rest_length", "damping", "actuator", "solid1", "solid2")
+    def spring_damper(
+        self,
+        name: str,
+        point1: Point | str,
+        point2: Point | str,
+        *,
+        k: Any = 0,
+        rest_length: Any = 0,
+        damping: Any = 0,
+        actuator: Any = 0,
+        solid1: Solid | str | None = None,
+        solid2: Solid | str | None = None,
+    ) -> SpringDamper:
+        """Linear spring-damper (and optional actuator force) between two points.
+
+        Force along the line, positive pushing the points apart:
+        ``f = -k (d - rest_length) - damping dd/dt + actuator``.
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("sd")
+            >>> x = s.coordinate("x", 1.0); k = s.parameter("k", 10.0)
+            >>> P = s.point("P", s.origin, (x, 0, 0))
+            >>> s.spring_damper("spring", s.origin, P, k=k, rest_length=0.5).length(s.kinematics)
+            sqrt(x**2)
+        """
+        return apply_spring_damper(
+            self._system, name, point1, point2, k, rest_length, damping, actuator, solid1, solid2
+        )
+
+    @atomic
+    @formerly_positional("k", "rest_angle", "damping", "base1", "base2", "axis")
+    def torsion_spring_damper(
+        self,
+        name: str,
+        angle: Any,
+        *,
+        k: Any = 0,
+        rest_angle: Any = 0,
+        damping: Any = 0,
+        base1: Base | str | None = None,
+        base2: Base | str | None = None,
+        axis: Any = None,
+    ) -> TorsionSpringDamper:
+        """Rotational spring-damper ``tau = -k (angle - rest_angle) - damping d(angle)/dt``.
+
+        ``angle`` is a coordinate or an angle expression.  Alternatively give
+        ``angle=None`` with two bases related only by rotations about ``axis``:
+        the angle is then the sum of those rotations.
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("ts")
+            >>> th = s.coordinate("th")
+            >>> B = s.base("B", s.ground_base, sb.Rz(th))
+            >>> s.torsion_spring_damper("coil", None, k=2.0, base1=s.ground_base, base2=B, axis="z").angle
+            th
+        """
+        return apply_torsion_spring_damper(self._system, name, angle, k, rest_angle, damping, base1, base2, axis)
+
+    @atomic
+    def viscous_friction(
+        self,
+        name: str,
+        coordinate: Any = None,
+        c: Any = 0,
+        *,
+        base1: Base | str | None = None,
+        base2: Base | str | None = None,
+        axis: Vector | None = None,
+    ) -> Load:
+        """Viscous friction: ``-c * rate`` on a coordinate or expression, or ``-c (w2 - w1)`` between two bases.
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("vf")
+            >>> x = s.coordinate("x"); c = s.parameter("c", 0.5)
+            >>> s.viscous_friction("drag", x, c).force
+            -dx*c
+        """
+        return apply_viscous_friction(self._system, name, coordinate, c, base1=base1, base2=base2, axis=axis)
+
+    @atomic
+    @formerly_positional("smoothing")
+    def coulomb_friction(self, name: str, coordinate: Any, force: Any, *, smoothing: Any = 1e-3) -> CoulombFriction:
+        """Smoothed Coulomb friction ``-force * tanh(rate / smoothing)`` on a coordinate or expression rate.
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("cf")
+            >>> x = s.coordinate("x")
+            >>> s.coulomb_friction("dry", x, 3.0).magnitude
+            3
+        """
+        return apply_coulomb_friction(self._system, name, coordinate, force, smoothing)
