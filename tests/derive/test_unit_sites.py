@@ -11,6 +11,7 @@ import re
 import pytest
 
 import symbody as sb
+from symbody.dimensions import DimensionChecker, parse_dimension
 
 from support import example
 
@@ -73,4 +74,8 @@ def test_numbers_that_keep_the_units_consistent_are_accepted():
         "lamp", s.point("lamp_point", "trolley", sb.Vector(s.bases["jib"], 1.0 + H, 0, 0)), s.parameters["m_jib"].symbol
     )
     s.point("marker", s.origin, (1.0, 2.0, 0.0))
-    s.derive()
+    chk = DimensionChecker(s.derive())  # derive() runs the check
+    assert {chk.dim(c) for c in s.position("lamp_point").components(s.ground_base)} == {parse_dimension("m")}
+    vx, vy, _ = s.velocity("lamp_point").components(s.ground_base)
+    assert chk.dim(vx) == chk.dim(vy) == parse_dimension("m/s")
+    assert s.velocity("marker").components(s.ground_base) == (0, 0, 0)

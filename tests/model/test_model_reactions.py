@@ -42,8 +42,7 @@ def pendulum(name: str = "pend", reaction: bool = True) -> sb.System:
     return s
 
 
-def test_pendulum_pin_reaction_is_m_times_aG_minus_g():
-    res = simulate(pendulum().derive(), 2.0, dt=0.05)
+def _pin_force_is_m_times_aG_minus_g(res) -> None:
     m, l = 2.0, 0.8
     th, dth, ddth = res["th"], res["dth"], res["ddth"]
     aGx = l * (-(dth**2) * np.cos(th) - ddth * np.sin(th))
@@ -51,6 +50,11 @@ def test_pendulum_pin_reaction_is_m_times_aG_minus_g():
     assert np.max(np.abs(dth)) > 1.0  # a real swing
     np.testing.assert_allclose(res["pin_F_x"], m * aGx, atol=1e-9)
     np.testing.assert_allclose(res["pin_F_y"], m * (aGy + G), atol=1e-9)
+
+
+def test_pendulum_pin_reaction_is_m_times_aG_minus_g():
+    res = simulate(pendulum().derive(), 2.0, dt=0.05)
+    _pin_force_is_m_times_aG_minus_g(res)
     np.testing.assert_allclose(res["pin_F_z"], 0.0, atol=1e-12)
     # the pin axis is free: no moment about z; about x and y the planar body needs none either
     for ax in "xyz":
@@ -461,13 +465,18 @@ def test_failed_reaction_leaves_nothing_behind():
     with pytest.raises(ModelError):
         s.joint_reaction("bar", name="pin")  # the outputs pin_* exist already
     assert len(s.reactions) == 1
-    s.derive()
+    assert [o.name for o in s.derive().outputs] == [f"pin_{w}_{ax}" for w in "FM" for ax in "xyz"]
 
 
 def test_initial_rows_after_the_reaction_are_fine():
     s = pendulum("init")
     s.fix_initial("th")
-    s.derive()
+    eq = s.derive()
+    assert [r.name for r in eq.initial_rows] == ["th_init"]
+    assert [o.name for o in eq.outputs] == [f"pin_{w}_{ax}" for w in "FM" for ax in "xyz"]
+    res = simulate(eq, 2.0, dt=0.05)
+    assert res["th"][0] == pytest.approx(0.7, abs=1e-12)  # held by the initial row
+    _pin_force_is_m_times_aG_minus_g(res)
 
 
 def test_free_body_transmits_nothing_whatever_loads_act_on_it():
