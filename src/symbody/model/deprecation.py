@@ -45,10 +45,13 @@ def warn_deprecated(message: str) -> None:
     warnings.warn(f"{message}; the old form stops working in symbody {REMOVED_IN}", DeprecationWarning, level)
 
 
-def formerly_positional(*names: str) -> Callable[[Callable[Params, Result]], Callable[Params, Result]]:
-    """Accept a :class:`symbody.System` method's keyword-only options ``names`` also by position, with a warning.
+def formerly_positional(
+    *names: str, where: str = "System"
+) -> Callable[[Callable[Params, Result]], Callable[Params, Result]]:
+    """Accept the keyword-only options ``names`` of a function also by position, with a warning.
 
-    ``names`` are in their positional order before 0.2.
+    ``names`` are in their positional order before 0.2; ``where`` names the function's owner in the
+    warning (:class:`symbody.System` for its methods, which live in mixins; a module for functions).
 
     The decorated method keeps its own signature and documentation (``help`` shows them).
 
@@ -69,7 +72,7 @@ def formerly_positional(*names: str) -> Callable[[Callable[Params, Result]], Cal
     def wrap(method: Callable[Params, Result]) -> Callable[Params, Result]:
         kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
         count = sum(p.kind in kinds for p in inspect.signature(method).parameters.values())
-        owner = "System." + method.__name__  # the methods live in mixins of System
+        owner = f"{where}.{method.__name__}"
 
         @functools.wraps(method)
         def run(*args: Any, **kwargs: Any) -> Result:

@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import NumericalError
+from ..model.deprecation import formerly_positional
 from .linalg import RANK_TOL, independent_rows, numerical_rank
 from .model import NumericModel, as_numeric, coordinate_indices
 
@@ -252,11 +253,12 @@ def _as_fixed(eq, fixed: Any, q: np.ndarray) -> dict[int, float]:
     return {i: float(q[i]) for i in idx}
 
 
+@formerly_positional("t", where="symbody.numeric")
 def assemble(
     model: Any,
     q: Any = None,
-    t: float = 0.0,
     *,
+    t: float = 0.0,
     use_initial: bool = True,
     fixed: Sequence[str] | dict[str, float] | None = None,
     tol: float = 1e-10,

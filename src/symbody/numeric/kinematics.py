@@ -45,6 +45,7 @@ from scipy.integrate import solve_ivp
 
 from ..codegen.evaluators import evaluator as compiled_evaluator
 from ..errors import NumericalError
+from ..model.deprecation import formerly_positional
 from ..symbolic.expr import Expr
 from .assembly import newton_least_squares
 from .blocks import model_blocks
@@ -206,11 +207,12 @@ def _linear_problem(nm, D, rhs, independent, values, guess, what, check) -> Line
     )
 
 
+@formerly_positional("t", where="symbody.numeric")
 def solve_velocities(
     model: Any,
     q: Any,
-    t: float = 0.0,
     *,
+    t: float = 0.0,
     independent: Sequence[str] | None = None,
     values: Any = None,
     dq: Any = None,
@@ -252,12 +254,13 @@ def solve_velocities(
     return _linear_problem(nm, nm.D(q, t, uu), nm.beta(q, t, uu), independent, values, guess, "velocity", check)
 
 
+@formerly_positional("t", where="symbody.numeric")
 def solve_accelerations(
     model: Any,
     q: Any,
     dq: Any,
-    t: float = 0.0,
     *,
+    t: float = 0.0,
     independent: Sequence[str] | None = None,
     values: Any = None,
     ddq: Any = None,
