@@ -57,7 +57,7 @@ def default_values(eq: Any) -> dict[Expr, float]:
         vals[c.q], vals[c.dq], vals[c.ddq] = c.q0, c.dq0, 0.0
     for u in eq.inputs:
         vals[u.symbol] = u.value
-    for x in getattr(eq, "states", ()):
+    for x in eq.states:
         vals[x.symbol] = x.x0
     for lam in eq.lam:
         vals[lam] = 0.0

@@ -113,7 +113,7 @@ def friction_equations(system: Any) -> list[FrictionInfo]:
     dq = [c.dq for c in system.coordinates]
     zero = {v: ZERO for v in dq}
     out = []
-    for f in getattr(system, "frictions", ()):
+    for f in system.frictions:
         A = jacobian([f.rate], dq)[0]
         beta = neg(subs_many([f.rate], zero)[0])
         gamma = neg(time_derivative(f.rate, system.ctx, accelerations=False))

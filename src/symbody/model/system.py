@@ -29,7 +29,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..errors import ModelError
 from ..symbolic.calculus import set_time_rate
@@ -57,6 +57,9 @@ from .shapes import ShapeAttachment, ShapesMixin
 from .solid import Solid
 from .states import StatesMixin
 from .symbols import ConstraintRow, Coordinate, Input, Output, Parameter, State, check_text
+
+if TYPE_CHECKING:  # the one upward import of the model, sanctioned by tests/test_layers.py
+    from ..equations import Equations
 
 MAX_MODEL_NAME = 128
 
@@ -182,7 +185,7 @@ class System(
         progress: bool | Callable[[int, int, str], None] | None = None,
         check: bool = True,
         formulation: str = "auto",
-    ) -> Any:
+    ) -> Equations:
         """Derive the equations of motion: returns an :class:`symbody.Equations`.
 
         Args:

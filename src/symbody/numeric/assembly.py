@@ -38,7 +38,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -46,6 +46,9 @@ from ..errors import NumericalError
 from ..model.deprecation import formerly_positional
 from .linalg import RANK_TOL, independent_rows, numerical_rank
 from .model import NumericModel, as_numeric, coordinate_indices
+
+if TYPE_CHECKING:
+    from ..equations import Equations
 
 
 class HeldCoordinateWarning(UserWarning):
@@ -145,7 +148,7 @@ class AssemblyResult:
         return float(self.q[self.coordinate_names.index(name)])
 
 
-def held_rows(eq) -> dict[int, int]:
+def held_rows(eq: Equations) -> dict[int, int]:
     """Initial-position rows that hold one coordinate: ``{row index in Phi_init: coordinate index}``.
 
     Such a row is ``a q_i + c(t) = 0`` with ``a = +-1`` (``fix_initial`` creates ``q_i - q_i0``).
@@ -243,7 +246,7 @@ def _position_rows(nm: NumericModel, use_initial: bool, fixed: dict[int, float],
     return names, fun, jac
 
 
-def _as_fixed(eq, fixed: Any, q: np.ndarray) -> dict[int, float]:
+def _as_fixed(eq: Equations, fixed: Any, q: np.ndarray) -> dict[int, float]:
     if fixed is None:
         return {}
     if isinstance(fixed, dict):
@@ -255,7 +258,7 @@ def _as_fixed(eq, fixed: Any, q: np.ndarray) -> dict[int, float]:
 
 @formerly_positional("t", where="symbody.numeric")
 def assemble(
-    model: Any,
+    model: Equations | NumericModel,
     q: Any = None,
     *,
     t: float = 0.0,

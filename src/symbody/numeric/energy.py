@@ -41,7 +41,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -51,6 +51,9 @@ from ..symbolic.calculus import subs_many
 from ..symbolic.expr import ZERO, Expr
 from .blocks import model_blocks
 from .model import NumericModel, as_numeric
+
+if TYPE_CHECKING:
+    from ..equations import Equations
 
 _GL_CACHE: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
@@ -111,7 +114,7 @@ class EnergyResult:
 # ---------------------------------------------------------------------------
 
 
-def _static_nonpotential_forces(eq) -> list[Expr]:
+def _static_nonpotential_forces(eq: Equations) -> list[Expr]:
     """``Q_np(q, dq = 0, u, t)``: the static forces of the loads without a potential (cached)."""
     blocks = model_blocks(eq).blocks
     b = blocks.get("energy static Q_np")
@@ -121,7 +124,7 @@ def _static_nonpotential_forces(eq) -> list[Expr]:
     return b[0]
 
 
-def _has_work(eq) -> bool:
+def _has_work(eq: Equations) -> bool:
     """True if some load has static forces without a potential (``Q_np`` at rest not identically zero)."""
     return any(not e.is_zero for e in _static_nonpotential_forces(eq))
 
@@ -161,7 +164,9 @@ def _input_rows(nm: NumericModel, u: Any, n: int, default: np.ndarray) -> np.nda
 
 
 @formerly_positional("t", "p", "u", where="symbody.numeric")
-def kinetic_energy(model: Any, q: Any, dq: Any, *, t: Any = 0.0, p: Any = None, u: Any = None) -> np.ndarray:
+def kinetic_energy(
+    model: Equations | NumericModel, q: Any, dq: Any, *, t: Any = 0.0, p: Any = None, u: Any = None
+) -> np.ndarray:
     """Kinetic energy ``T(q, dq, t)`` of each sample (rows of ``q`` and ``dq``; see the module docstring);
     ``u``: the inputs (one vector, or one row per sample), whose motion inputs move the bases.
 
@@ -183,7 +188,9 @@ def kinetic_energy(model: Any, q: Any, dq: Any, *, t: Any = 0.0, p: Any = None, 
 
 
 @formerly_positional("t", "p", "u", where="symbody.numeric")
-def exact_potential_energy(model: Any, q: Any, *, t: Any = 0.0, p: Any = None, u: Any = None) -> np.ndarray:
+def exact_potential_energy(
+    model: Equations | NumericModel, q: Any, *, t: Any = 0.0, p: Any = None, u: Any = None
+) -> np.ndarray:
     """The exact potential ``V(q, t)`` of gravity and springs at each sample (absolute, not shifted);
     ``u``: the inputs (one vector, or one row per sample).
 
@@ -255,7 +262,7 @@ def _potential_parts(
 
 @formerly_positional("t", where="symbody.numeric")
 def potential_energy(
-    model: Any,
+    model: Equations | NumericModel,
     q: Any,
     *,
     t: Any = 0.0,
@@ -283,7 +290,9 @@ def potential_energy(
 
 
 @formerly_positional("t", "u", "tol", "p", where="symbody.numeric")
-def is_conservative(model: Any, q: Any, *, t: float = 0.0, u: Any = None, tol: float = 1e-8, p: Any = None) -> bool:
+def is_conservative(
+    model: Equations | NumericModel, q: Any, *, t: float = 0.0, u: Any = None, tol: float = 1e-8, p: Any = None
+) -> bool:
     """Whether the static generalized forces have a symmetric Jacobian at ``q`` (a necessary condition)."""
     nm = as_numeric(model, p)
     eq = nm.eq
@@ -307,7 +316,9 @@ def _work_is_conservative(nm: NumericModel, q: np.ndarray, t: float, u: Any, tol
     return _symmetric(K, tol)
 
 
-def energy(model: Any, t: Any, q: Any, dq: Any, *, reference: Any = None, u: Any = None, p: Any = None) -> EnergyResult:
+def energy(
+    model: Equations | NumericModel, t: Any, q: Any, dq: Any, *, reference: Any = None, u: Any = None, p: Any = None
+) -> EnergyResult:
     """Kinetic, potential and total energy of samples ``(t, q, dq)``; see the module docstring.
 
     Example:

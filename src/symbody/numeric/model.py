@@ -45,7 +45,7 @@ class NumericModel:
         p: parameter values (array in ``eq.parameters`` order or dict by name); defaults otherwise.
     """
 
-    def __init__(self, eq, p: Any = None):
+    def __init__(self, eq: Equations, p: Any = None):
         self.eq = eq
         self.p = self._params(p)
         self._f: dict[tuple[str, ...], Any] = {}
@@ -293,10 +293,10 @@ class NumericModel:
 
 
 @overload
-def coordinate_indices(eq, names: Sequence[str | int]) -> list[int]: ...
+def coordinate_indices(eq: Equations, names: Sequence[str | int]) -> list[int]: ...
 @overload
-def coordinate_indices(eq, names: None) -> None: ...
-def coordinate_indices(eq, names: Sequence[str | int] | None) -> list[int] | None:
+def coordinate_indices(eq: Equations, names: None) -> None: ...
+def coordinate_indices(eq: Equations, names: Sequence[str | int] | None) -> list[int] | None:
     """Indices of coordinates given by name (or index).
 
     Example:
@@ -324,7 +324,7 @@ def coordinate_indices(eq, names: Sequence[str | int] | None) -> list[int] | Non
     return out
 
 
-def as_numeric(model: Any, p: Any = None) -> NumericModel:
+def as_numeric(model: Equations | NumericModel, p: Any = None) -> NumericModel:
     """A :class:`NumericModel` from a ``NumericModel`` or an ``Equations``.
 
     ``p`` (array, or dict of changes by name) overrides the parameters: a dict
