@@ -17,6 +17,7 @@ Example:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ModelError
@@ -28,11 +29,29 @@ from .expressions import GEOMETRY, coordinate_mask, require, to_expr
 from .geometry import resolve_base
 from .quantities import coordinate_record
 from .registry import Facet, atomic
-from .symbols import ConstraintRow
 from .vector import Vector
 
 if TYPE_CHECKING:
     from .system import System
+
+
+@dataclass
+class ConstraintRow:
+    """One scalar constraint equation with its Lagrange multiplier symbol.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("cr")
+        >>> x = s.coordinate("x")
+        >>> s.constraint("stop", x - 1)[0]
+        ConstraintRow(name='stop', expr=x - 1, kind='holonomic', multiplier=lambda_stop, group='stop')
+    """
+
+    name: str
+    expr: Expr
+    kind: str  # "holonomic", "velocity" or "initial"
+    multiplier: Expr | None = None
+    group: str = ""
 
 KINDS = ("holonomic", "velocity", "initial")
 

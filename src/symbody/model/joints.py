@@ -38,8 +38,7 @@ from .base import Base, axis_index
 from .constraints import add_rows, constraint_rows
 from .deprecation import formerly_positional, warn_deprecated
 from .expressions import to_expr
-from .geometry import resolve_base, resolve_point
-from .point import Point, relative_position
+from .geometry import Point, relative_position, resolve_base, resolve_point
 from .registry import Facet, atomic
 
 if TYPE_CHECKING:

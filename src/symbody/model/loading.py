@@ -23,9 +23,10 @@ from ..errors import ModelError
 from ..symbolic.calculus import time_derivative
 from ..symbolic.expr import ZERO, Expr, mul, neg
 from .base import Base, axis_index
+from .bodies import Solid, resolve_solid
 from .deprecation import formerly_positional
 from .expressions import GEOMETRY, LOADS, default_value, require, to_expr
-from .geometry import resolve_base, resolve_point, resolve_solid, resolve_vector
+from .geometry import Point, relative_position, resolve_base, resolve_point, resolve_vector
 from .loads import (
     CoulombFriction,
     Gravity,
@@ -36,9 +37,7 @@ from .loads import (
     TorsionSpringDamper,
     Wrench,
 )
-from .point import Point, relative_position
 from .registry import Facet, atomic
-from .solid import Solid
 from .vector import Vector
 
 if TYPE_CHECKING:

@@ -29,14 +29,14 @@ from typing import TYPE_CHECKING
 
 from ..symbolic.calculus import time_derivative
 from ..symbolic.expr import HALF, ONE, ZERO, Expr, add, div, mul, neg, pow_, sqrt, sub, tanh
-from .point import relative_position
+from .geometry import relative_position
 
 if TYPE_CHECKING:
     from .base import Base
+    from .bodies import Solid
+    from .geometry import Point
     from .kinematics import Kinematics
-    from .point import Point
     from .power import VirtualPower as Assembler
-    from .solid import Solid
     from .vector import Vector
 
 

@@ -21,10 +21,9 @@ from typing import TYPE_CHECKING
 
 from ..errors import ModelError
 from .base import Base, Matrix3
-from .geometry import resolve_base, resolve_point, resolve_solid
-from .point import Frame, Point, relative_position
+from .bodies import Solid, resolve_solid
+from .geometry import Frame, Point, relative_position, resolve_base, resolve_point
 from .registry import Facet
-from .solid import Solid
 from .vector import Vector
 
 if TYPE_CHECKING:

@@ -51,8 +51,9 @@ from ..errors import ModelError
 from ..symbolic.calculus import time_derivative
 from ..symbolic.expr import Expr, add, as_expr, div, mul, neg, sqrt, sub
 from .base import Base, axis_index
+from .bodies import Solid, resolve_solid
 from .deprecation import formerly_positional
-from .geometry import resolve_base, resolve_point, resolve_solid
+from .geometry import Point, relative_position, resolve_base, resolve_point
 from .joints import AXES, DistanceJoint, Joint, SphericalJoint, UniversalJoint, _FramesJoint
 from .kinematics import Kinematics
 from .loads import (
@@ -65,10 +66,8 @@ from .loads import (
     TorsionSpringDamper,
     Wrench,
 )
-from .point import Point, relative_position
 from .quantities import declare_output_vector
 from .registry import Facet, atomic
-from .solid import Solid
 from .vector import Tensor, Vector
 
 if TYPE_CHECKING:

@@ -40,11 +40,11 @@ from ..errors import ModelError
 from ..symbolic.evaluate import evaluate
 from ..symbolic.expr import Expr, num
 from .base import Base, Rotation, as_matrix3
+from .bodies import Solid
 from .deprecation import formerly_positional
+from .geometry import Frame, Point
 from .loads import Gravity
-from .point import Frame, Point
 from .registry import Facet, atomic
-from .solid import Solid
 
 if TYPE_CHECKING:
     from .system import System

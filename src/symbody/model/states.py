@@ -19,6 +19,7 @@ Example (a first-order lag ``T x' = u - x``):
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ModelError
@@ -26,11 +27,37 @@ from ..symbolic.calculus import set_time_rate
 from ..symbolic.expr import Expr
 from .deprecation import formerly_positional
 from .expressions import require, to_expr, to_number
+from .quantities import check_unit_and_description
 from .registry import Facet, atomic
-from .symbols import State, check_unit_and_description
 
 if TYPE_CHECKING:
     from .system import System
+
+
+@dataclass
+class State:
+    """A first-order state ``x`` with its rate ``dx/dt`` (``None`` until :meth:`symbody.System.rate` gives it).
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("lag")
+        >>> u = s.input("u"); T = s.parameter("T", 0.5, unit="s")
+        >>> x = s.state("x", 1.0)
+        >>> s.rate(x, (u - x) / T)
+        >>> s.states["x"].x0, s.states["x"].rate
+        (1.0, (u - x)/T)
+    """
+
+    name: str
+    symbol: Expr
+    x0: float
+    unit: str | None = None
+    description: str = ""
+    rate: Expr | None = None
+
+    @property
+    def rate_unit(self) -> str | None:
+        return None if self.unit is None else (f"{self.unit}/s" if self.unit else "1/s")
 
 #: the kinds of symbol a rate may depend on
 RATE_KINDS = (

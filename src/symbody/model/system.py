@@ -34,29 +34,26 @@ from typing import TYPE_CHECKING
 from ..errors import ModelError
 from ..symbolic.calculus import set_time_rate
 from ..symbolic.expr import ONE, Context, Expr
-from . import contacts, friction, geometry, loading, reactions
+from . import bodies, contacts, friction, geometry, loading, reactions
 from . import expressions as ex
 from .base import Base
-from .bodies import BodiesMixin
-from .constraints import ConstraintsMixin
+from .bodies import BodiesMixin, Solid
+from .constraints import ConstraintRow, ConstraintsMixin
 from .contacts import ContactsMixin
 from .deprecation import formerly_positional
 from .expressions import ExpressionsMixin
 from .friction import FrictionMixin
-from .geometry import GeometryMixin
+from .geometry import Frame, GeometryMixin, Point
 from .joints import Joint, JointsMixin
 from .kinematics import Kinematics
 from .loading import LoadingMixin
 from .loads import Load
 from .motion import MotionMixin
-from .point import Frame, Point
-from .quantities import QuantitiesMixin
+from .quantities import Coordinate, Input, Output, Parameter, QuantitiesMixin, check_text
 from .reactions import ReactionsMixin
 from .registry import Registry, check_identifier
 from .shapes import ShapeAttachment, ShapesMixin
-from .solid import Solid
-from .states import StatesMixin
-from .symbols import ConstraintRow, Coordinate, Input, Output, Parameter, State, check_text
+from .states import State, StatesMixin
 
 if TYPE_CHECKING:  # the one upward import of the model, sanctioned by tests/test_layers.py
     from ..equations import Equations
@@ -167,7 +164,7 @@ class System(
     _default_value = ex.default_value
     _base = geometry.resolve_base
     _point = geometry.resolve_point
-    _solid = geometry.resolve_solid
+    _solid = bodies.resolve_solid
     _vector = geometry.resolve_vector
     _frame_args = geometry.resolve_frame
     _rate = loading.rate_of
