@@ -56,18 +56,10 @@ from .deprecation import formerly_positional
 from .geometry import Point, relative_position, resolve_base, resolve_point
 from .joints import AXES, DistanceJoint, Joint, SphericalJoint, UniversalJoint, _FramesJoint
 from .kinematics import Kinematics
-from .loads import (
-    CoulombFriction,
-    Gravity,
-    Load,
-    RelativeDamper,
-    ScalarForce,
-    SpringDamper,
-    TorsionSpringDamper,
-    Wrench,
-)
+from .loads import Gravity, Load, ScalarForce, Wrench
 from .quantities import declare_output_vector
 from .registry import Facet, atomic
+from .springs import CoulombFriction, RelativeDamper, SpringDamper, TorsionSpringDamper
 from .vector import Tensor, Vector
 
 if TYPE_CHECKING:

@@ -4,7 +4,8 @@ A :class:`System` holds everything a 3D_MEC user can define: parameters,
 coordinates, inputs, motion inputs, first-order states, time functions, bases, points, frames,
 solids, loads, constraints, joints and outputs.  Its methods are thin: each delegates to the
 module of its concept (:mod:`~symbody.model.quantities`, :mod:`~symbody.model.geometry`,
-:mod:`~symbody.model.motion`, :mod:`~symbody.model.bodies`, :mod:`~symbody.model.loading`,
+:mod:`~symbody.model.motion`, :mod:`~symbody.model.bodies`, :mod:`~symbody.model.loads`,
+:mod:`~symbody.model.springs`,
 :mod:`~symbody.model.constraints`, :mod:`~symbody.model.joints`, :mod:`~symbody.model.reactions`) and every
 factory runs in a transaction of the name :class:`~.registry.Registry`: a call
 that fails leaves the system exactly as it was.  :meth:`System.derive` turns
@@ -34,7 +35,7 @@ from typing import TYPE_CHECKING
 from ..errors import ModelError
 from ..symbolic.calculus import set_time_rate
 from ..symbolic.expr import ONE, Context, Expr
-from . import bodies, contacts, friction, geometry, loading, reactions
+from . import bodies, contacts, friction, geometry, loads, reactions
 from . import expressions as ex
 from .base import Base
 from .bodies import BodiesMixin, Solid
@@ -46,13 +47,13 @@ from .friction import FrictionMixin
 from .geometry import Frame, GeometryMixin, Point
 from .joints import Joint, JointsMixin
 from .kinematics import Kinematics
-from .loading import LoadingMixin
-from .loads import Load
+from .loads import Load, LoadsMixin
 from .motion import MotionMixin
 from .quantities import Coordinate, Input, Output, Parameter, QuantitiesMixin, check_text
 from .reactions import ReactionsMixin
 from .registry import Registry, check_identifier
 from .shapes import ShapeAttachment, ShapesMixin
+from .springs import SpringsMixin
 from .states import State, StatesMixin
 
 if TYPE_CHECKING:  # the one upward import of the model, sanctioned by tests/test_layers.py
@@ -62,8 +63,8 @@ MAX_MODEL_NAME = 128
 
 
 class System(
-    QuantitiesMixin, StatesMixin, ExpressionsMixin, GeometryMixin, MotionMixin, BodiesMixin, LoadingMixin,
-    ConstraintsMixin, JointsMixin, ReactionsMixin, ContactsMixin, FrictionMixin, ShapesMixin,
+    QuantitiesMixin, StatesMixin, ExpressionsMixin, GeometryMixin, MotionMixin, BodiesMixin, LoadsMixin,
+    SpringsMixin, ConstraintsMixin, JointsMixin, ReactionsMixin, ContactsMixin, FrictionMixin, ShapesMixin,
 ):  # fmt: skip
     """A multibody model.
 
@@ -167,7 +168,7 @@ class System(
     _solid = bodies.resolve_solid
     _vector = geometry.resolve_vector
     _frame_args = geometry.resolve_frame
-    _rate = loading.rate_of
+    _rate = loads.rate_of
 
     def _check_name(self, name: str, what: str) -> None:
         self.registry.check(name, what)
