@@ -43,7 +43,7 @@ SIMULATE_OPTIONS = (
 )  # fmt: skip
 
 
-def handles_events(eq: Any, formulation: str, method: str) -> bool:
+def handles_events(eq: Equations, formulation: str, method: str) -> bool:
     """Whether :func:`symbody.numeric.simulate` hands ``eq`` to :func:`simulate_events`: always with unilateral
     contacts or stick-slip friction; with switching loads only (``Equations.switches``) when the formulation and
     method can locate events (otherwise the step-size control alone meets their kinks, as before)."""
