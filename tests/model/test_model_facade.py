@@ -233,3 +233,15 @@ def test_too_many_or_repeated_arguments_still_fail_as_in_python() -> None:
     with pytest.raises(TypeError, match="multiple values for argument 'unit'"):
         s.parameter("k", 1.0, "N", unit="N")
     assert "k" not in s.parameters
+
+
+def test_warnings_of_a_wrapped_method_point_at_the_caller() -> None:
+    """The deprecation wrapper of derive adds a frame: the redundancy warning still names the user's line."""
+    s = sb.System("twice")
+    x = s.coordinate("x", 0.0)
+    s.particle("p", s.point("P", s.origin, (x, 0, 0)), 1.0)
+    s.constraint("a", x)
+    s.constraint("b", 2 * x)
+    with pytest.warns(sb.RedundantConstraintWarning) as caught:
+        s.derive()
+    assert caught[0].filename == __file__

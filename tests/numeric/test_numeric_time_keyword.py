@@ -69,3 +69,14 @@ def test_positional_t_warns_and_gives_the_keyword_result() -> None:
         old_acc = numeric.solve_accelerations(eq, q, dq, t)
     new_acc = numeric.solve_accelerations(eq, q, dq, t=t)
     np.testing.assert_array_equal(old_acc.ddq, new_acc.ddq)
+
+
+def test_held_coordinate_warning_points_at_the_caller_through_the_wrapper() -> None:
+    s = sb.System("held")
+    a = s.coordinate("a", 1.0)
+    s.particle("p", s.point("P", s.origin, (a, 0, 0)), 1.0)
+    s.initial_constraint("a_init", a - 1.0)
+    eq = s.derive()
+    with pytest.warns(numeric.HeldCoordinateWarning) as caught:
+        numeric.assemble(eq, [0.4])
+    assert caught[0].filename == __file__

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..dimensions import check_dimensions
-from ..errors import ModelError
+from ..errors import ModelError, caller_stacklevel
 from ..model.reactions import check_reactions
 from ..symbolic.evaluate import evaluate_many
 from ..symbolic.expr import Expr
@@ -118,7 +118,7 @@ def check_equations(eq: Any) -> None:
                 f"model {eq.name!r}: constraint rows {names} are redundant at the initial configuration "
                 f"(rank {rank} of {eq.nc}); the assembly uses pseudo-inverses, but an FMU needs independent rows",
                 RedundantConstraintWarning,
-                stacklevel=4,
+                stacklevel=caller_stacklevel(),
             )
         Z = vt[rank:].T  # basis of the null space of D: admissible velocities
     else:

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import NumericalError
+from ..errors import NumericalError, caller_stacklevel
 from ..model.deprecation import formerly_positional
 from .linalg import RANK_TOL, independent_rows, numerical_rank
 from .model import NumericModel, as_numeric, coordinate_indices
@@ -207,7 +207,7 @@ def warn_overridden_guess(
     warnings.warn(
         f"{analysis} {eq.name!r}: {detail}; the held value wins (to start from the guess, pass {remedy})",
         HeldCoordinateWarning,
-        stacklevel=3,
+        stacklevel=caller_stacklevel(),
     )
 
 
