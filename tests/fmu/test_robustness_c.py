@@ -65,8 +65,8 @@ def redundant_pendulum() -> sb.System:
     indefinite mass matrix is exercised (a mass parameter without a declared range gets ``min = 0``).
     """
     s = sb.System("redundant_pendulum")
-    L, g = s.parameter("L", 1.0, "m"), s.parameter("g", 9.81, "m/s2")
-    m = s.parameter("m", 1.0, "kg", min=-1e6)
+    L, g = s.parameter("L", 1.0, unit="m"), s.parameter("g", 9.81, unit="m/s2")
+    m = s.parameter("m", 1.0, unit="kg", min=-1e6)
     x, y = s.coordinate("x", 0.6, unit="m"), s.coordinate("y", -0.8, unit="m")
     s.particle("bob", s.point("P", s.origin, (x, y, 0)), m)
     s.gravity((0, -g, 0))
@@ -74,7 +74,7 @@ def redundant_pendulum() -> sb.System:
     s.constraint("rod", x**2 + y**2 - L**2)
     s.constraint("rod_again", 2 * (x**2 + y**2 - L**2))
     s.fix_initial(x)
-    s.output("tension", -s.multiplier("rod") - 2 * s.multiplier("rod_again"), "N/m")
+    s.output("tension", -s.multiplier("rod") - 2 * s.multiplier("rod_again"), unit="N/m")
     return s
 
 

@@ -26,12 +26,14 @@ from __future__ import annotations
 import hashlib
 import math
 import uuid
+from typing import TYPE_CHECKING
 
 from .. import __version__
 from ..codegen.c import CAssignment, CBlock, SymbolNames, c_comment, c_string, nonzero
 from ..codegen.c_split import c_function_pieces
 from ..codegen.mass_tree import mass_tree_source
 from ..model.contacts import event_force_symbols
+from ..symbolic.atoms import symbol_name
 from ..symbolic.calculus import diff, subs
 from ..symbolic.expr import ZERO, Expr
 from .contract import SETTINGS_DEFAULTS, block
@@ -40,6 +42,9 @@ from .jacobian_code import LOCAL, SEPARATE_DERIVATIVE_MODES, TANGENTS_HEADER, ja
 from .jacobians import ResidualJacobians, jacobian_mode
 from .start_velocities import independent_velocities
 from .variables import FmuVariable, fmu_variables
+
+if TYPE_CHECKING:
+    from ..equations import Equations
 
 #: Generated files hold about this many characters of functions: longer code goes on in model_<k>.c.
 SEPARATE_FILE_CHARS = 40_000
@@ -62,7 +67,7 @@ def _array(ctype: str, name: str, values: list[str], comment: str = "") -> str:
     return f"static {ctype} {name}[] = {{{body}}};{c}\n"
 
 
-def initial_fixes(eq) -> list[int]:
+def initial_fixes(eq: Equations) -> list[int]:
     """For each row of ``Phi_init``: the coordinate that row holds at a constant (``q_i - c``), else -1.
 
     The FMU replaces such a row by ``q_i - start(q_i)``, so that a start value set
@@ -80,7 +85,7 @@ def initial_fixes(eq) -> list[int]:
     return out
 
 
-def input_sources(eq) -> dict[Expr, str]:
+def input_sources(eq: Equations) -> dict[Expr, str]:
     """How ``model.c`` reads each input: inside a Co-Simulation step the inputs are polynomials of the time
     ``_in->tau`` since they were set (``fmu_templates/symbody_model.h``): a motion input's position moves with
     its velocity and acceleration, its velocity with its acceleration; any other input with the derivatives
@@ -112,13 +117,13 @@ def input_sources(eq) -> dict[Expr, str]:
     return src
 
 
-def friction_implicit(eq) -> bool:
+def friction_implicit(eq: Equations) -> bool:
     """Whether a normal force of the stick-slip friction depends on the multipliers, the contact forces or the
     friction forces (the runtime then finds the forces by fixed-point iteration)."""
     mask = 0
     for sym in [*eq.lam, *event_force_symbols(eq)]:
         mask |= sym.mask
-    return any(f.normal.mask & mask for f in getattr(eq, "frictions", ()))
+    return any(f.normal.mask & mask for f in eq.frictions)
 
 
 class ModelSource:
@@ -140,7 +145,7 @@ class ModelSource:
 
     def __init__(
         self,
-        eq,
+        eq: Equations,
         kind: str,
         variables: list[FmuVariable] | None = None,
         jacobians=None,
@@ -196,10 +201,10 @@ class ModelSource:
             for i, s in enumerate(syms):
                 src[s] = f"_in->{vec}[{i}]"
         src.update(input_sources(eq))
-        for i, c in enumerate(getattr(eq, "contacts", ())):  # the contact forces follow the multipliers
+        for i, c in enumerate(eq.contacts):  # the contact forces follow the multipliers
             src[c.force] = f"_in->lam[{eq.nc + i}]"
-        nk = len(getattr(eq, "contacts", ()))
-        for j, f in enumerate(getattr(eq, "frictions", ())):  # then the friction forces
+        nk = len(eq.contacts)
+        for j, f in enumerate(eq.frictions):  # then the friction forces
             src[f.force] = f"_in->lam[{eq.nc + nk + j}]"
         return src
 
@@ -277,12 +282,8 @@ class ModelSource:
         )
         out.append(_array("const char *const", "coordinate_names", [c_string(c.name) for c in eq.coordinates]))
         out.append(_array("const char *const", "constraint_names", [c_string(r.name) for r in eq.constraint_rows]))
-        out.append(
-            _array("const char *const", "contact_names", [c_string(c.name) for c in getattr(eq, "contacts", ())])
-        )
-        out.append(
-            _array("const char *const", "friction_names", [c_string(f.name) for f in getattr(eq, "frictions", ())])
-        )
+        out.append(_array("const char *const", "contact_names", [c_string(c.name) for c in eq.contacts]))
+        out.append(_array("const char *const", "friction_names", [c_string(f.name) for f in eq.frictions]))
         init_names = [r.name for r in eq.constraint_rows[: eq.nh]] + [r.name for r in eq.initial_rows]
         out.append(_array("const char *const", "init_names", [c_string(n) for n in init_names]))
         me = int(self.kind in ("me", "both"))
@@ -350,7 +351,7 @@ class ModelSource:
         runtime then factors ``M``).  The blocks go in a ``static`` helper (cut into parts when large) that the
         function calls once: small ones are inlined, their pivots never stored."""
         eq = self.eq
-        ddq, pivots = list(getattr(eq, "accelerations", ())), list(getattr(eq, "pivots", ()))
+        ddq, pivots = list(eq.accelerations), list(eq.pivots)
         sig = "int sb_accelerations_direct(const SbPoint *_in, double *_ddq)"
         if not ddq:
             doc = "direct accelerations: not derived for this model (has_direct = 0, the runtime factors M)"
@@ -384,7 +385,7 @@ class ModelSource:
     def _contacts(self) -> list[str]:
         """``sb_contacts``: the blocks of the unilateral contacts (:mod:`symbody.model.contacts`)."""
         eq = self.eq
-        contacts = list(getattr(eq, "contacts", ()))
+        contacts = list(eq.contacts)
         names = [c.name for c in contacts]
         qn = [c.name for c in eq.coordinates]
         return self._fn(
@@ -405,7 +406,7 @@ class ModelSource:
         """``sb_frictions`` and ``sb_friction_normals``: the stick-slip friction elements
         (:mod:`symbody.model.friction`)."""
         eq = self.eq
-        frictions = list(getattr(eq, "frictions", ()))
+        frictions = list(eq.frictions)
         names = [f.name for f in frictions]
         qn = [c.name for c in eq.coordinates]
         parts = self._fn(
@@ -508,7 +509,7 @@ class ModelSource:
         )
         parts.extend(self._contacts())
         parts.extend(self._frictions())
-        switches = list(getattr(eq, "switches", ()))
+        switches = list(eq.switches)
         parts.extend(
             self._fn(
                 "switches",
@@ -566,7 +567,9 @@ class ModelSource:
                     self._matrix("_Y_u", jac.Y_u, yn, un, "dy/du", "inputs"),
                     self._vector("_Y_t", jac.Y_t, yn, "dy/dt", "time"),
                     self._matrix("_Y_ddq", jac.Y_ddq, yn, [f"dd{c}" for c in qn], "dy/dddq", "accelerations"),
-                    self._matrix("_Y_lam", jac.Y_lam, yn, [lam.name for lam in eq.lam], "dy/dlam", "multipliers"),
+                    self._matrix(
+                        "_Y_lam", jac.Y_lam, yn, [symbol_name(lam) for lam in eq.lam], "dy/dlam", "multipliers"
+                    ),
                 ],
                 "exact Jacobians of the user outputs",
                 derivative=True,

@@ -52,10 +52,10 @@ from ..symbolic.expr import Expr, add, as_expr, div, mul, neg, pow_, sub
 from ..symbolic.nonsmooth import positive_part
 from .contacts import Unilateral, add_unilateral
 from .expressions import LOADS, default_value, require, to_expr, to_number, total_derivative
-from .geometry import resolve_point
-from .loading import add_load
-from .point import Point
+from .geometry import Point, resolve_point
+from .loads import add_load
 from .quantities import declare_input, declare_output
+from .registry import Facet, atomic
 from .ropes import PathForce, path_length, virtual_rate
 from .states import declare_state, set_rate
 
@@ -228,3 +228,65 @@ def _effective(beta: Expr, p: Expr, p_c: Expr) -> Expr:
 
 
 __all__ = ["HydraulicCylinder", "add_hydraulic_cylinder", "orifice"]
+
+
+class HydraulicsMixin(Facet):
+    """The methods of :class:`symbody.System` that add hydraulic cylinders."""
+
+    @atomic
+    def hydraulic_cylinder(
+        self,
+        name: str,
+        point1: Point | str,
+        point2: Point | str,
+        *,
+        piston_area: Any,
+        rod_area: Any,
+        stroke: Any,
+        retracted_length: Any,
+        dead_volume: Any,
+        bulk_modulus: Any,
+        valve: Any = None,
+        flow_gain: Any = 0,
+        supply_pressure: Any = 2.0e7,
+        tank_pressure: Any = 1.0e5,
+        leakage: Any = 0,
+        friction: Any = 0,
+        laminar_pressure: Any = 1.0e4,
+        cavitation_pressure: Any = 2.0e4,
+        initial_pressures: tuple[float, float] = (1.0e5, 1.0e5),
+        restitution: Any = 0.0,
+    ) -> HydraulicCylinder:
+        """A differential hydraulic cylinder, barrel at ``point1``, rod end at ``point2``, fed by a valve.
+
+        Its two chamber pressures are first-order states (``<name>_p1`` cap side, ``<name>_p2`` rod
+        side, absolute, Pa) with the oil's compressibility (``bulk_modulus``) in the chamber volumes of
+        the current extension ``x = distance - retracted_length`` (``dead_volume``: one value or the
+        pair), flows from a critical-centre proportional valve (spool ``valve`` in [-1, 1], by default
+        the input ``<name>_spool``; orifice law ``flow_gain |u| sign(dp) sqrt(|dp|)``, laminar within
+        ``laminar_pressure`` of ``dp = 0``), ``leakage`` across the piston (m^3/s/Pa) and viscous
+        ``friction`` (N s/m).  End-of-stroke stops are the unilateral contacts ``<name>_retracted``
+        and ``<name>_extended``; the bulk modulus vanishes near zero absolute pressure
+        (``cavitation_pressure``), so no pressure becomes negative.  Outputs ``<name>_extension``,
+        ``<name>_force``, ``<name>_flow1``, ``<name>_flow2``.  See :mod:`symbody.model.hydraulics`.
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("boom_lift")
+            >>> y = s.coordinate("y", 1.2)
+            >>> rod_end = s.point("rod_end", s.origin, (0, y, 0)); _ = s.particle("boom", rod_end, 800.0)
+            >>> s.gravity((0, -9.81, 0))
+            >>> lift = s.hydraulic_cylinder("lift", s.origin, rod_end, piston_area=8e-3, rod_area=3e-3,
+            ...     stroke=0.6, retracted_length=1.0, dead_volume=2e-4, bulk_modulus=1.4e9, flow_gain=2e-7,
+            ...     supply_pressure=2.1e7, initial_pressures=(1.2e6, 1e5))
+            >>> eq = s.derive()
+            >>> [x.name for x in eq.states], [u.name for u in eq.inputs]
+            (['lift_p1', 'lift_p2'], ['lift_spool'])
+        """
+        return add_hydraulic_cylinder(
+            self._system, name, point1, point2, piston_area=piston_area, rod_area=rod_area, stroke=stroke,
+            retracted_length=retracted_length, dead_volume=dead_volume, bulk_modulus=bulk_modulus, valve=valve,
+            flow_gain=flow_gain, supply_pressure=supply_pressure, tank_pressure=tank_pressure, leakage=leakage,
+            friction=friction, laminar_pressure=laminar_pressure, cavitation_pressure=cavitation_pressure,
+            initial_pressures=initial_pressures, restitution=restitution,
+        )  # fmt: skip

@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..symbolic.expr import Expr, neg, sub
 from .expressions import require, to_expr, total_derivative
-from .geometry import resolve_point
-from .loading import add_load
-from .point import Point
+from .geometry import Point, resolve_point
+from .loads import add_load
+from .registry import Facet, atomic
 from .ropes import PathForce, one_sided_force, path_length, virtual_rate
 
 if TYPE_CHECKING:
@@ -106,3 +106,46 @@ def add_buffer(
 
 
 __all__ = ["OneSidedSpring", "add_buffer", "add_sling"]
+
+
+class OneSidedMixin(Facet):
+    """The methods of :class:`symbody.System` that add one-sided spring-dampers (slings, buffers)."""
+
+    @atomic
+    def sling(
+        self, name: str, point1: Point | str, point2: Point | str, *, k: Any, rest_length: Any, damping: Any = 0
+    ) -> OneSidedSpring:
+        """A spring-damper that only pulls the points together: ``max(0, k (d - rest_length) + c dd/dt)``.
+
+        ``k`` in N/m, ``damping`` in N s/m; slack when the distance ``d`` is short.  See
+        :mod:`symbody.model.one_sided`.
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("tether")
+            >>> x = s.coordinate("x", 1.5)
+            >>> P = s.point("P", s.origin, (x, 0, 0)); _ = s.particle("buoy", P, 10.0)
+            >>> tether = s.sling("tether", s.origin, P, k=1e3, rest_length=1.0, damping=5.0)
+            >>> tether.distance, s.derive().switches
+            (sqrt(x**2), [1000*(1 - sqrt(x**2)) - 5*x*dx/sqrt(x**2)])
+        """
+        return add_sling(self._system, name, point1, point2, k=k, rest_length=rest_length, damping=damping)
+
+    @atomic
+    def buffer(
+        self, name: str, point1: Point | str, point2: Point | str, *, k: Any, free_length: Any, damping: Any = 0
+    ) -> OneSidedSpring:
+        """A spring-damper that only pushes the points apart: ``max(0, k (free_length - d) - c dd/dt)``.
+
+        ``k`` in N/m, ``damping`` in N s/m; free when the distance ``d`` is long.  See
+        :mod:`symbody.model.one_sided`.
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("stop")
+            >>> x = s.coordinate("x", 1.0, unit="m")
+            >>> P = s.point("P", s.origin, (x, 0, 0)); _ = s.particle("trolley", P, 10.0)
+            >>> s.buffer("end_stop", s.origin, P, k=1e5, free_length=0.1).kind
+            'buffer'
+        """
+        return add_buffer(self._system, name, point1, point2, k=k, free_length=free_length, damping=damping)

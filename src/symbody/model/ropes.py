@@ -42,12 +42,10 @@ from ..symbolic.calculus import diff
 from ..symbolic.expr import ZERO, Expr, add, as_expr, div, mul, neg, sub
 from ..symbolic.nonsmooth import positive_part
 from .expressions import LOADS, default_value, require, to_expr, total_derivative
-from .geometry import resolve_point
-from .loading import add_load
-from .loads import ScalarForce
-from .point import Point, relative_position
-from .quantities import declare_output
-from .symbols import Output
+from .geometry import Point, relative_position, resolve_point
+from .loads import ScalarForce, add_load
+from .quantities import Output, declare_output
+from .registry import Facet, atomic
 
 if TYPE_CHECKING:
     from .kinematics import Kinematics
@@ -314,3 +312,46 @@ __all__ = [
     "segments_of",
     "virtual_rate",
 ]
+
+
+class RopesMixin(Facet):
+    """The methods of :class:`symbody.System` that add ropes."""
+
+    @atomic
+    def rope(
+        self,
+        name: str,
+        path: Sequence[Point | str],
+        *,
+        stiffness: Any,
+        unstretched_length: Any,
+        damping: Any = 0,
+        falls: int = 1,
+        outputs: bool = True,
+    ) -> Rope:
+        """An elastic rope from its anchor through ``path`` to its end; it pulls and never pushes.
+
+        ``stiffness`` is the axial stiffness ``EA`` (N), ``damping`` ``c`` (N s/m) and
+        ``unstretched_length`` ``L0`` (m; an expression of coordinates and states pays rope out, as a
+        winch does).  The tension is ``max(0, EA (L - L0) / L0 + c d(L - L0)/dt)``, with ``L`` the sum
+        of the segments between consecutive points; the points of the path may be fixed or on bodies
+        (sheaves: frictionless pulleys of negligible radius).  ``falls=n`` reeves the last segment (upper
+        block to hook block) ``n`` times.  Going slack or taut is an event located exactly in time.
+        Outputs ``<name>_tension``, ``<name>_stretch`` and ``<name>_length`` unless ``outputs=False``.
+        See :mod:`symbody.model.ropes`.
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("crane_hook")
+            >>> y = s.coordinate("y", -3.0, unit="m")
+            >>> hook = s.point("hook", s.origin, (0, y, 0))
+            >>> _ = s.particle("payload", hook, 500.0)
+            >>> s.gravity((0, -9.81, 0))
+            >>> line = s.rope("hoist", [s.origin, hook], stiffness=2e6, unstretched_length=3.0, falls=2)
+            >>> line.length, s.derive().switches
+            (2*sqrt(y**2), [2000000/3*(3 - 2*sqrt(y**2))])
+        """
+        return add_rope(
+            self._system, name, path, stiffness=stiffness, unstretched_length=unstretched_length, damping=damping,
+            falls=falls, outputs=outputs,
+        )  # fmt: skip

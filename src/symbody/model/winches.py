@@ -36,15 +36,13 @@ from typing import TYPE_CHECKING, Any, cast
 from ..errors import ModelError
 from ..symbolic.expr import Expr, div, mul, sub
 from .base import Base, Rz
-from .bodies import create_solid
+from .bodies import Solid, create_solid
 from .expressions import LOADS, default_value, require, to_expr
-from .geometry import create_base, resolve_base, resolve_point
-from .loading import add_load
-from .loads import ScalarForce
-from .point import Point
+from .geometry import Point, create_base, resolve_base, resolve_point
+from .loads import ScalarForce, add_load
 from .quantities import declare_coordinate, declare_input, declare_output
+from .registry import Facet, atomic
 from .ropes import Rope, rebind_unstretched_length
-from .solid import Solid
 from .states import declare_state, set_rate
 
 if TYPE_CHECKING:
@@ -177,3 +175,51 @@ def _motor(system: System, name: str, ref: Expr, lag: Expr) -> Expr:
 
 
 __all__ = ["Winch", "add_winch"]
+
+
+class WinchesMixin(Facet):
+    """The methods of :class:`symbody.System` that add winches."""
+
+    @atomic
+    def winch(
+        self,
+        name: str,
+        rope: Rope | str,
+        *,
+        radius: Any,
+        inertia: Any,
+        drive: str = "torque",
+        torque: Any = None,
+        speed: Any = None,
+        speed_gain: Any = None,
+        motor_time_constant: Any = 0,
+        point: Point | str | None = None,
+        base: Base | str | None = None,
+    ) -> Winch:
+        """A winch whose drum angle ``name`` (rad, positive heaving in) sets the rope's unstretched length.
+
+        The rope's unstretched length becomes ``L0 - radius * angle`` (``L0`` as the rope was given);
+        the drum (``inertia`` about axis z of ``base`` at ``point``) is driven by a torque
+        (``drive="torque"``: ``torque``, by default the input ``<name>_torque``) or by a speed
+        controller (``drive="speed"``: ``speed_gain (w_m - d angle/dt)``, the motor speed ``w_m``
+        following ``speed``, by default the input ``<name>_speed_ref``, through a first-order lag of
+        ``motor_time_constant`` when it is positive: the state ``<name>_motor_speed``).  Output
+        ``<name>_drive_torque``.  See :mod:`symbody.model.winches`.
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("winch_demo")
+            >>> y = s.coordinate("y", -4.0)
+            >>> hook = s.point("hook", s.origin, (0, y, 0))
+            >>> _ = s.particle("payload", hook, 100.0)
+            >>> s.gravity((0, -9.81, 0))
+            >>> line = s.rope("line", [s.origin, hook], stiffness=5e5, damping=2e3, unstretched_length=4.0)
+            >>> drum = s.winch("drum", line, radius=0.2, inertia=1.5, drive="speed", speed_gain=2e3,
+            ...                motor_time_constant=0.2)
+            >>> sorted(s.derive().inputs[k].name for k in range(1)), [x.name for x in s.derive().states]
+            (['drum_speed_ref'], ['drum_motor_speed'])
+        """
+        return add_winch(
+            self._system, name, rope, radius=radius, inertia=inertia, drive=drive, torque=torque, speed=speed,
+            speed_gain=speed_gain, motor_time_constant=motor_time_constant, point=point, base=base,
+        )  # fmt: skip
