@@ -34,7 +34,8 @@ from typing import Any
 from ..errors import ModelError
 from ..symbolic.calculus import set_time_rate
 from ..symbolic.expr import ONE, Context, Expr
-from . import bodies, constraints, contacts, friction, geometry, loading, motion, quantities, reactions, states
+from . import beams, bodies, bushings, constraints, contacts, flexible, friction, geometry, loading, motion
+from . import quantities, reactions, states
 from . import expressions as ex
 from .base import Base
 from .joints import (
@@ -205,6 +206,37 @@ class System:
     torsion_spring_damper = atomic(loading.apply_torsion_spring_damper)
     viscous_friction = atomic(loading.apply_viscous_friction)
     coulomb_friction = atomic(loading.apply_coulomb_friction)
+
+    # -- elastic elements (modules bushings, beams, flexible) ---------------
+    def bushing(
+        self, name: str, frame1: Frame | str, frame2: Frame | str, *, stiffness: Any, damping: Any = None,
+        preload: Any = None,
+    ) -> bushings.Bushing:  # fmt: skip
+        """A six-component spring-damper (elastic mount) between two frames; its wrench as outputs.
+
+        On the deflection ``s = (d, theta)`` of frame 2 in frame 1's basis (position of frame 2's
+        origin, small-rotation vector of ``R1^T R2``) and its rate ``s'`` (``d d/dt``,
+        ``omega_2 - omega_1``), the wrench on frame 2's body at its origin, in frame 1's basis, is
+        ``preload - K s - C s'``; frame 1's body takes the opposite wrench at the same point.
+        ``stiffness`` and ``damping`` are 6 values (a diagonal) or 6 rows of 6 on
+        ``(x, y, z, rx, ry, rz)``; ``preload`` is ``(Fx, Fy, Fz, Mx, My, Mz)``.  The outputs
+        ``<name>_Fx`` ... ``<name>_Mz`` give the wrench (:mod:`symbody.model.bushings`).
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("mount")
+            >>> z = s.coordinate("z")
+            >>> top = s.frame("top", s.point("P", s.origin, (0, 0, z)), s.ground_base)
+            >>> _ = s.particle("m", top.point, 2.0)
+            >>> b = s.bushing("rubber", s.ground, top, stiffness=[4e4] * 3 + [50] * 3, preload=(0, 0, 19.62, 0, 0, 0))
+            >>> s.gravity((0, 0, -9.81))
+            >>> s.derive().delta[0], s.outputs["rubber_Fz"].expr
+            (-19.62 - 40000*z + 19.62, 19.62 - 40000*z)
+        """
+        with self.registry.transaction():
+            return bushings.add_bushing(
+                self, name, frame1, frame2, stiffness=stiffness, damping=damping, preload=preload
+            )
 
     # -- constraints (module constraints) ----------------------------------
     constraint = atomic(constraints.holonomic_constraint)
