@@ -72,7 +72,7 @@ class Bushing(Load):
         >>> F = s.frame("F", s.point("P", s.origin, (x, 0, 0)), s.ground_base)
         >>> b = s.bushing("b", s.ground, F, stiffness=(1, 2, 3, 4, 5, 6), preload=(7, 0, 0, 0, 0, 0))
         >>> b.kind, b.wrench(s.kinematics)[0]
-        ('bushing', 7 - x)
+        ('bushing', -(x - 7))
     """
 
     kind = "bushing"
@@ -183,7 +183,8 @@ def frames_of(system: System, name: str, frame1: Any, frame2: Any) -> tuple[tupl
     Example:
         >>> import symbody as sb
         >>> s = sb.System("fo")
-        >>> frames_of(s, "b", "abs", s.ground)[1] == (s.origin, s.ground_base)
+        >>> F = s.frame("F", s.point("P", s.origin, (1, 0, 0)), s.ground_base)
+        >>> frames_of(s, "b", "abs", F) == ((s.origin, s.ground_base), (F.point, s.ground_base))
         True
     """
     ends = []
@@ -222,7 +223,7 @@ def add_bushing(
         >>> x = s.coordinate("x")
         >>> F = s.frame("F", s.point("P", s.origin, (x, 0, 0)), s.ground_base)
         >>> add_bushing(s, "b", "abs", F, stiffness=[10] * 6, damping=[1] * 6).wrench(s.kinematics)[0]
-        -10*x - dx
+        -(dx + 10*x)
     """
     system.registry.check(name, "bushing")
     end1, end2 = frames_of(system, name, frame1, frame2)

@@ -231,12 +231,41 @@ class System:
             >>> b = s.bushing("rubber", s.ground, top, stiffness=[4e4] * 3 + [50] * 3, preload=(0, 0, 19.62, 0, 0, 0))
             >>> s.gravity((0, 0, -9.81))
             >>> s.derive().delta[0], s.outputs["rubber_Fz"].expr
-            (-19.62 - 40000*z + 19.62, 19.62 - 40000*z)
+            (-40000*z, 19.62 - 40000*z)
         """
         with self.registry.transaction():
             return bushings.add_bushing(
                 self, name, frame1, frame2, stiffness=stiffness, damping=damping, preload=preload
             )
+
+    def beam(
+        self, name: str, frame1: Frame | str, frame2: Frame | str, *, E: Any = None, G: Any = None, area: Any = None,
+        Iy: Any = None, Iz: Any = None, J: Any = None, length: Any = None, stiffness: Any = None, damping: Any = None,
+    ) -> beams.Beam:  # fmt: skip
+        """A massless beam element from frame 1 (clamped end, beam along its x axis) to frame 2; wrench as outputs.
+
+        Euler-Bernoulli with the section ``E, G, area, Iy, Iz, J`` (``Iy``, ``Iz`` about frame 1's y
+        and z axes) and ``length`` (default: the frames' distance at the initial configuration), or a
+        generalized beam with ``stiffness`` a 6x6 matrix (numbers become parameters
+        ``<name>_K<i>_<j>``; :func:`~symbody.model.beams.end_stiffness` extracts it from a 12x12
+        finite-element matrix).  The wrench on frame 2's body is ``-K s - C s'`` with
+        ``s = (d - (L, 0, 0), theta)`` as for :meth:`bushing`; relative rotations must stay small.
+        Outputs ``<name>_Fx`` ... ``<name>_Mz`` (:mod:`symbody.model.beams`).
+
+        Example (a tip force P on a cantilever: torsion-free bending, ``z = P L^3 / (3 E Iy)``):
+            >>> import symbody as sb
+            >>> s = sb.System("cantilever")
+            >>> z, ry = s.coordinate("z"), s.coordinate("ry")
+            >>> tip = s.frame("tip", s.point("P", s.origin, (2.0, 0, z)), s.base("B", s.ground_base, sb.Ry(ry)))
+            >>> b = s.beam("b", s.ground, tip, E=2e11, G=8e10, area=1e-3, Iy=2e-7, Iz=3e-7, J=4e-7)
+            >>> b.wrench(s.kinematics)[2]  # 12 E Iy / L^3 z and 6 E Iy / L^2 ry, ry ~ sin(ry)
+            -(60000*z + 60000*sin(ry))
+        """
+        with self.registry.transaction():
+            return beams.add_beam(
+                self, name, frame1, frame2, E=E, G=G, area=area, Iy=Iy, Iz=Iz, J=J, length=length,
+                stiffness=stiffness, damping=damping,
+            )  # fmt: skip
 
     # -- constraints (module constraints) ----------------------------------
     constraint = atomic(constraints.holonomic_constraint)
