@@ -215,7 +215,9 @@ def add_beam(
         missing = [n for n, v in zip(("E", "G", "area", "Iy", "Iz", "J"), section) if v is None]
         if missing:
             raise ModelError(f"beam {name!r}: missing {', '.join(missing)} (or give stiffness=)")
-        exprs = [to_expr(system, v, f"{n} of beam {name!r}") for n, v in zip(("E", "G", "area", "Iy", "Iz", "J"), section)]
+        exprs = [
+            to_expr(system, v, f"{n} of beam {name!r}") for n, v in zip(("E", "G", "area", "Iy", "Iz", "J"), section)
+        ]
         require(system, f"section of beam {name!r}", exprs, ("parameter",))
         K = beam_stiffness(*exprs, L)
     C = matrix6(system, damping, f"damping of beam {name!r}") if damping is not None else None

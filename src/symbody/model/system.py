@@ -34,8 +34,21 @@ from typing import Any
 from ..errors import ModelError
 from ..symbolic.calculus import set_time_rate
 from ..symbolic.expr import ONE, Context, Expr
-from . import beams, bodies, bushings, constraints, contacts, flexible, friction, geometry, loading, motion
-from . import quantities, reactions, states
+from . import (
+    beams,
+    bodies,
+    bushings,
+    constraints,
+    contacts,
+    flexible,
+    friction,
+    geometry,
+    loading,
+    motion,
+    quantities,
+    reactions,
+    states,
+)
 from . import expressions as ex
 from .base import Base
 from .joints import (
@@ -115,11 +128,12 @@ class System:
         self.unilaterals: list[contacts.Unilateral] = []
         self.frictions: list[friction.StickSlip] = []
         self.reactions: list[reactions.JointWrench] = []
+        self.flexible_bodies: dict[str, flexible.FlexibleBeam] = {}
         self.registry.track(
             self.parameters, self.coordinates, self.inputs, self.outputs, self.time_functions, self.bases,
             self.points, self.frames, self.solids, self.loads, self.constraints, self.joints, self._multipliers,
             self.shapes, self.unilaterals, self.frictions, self.reactions, self.ctx.symbols, self.ctx.by_name,
-            self.ctx.time_rates, self.states,
+            self.ctx.time_rates, self.states, self.flexible_bodies,
         )  # fmt: skip
         self.registry.claim("t", "time")
         self.t = self.ctx.symbol("t", "time")
@@ -265,6 +279,37 @@ class System:
             return beams.add_beam(
                 self, name, frame1, frame2, E=E, G=G, area=area, Iy=Iy, Iz=Iz, J=J, length=length,
                 stiffness=stiffness, damping=damping,
+            )  # fmt: skip
+
+    def flexible_beam(
+        self, name: str, root_frame: Frame | str, *, length: Any, segments: int, E: Any, G: Any, rho: Any, area: Any,
+        Iy: Any, Iz: Any, J: Any, damping: Any = None, axial: bool = True, torsion: bool = True,
+    ) -> Frame:  # fmt: skip
+        """A flexible beam along the x axis of ``root_frame``, as rigid segments joined by springs; its tip frame.
+
+        The rigid finite element method with Kruszewski's division: ``segments`` springs, each at the
+        middle of a segment of length ``length / segments`` with that segment's stiffness
+        (``E A``, ``G J``, ``E Iy``, ``E Iz`` over its length), and rigid elements between them with
+        the mass ``rho A`` per length and its rotary inertia; the first half segment is fixed to the
+        root frame.  ``Iy`` and ``Iz`` are about the root frame's y and z axes; ``damping`` is a
+        stiffness-proportional factor (s); ``axial=False``/``torsion=False`` leave those degrees of
+        freedom out.  The chain of relative coordinates keeps the equations linear in ``segments``
+        (recursive formulation).  ``s.flexible_bodies[name]`` records what was built
+        (:mod:`symbody.model.flexible`).
+
+        Example (a steel cantilever of 10 segments under its weight):
+            >>> import symbody as sb
+            >>> s = sb.System("boom")
+            >>> tip = s.flexible_beam("boom", s.ground, length=3.0, segments=10, E=2.1e11, G=8.1e10, rho=7850,
+            ...                       area=2e-3, Iy=4e-6, Iz=6e-6, J=8e-6, axial=False, torsion=False)
+            >>> s.gravity((0, 0, -9.81))
+            >>> len(s.coordinates), s.flexible_bodies["boom"].segments, tip.name
+            (20, 10, 'boom_tip')
+        """
+        with self.registry.transaction():
+            return flexible.add_flexible_beam(
+                self, name, root_frame, length=length, segments=segments, E=E, G=G, rho=rho, area=area, Iy=Iy, Iz=Iz,
+                J=J, damping=damping, axial=axial, torsion=torsion,
             )  # fmt: skip
 
     # -- constraints (module constraints) ----------------------------------
