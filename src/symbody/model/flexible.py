@@ -155,7 +155,8 @@ def add_flexible_beam(
     ``<name>_ry<k>`` (bending), ``<name>_rx<k>`` (torsion) for ``k = 1..segments``, the bases and
     points of the segments, the solids ``<name>_0`` (the half element fixed to the root frame) to
     ``<name>_<segments>``, a spring load ``<coordinate>_spring`` per coordinate and the frame
-    ``<name>_tip`` (its point ``<name>_T``).  ``axial=False`` or ``torsion=False`` leave those (stiff) degrees of freedom out.
+    ``<name>_tip`` (its point ``<name>_T``).  ``axial=False`` or ``torsion=False`` leave those (stiff)
+    degrees of freedom out.
 
     Example:
         >>> import symbody as sb
