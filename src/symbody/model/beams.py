@@ -219,7 +219,8 @@ def add_beam(
             to_expr(system, v, f"{n} of beam {name!r}") for n, v in zip(("E", "G", "area", "Iy", "Iz", "J"), section)
         ]
         require(system, f"section of beam {name!r}", exprs, ("parameter",))
-        K = beam_stiffness(*exprs, L)
+        E_, G_, A_, Iy_, Iz_, J_ = exprs
+        K = beam_stiffness(E_, G_, A_, Iy_, Iz_, J_, L)
     C = matrix6(system, damping, f"damping of beam {name!r}") if damping is not None else None
     load = add_load(system, name, Beam(name, frames[0], frames[1], K, C, [ZERO] * 6, (L, ZERO, ZERO)))
     declare_wrench_outputs(system, load)
