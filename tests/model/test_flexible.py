@@ -136,3 +136,22 @@ def test_flexible_beam_errors_and_record():
     masses = [default_value(s, sd.mass) for sd in rec.solids]  # half segments at both ends
     np.testing.assert_allclose(masses, np.array([0.5, 1, 1, 0.5]) * RHO * AREA * L / 3, rtol=1e-14)
     assert x.name == "b_rz1"
+
+
+def test_symbody_info_shows_the_size_of_a_flexible_body(tmp_path, capsys):
+    from symbody.cli import main
+
+    model = tmp_path / "boom.py"
+    model.write_text(
+        "import symbody as sb\n\n\n"
+        "def build(segments=3):\n"
+        "    s = sb.System('boom')\n"
+        "    s.flexible_beam('jib', s.ground, length=2.0, segments=segments, E=2.1e11, G=8.1e10, rho=7850.0,\n"
+        "                    area=1e-3, Iy=2e-7, Iz=3e-7, J=4e-7, torsion=False)\n"
+        "    return s\n"
+    )
+    assert main(["info", str(model), "--option", "segments=4"]) == 0
+    out = capsys.readouterr().out
+    assert "  flexible     jib: 4 segments, 12 coordinates, 5 solids" in out, out
+    assert main(["info", str(model), "--json"]) == 0
+    assert '"jib": {\n      "segments": 3' in capsys.readouterr().out

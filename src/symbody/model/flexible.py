@@ -208,4 +208,21 @@ def add_flexible_beam(
     return beam.tip
 
 
-__all__ = ["FlexibleBeam", "MAX_SEGMENTS", "add_flexible_beam"]
+def flexible_sizes(system: System) -> dict[str, dict[str, int]]:
+    """The size of every flexible body of a system: segments, coordinates and solids (``symbody info``).
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("fs")
+        >>> _ = s.flexible_beam("b", s.ground, length=1.0, segments=2, E=1.0, G=1.0, rho=1.0, area=1.0,
+        ...                     Iy=1.0, Iz=1.0, J=1.0)
+        >>> flexible_sizes(s)
+        {'b': {'segments': 2, 'coordinates': 8, 'solids': 3}}
+    """
+    return {
+        name: {"segments": b.segments, "coordinates": len(b.coordinates), "solids": len(b.solids)}
+        for name, b in system.flexible_bodies.items()
+    }
+
+
+__all__ = ["FlexibleBeam", "MAX_SEGMENTS", "add_flexible_beam", "flexible_sizes"]
