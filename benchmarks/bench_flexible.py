@@ -2,7 +2,9 @@
 
 The model is a steel cantilever built with ``System.flexible_beam`` (Kruszewski's division, four
 coordinates per spring: axial, two bending rotations, torsion) under gravity, with ``n`` segments.
-For n = 2, 4, 8, 16 the script derives it (``formulation="auto"``: the recursion on the chain of
+For n = 2, 4, 8, 16 (and the tower crane of
+``examples/crane_control/flexible_tower_crane.py`` with n = 2, 4, 8 segments in its mast and in its jib) the
+script derives it (``formulation="auto"``: the recursion on the chain of
 relative joints, with the articulated-body accelerations) and counts the operations of the exported
 accelerations (``accelerations`` and ``pivots``, the FMU's hot path), of ``delta`` and of ``M``
 (the operation count of docs/guide/architecture.md), then fits the exponent ``p`` of ``ops ~ n^p``.
@@ -22,7 +24,9 @@ from pathlib import Path
 from symbody.codegen.counts import op_count
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples" / "crane_control"))
 
+import flexible_tower_crane  # noqa: E402
 from bench_recursive import exponent  # noqa: E402
 from common import Row  # noqa: E402
 
@@ -43,10 +47,10 @@ def cantilever(n: int) -> sb.System:
     return s
 
 
-def measure(n: int) -> dict:
-    """Derivation time and operation counts of the cantilever of ``n`` segments."""
+def measure(n: int, model=cantilever) -> dict:
+    """Derivation time and operation counts of the model (cantilever or crane) of ``n`` segments per beam."""
     t0 = time.perf_counter()
-    eq = cantilever(n).derive()
+    eq = model(n).derive()
     seconds = time.perf_counter() - t0
     return {
         "derive_seconds": seconds,
@@ -57,13 +61,24 @@ def measure(n: int) -> dict:
     }
 
 
-def run(quick: bool = False, smoke: bool = False) -> list[Row]:
-    ns = [2] if smoke else [2, 4, 8] if quick else [2, 4, 8, 16]
-    res = {n: measure(n) for n in ns}
+def crane(n: int) -> sb.System:
+    """``examples/crane_control/flexible_tower_crane.py`` with ``n`` segments in its mast and in its jib."""
+    return flexible_tower_crane.build(True, n)
+
+
+MODELS = {
+    "cantilever": (cantilever, "cantilever ({} coordinates)", 4, 0),
+    "crane": (crane, "tower crane, n segments in mast and jib ({} coordinates)", 4, 3),
+}
+
+
+def rows_of(key: str, ns: list[int]) -> list[Row]:
+    model, label, per_segment, extra = MODELS[key]
+    res = {n: measure(n, model) for n in ns}
     rows = [
         Row(
             "flexible beam",
-            f"cantilever of n = {n} segments ({4 * n} coordinates): ops of the accelerations, delta, M",
+            label.format(per_segment * n + extra) + f", n = {n}: ops of the accelerations, delta, M",
             f"ddq {r['ddq']} ({r['method'] or 'none'}), delta {r['delta']}, M {r['M']}",
             "-",
             None,
@@ -80,7 +95,7 @@ def run(quick: bool = False, smoke: bool = False) -> list[Row]:
         rows.append(
             Row(
                 "flexible beam",
-                f"cantilever n = {ns[0]}..{ns[-1]}: fitted exponent of ops ~ n^p",
+                f"{key} n = {ns[0]}..{ns[-1]}: fitted exponent of ops ~ n^p",
                 f"ddq {p['ddq']:.2f}, delta {p['delta']:.2f}, M {p['M']:.2f}",
                 "-",
                 None,
@@ -90,6 +105,11 @@ def run(quick: bool = False, smoke: bool = False) -> list[Row]:
             )
         )
     return rows
+
+
+def run(quick: bool = False, smoke: bool = False) -> list[Row]:
+    ns = [2] if smoke else [2, 4, 8] if quick else [2, 4, 8, 16]
+    return rows_of("cantilever", ns) + rows_of("crane", ns[:3])
 
 
 def main(argv: list[str]) -> None:

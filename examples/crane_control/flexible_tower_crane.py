@@ -70,11 +70,11 @@ def build(flexible: bool = True, segments: int = 4, H: float = 40.0, R: float = 
             com=(R / 2, 0, 0),
             inertia=(0, 200.0 * R**3 / 12, 200.0 * R**3 / 12),
         )
-    s.particle("trolley", tip.point, m_trolley)
+    s.solid("trolley", tip.point, tip.base, mass=m_trolley)  # point masses on their frames: a tree of joints
     beta_r = s.coordinate("beta_r", 0.0, unit="rad", description="radial rope swing")
     beta_t = s.coordinate("beta_t", 0.0, unit="rad", description="tangential rope swing")
-    rope = s.base("rope", s.base("rope_1", jib_axes.base, sb.Ry(-beta_r)), sb.Rx(beta_t))
-    s.particle("payload", s.point("hook", tip.point, sb.Vector(rope, 0, 0, -l)), m_payload)
+    rope = s.base("rope", s.base("rope_1", tip.base, sb.Ry(-beta_r)), sb.Rx(beta_t))  # from the trolley: a chain
+    s.solid("payload", s.point("hook", tip.point, sb.Vector(rope, 0, 0, -l)), rope, mass=m_payload)
     s.gravity((0, 0, -g))
     s.viscous_friction("slew_damping", theta, c_slew)
     return s
