@@ -4,7 +4,7 @@
 frame and divides it as Kruszewski's rigid finite element method does (Kruszewski, Gawronski,
 Wittbrodt, Najbar and Grabowski, "Metoda sztywnych elementow skonczonych", Arkady, Warsaw, 1975;
 Wittbrodt, Adamiec-Wojcik and Wojciech, "Dynamics of Flexible Multibody Systems: Rigid Finite Element
-Method", Springer, 2006, ch. 3): the beam is cut into ``n`` segments of length ``D = L / n`` and each
+Method", Springer, 2006): the beam is cut into ``n`` segments of length ``D = L / n`` and each
 segment's elasticity is concentrated in one spring-damper element at its *middle*, so the rigid
 elements lie between the springs: a half segment ``[0, D/2]`` fixed to the root frame, ``n - 1``
 whole segments and a half segment ``[L - D/2, L]`` at the tip.  Each rigid element has the mass
