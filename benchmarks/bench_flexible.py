@@ -7,7 +7,7 @@ For n = 2, 4, 8, 16 (and the tower crane of
 script derives it (``formulation="auto"``: the recursion on the chain of
 relative joints, with the articulated-body accelerations) and counts the operations of the exported
 accelerations (``accelerations`` and ``pivots``, the FMU's hot path), of ``delta`` and of ``M``
-(the operation count of docs/guide/architecture.md), then fits the exponent ``p`` of ``ops ~ n^p``.
+(the operation count of docs/explanation/architecture.md), then fits the exponent ``p`` of ``ops ~ n^p``.
 
 Target: the accelerations and ``delta`` grow no faster than linearly with ``n`` (the dense ``M`` of a
 chain is exempt).  ``--quick`` stops at n = 8; ``--smoke`` runs n = 2 only.
