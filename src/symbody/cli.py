@@ -306,10 +306,14 @@ def _fmu_info(args: argparse.Namespace) -> int:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
+    from .model.flexible import flexible_sizes
+
     if _is_fmu(args.model):
         return _fmu_info(args)
-    eq = _load(args.model, args.option).derive(progress=True)
+    system = _load(args.model, args.option)
+    eq = system.derive(progress=True)
     st = _model_info(eq)
+    st["flexible_bodies"] = flexible_sizes(system)
     if args.json:
         print(json.dumps(st, indent=2, default=float))
         return 0
@@ -326,6 +330,11 @@ def cmd_info(args: argparse.Namespace) -> int:
         f"  constraints  {st['constraints']} ({st['holonomic']} holonomic, {st['nonholonomic']} non-holonomic), "
         f"dof {st['dof']}"
     )
+    for name, size in st["flexible_bodies"].items():
+        print(
+            f"  flexible     {name}: {size['segments']} segments, {size['coordinates']} coordinates, "
+            f"{size['solids']} solids"
+        )
     print(f"  parameters   {st['parameters']}{names('parameter_names')}")
     print(f"  inputs       {st['inputs']}{names('input_names')}")
     if st["motion_input_names"]:

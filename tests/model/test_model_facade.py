@@ -23,6 +23,9 @@ SIGNATURES = {
     "angular_velocity": "(base, relative_to=None)",
     "aux_coordinate": "(name, q0=0.0, dq0=0.0, *, unit=None, description='')",
     "base": "(name, parent, rotation=None, angle=None)",
+    "beam": "(name, frame1, frame2, *, E=None, G=None, area=None, Iy=None, Iz=None, J=None, length=None, "
+    "stiffness=None, damping=None)",
+    "bushing": "(name, frame1, frame2, *, stiffness, damping=None, preload=None)",
     "constraint": "(name, expr, base=None, *, components=None)",
     "coordinate": "(name, q0=0.0, dq0=0.0, *, unit=None, description='', aux=False)",
     "coordinate_of": "(symbol)",
@@ -36,6 +39,8 @@ SIGNATURES = {
     "dq": "property",
     "dt": "(expr)",
     "fix_initial": "(coordinate, *, name=None)",
+    "flexible_beam": "(name, root_frame, *, length, segments, E, G, rho, area, Iy, Iz, J, damping=None, axial=True, "
+    "torsion=True)",
     "force": "(name, solid, point, force=None, moment=None, *, base=None, reaction=None)",
     "frame": "(name, point, base)",
     "generalized_force": "(name, coordinate, force)",

@@ -38,11 +38,14 @@ from ..symbolic.expr import ONE, Context, Expr
 from . import bodies, contacts, friction, geometry, loads, reactions
 from . import expressions as ex
 from .base import Base
+from .beams import BeamsMixin
 from .bodies import BodiesMixin, Solid
+from .bushings import BushingsMixin
 from .constraints import ConstraintRow, ConstraintsMixin
 from .contacts import ContactsMixin
 from .deprecation import formerly_positional
 from .expressions import ExpressionsMixin
+from .flexible import FlexibleBeam, FlexibleMixin
 from .friction import FrictionMixin
 from .geometry import Frame, GeometryMixin, Point
 from .hydraulics import HydraulicsMixin
@@ -68,8 +71,8 @@ MAX_MODEL_NAME = 128
 
 class System(
     QuantitiesMixin, StatesMixin, ExpressionsMixin, GeometryMixin, MotionMixin, BodiesMixin, LoadsMixin,
-    SpringsMixin, RopesMixin, OneSidedMixin, WinchesMixin, HydraulicsMixin, ConstraintsMixin, JointsMixin,
-    ReactionsMixin, ContactsMixin, FrictionMixin, ShapesMixin,
+    SpringsMixin, BushingsMixin, BeamsMixin, FlexibleMixin, RopesMixin, OneSidedMixin, WinchesMixin,
+    HydraulicsMixin, ConstraintsMixin, JointsMixin, ReactionsMixin, ContactsMixin, FrictionMixin, ShapesMixin,
 ):  # fmt: skip
     """A multibody model.
 
@@ -115,6 +118,7 @@ class System(
         self.coordinates: list[Coordinate] = []
         self.inputs: dict[str, Input] = {}
         self.states: dict[str, State] = {}
+        self.flexible_bodies: dict[str, FlexibleBeam] = {}
         self.elements: dict[str, Any] = {}  # ropes, slings, buffers, winches, hydraulic cylinders by name
         self.outputs: dict[str, Output] = {}
         self.time_functions: dict[str, Expr] = {}
@@ -134,7 +138,7 @@ class System(
             self.parameters, self.coordinates, self.inputs, self.outputs, self.time_functions, self.bases,
             self.points, self.frames, self.solids, self.loads, self.constraints, self.joints, self._multipliers,
             self.shapes, self.unilaterals, self.frictions, self.reactions, self.ctx.symbols, self.ctx.by_name,
-            self.ctx.time_rates, self.states, self.elements,
+            self.ctx.time_rates, self.states, self.elements, self.flexible_bodies,
         )  # fmt: skip
         self.registry.claim("t", "time")
         self.t = self.ctx.symbol("t", "time")
