@@ -39,29 +39,29 @@ def build(flexible: bool = True, segments: int = 4, H: float = 40.0, R: float = 
     """The crane; ``segments`` per flexible beam (mast and jib)."""
     s = sb.System("flexible_tower_crane" if flexible else "rigid_tower_crane")
     P = s.parameter
-    g = P("g", G0, "m/s2")
-    m_slew = P("m_slew", 30000.0, "kg", "counter-jib and ballast, on the slew axis")
-    J_slew = P("J_slew", 1.2e7 - 200.0 * R**3 / 3, "kg.m2", "their moment of inertia about the slew axis")
-    m_payload = P("m_payload", 2000.0, "kg")
-    m_trolley = P("m_trolley", 800.0, "kg")
-    l = P("l", l0, "m", "rope length")
-    c_slew = P("c_slew", 1.0e5, "N.m.s/rad")
+    g = P("g", G0, unit="m/s2")
+    m_slew = P("m_slew", 30000.0, unit="kg", description="counter-jib and ballast, on the slew axis")
+    J_slew = P("J_slew", 1.2e7 - 200.0 * R**3 / 3, unit="kg.m2", description="their moment of inertia about the slew axis")
+    m_payload = P("m_payload", 2000.0, unit="kg")
+    m_trolley = P("m_trolley", 800.0, unit="kg")
+    l = P("l", l0, unit="m", description="rope length")
+    c_slew = P("c_slew", 1.0e5, unit="N.m.s/rad")
     theta = s.coordinate("theta", 0.0, unit="rad", description="slew angle")
     up = s.base("mast_axes", s.ground_base, sb.Ry(-math.pi / 2))  # x up, along the mast
     if flexible:
-        top = s.flexible_beam("mast", s.frame("mast_root", s.origin, up), length=P("H", H, "m"), segments=segments,
+        top = s.flexible_beam("mast", s.frame("mast_root", s.origin, up), length=P("H", H, unit="m"), segments=segments,
                               **STEEL, **MAST, axial=False, torsion=False)  # fmt: skip
     else:
-        top = s.frame("mast_top", s.point("T", s.origin, (0, 0, P("H", H, "m"))), up)
+        top = s.frame("mast_top", s.point("T", s.origin, (0, 0, P("H", H, unit="m"))), up)
         s.solid("mast", s.origin, up, mass=400.0 * H, com=(H / 2, 0, 0))
     slew = s.base("slew", top.base, sb.Rx(theta))
     s.solid("slewing_part", top.point, slew, mass=m_slew, inertia=(J_slew, J_slew, 0))
     jib_axes = s.frame("jib_root", top.point, s.base("jib_axes", slew, sb.Ry(math.pi / 2)))  # x out, z up
     if flexible:
-        tip = s.flexible_beam("jib", jib_axes, length=P("R", R, "m"), segments=segments, **STEEL, **JIB,
+        tip = s.flexible_beam("jib", jib_axes, length=P("R", R, unit="m"), segments=segments, **STEEL, **JIB,
                               axial=False, torsion=False)  # fmt: skip
     else:
-        tip = s.frame("jib_tip", s.point("J", top.point, sb.Vector(jib_axes.base, P("R", R, "m"), 0, 0)), jib_axes.base)
+        tip = s.frame("jib_tip", s.point("J", top.point, sb.Vector(jib_axes.base, P("R", R, unit="m"), 0, 0)), jib_axes.base)
         s.solid(
             "jib",
             top.point,
