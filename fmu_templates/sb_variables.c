@@ -228,8 +228,13 @@ SbStatus sb_set_values(SbInstance *inst, const char *function, const unsigned *v
         SbStatus s = check_value(inst, function, v, at(values, k));
         if (s != SB_OK) return s;
     }
-    int changed = 0;
-    for (size_t k = 0; k < n; ++k) changed |= store_value(inst, &inst->m->variables[vr[k]], at(values, k));
+    int changed = 0, parameters = 0;
+    for (size_t k = 0; k < n; ++k) {
+        const SbVariable *v = &inst->m->variables[vr[k]];
+        changed |= store_value(inst, v, at(values, k));
+        parameters |= v->kind == SB_VAR_P;
+    }
+    if (parameters) sb_parameters_changed(inst); /* the constants block follows the parameters */
     if (changed) sb_changed(inst);
     return SB_OK;
 }

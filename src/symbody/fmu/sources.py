@@ -30,6 +30,7 @@ import uuid
 from .. import __version__
 from ..codegen.c import CAssignment, CBlock, SymbolNames, c_comment, c_string, nonzero
 from ..codegen.c_split import c_function_pieces
+from ..codegen.constants import ConstantsBlock
 from ..codegen.mass_tree import mass_tree_source
 from ..model.contacts import event_force_symbols
 from ..symbolic.calculus import diff, subs
@@ -166,6 +167,8 @@ class ModelSource:
         self.jacobian_mode = jacobian_mode(self.jacobians, mode)
         self._names = SymbolNames()
         self._sources = self._symbol_sources()
+        self._constants = ConstantsBlock(eq.p_symbols)
+        self._constant_users: list[str] = []
         groups = self._functions()
         digest = hashlib.sha256()
         digest.update("".join(groups).encode())
@@ -313,7 +316,8 @@ class ModelSource:
             f"    .friction_implicit = {int(friction_implicit(eq))},\n"
             f"    .has_direct = {int(bool(getattr(eq, 'accelerations', ())))},\n"
             f"    .ns = {eq.nx},\n    .s0 = s0,\n    .state_names = state_names,\n"
-            f"    .nmotion = {len(eq.motion_inputs)},\n    .motion = motion,\n}};\n\n"
+            f"    .nmotion = {len(eq.motion_inputs)},\n    .motion = motion,\n"
+            f"    .nconst = {len(self._constants)}, /* the constants block (sb_constants) */\n}};\n\n"
         )
         return "".join(out)
 
@@ -328,9 +332,18 @@ class ModelSource:
             a.target.split("[")[0] for b in blocks for a in b.assignments
         }
         unused = ["_in"] + [a for a in args if a not in written]
-        return c_function_pieces(
-            sig, blocks, self._sources, doc, self._names, unused, linkage=LOCAL, derivative=derivative
-        )
+        constants = None if derivative else self._constants  # derivative code reads the parameters itself
+        pieces = c_function_pieces(
+            sig, blocks, self._sources, doc, self._names, unused, linkage=LOCAL, derivative=derivative,
+            constants=constants,
+        )  # fmt: skip
+        self._note_constants(spec.c_name, pieces)
+        return pieces
+
+    def _note_constants(self, function: str, pieces: list[str]) -> None:
+        """Remember ``function`` among the readers of the constants block when its ``pieces`` read it."""
+        if any("_in->c[" in piece for piece in pieces):
+            self._constant_users.append(function)
 
     def _vector(self, array: str, exprs: list[Expr], labels: list[str], name: str, what: str) -> CBlock:
         asg = [CAssignment(f"{array}[{i}]", e, lab) for i, (e, lab) in enumerate(zip(exprs, labels)) if nonzero(e)]
@@ -371,8 +384,9 @@ class ModelSource:
         helper = "void direct_blocks(const SbPoint *_in, double *_ddq, double *_pivots)"
         pieces = c_function_pieces(
             helper, blocks, self._sources, f"ddq = M^-1 delta {how}, with its pivots", self._names, ["_in"],
-            linkage=LOCAL,
+            linkage=LOCAL, constants=self._constants,
         )  # fmt: skip
+        self._note_constants("sb_accelerations_direct", pieces)
         pieces[-1] = pieces[-1].replace(f"\n{helper}\n", f"\nstatic {helper}\n", 1)
         n = len(ddq)
         positive = " &\n           ".join(f"(_pivots[{i}] > 0.0)" for i in range(n))
@@ -520,6 +534,7 @@ class ModelSource:
                 "switching functions of the loads (arguments of Abs and sign in delta)",
             )
         )
+        parts.append(self._constants.function(self._sources, self._names, self._constant_users))
         self._first_derivative = len(parts)
         if self.jacobian_mode == "exact":
             parts.extend(self._exact_jacobians())
