@@ -185,24 +185,30 @@ def runtime_objects(workdir: Path) -> list[Path]:
     return objects
 
 
-def symbody_library(eq, workdir: Path) -> ChainLibrary:
-    """symbody's ``model.c`` (as in the FMU) + FMU runtime + ``harness/chain3d_symbody.c``, FMU flags."""
+def symbody_library(eq, workdir: Path, fmi: bool = False) -> ChainLibrary:
+    """symbody's ``model.c`` (as in the FMU) + FMU runtime + ``harness/chain3d_symbody.c`` (``sb_accelerations``),
+    FMU flags; ``fmi``: + the FMI 2 wrapper and ``harness/chain3d_fmi2.c`` (``fmi2SetContinuousStates`` and
+    ``fmi2GetDerivatives``)."""
     from symbody.codegen.c_eval import c_compiler
-    from symbody.fmu.build import CFLAGS, template_dir
+    from symbody.fmu.build import CFLAGS, fmi_headers_dir, template_dir
     from symbody.fmu.sources import ModelSource
 
-    folder = workdir / eq.name
+    folder = workdir / (eq.name + ("_fmi2" if fmi else ""))
     folder.mkdir()
     # the Jacobian functions, never called by sb_accelerations, left empty: exact ones take minutes to compile
     model = ModelSource(eq, "me", jacobians=UnusedJacobians(eq))
     for name, text in model.files.items():  # model.c and, for large models, model_<k>.c
         (folder / name).write_text(text)
     order = ",".join(str(layout_index(s.name)) for s in eq.p_symbols)
-    sources = [*(folder / name for name in model.files), HARNESS / "chain3d_symbody.c", *runtime_objects(workdir)]
+    harness = [HARNESS / "chain3d_symbody.c"]
+    if fmi:
+        harness = [HARNESS / "chain3d_fmi2.c", template_dir() / "fmi2Functions.c"]
+    sources = [*(folder / name for name in model.files), *harness, *runtime_objects(workdir)]
     lib = folder / "chain3d_symbody.so"
     cmd = [c_compiler(), *CFLAGS, "-shared", f"-DCHAIN3D_ORDER={order}", f"-I{template_dir()}", f"-I{HARNESS}"]
+    cmd.append(f"-I{fmi_headers_dir()}")
     compile_or_raise([*cmd, *map(str, sources), "-o", str(lib), "-lm"], f"the symbody harness of {eq.name}")
-    return ChainLibrary(lib, "symbody")
+    return ChainLibrary(lib, "symbody through FMI 2" if fmi else "symbody")
 
 
 def pinocchio_library(compile_if_missing: bool) -> tuple[ChainLibrary | None, str]:

@@ -312,7 +312,7 @@ def c_function(
     body: list[str] = []
     for arg in unused:
         body.append(f"(void){arg};")
-    body += input_reads(plan, sources, names, constants)
+    body += input_reads(plan, sources, names, constants).values()
     if plan.n_temps:
         body.append("/* shared subexpressions */")
     for name, e in plan.assignments():
@@ -337,15 +337,13 @@ def c_function(
 
 def input_reads(
     plan: ExportPlan, sources: Mapping[Expr, str], names: SymbolNames, constants: ConstantsBlock | None
-) -> list[str]:
-    """The statements that read the leaves of ``plan`` into their locals: the model symbols (symbol order),
-    then the slots of the constants block the function uses."""
-    out = [
-        f"const double {plan.names[s]} = {sources[s]}; /* {names.comment(s)} */" for s in plan.inputs if s.op == SYM
-    ]
+) -> dict[str, str]:
+    """The statements that read the leaves of ``plan`` into their locals, by local: the model symbols (symbol
+    order), then the slots of the constants block the function uses."""
+    out = {plan.names[s]: f"{sources[s]}; /* {names.comment(s)} */" for s in plan.inputs if s.op == SYM}
     if constants is not None:
-        out += [f"const double {plan.names[e]} = {constants.source(e)}; /* {LOCAL_COMMENT} */" for e in plan.hoisted]
-    return out
+        out.update({plan.names[e]: f"{constants.source(e)}; /* {LOCAL_COMMENT} */" for e in plan.hoisted})
+    return {local: f"const double {local} = {text}" for local, text in out.items()}
 
 
 def nonzero(e: Expr) -> bool:

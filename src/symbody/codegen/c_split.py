@@ -107,8 +107,9 @@ def c_function_parts(
     """:func:`symbody.codegen.c.c_function`, with the body cut into ``static`` parts of at most ``part_size``
     statements and bounded cost (see :func:`c_function_pieces`)."""
     pieces = c_function_pieces(
-        signature, blocks, sources, doc, names, unused, part_size, optimize, derivative=derivative, constants=constants
-    )
+        signature, blocks, sources, doc, names, unused, part_size, optimize, derivative=derivative,
+        constants=constants,
+    )  # fmt: skip
     return "".join(pieces)
 
 
@@ -143,7 +144,7 @@ def c_function_pieces(
     exprs = [a.expr for b in blocks for a in b.assignments]
     symbol_names = symbol_locals(exprs, sources, names)
     plan = ExportPlan({"all": exprs}, symbol_names, prefix="_t", optimize=optimize, trig="expand", hoist=constants)
-    reads = dict(zip((plan.names[e] for e in plan.inputs), input_reads(plan, sources, names, constants)))
+    reads = input_reads(plan, sources, names, constants)
     printer = CPrinter()
     # statements in evaluation order: (temporary defined or "", text)
     statements: list[tuple[str, str]] = [

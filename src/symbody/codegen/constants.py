@@ -89,9 +89,7 @@ class ConstantsBlock:
         """Where a function reads the slot of ``e``."""
         return self.source_format.format(self._slot[e])
 
-    def function(
-        self, sources: Mapping[Expr, str], names: SymbolNames | None = None, users: Sequence[str] = ()
-    ) -> str:
+    def function(self, sources: Mapping[Expr, str], names: SymbolNames | None = None, users: Sequence[str] = ()) -> str:
         """The C function ``void sb_constants(const SbPoint *_in, double *_c)`` that fills the block from the
         parameters (``sources``: where it reads them); ``users`` names the functions that read the block."""
         from .c_split import c_function_pieces

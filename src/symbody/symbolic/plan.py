@@ -84,9 +84,9 @@ class ExportPlan:
             if e in nodes:
                 continue
             nodes[e] = None
-            name = hoist(e) if hoist is not None and e.op not in (SYM, NUM) else None
-            if name is not None:
-                hoisted[e] = name
+            local = hoist(e) if hoist is not None and e.op not in (SYM, NUM) else None
+            if local is not None:
+                hoisted[e] = local
             else:
                 stack.extend(e.args)
         order = sorted(nodes, key=lambda n: n.id)
