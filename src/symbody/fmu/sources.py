@@ -150,6 +150,9 @@ class ModelSource:
         derivative_files: those of ``files`` that hold derivative code only (the tangent functions of the
             ``forward`` mode, in files of their own), compiled with
             :func:`symbody.fmu.build.derivative_flags`.
+        constants: the constants block (:class:`~symbody.codegen.constants.ConstantsBlock`): the
+            parameter-only subexpressions of the block functions other than the Jacobians, which
+            ``sb_constants`` computes once per parameter change.
     """
 
     def __init__(
@@ -167,7 +170,7 @@ class ModelSource:
         self.jacobian_mode = jacobian_mode(self.jacobians, mode)
         self._names = SymbolNames()
         self._sources = self._symbol_sources()
-        self._constants = ConstantsBlock(eq.p_symbols)
+        self.constants = ConstantsBlock(eq.p_symbols)
         self._constant_users: list[str] = []
         groups = self._functions()
         digest = hashlib.sha256()
@@ -317,7 +320,7 @@ class ModelSource:
             f"    .has_direct = {int(bool(getattr(eq, 'accelerations', ())))},\n"
             f"    .ns = {eq.nx},\n    .s0 = s0,\n    .state_names = state_names,\n"
             f"    .nmotion = {len(eq.motion_inputs)},\n    .motion = motion,\n"
-            f"    .nconst = {len(self._constants)}, /* the constants block (sb_constants) */\n}};\n\n"
+            f"    .nconst = {len(self.constants)}, /* the constants block (sb_constants) */\n}};\n\n"
         )
         return "".join(out)
 
@@ -332,7 +335,7 @@ class ModelSource:
             a.target.split("[")[0] for b in blocks for a in b.assignments
         }
         unused = ["_in"] + [a for a in args if a not in written]
-        constants = None if derivative else self._constants  # derivative code reads the parameters itself
+        constants = None if derivative else self.constants  # derivative code reads the parameters itself
         pieces = c_function_pieces(
             sig, blocks, self._sources, doc, self._names, unused, linkage=LOCAL, derivative=derivative,
             constants=constants,
@@ -384,7 +387,7 @@ class ModelSource:
         helper = "void direct_blocks(const SbPoint *_in, double *_ddq, double *_pivots)"
         pieces = c_function_pieces(
             helper, blocks, self._sources, f"ddq = M^-1 delta {how}, with its pivots", self._names, ["_in"],
-            linkage=LOCAL, constants=self._constants,
+            linkage=LOCAL, constants=self.constants,
         )  # fmt: skip
         self._note_constants("sb_accelerations_direct", pieces)
         pieces[-1] = pieces[-1].replace(f"\n{helper}\n", f"\nstatic {helper}\n", 1)
@@ -534,7 +537,7 @@ class ModelSource:
                 "switching functions of the loads (arguments of Abs and sign in delta)",
             )
         )
-        parts.append(self._constants.function(self._sources, self._names, self._constant_users))
+        parts.append(self.constants.function(self._sources, self._names, self._constant_users))
         self._first_derivative = len(parts)
         if self.jacobian_mode == "exact":
             parts.extend(self._exact_jacobians())
