@@ -152,7 +152,8 @@ class ModelSource:
             :func:`symbody.fmu.build.derivative_flags`.
         constants: the constants block (:class:`~symbody.codegen.constants.ConstantsBlock`): the
             parameter-only subexpressions of the block functions other than the Jacobians, which
-            ``sb_constants`` computes once per parameter change.
+            ``sb_constants`` computes once per parameter change (empty when made with ``constants=False``:
+            every function then computes them at every call, as the MATLAB export does).
     """
 
     def __init__(
@@ -162,6 +163,7 @@ class ModelSource:
         variables: list[FmuVariable] | None = None,
         jacobians=None,
         mode: str | None = "exact",
+        constants: bool = True,
     ):
         self.eq = eq
         self.kind = kind
@@ -171,6 +173,7 @@ class ModelSource:
         self._names = SymbolNames()
         self._sources = self._symbol_sources()
         self.constants = ConstantsBlock(eq.p_symbols)
+        self._hoist = self.constants if constants else None
         self._constant_users: list[str] = []
         groups = self._functions()
         digest = hashlib.sha256()
@@ -335,7 +338,7 @@ class ModelSource:
             a.target.split("[")[0] for b in blocks for a in b.assignments
         }
         unused = ["_in"] + [a for a in args if a not in written]
-        constants = None if derivative else self.constants  # derivative code reads the parameters itself
+        constants = None if derivative else self._hoist  # derivative code reads the parameters itself
         pieces = c_function_pieces(
             sig, blocks, self._sources, doc, self._names, unused, linkage=LOCAL, derivative=derivative,
             constants=constants,
@@ -387,7 +390,7 @@ class ModelSource:
         helper = "void direct_blocks(const SbPoint *_in, double *_ddq, double *_pivots)"
         pieces = c_function_pieces(
             helper, blocks, self._sources, f"ddq = M^-1 delta {how}, with its pivots", self._names, ["_in"],
-            linkage=LOCAL, constants=self.constants,
+            linkage=LOCAL, constants=self._hoist,
         )  # fmt: skip
         self._note_constants("sb_accelerations_direct", pieces)
         pieces[-1] = pieces[-1].replace(f"\n{helper}\n", f"\nstatic {helper}\n", 1)
