@@ -55,3 +55,26 @@ def test_a_model_without_parameters_has_an_empty_block():
     text = c_function("void f(const SbPoint *_in, double *_f)", [CBlock("f", "", [CAssignment("_f[0]", 2 * sin(q))])], {q: "_in->q[0]"}, constants=block)  # fmt: skip
     assert len(block) == 0 and "_in->c" not in text
     assert "void sb_constants(const SbPoint *_in, double *_c)" in block.function({})
+
+
+def test_python_evaluators_compute_the_constants_once_per_parameter_change():
+    import numpy as np
+
+    from symbody.codegen.evaluators import layout_of, select_blocks
+    from symbody.codegen.python import compile_function
+
+    eq = chain_3d(2).derive(formulation="articulated")
+    blocks = select_blocks(eq, ("accelerations",))
+    f = compile_function(blocks, layout_of(eq))
+    assert "# constants block" in f.source and "_constants_=[None]" in f.source
+    rng = np.random.default_rng(5)
+    q, dq = rng.uniform(-1, 1, eq.nq), rng.uniform(-1, 1, eq.nq)
+    p0 = np.array(eq.p0, dtype=float)
+    p1 = p0 * rng.uniform(0.8, 1.25, p0.size)  # every mass, length and inertia entry changed
+    a0 = f(0.0, q, dq, [], p0)[0]
+    a1 = f(0.0, q, dq, [], p1)[0]
+    assert np.array_equal(a1, compile_function(blocks, layout_of(eq))(0.0, q, dq, [], p1)[0])  # a fresh block
+    assert np.array_equal(f(0.0, q, dq, [], p0)[0], a0)
+    M, delta = compile_function(select_blocks(eq, ("M", "delta")), layout_of(eq))(0.0, q, dq, [], p1)
+    assert np.allclose(a1, np.linalg.solve(M, delta), rtol=1e-10, atol=1e-12)
+    assert np.max(np.abs(a1 - a0)) > 1e-3

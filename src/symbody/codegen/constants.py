@@ -58,16 +58,18 @@ class ConstantsBlock:
     Args:
         parameters: the symbols whose values change only when the parameters are set.
         source: how a function reads slot ``k`` (a format with one field).
+        local: the name of the local that holds slot ``k`` (a format with one field).
 
     Pass the block as ``constants`` to :func:`symbody.codegen.c.c_function` or
     :func:`symbody.codegen.c_split.c_function_pieces`; a node shared by several functions takes one slot.
     """
 
-    def __init__(self, parameters: Iterable[Expr], source: str = "_in->c[{}]"):
+    def __init__(self, parameters: Iterable[Expr], source: str = "_in->c[{}]", local: str = "_c{}"):
         self.mask = 0
         for p in parameters:
             self.mask |= p.mask
         self.source_format = source
+        self.local_format = local
         self.exprs: list[Expr] = []
         self._slot: dict[Expr, int] = {}
 
@@ -83,7 +85,7 @@ class ConstantsBlock:
         if k is None:
             k = self._slot[e] = len(self.exprs)
             self.exprs.append(e)
-        return f"_c{k}"
+        return self.local_format.format(k)
 
     def source(self, e: Expr) -> str:
         """Where a function reads the slot of ``e``."""
