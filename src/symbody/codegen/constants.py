@@ -12,8 +12,9 @@ block from the parameters.  The FMU runtime calls it whenever the parameters cha
 ``fmu_templates/sb_instance.c``).
 
 A node is hoisted when it is an operation (not a symbol, a number or a negation, which folds
-into a subtraction) whose symbols are all parameters.  The values are those of the same
-expressions evaluated inline: the block's function prints the same nodes.
+into a subtraction) whose symbols are all parameters.  The block's function evaluates the same
+nodes, planned like any block; an FMU whose parameters were changed therefore computes exactly
+what an FMU built with those values computes.
 
 Example:
     >>> from symbody.symbolic.expr import Context, sin
