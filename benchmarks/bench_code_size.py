@@ -2,14 +2,14 @@
 
 * Four-bar (``examples/four_bar.py``, ``spring=False``) against Plaza Puértolas's (2015)
   published numbers: lib_3D_MEC-GiNaC's listing B.6 counts 132 operations by
-  the definition in docs/guide/architecture.md (135 operators in its C text) and Robotran's code
+  the definition in docs/explanation/architecture.md (135 operators in its C text) and Robotran's code
   182 (the thesis's count).  Target: at or below 132.
 * n-link pendulum on a cart against ``sympy.cse`` applied to KanesMethod's
   mass matrix (upper triangle) and forcing vector.  Target: below SymPy+cse
   for every n.
 
 The count is the sum of ``sympy.count_ops`` over the emitted assignments
-(temporaries and outputs), as docs/guide/architecture.md defines it.
+(temporaries and outputs), as docs/explanation/architecture.md defines it.
 
 Run: ``python benchmarks/bench_code_size.py [--quick]``.
 """

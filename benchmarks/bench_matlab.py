@@ -3,7 +3,7 @@
 Before the MATLAB export, the way from a symbody model to MATLAB was the SymPy bridge:
 ``Equations.sympy(block)`` de-atomizes a block and ``sympy.octave_code`` prints it.  Both routes
 are counted the same way (the sum of ``sympy.count_ops`` over the emitted assignments,
-docs/guide/architecture.md) over the same entries (the nonzero entries of each block, the upper
+docs/explanation/architecture.md) over the same entries (the nonzero entries of each block, the upper
 triangle of ``M``): the ``.m`` functions of ``symbody export --format matlab`` (the counts of
 :class:`symbody.codegen.matlab_model.MatlabExport`, equal to the C export's), and the right-hand
 sides the bridge prints.  The note of each row gives the bridge followed by ``sympy.cse``, a step the

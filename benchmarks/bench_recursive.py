@@ -6,7 +6,7 @@ bodies, each hanging from the end of the previous one by three rotations
 every axis, a full inertia tensor and gravity.  For n = 2, 4, 8, 16 the script
 derives the chain with both formulations (``System.derive(formulation=...)``)
 and counts the operations of the exported ``M`` (upper triangle), ``delta``
-and ``[M | delta]`` (the operation count of docs/guide/architecture.md: ``sympy.count_ops`` over the emitted
+and ``[M | delta]`` (the operation count of docs/explanation/architecture.md: ``sympy.count_ops`` over the emitted
 assignments), then fits the exponent ``p`` of ``ops ~ n^p`` by least squares
 on the log-log points.
 

@@ -31,7 +31,7 @@ Three descriptions of the same system (option ``coordinates``):
     ``M = m [[25/24, 0, 1/8, 0], [0, 25/24, 0, 1/8], [1/8, 0, 3/8, 0], [0, 1/8, 0, 3/8]]``,
     and the gravity forces its eq. (73), ``Q = -m g / 2 (1, 2, 0, 1)``.  The
     coordinates are the outputs: a coordinate ``x1`` is exported as the
-    variable ``x1`` (see docs/guide/modelling.md).
+    variable ``x1`` (see docs/reference/modelling.md).
 
 ``"mixed"``
     the natural coordinates and the absolute angles ``phi1``, ``phi2`` of the side 0-1 and of the

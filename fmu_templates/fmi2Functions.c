@@ -328,7 +328,7 @@ fmi2Status fmi2GetEventIndicators(fmi2Component c, fmi2Real eventIndicators[], s
     ENTER(fmi2GetEventIndicators, SB_CALL_CONTINUOUS_STATES)
     NEED(SB_ME, fmi2GetEventIndicators)
     if (ni > 0 && !eventIndicators) return st(sb_fail(inst, "fmi2GetEventIndicators", "NULL argument"));
-    return st(sb_event_indicators(inst, "fmi2GetEventIndicators", eventIndicators, ni));
+    return st(sb_event_indicators(inst, "fmi2GetEventIndicators", eventIndicators, ni, 1));
 }
 
 fmi2Status fmi2GetContinuousStates(fmi2Component c, fmi2Real x[], size_t nx)

@@ -541,7 +541,7 @@ fmi3Status fmi3GetEventIndicators(fmi3Instance instance, fmi3Float64 eventIndica
     ENTER(fmi3GetEventIndicators, SB_CALL_CONTINUOUS_STATES)
     NEED(SB_ME, fmi3GetEventIndicators)
     if (nEventIndicators > 0 && !eventIndicators) return st(sb_fail(inst, "fmi3GetEventIndicators", "NULL argument"));
-    return st(sb_event_indicators(inst, "fmi3GetEventIndicators", eventIndicators, nEventIndicators));
+    return st(sb_event_indicators(inst, "fmi3GetEventIndicators", eventIndicators, nEventIndicators, 1));
 }
 
 fmi3Status fmi3GetContinuousStates(fmi3Instance instance, fmi3Float64 continuousStates[], size_t nContinuousStates)

@@ -12,7 +12,6 @@
 #include "sb_internal.h"
 #include "sb_linalg.h"
 
-#define SB_CORR_REG 1e-6       /* regularization of position and velocity corrections, relative to |D| */
 #define SB_ASSEMBLY_MAXIT 50   /* Newton iterations of the assembly */
 #define SB_TIGHT_PIVOT 1e-2    /* D M^-1 D^T with a pivot below this (relative): a singular position near */
 
@@ -24,8 +23,7 @@
    along the well-conditioned directions of J; along a direction whose singular value s is small
    (rows becoming dependent at a singular position) the step is s r / (s^2 + mu^2) <= r / (2 mu)
    instead of r / s, so that a projection never leaps to another assembly branch.  Returns the rank. */
-static int min_norm_step(SbInstance *inst, int m_rows, int n, const double *J, const double *r, double *dx,
-                         double reg)
+int sb_min_norm_step(SbInstance *inst, int m_rows, int n, const double *J, const double *r, double *dx, double reg)
 {
     double *y = inst->proj.ytmp, gmax = 0.0;
     sb_gram(m_rows, n, J, inst->proj.G);
@@ -43,7 +41,17 @@ typedef void (*RowEval)(SbInstance *inst, double t, const double *x, double *J, 
 static void eval_Phi(SbInstance *inst, double t, const double *x, double *J, double *r)
 {
     SbPoint pt = sb_point(inst, t, x, NULL, NULL);
-    sb_Phi_Phi_q(&pt, J, r);
+    if (inst->m->nh > 0) sb_Phi_Phi_q(&pt, J, r);
+    const int nh = inst->m->nh; /* then the closed contacts (their gaps are held as well) */
+    if (SB_CONTACTS(inst->m) > 0) sb_closed_contact_rows(inst, t, x, J + (size_t)nh * inst->m->nq, r + nh);
+}
+
+/* The closed contacts (rows held with the bilateral constraints by the projection). */
+static int closed_contacts(const SbInstance *inst)
+{
+    int m = 0;
+    for (int i = 0; i < SB_CONTACTS(inst->m) && i < inst->m->nk; ++i) m += inst->state.closed[i] != 0.0;
+    return m;
 }
 
 static void eval_Phi_init(SbInstance *inst, double t, const double *x, double *J, double *r)
@@ -57,7 +65,7 @@ static void eval_Phi_init(SbInstance *inst, double t, const double *x, double *J
 }
 
 static SbStatus newton_positions(SbInstance *inst, double t, double *x, int rows, RowEval eval, double tol, int maxit,
-                                 const char *const *row_names, int *iterations, double *residual)
+                                 const char *const *row_names, int named, int *iterations, double *residual)
 {
     const int n = inst->m->nq;
     double *J = inst->proj.Jrows, *r = inst->proj.rrows, *dx = inst->proj.dx;
@@ -67,10 +75,12 @@ static SbStatus newton_positions(SbInstance *inst, double t, double *x, int rows
         eval(inst, t, x, J, r);
         int bad = sb_first_nonfinite(rows, r);
         if (bad < 0) bad = sb_first_nonfinite(rows * n, J) >= 0 ? sb_first_nonfinite(rows * n, J) / n : -1;
-        if (bad >= 0) return sb_problem(inst, SB_DISCARD, "constraint '%s' is not finite", row_names[bad]);
+        if (bad >= 0)
+            return sb_problem(inst, SB_DISCARD, "constraint '%s' is not finite",
+                              bad < named ? row_names[bad] : "(the gap of a closed contact)");
         err = sb_norm_inf(rows, r);
         if (err <= tol || it == maxit) break;
-        min_norm_step(inst, rows, n, J, r, dx, SB_CORR_REG);
+        sb_min_norm_step(inst, rows, n, J, r, dx, SB_CORR_REG);
         double step = sb_norm_inf(n, dx);
         for (int i = 0; i < n; ++i) x[i] -= dx[i];
         if (step <= 1e-15 * (1.0 + sb_norm_inf(n, x))) {
@@ -87,12 +97,21 @@ static SbStatus newton_positions(SbInstance *inst, double t, double *x, int rows
         for (int k = 1; k < rows; ++k)
             if (fabs(r[k]) > fabs(r[worst])) worst = k;
         return sb_problem(inst, SB_DISCARD, "Newton iteration did not converge: |%s| = %g after %d iterations",
-                       row_names[worst], err, it);
+                          worst < named ? row_names[worst] : "the gap of a closed contact", err, it);
     }
     return SB_OK;
 }
 
-/* Velocities: dq += J^T (J J^T)^+ (b - J dq) for J = D (and fixed rows at init). */
+/* Velocities: dq += J^T (J J^T)^+ (b - J dq) for J = D (and fixed rows at init).  (The rates of the closed
+   contacts are left to Baumgarte's terms: a correction along their rows in this metric, not the mass metric,
+   would change the motion more than their drift does.) */
+static void project_velocities(SbInstance *inst, double t, double *x, int with_fixed);
+
+void sb_project_velocities(SbInstance *inst, double t, double *x)
+{
+    if (inst->m->nc > 0) project_velocities(inst, t, x, 0);
+}
+
 static void project_velocities(SbInstance *inst, double t, double *x, int with_fixed)
 {
     const SbModel *m = inst->m;
@@ -114,19 +133,21 @@ static void project_velocities(SbInstance *inst, double t, double *x, int with_f
         for (int j = 0; j < n; ++j) v -= J[k * n + j] * x[n + j];
         r[k] = v;
     }
-    min_norm_step(inst, rows, n, J, r, dx, with_fixed ? 0.0 : SB_CORR_REG); /* initial velocities: exact */
+    sb_min_norm_step(inst, rows, n, J, r, dx, with_fixed ? 0.0 : SB_CORR_REG); /* initial velocities: exact */
     for (int j = 0; j < n; ++j) x[n + j] += dx[j];
 }
 
 SbStatus sb_project(SbInstance *inst, double t, double *x)
 {
     const SbModel *m = inst->m;
-    if (m->nc == 0 || inst->state.set[SB_SET_PROJECTION] == 0.0) return SB_OK;
+    const int closed = closed_contacts(inst);
+    if ((m->nc == 0 && closed == 0) || inst->state.set[SB_SET_PROJECTION] == 0.0) return SB_OK;
     /* next to a singular position the constraint values barely see the errors along the directions
        that lose their rows, and the velocity rows turn with those errors: the projection is left to
        the steps on either side (Baumgarte's terms hold the drift meanwhile) */
     /* after a regular range-space solve every row is clearly independent: nothing to check */
-    if (inst->dyn.fact == SB_FACT_SCHUR) {
+    if (m->nc == 0) {
+    } else if (inst->dyn.fact == SB_FACT_SCHUR) {
         if (m->nc > inst->dyn.rank_ref) inst->dyn.rank_ref = m->nc;
     } else if (sb_near_singular(inst, t, x)) {
         sb_log(inst, SB_OK, SB_LOG_SOLVER, "t = %.17g: no projection next to a singular position", t);
@@ -136,16 +157,17 @@ SbStatus sb_project(SbInstance *inst, double t, double *x)
        solver.projection_tol leaves, and every passage adds to it (the velocities are projected onto the
        level of Phi the positions are at): there the positions go onto the constraints as closely as
        rounding allows */
-    const int tight = inst->dyn.fact != SB_FACT_SCHUR || inst->dyn.least_pivot < SB_TIGHT_PIVOT;
+    const int tight = m->nc > 0 && (inst->dyn.fact != SB_FACT_SCHUR || inst->dyn.least_pivot < SB_TIGHT_PIVOT);
     const double tol = inst->state.set[SB_SET_PROJ_TOL];
     int it = 0;
     double res = 0.0;
-    if (m->nh > 0) {
-        SbStatus s = newton_positions(inst, t, x, m->nh, eval_Phi, tight ? 1e-15 * (1.0 + sb_norm_inf(m->nq, x)) : tol,
-                                      20, m->constraint_names, &it, &res);
+    if (m->nh + closed > 0) { /* the holonomic constraints and the gaps of the closed contacts */
+        SbStatus s = newton_positions(inst, t, x, m->nh + closed, eval_Phi,
+                                      tight ? 1e-15 * (1.0 + sb_norm_inf(m->nq, x)) : tol, 20, m->constraint_names,
+                                      m->nh, &it, &res);
         if (s != SB_OK && !(tight && res <= tol)) return s;
     }
-    project_velocities(inst, t, x, 0);
+    if (m->nc > 0) project_velocities(inst, t, x, 0);
     if (!sb_all_finite(2 * m->nq, x)) return sb_problem(inst, SB_DISCARD, "the projected state is not finite");
     sb_log(inst, SB_OK, SB_LOG_SOLVER, "projection at t = %.17g: %d Newton iterations, |Phi| = %g", t, it, res);
     return SB_OK;
@@ -189,7 +211,7 @@ static double constrained_velocities(SbInstance *inst, double t, double *x, cons
         for (int j = 0; j < n; ++j)
             if (keep[j]) J[k * n + j] = 0.0; /* a kept velocity is not a correction variable */
     }
-    min_norm_step(inst, nc, n, J, r, dx, 0.0); /* initial velocities: exact */
+    sb_min_norm_step(inst, nc, n, J, r, dx, 0.0); /* initial velocities: exact */
     for (int j = 0; j < n; ++j) x[n + j] += dx[j];
     sb_D_beta(&pt, J, r); /* the violation left: rows the free velocities cannot satisfy */
     double err = 0.0, scale = 1.0;
@@ -360,7 +382,7 @@ SbStatus sb_exit_initialization(SbInstance *inst)
         if (m->ninit > 0) {
             double tol = inst->state.set[SB_SET_PROJ_TOL];
             SbStatus s = newton_positions(inst, *inst->state.time, xs, m->ninit, eval_Phi_init, 1e-3 * tol,
-                                          SB_ASSEMBLY_MAXIT, m->init_names, &it, &res);
+                                          SB_ASSEMBLY_MAXIT, m->init_names, m->ninit, &it, &res);
             if (s != SB_OK && !(res <= tol))
                 return sb_fail(inst, "ExitInitializationMode", "assembly of the initial configuration failed: %s",
                                inst->problem);
@@ -375,10 +397,12 @@ SbStatus sb_exit_initialization(SbInstance *inst)
                res);
     }
     sb_changed(inst);
-    if (inst->interface == SB_CS && m->nk + m->nf > 0) { /* the contact and friction modes at the start (Model
-                                                            Exchange: the host's first event iteration) */
+    if (SB_EVENTS(m) > 0) { /* the contact and friction modes at the start (Model Exchange too: outputs read
+                               before the host's first event iteration see them) */
         int changed = 0;
-        SbStatus se = sb_events_resolve(inst, "ExitInitializationMode", &changed);
+        SbStatus se = sb_check_coefficients(inst, "ExitInitializationMode", 1);
+        if (se == SB_OK) se = sb_initial_contacts(inst, "ExitInitializationMode");
+        if (se == SB_OK) se = sb_events_resolve(inst, "ExitInitializationMode", &changed);
         if (se != SB_OK) return se;
     }
     SbStatus s = sb_update(inst);

@@ -23,9 +23,10 @@
  * direction it slips.  A sticking element is one more constraint row, v = 0 (with the Baumgarte term of
  * the velocity rows), stacked with the closed contacts; its force F along A_j^T is the row's force.  A
  * slipping one adds the force F = -mu |N| s along A_j^T.  The normal force N may depend on the
- * multipliers, contact forces and friction forces (a block pressed on a contact by its weight): then the
- * forces are found by fixed-point iteration.  The event indicator of a sticking element is
- * mu_static |N| - |F| + SB_STICK_TOL (1 + |N|) (positive while it holds), that of a slipping one s v.
+ * multipliers, contact forces and friction forces (a block pressed on a contact by its weight, a rod sliding
+ * on its end): then the slip forces are found by Newton up to the Painleve limit (sb_sliding_forces).  The
+ * event indicator of a sticking element is mu_static |N| - |F| + SB_STICK_TOL (1 + |N|) (positive while it
+ * holds), that of a slipping one s v.
  * At an event the elements moving faster than SB_REST_VELOCITY slip along their rate; the others stick,
  * and while the force that holds one has an indicator <= 0 the most overloaded is released, sliding
  * against that force (one at a time: a heuristic, not a complementarity problem, for elements that load
@@ -36,34 +37,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sb_events.h"
-#include "sb_internal.h"
+#include "sb_events_work.h"
 #include "sb_linalg.h"
 
-#define SB_LCP_TOL 1e-9
-#define SB_MAX_ENUMERATED 14
-#define SB_NORMAL_ITERATIONS 50 /* fixed-point iterations of normal forces that depend on the forces */
-
-/* The event rows are the nk contacts, then the nf friction elements: G holds their rows (gap Jacobian
-   rows, then the sliding rate rows A), rate their rates, force their forces, gbeta and ggamma their
-   beta and gamma (g_q dq - gap_beta, A dq - fr_beta). */
-typedef struct SbEvents {
-    double *gap, *G, *gbeta, *ggamma, *e; /* event row blocks at the last evaluation */
-    double *force;                        /* forces of the closed contacts and the friction elements (nk + nf) */
-    double *rate, *coef, *P;              /* (nk + nf) */
-    double *Z;                            /* responses [X; Y] to unit forces, one row of nq + nc per event row */
-    double *W, *Wf, *Wc, *b, *z, *w;      /* Delassus matrix of a set, its factors, a condensed one, LCP vectors */
-    int *set, *keep, *order, *comb, *active, *prow, *pcol;
-    int *held;                            /* the rows held in the current modes (sb_contact_accelerations) */
-    double *a0;                           /* accelerations with no contact force (nq) */
-    double *sw;                           /* switching functions of the loads (nsw) */
-    double *mu, *mus, *normal, *before;   /* friction coefficients, |N|, modes before an event (nf) */
-    double *Zs, *sol0, *lam_all, *lam_prev; /* responses to the slip forces (nf x na), the bilateral solution
-                                             (na), [multipliers; event forces] the normal forces see (nc + nk + nf)
-                                             and their previous iterate */
-} SbEvents;
-
-static SbEvents *events(const SbInstance *inst) { return (SbEvents *)inst->events; }
 
 SbStatus sb_events_alloc(SbInstance *inst)
 {
@@ -74,42 +50,41 @@ SbStatus sb_events_alloc(SbInstance *inst)
     SbEvents *ev = calloc(1, sizeof *ev);
     if (!ev) return SB_ERROR;
     inst->events = ev;
-    double **d[] = {&ev->gap, &ev->gbeta, &ev->ggamma, &ev->e,  &ev->force, &ev->rate,   &ev->coef, &ev->P,
-                    &ev->b,   &ev->z,     &ev->w,      &ev->mu, &ev->mus,   &ev->normal, &ev->before};
+    double **d[] = {&ev->gap,   &ev->gbeta,  &ev->ggamma, &ev->e,  &ev->force, &ev->rate,   &ev->P,      &ev->rate0,
+                    &ev->depth, &ev->target, &ev->b,      &ev->z,  &ev->mu,    &ev->mus,    &ev->normal, &ev->before,
+                    &ev->slide, &ev->signed_normal};
     for (size_t i = 0; i < sizeof d / sizeof d[0]; ++i)
         if (!(*d[i] = calloc((size_t)k, sizeof(double)))) return SB_ERROR;
-    int **ip[] = {&ev->set, &ev->keep, &ev->order, &ev->comb, &ev->active, &ev->prow, &ev->pcol, &ev->held};
+    int **ip[] = {&ev->set, &ev->keep, &ev->held};
     for (size_t i = 0; i < sizeof ip / sizeof ip[0]; ++i)
         if (!(*ip[i] = calloc((size_t)k, sizeof(int)))) return SB_ERROR;
     if (!(ev->G = calloc((size_t)k * n + 1, sizeof(double))) || !(ev->Z = calloc((size_t)k * na, sizeof(double))) ||
-        !(ev->W = calloc((size_t)k * k, sizeof(double))) || !(ev->Wf = calloc((size_t)k * k, sizeof(double))) ||
-        !(ev->Wc = calloc((size_t)k * k, sizeof(double))) || !(ev->a0 = calloc((size_t)n + 1, sizeof(double))) ||
+        !(ev->W = calloc((size_t)k * k, sizeof(double))) || !(ev->Wc = calloc((size_t)k * k, sizeof(double))) ||
+        !(ev->a0 = calloc((size_t)n + 1, sizeof(double))) || !(ev->dq0 = calloc((size_t)n + 1, sizeof(double))) ||
         !(ev->sw = calloc((size_t)m->nsw + 1, sizeof(double))) ||
         !(ev->Zs = calloc((size_t)k * na, sizeof(double))) || !(ev->sol0 = calloc((size_t)na, sizeof(double))) ||
-        !(ev->lam_all = calloc((size_t)(m->nc + k), sizeof(double))) ||
-        !(ev->lam_prev = calloc((size_t)(m->nc + k), sizeof(double))))
+        !(ev->lam_all = calloc((size_t)(m->nc + k), sizeof(double))))
         return SB_ERROR;
     return SB_OK;
 }
 
 void sb_events_free(SbInstance *inst)
 {
-    SbEvents *ev = events(inst);
+    SbEvents *ev = sb_ev(inst);
     if (!ev) return;
-    void *buffers[] = {ev->gap,   ev->G,     ev->gbeta, ev->ggamma, ev->e,    ev->force, ev->rate,   ev->coef,
-                       ev->P,     ev->Z,     ev->W,     ev->Wf,     ev->Wc,   ev->b,     ev->z,      ev->w,
-                       ev->set,   ev->keep,  ev->order, ev->comb,   ev->active, ev->prow, ev->pcol,  ev->a0,
-                       ev->sw,    ev->mu,    ev->mus,   ev->normal, ev->before, ev->Zs,   ev->sol0,  ev->lam_all,
-                       ev->lam_prev, ev->held};
+    void *buffers[] = {ev->gap,    ev->G,   ev->gbeta, ev->ggamma, ev->e,      ev->force,  ev->rate,   ev->P,
+                       ev->rate0,  ev->depth, ev->target, ev->Z,   ev->W,      ev->Wc,     ev->b,      ev->z,
+                       ev->set,    ev->keep, ev->held, ev->a0,     ev->dq0,    ev->sw,     ev->mu,     ev->mus,
+                       ev->normal, ev->before, ev->slide, ev->Zs,  ev->sol0,   ev->lam_all, ev->signed_normal};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; ++i) free(buffers[i]);
     free(ev);
     inst->events = NULL;
 }
 
 /* The blocks of the contacts and the friction elements and their rates at (t, x). */
-static void evaluate(SbInstance *inst, double t, const double *x)
+void sb_ev_evaluate(SbInstance *inst, double t, const double *x)
 {
-    SbEvents *ev = events(inst);
+    SbEvents *ev = sb_ev(inst);
     const int n = inst->m->nq, k = inst->m->nk, nf = inst->m->nf;
     SbPoint pt = sb_point(inst, t, x, NULL, NULL);
     sb_contacts(&pt, ev->gap, ev->G, ev->gbeta, ev->ggamma, ev->e);
@@ -123,25 +98,19 @@ static void evaluate(SbInstance *inst, double t, const double *x)
 }
 
 /* |N| of every friction element at (t, x), the multipliers and event forces in lam (nc + nk + nf). */
-static void normals(SbInstance *inst, double t, const double *x, const double *lam)
+void sb_ev_normals(SbInstance *inst, double t, const double *x, const double *lam)
 {
-    SbEvents *ev = events(inst);
+    SbEvents *ev = sb_ev(inst);
     SbPoint pt = sb_point(inst, t, x, NULL, lam);
-    sb_friction_normals(&pt, ev->normal);
-    for (int j = 0; j < inst->m->nf; ++j) ev->normal[j] = fabs(ev->normal[j]);
-}
-
-/* The event indicator of a sticking friction element: positive while its force F is admissible. */
-static double stick_margin(const SbEvents *ev, int j, double F)
-{
-    return ev->mus[j] * ev->normal[j] - fabs(F) + SB_STICK_TOL * (1.0 + ev->normal[j]);
+    sb_friction_normals(&pt, ev->signed_normal);
+    for (int j = 0; j < inst->m->nf; ++j) ev->normal[j] = fabs(ev->signed_normal[j]);
 }
 
 /* Responses Z (rows of nq + nc) to unit forces along the contacts set[0..m) and their Delassus matrix W
    (m x m, symmetrized), with the factorization left by the last sb_accelerations. */
-static void response(SbInstance *inst, int m, const int *set)
+void sb_ev_response(SbInstance *inst, int m, const int *set)
 {
-    SbEvents *ev = events(inst);
+    SbEvents *ev = sb_ev(inst);
     const int n = inst->m->nq, na = inst->dyn.na;
     for (int a = 0; a < m; ++a) {
         double *z = ev->Z + (size_t)a * na;
@@ -162,96 +131,20 @@ static void response(SbInstance *inst, int m, const int *set)
         }
 }
 
-/* Solve W[S, S] zs = rhs (s unknowns, basic solution when singular) into zs. */
-static void solve_sub(SbEvents *ev, int m, const int *S, int s, const double *rhs, double *zs)
-{
-    for (int a = 0; a < s; ++a)
-        for (int c = 0; c < s; ++c) ev->Wf[a * s + c] = ev->W[S[a] * m + S[c]];
-    int rank = sb_lu_factor(s, ev->Wf, ev->prow, ev->pcol, 1e-12);
-    sb_lu_solve(s, ev->Wf, ev->prow, ev->pcol, rank, rhs, zs);
-}
-
-/* z >= 0 with w = W z + b >= 0 and z.w = 0 (W m x m in ev->W, b in ev->b): the active sets by increasing
-   size, those of the most negative b first, as symbody.numeric.complementarity.solve_lcp.  Returns 0 on
-   success, 1 when no active set gives a solution, 2 when there are too many unknowns. */
-static int solve_lcp(SbEvents *ev, int m)
-{
-    double bmax = 0.0;
-    int all_positive = 1;
-    for (int i = 0; i < m; ++i) {
-        ev->z[i] = 0.0;
-        bmax = fmax(bmax, fabs(ev->b[i]));
-        if (ev->b[i] < 0.0) all_positive = 0;
-    }
-    if (all_positive) return 0;
-    if (m > SB_MAX_ENUMERATED) return 2;
-    for (int i = 0; i < m; ++i) { /* stable insertion sort of the indices by b */
-        int j = i;
-        while (j > 0 && ev->b[ev->order[j - 1]] > ev->b[i]) {
-            ev->order[j] = ev->order[j - 1];
-            --j;
-        }
-        ev->order[j] = i;
-    }
-    const double scale = SB_LCP_TOL * (1.0 + bmax);
-    double rhs[SB_MAX_ENUMERATED], zs[SB_MAX_ENUMERATED];
-    for (int s = 1; s <= m; ++s) {
-        for (int a = 0; a < s; ++a) ev->comb[a] = a;
-        for (;;) {
-            for (int a = 0; a < s; ++a) { /* the active set, sorted */
-                int v = ev->order[ev->comb[a]], j = a;
-                while (j > 0 && ev->active[j - 1] > v) {
-                    ev->active[j] = ev->active[j - 1];
-                    --j;
-                }
-                ev->active[j] = v;
-            }
-            for (int a = 0; a < s; ++a) rhs[a] = -ev->b[ev->active[a]];
-            solve_sub(ev, m, ev->active, s, rhs, zs);
-            int ok = 1;
-            for (int i = 0; i < m; ++i) ev->z[i] = 0.0;
-            for (int a = 0; a < s; ++a) {
-                ev->z[ev->active[a]] = zs[a];
-                if (!(zs[a] >= -scale)) ok = 0;
-            }
-            for (int i = 0; i < m && ok; ++i) {
-                double w = ev->b[i];
-                for (int c = 0; c < m; ++c) w += ev->W[i * m + c] * ev->z[c];
-                ev->w[i] = w;
-                if (!(w >= -scale)) ok = 0;
-            }
-            for (int a = 0; a < s && ok; ++a)
-                if (!(fabs(ev->w[ev->active[a]]) <= scale)) ok = 0;
-            if (ok) {
-                for (int i = 0; i < m; ++i) ev->z[i] = fmax(ev->z[i], 0.0);
-                return 0;
-            }
-            int a = s - 1; /* next combination of s of the m positions */
-            while (a >= 0 && ev->comb[a] == m - s + a) --a;
-            if (a < 0) break;
-            ++ev->comb[a];
-            for (int c = a + 1; c < s; ++c) ev->comb[c] = ev->comb[c - 1] + 1;
-        }
-    }
-    for (int i = 0; i < m; ++i) ev->z[i] = 0.0;
-    return 1;
-}
-
 /* Responses and Delassus matrix of the m rows set[0..m) with the h rows set[m..m+h) held as well (the
    sticking friction elements): W_mm - W_mh W_hh^-1 W_hm into ev->W (m x m) and Z_m - Z_h W_hh^-1 W_hm. */
-static void response_held(SbInstance *inst, int m, int h, const int *set)
+void sb_ev_response_held(SbInstance *inst, int m, int h, const int *set)
 {
-    SbEvents *ev = events(inst);
+    SbEvents *ev = sb_ev(inst);
     const int mh = m + h, na = inst->dyn.na;
-    response(inst, mh, set);
+    sb_ev_response(inst, mh, set);
     if (h == 0) return;
-    for (int a = 0; a < h; ++a)
-        for (int c = 0; c < h; ++c) ev->Wf[a * h + c] = ev->W[(m + a) * mh + m + c];
-    const int rank = sb_lu_factor(h, ev->Wf, ev->prow, ev->pcol, 1e-12);
+    int hs[SB_MAX_ENUMERATED];
+    for (int b = 0; b < h; ++b) hs[b] = m + b;
     double col[SB_MAX_ENUMERATED], y[SB_MAX_ENUMERATED];
     for (int c = 0; c < m; ++c) {
         for (int b = 0; b < h; ++b) col[b] = ev->W[(m + b) * mh + c];
-        sb_lu_solve(h, ev->Wf, ev->prow, ev->pcol, rank, col, y);
+        sb_sym_solve(mh, ev->W, h, hs, col, y);
         for (int b = 0; b < h; ++b)
             for (int j = 0; j < na; ++j) ev->Z[(size_t)c * na + j] -= y[b] * ev->Z[(size_t)(m + b) * na + j];
         for (int a = 0; a < m; ++a) {
@@ -268,7 +161,7 @@ static void response_held(SbInstance *inst, int m, int h, const int *set)
    the terms of Baumgarte (the gap of a closed contact as a holonomic row, the rates as velocity rows). */
 static void row_defects(SbInstance *inst, int m, const int *set, double *rhs)
 {
-    SbEvents *ev = events(inst);
+    SbEvents *ev = sb_ev(inst);
     const int n = inst->m->nq, k = inst->m->nk;
     const double alpha = inst->state.set[SB_SET_ALPHA], bb = inst->state.set[SB_SET_BETA];
     for (int a = 0; a < m; ++a) {
@@ -279,21 +172,19 @@ static void row_defects(SbInstance *inst, int m, const int *set, double *rhs)
     }
 }
 
-/* The forces of the held rows set[0..m) (W, Z of response) and of the slipping friction elements at the
-   normal forces of ev->lam_all, added to inst->dyn.sol (which holds the bilateral solution) and stored
-   in ev->force. */
+/* The forces of the held rows set[0..m) (W, Z of response) with the slip forces of the slipping friction
+   elements in ev->force, added to inst->dyn.sol (which holds the bilateral solution) and stored in
+   ev->force; the multipliers and event forces the normal forces see in ev->lam_all. */
 static SbStatus apply_forces(SbInstance *inst, int m, const int *set, const double *rhs0)
 {
-    SbEvents *ev = events(inst);
+    SbEvents *ev = sb_ev(inst);
     const int n = inst->m->nq, nc = inst->m->nc, k = inst->m->nk, nf = inst->m->nf, na = inst->dyn.na;
     double rhs[SB_MAX_ENUMERATED], f[SB_MAX_ENUMERATED];
     memcpy(rhs, rhs0, (size_t)m * sizeof(double));
-    for (int j = 0; j < nf; ++j) { /* the slip forces, -mu |N| s along their rows */
-        const double s = inst->state.slip[j];
-        if (s == 0.0) continue;
-        const double F = -ev->mu[j] * ev->normal[j] * s;
+    for (int j = 0; j < nf; ++j) { /* the slip forces (ev->force, set by the caller) along their rows */
+        if (inst->state.slip[j] == 0.0) continue;
+        const double F = ev->force[k + j];
         const double *zs = ev->Zs + (size_t)j * na;
-        ev->force[k + j] = F;
         for (int i = 0; i < na; ++i) inst->dyn.sol[i] += F * zs[i];
         for (int a = 0; a < m; ++a) {
             double v = 0.0;
@@ -303,7 +194,7 @@ static SbStatus apply_forces(SbInstance *inst, int m, const int *set, const doub
     }
     int all[SB_MAX_ENUMERATED] = {0};
     for (int a = 0; a < m; ++a) all[a] = a;
-    solve_sub(ev, m, all, m, rhs, f);
+    sb_sym_solve(m, ev->W, m, all, rhs, f);
     for (int a = 0; a < m; ++a) {
         const int i = set[a];
         if (!isfinite(f[a]))
@@ -318,7 +209,7 @@ static SbStatus apply_forces(SbInstance *inst, int m, const int *set, const doub
 }
 
 /* The rows of the closed contacts and the sticking friction elements into set; returns their number. */
-static int held_rows(const SbInstance *inst, int *set)
+int sb_ev_held_rows(const SbInstance *inst, int *set)
 {
     int m = 0;
     for (int i = 0; i < inst->m->nk; ++i)
@@ -328,22 +219,24 @@ static int held_rows(const SbInstance *inst, int *set)
     return m;
 }
 
+static SbStatus slip_forces(SbInstance *inst, double t, const double *x, int m, const double *rhs);
+
 SbStatus sb_contact_accelerations(SbInstance *inst, double t, const double *x)
 {
-    SbEvents *ev = events(inst);
+    SbEvents *ev = sb_ev(inst);
     const SbModel *md = inst->m;
     const int n = md->nq, nc = md->nc, k = md->nk, nf = md->nf, na = inst->dyn.na;
     int slipping = 0;
     for (int i = 0; i < k + nf; ++i) ev->force[i] = 0.0;
     for (int j = 0; j < nf; ++j)
         if (inst->state.slip[j] != 0.0) slipping = 1;
-    const int m = held_rows(inst, ev->held); /* a sticking element is one more row */
+    const int m = sb_ev_held_rows(inst, ev->held); /* a sticking element is one more row */
     if (m == 0 && !slipping) return SB_OK;
     if (m > SB_MAX_ENUMERATED)
         return sb_problem(inst, SB_DISCARD, "%d contacts and sticking friction elements hold at once: more than the %d "
                           "this FMU handles", m, SB_MAX_ENUMERATED);
-    evaluate(inst, t, x);
-    response(inst, m, ev->held);
+    sb_ev_evaluate(inst, t, x);
+    sb_ev_response(inst, m, ev->held);
     double rhs[SB_MAX_ENUMERATED];
     row_defects(inst, m, ev->held, rhs);
     if (nf == 0) return apply_forces(inst, m, ev->held, rhs);
@@ -356,37 +249,81 @@ SbStatus sb_contact_accelerations(SbInstance *inst, double t, const double *x)
     }
     memcpy(ev->sol0, inst->dyn.sol, (size_t)na * sizeof(double));
     memset(ev->lam_all, 0, (size_t)(nc + k + nf) * sizeof(double));
-    for (int it = 0; it < SB_NORMAL_ITERATIONS; ++it) {
-        normals(inst, t, x, ev->lam_all);
-        memcpy(inst->dyn.sol, ev->sol0, (size_t)na * sizeof(double));
-        const int nl = nc + k + nf;
-        memcpy(ev->lam_prev, ev->lam_all, (size_t)nl * sizeof(double));
-        SbStatus s = apply_forces(inst, m, ev->held, rhs);
-        if (s != SB_OK || !md->friction_implicit) return s; /* (N without forces: no iteration) */
-        double change = 0.0, scale = 0.0;
-        for (int i = 0; i < nl; ++i) {
-            change = fmax(change, fabs(ev->lam_all[i] - ev->lam_prev[i]));
-            scale = fmax(scale, fabs(ev->lam_all[i]));
-        }
-        if (it > 0 && change <= 1e-12 * (1.0 + scale)) return SB_OK;
+    sb_ev_normals(inst, t, x, ev->lam_all); /* (N of the normal forces without the forces) */
+    for (int j = 0; j < nf; ++j)
+        if (inst->state.slip[j] != 0.0) ev->force[k + j] = -ev->mu[j] * ev->normal[j] * inst->state.slip[j];
+    if (!md->friction_implicit) return apply_forces(inst, m, ev->held, rhs);
+    return slip_forces(inst, t, x, m, rhs);
+}
+
+/* The context of normals_of: the point and the held rows of sb_contact_accelerations. */
+typedef struct {
+    SbInstance *inst;
+    double t;
+    const double *x;
+    int m, ns, status;
+    const double *rhs;
+    int slipping[SB_MAX_ENUMERATED];
+} SbSlipContext;
+
+/* The signed normal forces of the slipping elements with the slip forces F (SbNormalsOf). */
+static int normals_of(void *context, const double *F, double *N)
+{
+    SbSlipContext *c = (SbSlipContext *)context;
+    SbInstance *inst = c->inst;
+    SbEvents *ev = sb_ev(inst);
+    for (int a = 0; a < c->ns; ++a) ev->force[inst->m->nk + c->slipping[a]] = F[a];
+    memcpy(inst->dyn.sol, ev->sol0, (size_t)inst->dyn.na * sizeof(double));
+    if ((c->status = apply_forces(inst, c->m, ev->held, c->rhs)) != SB_OK) return 1;
+    sb_ev_normals(inst, c->t, c->x, ev->lam_all);
+    for (int a = 0; a < c->ns; ++a) N[a] = ev->signed_normal[c->slipping[a]];
+    return 0;
+}
+
+/* Normal forces that depend on the forces (a rod sliding on its end): the slip forces by Newton up to the
+   Painleve limit (sb_sliding_forces), then the forces of the held rows with them. */
+static SbStatus slip_forces(SbInstance *inst, double t, const double *x, int m, const double *rhs)
+{
+    SbEvents *ev = sb_ev(inst);
+    const int k = inst->m->nk;
+    SbSlipContext c = {inst, t, x, m, 0, SB_OK, rhs, {0}};
+    double F[SB_MAX_ENUMERATED], mu[SB_MAX_ENUMERATED], s[SB_MAX_ENUMERATED], limit = 0.0;
+    for (int j = 0; j < inst->m->nf; ++j) {
+        if (inst->state.slip[j] == 0.0) continue;
+        if (c.ns == SB_MAX_ENUMERATED)
+            return sb_problem(inst, SB_DISCARD, "more than %d friction elements slip at once", SB_MAX_ENUMERATED);
+        F[c.ns] = ev->force[k + j];
+        mu[c.ns] = ev->mu[j];
+        s[c.ns] = inst->state.slip[j];
+        c.slipping[c.ns++] = j;
     }
-    return sb_problem(inst, SB_DISCARD, "the normal forces of the friction elements do not converge at t = %g", t);
+    int wrong = 0;
+    const int r = c.ns ? sb_sliding_forces(c.ns, F, mu, s, normals_of, &c, &wrong, &limit) : 0;
+    if (r == 3) return c.status;
+    if (r == 1)
+        return sb_problem(inst, SB_DISCARD,
+                          "friction '%s' sliding at t = %g: mu = %g is beyond the Painleve limit %.4g of this "
+                          "configuration, where the normal force would turn against the contact: rigid contacts with "
+                          "sliding Coulomb friction have no consistent motion there (the Painleve paradox)",
+                          inst->m->friction_names[c.slipping[wrong]], t, mu[wrong], limit);
+    if (r == 2) return sb_problem(inst, SB_DISCARD, "the sliding friction forces do not converge at t = %g", t);
+    return normals_of(&c, F, s) ? c.status : SB_OK; /* (the forces at the solution; s: scratch) */
 }
 
 void sb_contact_forces(const SbInstance *inst, double *force)
 {
-    memcpy(force, events(inst)->force, (size_t)(inst->m->nk + inst->m->nf) * sizeof(double));
+    memcpy(force, sb_ev(inst)->force, (size_t)(inst->m->nk + inst->m->nf) * sizeof(double));
 }
 
 /* Event indicator of friction element j at the current state (after evaluate; the cache valid when it
    sticks): mu_static |N| - |F| + SB_STICK_TOL (1 + |N|) sticking, s v slipping. */
 static double friction_indicator(SbInstance *inst, int j)
 {
-    SbEvents *ev = events(inst);
+    SbEvents *ev = sb_ev(inst);
     const double s = inst->state.slip[j];
     if (s != 0.0) return s * ev->rate[inst->m->nk + j];
-    normals(inst, *inst->state.time, inst->state.x, inst->cache.lam);
-    return stick_margin(ev, j, inst->cache.lam[inst->m->nc + inst->m->nk + j]);
+    sb_ev_normals(inst, *inst->state.time, inst->state.x, inst->cache.lam);
+    return sb_ev_stick_margin(ev, j, inst->cache.lam[inst->m->nc + inst->m->nk + j]);
 }
 
 /* Whether the event indicators need the accelerations: the force of a closed contact or of a sticking
@@ -400,7 +337,7 @@ static int needs_forces(const SbInstance *inst)
     return 0;
 }
 
-SbStatus sb_event_indicators(SbInstance *inst, const char *function, double *z, size_t nz)
+SbStatus sb_event_indicators(SbInstance *inst, const char *function, double *z, size_t nz, int hysteresis)
 {
     const int k = inst->m->nk, nsw = inst->m->nsw, nf = inst->m->nf;
     if (nz != (size_t)(k + nsw + nf))
@@ -414,8 +351,8 @@ SbStatus sb_event_indicators(SbInstance *inst, const char *function, double *z, 
             return s;
         }
     }
-    SbEvents *ev = events(inst);
-    evaluate(inst, *inst->state.time, inst->state.x);
+    SbEvents *ev = sb_ev(inst);
+    sb_ev_evaluate(inst, *inst->state.time, inst->state.x);
     for (int i = 0; i < k; ++i) z[i] = inst->state.closed[i] != 0.0 ? inst->cache.lam[inst->m->nc + i] : ev->gap[i];
     for (int j = 0; j < nsw; ++j) {
         z[k + j] = ev->sw[j];
@@ -435,13 +372,38 @@ SbStatus sb_event_indicators(SbInstance *inst, const char *function, double *z, 
             return SB_DISCARD;
         }
     }
+    if (hysteresis)
+        for (int i = 0; i < k + nsw + nf; ++i) z[i] += sb_hysteresis(inst, i);
     return SB_OK;
+}
+
+double sb_hysteresis(const SbInstance *inst, int i)
+{
+    const int k = inst->m->nk, nsw = inst->m->nsw;
+    if (i < k) return inst->state.closed[i] != 0.0 ? 0.0 : SB_EVENT_HYSTERESIS;
+    if (i < k + nsw) return inst->state.side[i - k] * SB_EVENT_HYSTERESIS;
+    return inst->state.slip[i - k - nsw] != 0.0 ? SB_EVENT_HYSTERESIS : 0.0;
+}
+
+int sb_closed_contact_rows(SbInstance *inst, double t, const double *x, double *J, double *r)
+{
+    SbEvents *ev = sb_ev(inst);
+    const int n = inst->m->nq;
+    int m = 0;
+    if (!ev || inst->m->nk == 0) return 0;
+    sb_ev_evaluate(inst, t, x);
+    for (int i = 0; i < inst->m->nk; ++i) {
+        if (inst->state.closed[i] == 0.0) continue;
+        memcpy(J + (size_t)m * n, ev->G + (size_t)i * n, (size_t)n * sizeof(double));
+        r[m++] = ev->gap[i];
+    }
+    return m;
 }
 
 void sb_contact_rates(SbInstance *inst, double *rate)
 {
-    evaluate(inst, *inst->state.time, inst->state.x);
-    memcpy(rate, events(inst)->rate, (size_t)(inst->m->nk + inst->m->nf) * sizeof(double));
+    sb_ev_evaluate(inst, *inst->state.time, inst->state.x);
+    memcpy(rate, sb_ev(inst)->rate, (size_t)(inst->m->nk + inst->m->nf) * sizeof(double));
 }
 
 SbStatus sb_slip_accelerations(SbInstance *inst, double *acc)
@@ -450,8 +412,8 @@ SbStatus sb_slip_accelerations(SbInstance *inst, double *acc)
     if (nf == 0) return SB_OK;
     SbStatus s = sb_update(inst);
     if (s != SB_OK) return s;
-    SbEvents *ev = events(inst);
-    evaluate(inst, *inst->state.time, inst->state.x);
+    SbEvents *ev = sb_ev(inst);
+    sb_ev_evaluate(inst, *inst->state.time, inst->state.x);
     for (int j = 0; j < nf; ++j) {
         double a = -ev->ggamma[k + j];
         for (int i = 0; i < n; ++i) a += ev->G[(size_t)(k + j) * n + i] * inst->cache.ddq[i];
@@ -464,13 +426,14 @@ double sb_event_indicator(SbInstance *inst, int i)
 {
     const int k = inst->m->nk, nsw = inst->m->nsw;
     if (i < k && inst->state.closed[i] != 0.0) return inst->cache.lam[inst->m->nc + i];
-    evaluate(inst, *inst->state.time, inst->state.x);
-    if (i >= k + nsw) return friction_indicator(inst, i - k - nsw);
-    return i < k ? events(inst)->gap[i] : events(inst)->sw[i - k];
+    sb_ev_evaluate(inst, *inst->state.time, inst->state.x);
+    const double h = sb_hysteresis(inst, i);
+    if (i >= k + nsw) return friction_indicator(inst, i - k - nsw) + h;
+    return (i < k ? sb_ev(inst)->gap[i] : sb_ev(inst)->sw[i - k]) + h;
 }
 
 /* Accelerations with every contact open at the current state into ev->a0 (leaves the factorization). */
-static SbStatus open_accelerations(SbInstance *inst, const char *function)
+SbStatus sb_ev_open_accelerations(SbInstance *inst, const char *function)
 {
     const int k = inst->m->nk;
     double saved[SB_MAX_ENUMERATED];
@@ -479,204 +442,9 @@ static SbStatus open_accelerations(SbInstance *inst, const char *function)
         if (!many) saved[i] = inst->state.closed[i];
         inst->state.closed[i] = 0.0;
     }
-    SbStatus s = sb_accelerations(inst, *inst->state.time, inst->state.x, events(inst)->a0, NULL);
+    SbStatus s = sb_accelerations(inst, *inst->state.time, inst->state.x, sb_ev(inst)->a0, NULL);
     for (int i = 0; i < k && !many; ++i) inst->state.closed[i] = saved[i];
     if (s != SB_OK) sb_log(inst, s, SB_LOG_DISCARD, "%s: at t = %g: %s", function, *inst->state.time, inst->problem);
     return s;
 }
 
-/* Newton's multi-contact impact on the m touching contacts ev->set; returns the status, *changed set. */
-static SbStatus impact(SbInstance *inst, const char *function, int m, int *changed)
-{
-    SbEvents *ev = events(inst);
-    const int n = inst->m->nq, na = inst->dyn.na;
-    const double t = *inst->state.time;
-    int approach = 0;
-    for (int a = 0; a < m; ++a)
-        if (ev->rate[ev->set[a]] < -SB_REST_VELOCITY) approach = 1;
-    if (!approach) return SB_OK;
-    SbStatus s = open_accelerations(inst, function);
-    if (s != SB_OK) return s;
-    response(inst, m, ev->set);
-    for (int a = 0; a < m; ++a) {
-        const double r = ev->rate[ev->set[a]];
-        ev->b[a] = (1.0 + (r < -SB_REST_VELOCITY ? ev->e[ev->set[a]] : 0.0)) * r;
-    }
-    int bad = solve_lcp(ev, m);
-    if (bad)
-        return sb_fail(inst, function, "the impact at t = %g has no solution by %s", t,
-                       bad == 2 ? "enumeration (too many touching contacts)"
-                                : "any active set (inconsistent contacts?)");
-    for (int a = 0; a < m; ++a) {
-        const int i = ev->set[a];
-        if (ev->z[a] > 0.0 && ev->rate[i] < -SB_REST_VELOCITY)
-            sb_log(inst, SB_OK, SB_LOG_EVENTS, "%s: t = %.17g: impact of contact '%s' (rate %g, impulse %g)", function,
-                   t, inst->m->contact_names[i], ev->rate[i], ev->z[a]);
-        for (int j = 0; j < n; ++j) inst->state.x[n + j] += ev->z[a] * ev->Z[(size_t)a * na + j];
-    }
-    *changed = 1;
-    sb_changed(inst);
-    return SB_OK;
-}
-
-/* The closed contacts among the touching ones: the force problem over those at rest. */
-static SbStatus select_modes(SbInstance *inst, const char *function, int touching, int *changed)
-{
-    SbEvents *ev = events(inst);
-    const int n = inst->m->nq, k = inst->m->nk, na = inst->dyn.na;
-    const double t = *inst->state.time;
-    int m = 0;
-    if (touching > 0) { /* (nothing touching: every contact opens, no force problem) */
-        SbStatus s = open_accelerations(inst, function);
-        if (s != SB_OK) return s;
-        evaluate(inst, t, inst->state.x);
-    }
-    for (int a = 0; a < touching; ++a)
-        if (fabs(ev->rate[ev->set[a]]) <= SB_REST_VELOCITY) ev->set[m++] = ev->set[a];
-    int nkeep = 0, h = 0;
-    for (int j = 0; j < inst->m->nf && m > 0; ++j) /* the sticking friction elements hold */
-        if (inst->state.slip[j] == 0.0) ev->set[m + h++] = k + j;
-    if (m + h > SB_MAX_ENUMERATED)
-        return sb_fail(inst, function, "%d contacts and sticking friction elements at t = %g: more than the %d this "
-                       "FMU handles", m + h, t, SB_MAX_ENUMERATED);
-    if (m > 0) {
-        response_held(inst, m, h, ev->set);
-        const double alpha = inst->state.set[SB_SET_ALPHA], bb = inst->state.set[SB_SET_BETA];
-        double bmax = 0.0, wmax = 1e-300;
-        for (int a = 0; a < m; ++a) {
-            const int i = ev->set[a];
-            double v = -ev->ggamma[i] + 2.0 * alpha * ev->rate[i] + bb * bb * ev->gap[i];
-            for (int j = 0; j < n; ++j) v += ev->G[(size_t)i * n + j] * ev->a0[j];
-            ev->b[a] = v;
-            bmax = fmax(bmax, fabs(v));
-            wmax = fmax(wmax, ev->W[a * m + a]);
-        }
-        int bad = solve_lcp(ev, m);
-        if (bad)
-            return sb_fail(inst, function, "the contact forces at t = %g have no solution by %s", t,
-                           bad == 2 ? "enumeration (too many touching contacts)" : "any active set");
-        for (int a = 0; a < m; ++a)
-            if (ev->z[a] > 1e-10 * (1.0 + bmax / wmax)) ev->keep[nkeep++] = a;
-        if (nkeep > 0) { /* the closing contacts come exactly to rest */
-            double rhs[SB_MAX_ENUMERATED], P[SB_MAX_ENUMERATED];
-            int stopped = 0;
-            for (int c = 0; c < nkeep; ++c) {
-                rhs[c] = ev->rate[ev->set[ev->keep[c]]];
-                if (rhs[c] != 0.0) stopped = 1;
-            }
-            if (stopped) {
-                solve_sub(ev, m, ev->keep, nkeep, rhs, P);
-                for (int c = 0; c < nkeep; ++c)
-                    for (int j = 0; j < n; ++j) inst->state.x[n + j] -= P[c] * ev->Z[(size_t)ev->keep[c] * na + j];
-                *changed = 1;
-            }
-        }
-    }
-    for (int i = 0; i < k; ++i) ev->P[i] = 0.0; /* the new modes */
-    for (int c = 0; c < nkeep; ++c) ev->P[ev->set[ev->keep[c]]] = 1.0;
-    for (int i = 0; i < k; ++i) {
-        if (ev->P[i] != inst->state.closed[i])
-            sb_log(inst, SB_OK, SB_LOG_EVENTS, "%s: t = %.17g: contact '%s' %s", function, t,
-                   inst->m->contact_names[i], ev->P[i] != 0.0 ? "closes" : "opens");
-        inst->state.closed[i] = ev->P[i];
-    }
-    sb_changed(inst);
-    return SB_OK;
-}
-
-/* Stop the sticking friction elements that still move: the impulse along the held rows (closed contacts
-   kept as they move, the bilateral constraints too) that zeroes their rates. */
-static SbStatus stop_sticking(SbInstance *inst, const char *function, int *changed)
-{
-    SbEvents *ev = events(inst);
-    const int n = inst->m->nq, k = inst->m->nk, na = inst->dyn.na;
-    const int m = held_rows(inst, ev->set);
-    double rhs[SB_MAX_ENUMERATED], P[SB_MAX_ENUMERATED];
-    if (m > SB_MAX_ENUMERATED)
-        return sb_fail(inst, function, "%d contacts and sticking friction elements at t = %g: more than the %d this "
-                       "FMU handles", m, *inst->state.time, SB_MAX_ENUMERATED);
-    int moving = 0;
-    for (int a = 0; a < m; ++a) {
-        rhs[a] = ev->set[a] < k ? 0.0 : ev->rate[ev->set[a]];
-        ev->comb[a] = a;
-        if (rhs[a] != 0.0) moving = 1;
-    }
-    if (!moving) return SB_OK;
-    response(inst, m, ev->set); /* (the factorization of the last sb_accelerations, at this state) */
-    solve_sub(ev, m, ev->comb, m, rhs, P);
-    for (int a = 0; a < m; ++a)
-        for (int j = 0; j < n; ++j) inst->state.x[n + j] -= P[a] * ev->Z[(size_t)a * na + j];
-    *changed = 1;
-    sb_changed(inst);
-    return SB_OK;
-}
-
-/* Stick or slip: the elements at rest stick while the force that holds them keeps a positive indicator; the
-   most overloaded one is released first, sliding against that force (symbody.numeric.events). */
-static SbStatus select_friction(SbInstance *inst, const char *function, int *changed)
-{
-    SbEvents *ev = events(inst);
-    const int k = inst->m->nk, nf = inst->m->nf, nc = inst->m->nc;
-    const double t = *inst->state.time;
-    evaluate(inst, t, inst->state.x);
-    for (int j = 0; j < nf; ++j) {
-        const double v = ev->rate[k + j];
-        ev->before[j] = inst->state.slip[j];
-        inst->state.slip[j] = fabs(v) > SB_REST_VELOCITY ? (v > 0.0 ? 1.0 : -1.0) : 0.0;
-    }
-    for (int round = 0; round <= nf; ++round) {
-        sb_changed(inst);
-        SbStatus s = sb_accelerations(inst, t, inst->state.x, ev->a0, NULL);
-        if (s != SB_OK) {
-            sb_log(inst, s, SB_LOG_DISCARD, "%s: at t = %g: %s", function, t, inst->problem);
-            return s;
-        }
-        int worst = -1;
-        double lowest = 0.0;
-        for (int j = 0; j < nf; ++j) {
-            if (inst->state.slip[j] != 0.0) continue;
-            const double margin = stick_margin(ev, j, ev->lam_all[nc + k + j]);
-            if (margin <= lowest) {
-                lowest = margin;
-                worst = j;
-            }
-        }
-        if (worst < 0) break;
-        inst->state.slip[worst] = ev->lam_all[nc + k + worst] > 0.0 ? -1.0 : 1.0; /* against the holding force */
-    }
-    SbStatus s = stop_sticking(inst, function, changed);
-    if (s != SB_OK) return s;
-    for (int j = 0; j < nf; ++j)
-        if (inst->state.slip[j] != ev->before[j])
-            sb_log(inst, SB_OK, SB_LOG_EVENTS, "%s: t = %.17g: friction '%s' %s (rate %g)", function, t,
-                   inst->m->friction_names[j],
-                   inst->state.slip[j] == 0.0 ? "sticks" : inst->state.slip[j] > 0.0 ? "slips forward" : "slips backward",
-                   ev->rate[k + j]);
-    sb_changed(inst);
-    return SB_OK;
-}
-
-SbStatus sb_events_resolve(SbInstance *inst, const char *function, int *changed)
-{
-    *changed = 0;
-    const int k = inst->m->nk;
-    if (k + inst->m->nf == 0) return SB_OK;
-    SbEvents *ev = events(inst);
-    const double t = *inst->state.time;
-    evaluate(inst, t, inst->state.x);
-    int m = 0;
-    for (int i = 0; i < k; ++i) {
-        const int closed = inst->state.closed[i] != 0.0;
-        if (!closed && -ev->gap[i] > SB_GAP_TOL)
-            return sb_fail(inst, function, "contact '%s' penetrates by %g at t = %g (an event was missed)",
-                           inst->m->contact_names[i], -ev->gap[i], t);
-        if (closed || (ev->gap[i] <= SB_GAP_TOL && ev->rate[i] <= SB_REST_VELOCITY)) ev->set[m++] = i;
-    }
-    if (m > SB_MAX_ENUMERATED)
-        return sb_fail(inst, function, "%d contacts touch at once at t = %g: more than the %d this FMU handles", m, t,
-                       SB_MAX_ENUMERATED);
-    SbStatus s = impact(inst, function, m, changed);
-    if (s == SB_OK && k > 0) s = select_modes(inst, function, m, changed);
-    if (s == SB_OK && inst->m->nf > 0) s = select_friction(inst, function, changed);
-    return s;
-}

@@ -37,10 +37,18 @@
 #define SB_MAX_EVENTS 100000L /* events in one communication step: more is an accumulation not ended */
 #define SB_ROOT_ITERATIONS 200
 #define SB_MAX_CHUNKS 1000000L /* internal steps in one communication step (sb_solver.c: SB_MAX_STEPS) */
+#define SB_KINK_CUTS 12        /* an rk4 step holding a kink of the loads is cut down to 4^-12 of its length */
+#define SB_PAST_ROOT_TRIES 8   /* ulps added (doubling) to put a located event strictly past its root */
+
+static int adaptive_method(const SbInstance *inst)
+{
+    return (int)inst->state.set[SB_SET_METHOD] != SB_METHOD_RK4;
+}
 
 typedef struct {
     int nk, nsw, nz;  /* contacts; switching functions; contacts, switching functions and friction elements */
     double *S0;       /* the instance state at the start of the chunk */
+    double *Sa;       /* the state at the last point before an event (locate) */
     double ta;        /* start of the chunk */
     double *z, *off;  /* event functions; offsets of the contacts leaving zero gap tangentially, for the
                          switching functions the side (+1, -1) they start on */
@@ -59,7 +67,7 @@ static SbStatus smallest(SbInstance *inst, SbWatch *w, double t, double *phi)
 {
     *inst->state.time = t;
     sb_changed(inst);
-    SbStatus s = sb_event_indicators(inst, "DoStep", w->z, (size_t)w->nz);
+    SbStatus s = sb_event_indicators(inst, "DoStep", w->z, (size_t)w->nz, 0);
     if (s != SB_OK) return s;
     *phi = INFINITY;
     for (int i = 0; i < w->nz; ++i) {
@@ -132,8 +140,18 @@ static SbStatus locate(SbInstance *inst, SbWatch *w, double a, double fa, double
        an error of the order of its length) */
     double fend;
     if ((s = reach(inst, w, ta, a, &fend)) != SB_OK) return s;
-    if (b > a && (s = sb_integrate(inst, a, b)) != SB_OK) return s;
-    if ((s = smallest(inst, w, b, &fend)) != SB_OK) return s;
+    memcpy(w->Sa, inst->state.S, (size_t)inst->state.nS * sizeof(double));
+    /* strictly past the root: a switching function exactly at zero would have sign() take neither side in
+       the first stage of the next step (an error of the order of the step times the jump) */
+    for (int tries = 0; tries <= SB_PAST_ROOT_TRIES; ++tries) {
+        if (tries > 0) {
+            memcpy(inst->state.S, w->Sa, (size_t)inst->state.nS * sizeof(double));
+            b += ldexp(nextafter(b, INFINITY) - b, tries); /* 2, 4, 8, ... ulps */
+        }
+        if (b > a && (s = sb_integrate(inst, a, b)) != SB_OK) return s;
+        if ((s = smallest(inst, w, b, &fend)) != SB_OK) return s;
+        if (fend < 0.0) break;
+    }
     *te = b;
     return SB_OK;
 }
@@ -350,6 +368,13 @@ static SbStatus dip(SbInstance *inst, SbWatch *w, double ta, double *tb, double 
 
 /* -- the communication step ------------------------------------------------------------------------ */
 
+/* The adaptive solvers hold at least these tolerances in models with events, whatever the importer passes
+   (solver.rtol, solver.atol, fmi2SetupExperiment, fmi3EnterInitializationMode): an event function that comes
+   within the error of the motion from zero is a guess, and the error accumulated on the way to a grazing
+   impact decides whether there is one (a gap dipping 1e-7 below zero, an apex a hair from a stop). */
+#define SB_EVENT_RTOL 1e-9
+#define SB_EVENT_ATOL 1e-11
+
 static SbStatus integrate(SbInstance *inst, SbWatch *w, double t0, double tend)
 {
     const int k = w->nk, nz = w->nz, nf = inst->m->nf;
@@ -373,16 +398,27 @@ static SbStatus integrate(SbInstance *inst, SbWatch *w, double t0, double tend)
         double fa, fb, te;
         *inst->state.time = t;
         sb_changed(inst);
-        if ((s = sb_event_indicators(inst, "DoStep", w->z, (size_t)nz)) != SB_OK) return s;
+        if ((s = sb_event_indicators(inst, "DoStep", w->z, (size_t)nz, 0)) != SB_OK) return s;
         if (k + nf > 0) sb_contact_rates(inst, w->v);
         for (int i = 0; i < k; ++i) w->rate[i] = w->v[i];
         if (nf > 0 && (s = sb_slip_accelerations(inst, w->acc)) != SB_OK) return s;
         w->ta = t;
+        int inside = 0; /* an open contact that crept more than SB_GAP_TOL / 2 inside its surface, a hair a chunk
+                           (the tangential watch below follows the gap of each chunk's start): resolved at once */
         for (int i = 0; i < k; ++i) {
             const int leaving = inst->state.closed[i] == 0.0 && fabs(w->z[i]) <= SB_GAP_TOL;
             w->divided[i] = leaving && w->rate[i] > SB_REST_VELOCITY;
             w->off[i] = leaving && !w->divided[i] ? 0.5 * SB_GAP_TOL - fmin(w->z[i], 0.0) : 0.0;
             w->watched[i] = w->divided[i] || w->z[i] + w->off[i] > 0.0;
+            inside |= inst->state.closed[i] == 0.0 && w->z[i] < -0.5 * SB_GAP_TOL && !w->divided[i];
+        }
+        if (inside) {
+            if (++events > SB_MAX_EVENTS)
+                return sb_problem(inst, SB_DISCARD, "more than %ld events in the step (t = %.17g): impacts accumulate",
+                                  SB_MAX_EVENTS, t);
+            s = sb_events_resolve(inst, "DoStep", &changed);
+            w->carried = NAN;
+            continue;
         }
         if (nf > 0 && watch_friction(inst, w)) { /* a friction element due now: resolved here */
             if (++events > SB_MAX_EVENTS)
@@ -399,7 +435,17 @@ static SbStatus integrate(SbInstance *inst, SbWatch *w, double t0, double tend)
         }
         if ((s = smallest(inst, w, t, &fa)) != SB_OK) return s;
         memcpy(w->S0, inst->state.S, (size_t)inst->state.nS * sizeof(double));
-        if ((s = sb_integrate(inst, t, tb)) != SB_OK) return s;
+        /* a switching function that changes sign inside an rk4 step makes its error estimate large (a kink of
+           the forces): the step is taken shorter, down to where it no longer holds the kink or holds a sliver
+           of it, and the switch is then located as any event */
+        int shorter = 0;
+        while ((s = sb_integrate(inst, t, tb)) == SB_DISCARD && w->nsw > 0 && !adaptive_method(inst) &&
+               ++shorter <= SB_KINK_CUTS) {
+            memcpy(inst->state.S, w->S0, (size_t)inst->state.nS * sizeof(double));
+            sb_changed(inst);
+            tb = t + 0.25 * (tb - t);
+        }
+        if (s != SB_OK) return s;
         if ((s = smallest(inst, w, tb, &fb)) != SB_OK) return s;
         if (fb > 0.0 && (s = dip(inst, w, t, &tb, &fb)) != SB_OK) return s; /* a gap below zero inside */
         if (fb > 0.0) {
@@ -427,6 +473,7 @@ SbStatus sb_events_integrate(SbInstance *inst, double t0, double tend)
     w.nsw = inst->m->nsw;
     w.nz = k + inst->m->nsw + nf;
     w.S0 = malloc((size_t)inst->state.nS * sizeof(double));
+    w.Sa = malloc((size_t)inst->state.nS * sizeof(double));
     w.z = malloc((size_t)nz * sizeof(double));
     w.off = malloc((size_t)nz * sizeof(double));
     w.rate = malloc((size_t)nz * sizeof(double));
@@ -437,10 +484,16 @@ SbStatus sb_events_integrate(SbInstance *inst, double t0, double tend)
     w.v = malloc((size_t)(k + nf + 1) * sizeof(double));
     w.acc = malloc((size_t)(nf + 1) * sizeof(double));
     w.ta = t0;
-    SbStatus s = w.S0 && w.z && w.off && w.rate && w.dip && w.watched && w.divided && w.v && w.acc
+    const double rtol = inst->state.set[SB_SET_RTOL], atol = inst->state.set[SB_SET_ATOL];
+    inst->state.set[SB_SET_RTOL] = fmin(rtol, SB_EVENT_RTOL);
+    inst->state.set[SB_SET_ATOL] = fmin(atol, SB_EVENT_ATOL);
+    SbStatus s = w.S0 && w.Sa && w.z && w.off && w.rate && w.dip && w.watched && w.divided && w.v && w.acc
                      ? integrate(inst, &w, t0, tend)
                      : sb_problem(inst, SB_ERROR, "out of memory");
+    inst->state.set[SB_SET_RTOL] = rtol;
+    inst->state.set[SB_SET_ATOL] = atol;
     free(w.S0);
+    free(w.Sa);
     free(w.z);
     free(w.off);
     free(w.rate);

@@ -111,10 +111,10 @@ static int *ints(int count, int *ok) { return zalloc((size_t)count, sizeof(int),
 static int imax(int a, int b) { return a > b ? a : b; }
 
 /* One array S = [time, x (2 nq + ns), u (3 nu: values, first and second derivatives), p (np), settings, h_next,
-   closed (nk), slip (nf)] and the named views into it. */
+   closed (nk), slip (nf), side (nsw)] and the named views into it. */
 static void alloc_state(SbState *s, const SbModel *m, int *ok)
 {
-    s->nS = 1 + sb_nx(m) + 3 * m->nu + m->np + SB_N_SETTINGS + 1 + m->nk + m->nf;
+    s->nS = 1 + sb_nx(m) + 3 * m->nu + m->np + SB_N_SETTINGS + 1 + m->nk + m->nf + m->nsw;
     s->S = doubles(s->nS, 1, ok);
     if (!s->S) return;
     s->time = s->S;
@@ -125,6 +125,7 @@ static void alloc_state(SbState *s, const SbModel *m, int *ok)
     s->h_next = s->set + SB_N_SETTINGS;
     s->closed = s->h_next + 1;
     s->slip = s->closed + m->nk;
+    s->side = s->slip + m->nf;
 }
 
 static void alloc_cache(SbCache *c, const SbModel *m, int *ok)
@@ -201,7 +202,7 @@ static void free_jacobians(SbJacobianWork *j)
 
 static void alloc_projection(SbProjectionWork *w, const SbModel *m, int *ok)
 {
-    const int n = m->nq, nr = imax(m->ninit, m->nc + m->ninit);
+    const int n = m->nq, nr = imax(m->ninit, m->nc + m->ninit) + m->nk; /* (+ nk: projections onto contacts) */
     w->nrows = nr;
     w->Jrows = doubles(nr, n, ok);
     w->rrows = doubles(nr, 1, ok);
@@ -321,6 +322,7 @@ void sb_reset(SbInstance *inst)
     for (int i = 0; i < SB_N_SETTINGS; ++i) inst->state.set[i] = m->settings0[i];
     *inst->state.h_next = 0.0;
     for (int i = 0; i < m->nk + m->nf; ++i) inst->state.closed[i] = 0.0; /* open contacts, sticking friction */
+    for (int j = 0; j < m->nsw; ++j) inst->state.side[j] = 1.0;
     inst->state.mode = SB_MODE_INSTANTIATED;
     inst->state.flags = 0;
     inst->cache.valid = 0;

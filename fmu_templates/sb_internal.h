@@ -88,6 +88,16 @@ static inline SbStatus sb_free_accelerations_small(SbInstance *inst, const int n
     return SB_OK;
 }
 
+/* Regularization of position and velocity corrections, relative to |D| (sb_assembly.c). */
+#define SB_CORR_REG 1e-6
+
+/* Correction dx = J^T (J J^T + mu^2 I)^+ r for J (m_rows x n, in inst->proj's buffers or any other), mu = reg
+   |J|: the minimum-norm step that never leaps to another assembly branch (sb_assembly.c); returns the rank. */
+int sb_min_norm_step(SbInstance *inst, int m_rows, int n, const double *J, const double *r, double *dx, double reg);
+
+/* Velocities onto the bilateral rows D dq = beta at (t, x), the least change (sb_assembly.c). */
+void sb_project_velocities(SbInstance *inst, double t, double *x);
+
 /* The rates of the first-order states at pt into rates (ns), or a Discard naming the state whose rate is not
    finite (sb_dynamics.c). */
 SbStatus sb_state_rates(SbInstance *inst, const SbPoint *pt, double *rates);

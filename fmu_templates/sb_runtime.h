@@ -107,7 +107,8 @@ typedef struct {
     SbMode mode;
     int flags;           /* SB_FLAG_* */
     int nS;
-    double *S;           /* [time, x (2 nq + ns), u (3 nu), p (np), settings, h_next, closed (nk), slip (nf)] */
+    double *S;           /* [time, x (2 nq + ns), u (3 nu), p (np), settings, h_next, closed (nk), slip (nf),
+                            side (nsw)] */
     double *time;        /* S + 0 */
     double *x;           /* q = x, dq = x + nq, the first-order states xs = x + 2 nq */
     double *u;           /* inputs (nu) at the FMU's time, then their first and second time derivatives (nu each:
@@ -116,6 +117,8 @@ typedef struct {
     double *h_next;      /* step size proposed by the adaptive solvers */
     double *closed;      /* per unilateral contact: 1 closed, 0 open (its mode; sb_events.c) */
     double *slip;        /* per friction element: 0 sticking, +1 or -1 the direction it slips (closed + nk) */
+    double *side;        /* per switching function of the loads: +1 or -1, its side at the last event (the
+                            hysteresis of its event indicator in Model Exchange; slip + nf) */
 } SbState;
 
 /* Values at the current state, computed on demand by sb_update (sb_dynamics.c). */

@@ -37,10 +37,15 @@ typedef struct {
     int underflow;        /* the adaptive step size fell below its limit */
 } SbSolver;
 
-/* Whether accepted internal steps are projected onto the constraints (solver.projection). */
+/* Whether accepted internal steps are projected onto the constraints and the surfaces of the closed contacts
+   (solver.projection). */
 static inline int sb_projecting(const SbInstance *inst)
 {
-    return inst->m->nc > 0 && inst->state.set[SB_SET_PROJECTION] != 0.0;
+    if (inst->state.set[SB_SET_PROJECTION] == 0.0) return 0;
+    if (inst->m->nc > 0) return 1;
+    for (int i = 0; i < inst->m->nk; ++i)
+        if (inst->state.closed[i] != 0.0) return 1;
+    return 0;
 }
 
 SbStatus sb_solver_alloc(SbInstance *inst);

@@ -5,6 +5,7 @@
  * for the values of an FMU state.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sb_calls.h"
@@ -200,19 +201,24 @@ SbStatus sb_check_state_values(SbInstance *inst, const char *function, const dou
         }
         if (check_range(inst, function, v, value) != SB_OK) return SB_ERROR;
     }
+    const double *modes = S + inst->state.nS - m->nsw - m->nf - m->nk; /* closed (nk), slip (nf), side (nsw) */
     for (int i = 0; i < m->nk; ++i) { /* contact modes: open or closed */
-        const double closed = S[inst->state.nS - m->nf - m->nk + i];
-        if (closed != 0.0 && closed != 1.0)
-            return sb_fail(inst, function, "the mode %g of contact '%s' in the FMU state is invalid", closed,
+        if (modes[i] != 0.0 && modes[i] != 1.0)
+            return sb_fail(inst, function, "the mode %g of contact '%s' in the FMU state is invalid", modes[i],
                            m->contact_names[i]);
     }
     for (int j = 0; j < m->nf; ++j) { /* friction modes: sticking or the direction of slip */
-        const double slip = S[inst->state.nS - m->nf + j];
+        const double slip = modes[m->nk + j];
         if (slip != 0.0 && slip != 1.0 && slip != -1.0)
             return sb_fail(inst, function, "the mode %g of friction '%s' in the FMU state is invalid", slip,
                            m->friction_names[j]);
     }
-    const double h_next = S[inst->state.nS - 1 - m->nk - m->nf];
+    for (int j = 0; j < m->nsw; ++j) { /* the sides of the switching functions */
+        const double side = modes[m->nk + m->nf + j];
+        if (side != 1.0 && side != -1.0)
+            return sb_fail(inst, function, "the side %g of switching function %d in the FMU state is invalid", side, j);
+    }
+    const double h_next = modes[-1];
     if (!(isfinite(h_next) && h_next >= 0.0))
         return sb_fail(inst, function, "the solver step size %g of the FMU state is invalid", h_next);
     return SB_OK;
@@ -229,13 +235,27 @@ SbStatus sb_set_values(SbInstance *inst, const char *function, const unsigned *v
         if (s != SB_OK) return s;
     }
     int changed = 0, parameters = 0;
-    for (size_t k = 0; k < n; ++k) {
-        const SbVariable *v = &inst->m->variables[vr[k]];
-        changed |= store_value(inst, v, at(values, k));
-        parameters |= v->kind == SB_VAR_P;
+    for (size_t k = 0; k < n; ++k) parameters |= inst->m->variables[vr[k]].kind == SB_VAR_P;
+    double *saved = NULL; /* the parameters before, restored when the coefficients of the events are refused */
+    if (parameters && inst->m->nk + inst->m->nf > 0) {
+        saved = malloc((size_t)(inst->m->np > 0 ? inst->m->np : 1) * sizeof(double));
+        if (!saved) return sb_fail(inst, function, "out of memory");
+        memcpy(saved, inst->state.p, (size_t)inst->m->np * sizeof(double));
     }
+    for (size_t k = 0; k < n; ++k) changed |= store_value(inst, &inst->m->variables[vr[k]], at(values, k));
     if (parameters) sb_parameters_changed(inst); /* the constants block follows the parameters */
     if (changed) sb_changed(inst);
+    if (saved) {
+        const int relations = inst->state.mode != SB_MODE_INSTANTIATED && inst->state.mode != SB_MODE_INIT;
+        SbStatus s = sb_check_coefficients(inst, function, relations);
+        if (s != SB_OK) {
+            memcpy(inst->state.p, saved, (size_t)inst->m->np * sizeof(double));
+            sb_parameters_changed(inst);
+            sb_changed(inst);
+        }
+        free(saved);
+        return s;
+    }
     return SB_OK;
 }
 

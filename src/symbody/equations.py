@@ -101,7 +101,8 @@ class Equations:
         contacts: the unilateral contacts (:class:`symbody.model.contacts.ContactInfo`: gap, its
             Jacobian row, ``beta``, ``gamma``, restitution, force symbol).
         frictions: the stick-slip friction elements (:class:`symbody.model.friction.FrictionInfo`).
-        switches: the switching functions of the loads (arguments of ``Abs`` and ``sign`` in ``delta``).
+        switches: the switching functions of the loads and constraints (arguments of ``Abs`` and ``sign`` in
+            ``delta`` and in the constraint rows).
             These three are the events of a simulation (:mod:`symbody.numeric.events`); the contact and
             friction force symbols follow the multipliers in the ``lam`` argument of generated functions.
     """

@@ -1,4 +1,4 @@
-"""The ``symbody`` command line (its contracts: docs/guide/fmu-export.md, README)."""
+"""The ``symbody`` command line (its contracts: docs/reference/fmu-export.md, README)."""
 
 from __future__ import annotations
 

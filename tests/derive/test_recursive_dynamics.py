@@ -3,7 +3,7 @@
 * random 3-D trees with every joint type, full inertia tensors and every load
   kind: ``M`` and ``delta`` equal the virtual-power ones at random states, and
   a chain of Euler-angle spherical joints equals Kane's equations built with
-  ``sympy.physics.mechanics`` (the reference of ``test_core_random_trees.py``);
+  ``sympy.physics.mechanics`` (the reference of ``test_random_trees_vs_kane.py``);
 * the n-link pendulum on a cart equals ``KanesMethod``;
 * a pendulum on a cart driven by a prescribed law ``x(t)`` (rheonomic joint);
 * tree detection falls back to the virtual-power loop for absolute angles,
@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import sympy as sm
-from test_core_random_trees import CASES, SympyTree, build_symbody, random_states, random_tree
+from test_random_trees_vs_kane import CASES, SympyTree, build_symbody, random_states, random_tree
 
 import symbody as sb
 from symbody.cli import main

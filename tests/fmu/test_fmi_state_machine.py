@@ -34,7 +34,7 @@ OK, WARNING, DISCARD, ERROR = 0, 1, 2, 3
 I, N, E, CT, S, T = "instantiated", "initialization", "event", "continuous-time", "step", "terminated"
 ALL = {I, N, E, CT, S, T}
 
-# Symbody's choices where it accepts more than the standard's letter (docs/guide/fmu-export.md), as
+# Symbody's choices where it accepts more than the standard's letter (docs/reference/fmu-export.md), as
 # FMI 3 does: FMI 2 inputs may be set in Instantiated (FMI 2 gives inputs no initial attribute; hosts
 # such as fmpy set input start values there), and FMI 2 Get returns the start values there.
 LENIENT = {(2, name, I) for name in ("SetReal input", "GetReal", "GetInteger", "GetBoolean", "GetString nvr=0")}

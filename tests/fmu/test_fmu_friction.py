@@ -27,26 +27,11 @@ from symbody.fmu.spec import FmuSpec
 from symbody.fmu.testing import fmu_simulation
 from symbody.numeric import simulate
 
-from support.friction_models import sine_push_events, sine_pushed_block
+from support.friction_models import incline, sine_push_events, sine_pushed_block
 
 G = 9.81
 VERSIONS = pytest.mark.parametrize("version", (2, 3))
 SOLVERS = {"rk4": 1, "dopri5": 2, "rosenbrock23": 3}
-
-
-def incline(alpha: float, mu: float, mu_static: float, v0: float = 0.0, m: float = 3.0) -> sb.System:
-    """Coordinates along the slope (downhill) and off it; the slope is a unilateral contact pressing the friction."""
-    s = sb.System("incline")
-    d = s.coordinate("s", 0.0, dq0=v0)
-    n = s.coordinate("n", 0.0)
-    ca, sa = math.cos(alpha), math.sin(alpha)
-    s.particle("block", s.point("P", s.origin, (d * ca + n * sa, -d * sa + n * ca, 0)), m)
-    s.gravity((0, -G, 0))
-    c = s.unilateral("slope", n)
-    f = s.stick_slip("friction", d, normal=c.force, mu=mu, mu_static=mu_static)
-    s.output("F_t", f.force)
-    s.output("N", c.force)
-    return s
 
 
 # the pushed block: m x'' = P(t) + F, P = k max(0, t1 - |t - t1|), |N| = m g
@@ -312,11 +297,13 @@ def test_friction_mode_is_part_of_the_fmu_state(tmp_path, version):
         assert step(t_save, 6.0) == first
         inst.setFMUState(state)
         inst.freeFMUState(state)
-    # a serialized state whose friction mode (its last value) is neither 0 nor +-1 is refused
+    # a serialized state whose friction mode (before the sides of the two switching functions of the push, the
+    # last values) is neither 0 nor +-1 is refused
     state = inst.getFMUState()
     blob = bytearray(inst.serializeFMUState(state))
-    assert struct.unpack_from("<d", blob, len(blob) - 16)[0] == 1.0  # (restored to t = 3: it slides forward)
-    struct.pack_into("<d", blob, len(blob) - 16, 0.5)
+    mode = len(blob) - 8 - 3 * 8
+    assert struct.unpack_from("<d", blob, mode)[0] == 1.0  # (restored to t = 3: it slides forward)
+    struct.pack_into("<d", blob, mode, 0.5)
     struct.pack_into("<Q", blob, len(blob) - 8, fnv1a(bytes(blob[:-8])))  # a valid checksum
     with pytest.raises(Exception, match="error"):
         inst.deserializeFMUState(bytes(blob))

@@ -318,3 +318,33 @@ def test_python_fmu_refuses_an_invalid_experiment_tolerance():
         _scenario_python_fmu_refuses_an_invalid_experiment_tolerance.__name__,
         _scenario_python_fmu_refuses_an_invalid_experiment_tolerance.__doc__,
     )
+
+
+def _scenario_python_fmu_refuses_a_restitution_outside_0_1():
+    """A restitution outside [0, 1] set on a parameter is refused as by the C runtime (and symbody.numeric):
+    an error naming the contact, the old value kept, every step discarded until a valid value is set."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from support.contact_models import bouncing_ball
+
+    out = Path(tempfile.mkdtemp(prefix="symbody_pyfmu_test_")) / "ball.fmu"
+    atexit.register(shutil.rmtree, out.parent, True)
+    slave = _Slave(export_fmu(bouncing_ball(1.0, 0.8, 2.0), out, backend="python"))
+    try:
+        assert slave.initialize() == OK
+        for value in (-0.5, 1.5):
+            slave.set("e", value)
+            message = f"the restitution is {value:g}; it must lie in [0, 1]"
+            assert any(s == ERROR and "'floor'" in m and message in m for s, m in slave.messages), slave.text()
+            assert slave.get("e") == 0.8
+            assert slave.call("DoStep", 0.0, 0.01, 0) == DISCARD
+        slave.set("e", 0.5)
+        assert slave.get("e") == 0.5 and slave.call("DoStep", 0.0, 0.01, 0) == OK
+    finally:
+        slave.free()
+
+
+def test_python_fmu_refuses_a_restitution_outside_0_1():
+    _isolated(
+        _scenario_python_fmu_refuses_a_restitution_outside_0_1.__name__,
+        _scenario_python_fmu_refuses_a_restitution_outside_0_1.__doc__,
+    )

@@ -136,14 +136,16 @@ def test_load_switched_on_and_off_inside_one_step_python_fmu(tmp_path, method):
 
 
 def test_python_events_call_only_generated_blocks():
-    """The events module inside the FMU calls functions the blocks module defines (contacts, switches, ...)."""
+    """The events and contacts modules inside the FMU call functions the blocks module defines (contacts,
+    switches, ...)."""
     import re
     from pathlib import Path
 
-    from symbody.fmu import python_events
+    from symbody.fmu import python_contacts, python_events
     from symbody.fmu.python_backend import blocks_module
     from symbody.fmu.spec import FmuSpec
 
     defined = set(re.findall(r"^def (\w+)\(", blocks_module(FmuSpec(thrown_ball().derive(), 2, "cs")), re.M))
-    called = set(re.findall(r"\.b\.(\w+)\(", Path(python_events.__file__).read_text()))
+    sources = [Path(module.__file__).read_text() for module in (python_events, python_contacts)]
+    called = {name for text in sources for name in re.findall(r"\.b\.(\w+)\(", text)}
     assert {"contacts", "switches"} <= called <= defined

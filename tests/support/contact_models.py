@@ -42,3 +42,56 @@ def thrown_ball_motion(t: float) -> tuple[float, float]:
     v = -E * (V0 - G * T_HIT)
     tau = t - T_HIT
     return H + v * tau - G * tau * tau / 2, v - G * tau
+
+
+def ball_impacts(h0: float, e: float, count: int) -> list[float]:
+    """The first ``count`` impact times of :func:`bouncing_ball` (flights of ``2 e^k v1 / G``)."""
+    v1, t1 = math.sqrt(2 * G * h0), math.sqrt(2 * h0 / G)
+    return [t1 + 2 * v1 / G * sum(e**j for j in range(1, k + 1)) for k in range(count)]
+
+
+def ball_rest(h0: float, e: float) -> float:
+    """When the accumulation of impacts of :func:`bouncing_ball` ends (4.0637 s for h0 = 1, e = 0.8)."""
+    v1, t1 = math.sqrt(2 * G * h0), math.sqrt(2 * h0 / G)
+    return t1 + 2 * v1 / G * e / (1 - e)
+
+
+def ball_motion(t: float, h0: float, e: float) -> tuple[float, float]:
+    """Height and velocity of :func:`bouncing_ball` at ``t``: the fall, the flights between the impacts (each
+    leaving with ``e`` times the speed it came with), rest after :func:`ball_rest`."""
+    v1, t1 = math.sqrt(2 * G * h0), math.sqrt(2 * h0 / G)
+    if t < t1:
+        return h0 - G * t * t / 2, -G * t
+    start, speed = t1, e * v1
+    while speed > 1e-12 and t >= start + 2 * speed / G:
+        start, speed = start + 2 * speed / G, e * speed
+    if speed <= 1e-12:
+        return 0.0, 0.0
+    tau = t - start
+    return speed * tau - G * tau * tau / 2, speed - G * tau
+
+
+#: how deep the free motion of :func:`grazing_oscillator` would go into its wall
+GRAZE_DEPTH = 1e-7
+
+
+def grazing_oscillator() -> sb.System:
+    """A unit mass on a unit spring, x = sin t, and a wall (e = 1) at 1 - GRAZE_DEPTH: it touches the wall
+    for 9e-4 s around pi / 2, far inside one step of any solver at a loose tolerance."""
+    s = sb.System("graze_osc")
+    x = s.coordinate("x", 0.0, dq0=1.0)
+    s.particle("b", s.point("P", s.origin, (x, 0, 0)), 1.0)
+    s.generalized_force("spring", x, -x)
+    s.unilateral("wall", 1.0 - GRAZE_DEPTH - x, restitution=1.0)
+    return s
+
+
+def grazing_oscillator_motion(t: float) -> tuple[float, float]:
+    """Position and velocity of :func:`grazing_oscillator`: sin t up to the impact at asin(1 - GRAZE_DEPTH),
+    then the elastic rebound (until the next approach, 3.5 s later)."""
+    wall = 1.0 - GRAZE_DEPTH
+    t_hit = math.asin(wall)
+    if t < t_hit:
+        return math.sin(t), math.cos(t)
+    v, tau = math.cos(t_hit), t - t_hit
+    return wall * math.cos(tau) - v * math.sin(tau), -wall * math.sin(tau) - v * math.cos(tau)

@@ -1,6 +1,6 @@
 """Operation counts taken on the expression DAG equal ``sympy.count_ops`` (the definition).
 
-The count of docs/guide/architecture.md is ``sympy.count_ops`` of every emitted right-hand
+The count of docs/explanation/architecture.md is ``sympy.count_ops`` of every emitted right-hand
 side after SymPy's evaluation; :mod:`symbody.symbolic.opcount` reproduces that evaluation
 without SymPy.  The tests compare, right-hand side by right-hand side, with SymPy itself
 (:mod:`symbody.symbolic.sympy_count`) on every example model, on random expressions built

@@ -3,7 +3,7 @@
 :func:`stats` counts the size-optimal export (:class:`symbody.symbolic.plan.ExportPlan`
 with ``trig="fold"``); :func:`export_ops` counts the code the C export (``model.c``) and the
 MATLAB export write for their functions (:data:`EXPORTED_FUNCTIONS`, ``trig="expand"``), both
-from the entries :func:`exported_entries` lists; definitions in docs/guide/architecture.md.
+from the entries :func:`exported_entries` lists; definitions in docs/explanation/architecture.md.
 
 Example:
     >>> from symbody.models import pendulum
@@ -63,7 +63,7 @@ def op_count(eq: Equations, *names: str, trig: str = "fold") -> int:
 
 
 def stats(eq: Equations) -> dict[str, Any]:
-    """Sizes, atom and operation counts per block (definitions in docs/guide/architecture.md).
+    """Sizes, atom and operation counts per block (definitions in docs/explanation/architecture.md).
 
     Keys: ``name, coordinates, constraints, holonomic, nonholonomic, dof, parameters, inputs,
     outputs, atoms, ops, temps, derive_seconds, formulation, accelerations`` (how the closed-form

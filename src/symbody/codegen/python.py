@@ -100,7 +100,7 @@ def check_identifier(name: object, what: str) -> str:
 
 
 def _sign(x: float) -> float:
-    return float((x > 0) - (x < 0))
+    return float(x > 0) - float(x < 0)  # (numpy's booleans do not subtract)
 
 
 def python_source(

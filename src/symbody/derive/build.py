@@ -85,7 +85,8 @@ def derive_fields(
         "nonpotential_loads": np_loads,
         "contacts": contact_equations(system),  # the events of a simulation: contacts, friction, switching loads
         "frictions": friction_equations(system),
-        "switches": switching_functions(delta),
+        # (a kink in a constraint is one of the motion: its acceleration-level rows switch with the loads)
+        "switches": switching_functions([*delta, *rows.Phi, *rows.beta, *rows.gamma, *(e for r in rows.D for e in r)]),
     }
     fields["derive_seconds"] = time.perf_counter() - t0
     fields["geometry"] = describe_geometry(system)  # drawing only: not part of the equations nor of their timing

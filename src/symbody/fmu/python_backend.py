@@ -44,9 +44,17 @@ from .variables import SETTINGS_DEFAULTS
 RUNTIME = Path(__file__).with_name("python_runtime.py")
 SETTINGS = Path(__file__).with_name("python_settings.py")  # imported by the runtime
 EVENTS = Path(__file__).with_name("python_events.py")  # imported by the runtime: contacts, switching loads
+CONTACTS = Path(__file__).with_name("python_contacts.py")  # imported by the events: contact modes
+LAWS = Path(__file__).parents[1] / "numeric" / "event_laws.py"  # the laws of events, shared with numeric
 #: their names inside the FMU
-RUNTIME_MODULES = ("symbody_python_runtime", "symbody_python_settings", "symbody_python_events")
-SHIPPED = dict(zip(RUNTIME_MODULES, (RUNTIME, SETTINGS, EVENTS)))
+RUNTIME_MODULES = (
+    "symbody_python_runtime",
+    "symbody_python_settings",
+    "symbody_python_events",
+    "symbody_python_contacts",
+    "symbody_event_laws",
+)
+SHIPPED = dict(zip(RUNTIME_MODULES, (RUNTIME, SETTINGS, EVENTS, CONTACTS, LAWS)))
 
 
 def blocks_module(spec: FmuSpec) -> str:
@@ -210,8 +218,13 @@ class {name}(Fmi2Slave):
             problem = runtime.value_problem(kind, index, float(value), lo, hi)
             if problem is not None:
                 return self._refuse(name, f"fmi2Set: value {{value!r}} of variable '{{name}}' {{problem}}")
-            self.model.refused.pop(name, None)
+            events, before = self.model.events, float(self.model.p[index]) if kind == "p" else None
             setter(value)
+            problem = events.coefficient_problem() if events is not None and kind == "p" else None
+            if problem is not None:  # a restitution outside [0, 1]: the value is not kept
+                setter(before)
+                return self._refuse(name, f"fmi2Set: value {{value!r}} of variable '{{name}}': {{problem}}")
+            self.model.refused.pop(name, None)
 
         return check
 

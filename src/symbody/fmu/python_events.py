@@ -1,81 +1,46 @@
 """Events of symbody's Python (pythonfmu) FMUs: unilateral contacts and switching loads inside ``doStep``.
 
-The numpy counterpart of ``fmu_templates/sb_events.c`` and ``sb_events_cs.c``, copied into the FMU
-next to :mod:`symbody.fmu.python_runtime` (it imports only numpy and math, never symbody).  The laws
-are those of :mod:`symbody.numeric.impacts`:
+The numpy counterpart of ``fmu_templates/sb_events_cs.c``, copied into the FMU next to
+:mod:`symbody.fmu.python_runtime` (it imports only numpy, math and the files copied with it, never symbody).
+The contact modes, their forces and the resolution of an event are :mod:`symbody.fmu.python_contacts`, the
+laws :mod:`symbody.numeric.event_laws`.
 
-* A closed contact is a constraint ``g = 0`` with Baumgarte's terms of the bilateral rows; its force
-  ``f >= 0`` solves ``W f = -(G ddq0 - gap_gamma + 2 alpha gdot + beta^2 g)``, ``ddq0`` the
-  accelerations without contact forces, ``W = G X`` the Delassus matrix and
-  ``[M D^T; D 0] [X; Y] = [G^T; 0]`` the response to unit forces along the gap gradients.
-* An event (a gap closing, a contact force vanishing) is resolved by Newton's multi-contact impact
-  law on the touching contacts (F. Pfeiffer and C. Glocker, Multibody Dynamics with Unilateral
-  Contacts, Wiley, 1996, ch. 6: impulses ``P >= 0`` with ``gdot+ = gdot- + W P``,
-  ``gdot+ + e gdot- >= 0``, complementary), approach rates below :data:`REST_VELOCITY` plastic (an
-  accumulation of impacts ends: a bouncing ball comes to rest), then the force problem over the
-  contacts at rest decides which close.  The complementarity problems are solved by enumerating the
-  active sets, the smallest first (K. G. Murty, Linear Complementarity, Linear and Nonlinear
-  Programming, 1988).
-* Inside a communication step the solver runs in chunks of one internal step.  After each chunk the
-  event functions are checked (the gap of an open contact, the force of a closed one, the switching
-  functions of the loads); a sign change is located by the Illinois variant of regula falsi
-  (M. Dowell and P. Jarratt, BIT 11, 1971) on the state re-integrated from the start of the chunk,
-  and an event function that decreases at the start of the chunk and increases at its end is checked
-  for a dip below zero inside it (the minimum of the cubic Hermite interpolant of its values and rates,
-  checked on the re-integrated state).
+Inside a communication step the solver runs in chunks of one internal step, at least at the event tolerance
+(rtol 1e-9, atol 1e-11: an event function that comes within the error of the motion from zero is a guess,
+whatever tolerance the importer passes).  After each chunk the event functions are checked (the gap of an
+open contact, the force of a closed one, the switching functions of the loads); a sign change is located by
+the Illinois variant of regula falsi (M. Dowell and P. Jarratt, BIT 11, 1971) on the state re-integrated from
+the start of the chunk, and an event function that decreases at the start of the chunk and increases at its
+end is checked for a dip below zero inside it (the minimum of the cubic Hermite interpolant of its values
+and rates, checked on the re-integrated state).  The gaps of the closed contacts are projected back onto
+their surfaces after each chunk.
 
-Example (the complementarity problem of two touching unit masses hit at speed 1, ``e = 1``):
-    >>> import numpy as np
-    >>> solve_lcp(np.array([[2.0, -1.0], [-1.0, 2.0]]), 2.0 * np.array([-1.0, 0.0])).round(12).tolist()
-    [1.333333333333, 0.666666666667]
+Example (the minimum of the cubic through (0, 1) and (1, 1) with slopes -2 and 2):
+    >>> s, v = hermite_minimum(1.0, -2.0, 1.0, 2.0)
+    >>> round(s, 6), round(v, 6)
+    (0.5, 0.5)
 """
 
 from __future__ import annotations
 
 import math
-from itertools import combinations
 
 import numpy as np
 
-try:  # the settings' order: copied into the FMU next to this file
+try:  # the settings' order, the contact modes: copied into the FMU next to this file
+    import symbody_python_contacts as contacts  # type: ignore[import-not-found,unused-ignore]
     import symbody_python_settings as setting  # type: ignore[import-not-found,unused-ignore]
 except ImportError:  # imported from the package (tests, documentation)
+    from . import python_contacts as contacts
     from . import python_settings as setting
 
-GAP_TOL = 1e-8  # gaps within this distance of zero touch (sb_events.h: SB_GAP_TOL)
-REST_VELOCITY = 1e-5  # approach rates below this close a contact plastically (SB_REST_VELOCITY)
-LCP_TOL = 1e-9
-MAX_ENUMERATED = 14  # contacts acting at once that the enumeration handles
+GAP_TOL, REST_VELOCITY = contacts.GAP_TOL, contacts.REST_VELOCITY
+StepFailure = contacts.StepFailure
 MAX_EVENTS = 100000  # events in one communication step: more is an accumulation not ended
 MAX_CHUNKS = 1000000  # internal steps in one communication step (as the C runtime)
 ROOT_ITERATIONS = 200
 DIP_REFINEMENTS = 8
-
-
-class StepFailure(Exception):
-    """A numerical problem during a step, here an event that cannot be resolved (the step is discarded;
-    symbody_python_runtime raises it too)."""
-
-
-def solve_lcp(W: np.ndarray, b: np.ndarray, tol: float = LCP_TOL) -> np.ndarray:
-    """``z >= 0`` with ``W z + b >= 0`` and ``z (W z + b) = 0``: active sets by increasing size, those of the
-    most negative ``b`` first (the basic least-squares solution of each)."""
-    m = b.size
-    if m == 0 or np.all(b >= 0.0):
-        return np.zeros(m)
-    if m > MAX_ENUMERATED:
-        raise StepFailure(f"{m} contacts act at once: more than the {MAX_ENUMERATED} this FMU handles")
-    scale = tol * (1.0 + float(np.max(np.abs(b))))
-    order = sorted(range(m), key=lambda i: b[i])
-    for size in range(1, m + 1):
-        for active in combinations(order, size):
-            S = sorted(active)
-            z = np.zeros(m)
-            z[S] = np.linalg.lstsq(W[np.ix_(S, S)], -b[S], rcond=1e-12)[0]
-            w = W @ z + b
-            if np.all(z >= -scale) and np.all(w >= -scale) and np.all(np.abs(w[S]) <= scale):
-                return np.maximum(z, 0.0)
-    raise StepFailure("the contact complementarity problem has no solution (inconsistent contacts?)")
+EVENT_RTOL, EVENT_ATOL = 1e-9, 1e-11  # the adaptive solvers hold at least these in models with events
 
 
 def hermite_minimum(v0: float, d0: float, v1: float, d1: float) -> tuple[float, float]:
@@ -112,70 +77,13 @@ def difference_jacobian(derivatives, t: float, x: np.ndarray) -> tuple[np.ndarra
     return J, T
 
 
-class Events:
+class Events(contacts.ContactModes):
     """Contact modes, contact forces and event location of one FMU instance (``model``: its
     ``symbody_python_runtime.Model``, whose blocks module has ``contacts`` and ``switches``)."""
 
     def __init__(self, model) -> None:
-        self.m = model
-        self.nk = int(model.info["nk"])
+        super().__init__(model)
         self.nsw = int(model.info["nsw"])
-        self.names = list(model.info["contact_names"])
-        self.closed = np.zeros(self.nk, dtype=bool)
-        self.forces = np.zeros(self.nk)
-        self.messages: list[str] = []  # impacts and mode changes since the slave last logged them
-
-    # -- blocks ------------------------------------------------------------------------------------
-    def blocks(self, t: float, x: np.ndarray):
-        """``gap, G, gap_beta, gap_gamma, restitution, rate`` at ``(t, x)``."""
-        m = self.m
-        n = m.n
-        gap, G, gbeta, ggamma, e = m.b.contacts(t, x[:n], x[n : 2 * n], m.u_at(t), m.p)
-        G = np.asarray(G, dtype=float).reshape(self.nk, n)
-        return gap, G, gbeta, ggamma, e, G @ x[n : 2 * n] - gbeta
-
-    def response(self, t: float, x: np.ndarray, G: np.ndarray) -> np.ndarray:
-        """``[X; Y]`` with ``[M D^T; D 0] [X; Y] = [G^T; 0]`` (columns per row of ``G``)."""
-        m = self.m
-        n, nc = m.n, m.nc
-        q, dq, u = x[:n], x[n : 2 * n], m.u_at(t)
-        M, _ = m.b.M_delta(t, q, dq, u, m.p, x=x[2 * n :])
-        A = np.zeros((n + nc, n + nc))
-        A[:n, :n] = M
-        if nc:
-            D = m.b.constraints(t, q, dq, u, m.p)[0]
-            A[:n, n:] = D.T
-            A[n:, :n] = D
-        rhs = np.zeros((n + nc, G.shape[0]))
-        rhs[:n] = G.T
-        return np.linalg.lstsq(A, rhs, rcond=1e-13)[0]
-
-    @staticmethod
-    def delassus(G: np.ndarray, Z: np.ndarray) -> np.ndarray:
-        W = G @ Z[: G.shape[1]]
-        return 0.5 * (W + W.T)
-
-    def baumgarte(self, gap, rate) -> np.ndarray:
-        s = self.m.settings
-        return 2.0 * s[setting.ALPHA] * rate + s[setting.BETA] ** 2 * gap
-
-    # -- accelerations of the mode -----------------------------------------------------------------
-    def accelerations(self, t: float, x: np.ndarray, ddq: np.ndarray, lam: np.ndarray):
-        """The accelerations and multipliers with the forces of the closed contacts (``forces`` set)."""
-        self.forces = np.zeros(self.nk)
-        C = np.flatnonzero(self.closed)
-        if C.size == 0:
-            return ddq, lam
-        gap, G, _, ggamma, _, rate = self.blocks(t, x)
-        G = G[C]
-        Z = self.response(t, x, G)
-        b = G @ ddq - ggamma[C] + self.baumgarte(gap[C], rate[C])
-        f = np.linalg.lstsq(self.delassus(G, Z), -b, rcond=1e-12)[0]
-        if not np.all(np.isfinite(f)):
-            raise StepFailure(f"the force of contact '{self.names[C[0]]}' is not finite")
-        self.forces[C] = f
-        sol = Z @ f
-        return ddq + sol[: self.m.n], lam + sol[self.m.n :]
 
     # -- event functions ---------------------------------------------------------------------------
     def indicators(self, t: float, x: np.ndarray) -> np.ndarray:
@@ -191,64 +99,6 @@ class Events:
         if not np.all(np.isfinite(z)):
             raise StepFailure(f"an event function is not finite at t = {t!r}")
         return z
-
-    # -- resolution of an event ----------------------------------------------------------------------
-    def resolve(self, t: float, x: np.ndarray) -> None:
-        """Impacts, then the contact modes, at ``(t, x)`` (``x`` changed in place)."""
-        if self.nk == 0:
-            return
-        before = self.closed.copy()
-        gap, G, _, _, e, rate = self.blocks(t, x)
-        for i in range(self.nk):
-            if not self.closed[i] and -gap[i] > GAP_TOL:
-                raise StepFailure(
-                    f"contact '{self.names[i]}' penetrates by {-gap[i]:g} at t = {t!r} (an event was missed)"
-                )
-        touching = [i for i in range(self.nk) if self.closed[i] or (gap[i] <= GAP_TOL and rate[i] <= REST_VELOCITY)]
-        if len(touching) > MAX_ENUMERATED:
-            raise StepFailure(f"{len(touching)} contacts touch at once at t = {t!r}: more than {MAX_ENUMERATED}")
-        n = self.m.n
-        if touching and np.any(rate[touching] < -REST_VELOCITY):  # Newton's impact law
-            S = np.array(touching)
-            Z = self.response(t, x, G[S])
-            r = rate[S]
-            P = solve_lcp(self.delassus(G[S], Z), (1.0 + np.where(r < -REST_VELOCITY, e[S], 0.0)) * r)
-            for a, i in enumerate(S):
-                if P[a] > 0.0 and r[a] < -REST_VELOCITY:
-                    self.messages.append(
-                        f"DoStep: t = {t!r}: impact of contact '{self.names[i]}' (rate {r[a]:g}, impulse {P[a]:g})"
-                    )
-            x[n : 2 * n] += Z[:n] @ P
-        self.closed = self._modes(t, x, touching)
-        for j in np.flatnonzero(self.closed != before):
-            mode = "closes" if self.closed[j] else "opens"
-            self.messages.append(f"DoStep: t = {t!r}: contact '{self.names[j]}' {mode}")
-        self.m.changed()
-
-    def _modes(self, t: float, x: np.ndarray, touching: list[int]) -> np.ndarray:
-        """The closed contacts among the touching ones: the force problem over those at rest (the closing
-        ones are brought exactly to rest)."""
-        n = self.m.n
-        closed = np.zeros(self.nk, dtype=bool)
-        if not touching:
-            return closed
-        self.closed = closed.copy()
-        ddq0, _ = self.m.accelerations(t, x)  # every contact open
-        gap, G, _, ggamma, _, rate = self.blocks(t, x)
-        S = np.array([i for i in touching if abs(rate[i]) <= REST_VELOCITY], dtype=int)
-        if S.size == 0:
-            return closed
-        Z = self.response(t, x, G[S])
-        W = self.delassus(G[S], Z)
-        b = G[S] @ ddq0 - ggamma[S] + self.baumgarte(gap[S], rate[S])
-        f = solve_lcp(W, b)
-        wmax = max(float(np.max(np.diag(W))), 1e-300)
-        keep = np.flatnonzero(f > 1e-10 * (1.0 + float(np.max(np.abs(b))) / wmax))
-        if keep.size and np.any(rate[S[keep]] != 0.0):
-            P = np.linalg.lstsq(W[np.ix_(keep, keep)], rate[S[keep]], rcond=1e-12)[0]
-            x[n : 2 * n] -= Z[:n, keep] @ P
-        closed[S[keep]] = True
-        return closed
 
     # -- a communication step ------------------------------------------------------------------------
     def _chunk(self, t0: float, tend: float) -> float:
@@ -405,6 +255,15 @@ class Events:
                 f"solver.step = {m.settings[setting.STEP]:g} needs more than {MAX_CHUNKS} internal steps for a "
                 f"communication step of {tend - t0:g}"
             )
+        saved = m.settings[setting.RTOL], m.settings[setting.ATOL]
+        m.settings[setting.RTOL], m.settings[setting.ATOL] = min(saved[0], EVENT_RTOL), min(saved[1], EVENT_ATOL)
+        try:
+            self._step(t0, tend)
+        finally:
+            m.settings[setting.RTOL], m.settings[setting.ATOL] = saved
+
+    def _step(self, t0: float, tend: float) -> None:
+        m = self.m
         self.resolve(t0, m.x)
         t, events, chunks = t0, 0, 0
         while t < tend:
@@ -421,6 +280,7 @@ class Events:
             if fb > 0.0:
                 tb, fb = self._dip(tb, fb)
             if fb > 0.0:
+                self.hold_closed(tb, m.x)
                 t = tb
                 continue
             te = self._locate(t, fa, tb, fb)

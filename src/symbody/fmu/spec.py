@@ -46,7 +46,9 @@ GENERIC_SOURCES = (
     "sb_ltdl.c",
     "sb_tangents.c",
     "sb_events.c",
+    "sb_events_resolve.c",
     "sb_events_cs.c",
+    "sb_event_laws.c",
 )
 GENERIC_HEADERS = (
     "symbody_model.h",
@@ -58,6 +60,8 @@ GENERIC_HEADERS = (
     "sb_ltdl.h",
     "sb_tangents.h",
     "sb_events.h",
+    "sb_events_work.h",
+    "sb_event_laws.h",
 )
 
 

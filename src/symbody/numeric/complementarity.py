@@ -2,11 +2,11 @@
 
 The contact problems of a multibody model (which contacts carry a force, which take an impulse)
 are LCPs whose matrix ``A`` is the Delassus matrix ``G M^-1 G^T`` of the contacts, symmetric and
-positive semi-definite (singular when contacts are redundant, as the four legs of a table).  A model
-has few contacts that can act at once, so the solver here enumerates the candidate active sets, the
-smallest first, and solves each by least squares: for a positive semi-definite ``A`` and a solvable
-problem this finds a solution (K. G. Murty, Linear Complementarity, Linear and Nonlinear
-Programming, 1988, ch. 1 and 2); with more than :data:`MAX_ENUMERATED` candidates it gives up with a
+positive semi-definite (singular when contacts are redundant, as the four legs of a table).  The
+solver is the one of :mod:`symbody.numeric.event_laws` (shared with the Python FMUs, and the
+counterpart of the C runtime's): the candidate active sets are enumerated, the smallest first, each
+solved with the pseudo-inverse of its block (contacts redundant within a set share their force); with more than
+:data:`MAX_ENUMERATED` candidates, or when none works, it gives up with a
 :class:`~symbody.errors.NumericalError` rather than guess.
 
 Example:
@@ -18,32 +18,14 @@ Example:
 
 from __future__ import annotations
 
-from itertools import combinations
-
 import numpy as np
 
 from ..errors import NumericalError
-
-#: the largest number of unknowns solved by enumerating the active sets (2^n candidates)
-MAX_ENUMERATED = 14
-
-
-def _solve_active(A: np.ndarray, b: np.ndarray, active: tuple[int, ...], tol: float) -> np.ndarray | None:
-    """``z`` with ``z_S`` solving ``A_SS z_S = -b_S`` (least squares) and ``z`` zero elsewhere, if complementary."""
-    n = b.size
-    z = np.zeros(n)
-    if active:
-        S = list(active)
-        zs, *_ = np.linalg.lstsq(A[np.ix_(S, S)], -b[S], rcond=None)
-        z[S] = zs
-    w = A @ z + b
-    scale = tol * (1.0 + float(np.max(np.abs(b))))
-    if np.all(z >= -scale) and np.all(w >= -scale) and np.all(np.abs(w[list(active)]) <= scale):
-        return np.maximum(z, 0.0)
-    return None
+from . import event_laws
+from .event_laws import MAX_ENUMERATED
 
 
-def solve_lcp(A: np.ndarray, b: np.ndarray, tol: float = 1e-9) -> np.ndarray:
+def solve_lcp(A: np.ndarray, b: np.ndarray, tol: float = event_laws.LCP_TOL) -> np.ndarray:
     """A solution ``z`` of the LCP ``z >= 0``, ``A z + b >= 0``, ``z . (A z + b) = 0`` (module docstring).
 
     Active sets are tried by increasing size, and among those of one size the ones of the most
@@ -53,23 +35,10 @@ def solve_lcp(A: np.ndarray, b: np.ndarray, tol: float = 1e-9) -> np.ndarray:
         NumericalError: no active set gives a solution (``A`` not positive semi-definite, or the
             problem has none), or too many unknowns to enumerate.
     """
-    A = np.atleast_2d(np.asarray(A, dtype=float))
-    b = np.asarray(b, dtype=float).reshape(-1)
-    n = b.size
-    if n == 0 or np.all(b >= 0):
-        return np.zeros(n)
-    if n > MAX_ENUMERATED:
-        raise NumericalError(
-            f"{n} contacts can act at once: more than the {MAX_ENUMERATED} the enumerating complementarity "
-            "solver handles"
-        )
-    order = sorted(range(n), key=lambda i: b[i])
-    for size in range(1, n + 1):
-        for active in combinations(order, size):
-            z = _solve_active(A, b, tuple(sorted(active)), tol)
-            if z is not None:
-                return z
-    raise NumericalError("the contact complementarity problem has no solution (inconsistent contacts?)")
+    try:
+        return event_laws.solve_lcp(A, b, tol)
+    except event_laws.ComplementarityError as e:
+        raise NumericalError(str(e)) from None
 
 
 __all__ = ["solve_lcp", "MAX_ENUMERATED"]

@@ -6,7 +6,8 @@ are minus the contact forces.  The open contacts exert nothing.  The sticking fr
 add their rate ``A dq - beta = 0`` as rows too (minus their multipliers are the friction forces);
 the slipping ones add ``-mu |N| s A^T`` to the generalized forces, ``s`` the slip direction held
 through the mode.  A normal force that depends on multipliers or contact forces (a block pressed by
-its weight on a contact) is found by fixed-point iteration.  The mode changes, the impacts and
+its weight on a contact, a rod sliding on its end) is found with the slip forces by
+:func:`symbody.numeric.event_laws.sliding_forces`, up to the Painleve limit.  The mode changes, the impacts and
 the event location are the work of :mod:`symbody.numeric.events`; the impact and mode laws are in
 :mod:`symbody.numeric.impacts`.
 
@@ -35,6 +36,7 @@ from ..codegen.evaluators import evaluator
 from ..errors import ModelError, NumericalError
 from ..model.contacts import contact_blocks, event_force_symbols
 from ..model.friction import friction_blocks
+from . import event_laws
 from .inputs import InputFunction
 from .linalg import regularized_correction, solve_saddle
 from .model import NumericModel
@@ -43,8 +45,6 @@ BLOCKS = ("M", "delta", "D", "gamma", "Phi", "beta", "gap", "gap_q", "gap_beta",
 FRICTION_BLOCKS = ("fr_A", "fr_beta", "fr_gamma", "fr_mu", "fr_mu_static", "switch")
 #: the blocks the event location watches (cheap: no mass matrix)
 WATCHED = ("gap", "gap_beta", "gap_q", "fr_A", "fr_beta", "switch")
-#: iterations of the normal forces that depend on the multipliers
-NORMAL_ITERATIONS = 50
 
 
 @dataclass
@@ -172,23 +172,34 @@ class ContactDynamics:
         nc, nC = s.D.shape[0], int(self.closed.sum())
         stick, slipping = self.slip == 0, self.slip != 0
         contact, friction = np.zeros(len(self.contacts)), np.zeros(len(self.frictions))
-        lam_all = np.zeros(len(self.eq.lam) + contact.size + friction.size)
-        N = np.zeros(0)
-        for _ in range(NORMAL_ITERATIONS):
-            N = np.abs(self._normal(t, q, dq, u, self.nm.p, None, lam_all, x)[0])
-            friction[slipping] = -s.mu[slipping] * N[slipping] * self.slip[slipping]
+        names = [f.name for f in self.frictions]
+
+        def solve(F_slip: np.ndarray):
+            """The accelerations and forces with the slip forces ``F_slip`` (slipping elements)."""
+            friction[:] = 0.0
+            friction[slipping] = F_slip
             try:
-                ddq, lam = solve_saddle(s.M, D, s.delta + s.A.T @ np.where(slipping, friction, 0.0), g)
+                ddq, lam = solve_saddle(s.M, D, s.delta + s.A.T @ friction, g)
             except NumericalError as e:
                 raise NumericalError(f"{e} at t = {t:.6g}, q = {q}") from None
             contact[self.closed] = -lam[nc : nc + nC]
             friction[stick] = -lam[nc + nC :]
-            new = np.concatenate([lam[:nc], contact, friction])
-            if not self._implicit or np.allclose(new, lam_all, rtol=1e-12, atol=1e-12):
-                break
-            lam_all = new
-        else:
-            raise NumericalError(f"the normal forces of the friction elements do not converge at t = {t:.6g}")
+            lam_all = np.concatenate([lam[:nc], contact, friction])
+            return ddq, lam, self._normal(t, q, dq, u, self.nm.p, None, lam_all, x)[0]
+
+        lam0 = np.zeros(len(self.eq.lam) + contact.size + friction.size)
+        N = self._normal(t, q, dq, u, self.nm.p, None, lam0, x)[0]
+        F = -s.mu[slipping] * np.abs(N[slipping]) * self.slip[slipping]
+        if self._implicit and slipping.any():  # normal forces that depend on the friction forces
+            try:
+                F = event_laws.sliding_forces(
+                    lambda F: solve(F)[2][slipping], F, s.mu[slipping], self.slip[slipping],
+                    [n for n, sl in zip(names, slipping) if sl],
+                )  # fmt: skip
+            except event_laws.ComplementarityError as e:
+                raise NumericalError(f"{e} (t = {t:.6g})") from None
+        ddq, lam, N = solve(F)
+        N = np.abs(N)
         return Accelerations(ddq, lam[:nc], contact, friction, N)
 
     def rates(self, t: float, q: np.ndarray, dq: np.ndarray, u: np.ndarray, a: Accelerations, x: np.ndarray):

@@ -53,6 +53,7 @@ import numpy as np
 from scipy.optimize import brentq, minimize_scalar
 
 from ..errors import NumericalError
+from . import event_laws
 from .contact_dynamics import ContactDynamics, ContactState
 from .impacts import contact_forces, contact_response, impact_impulses
 from .integrators import SCIPY_METHODS, Stretches
@@ -98,13 +99,15 @@ class Event:
 @dataclass
 class _Anchor:
     """An open contact that left zero gap at ``time``: its gap, less ``offset``, is divided by
-    ``(t - time)^order`` (a closed contact that opens with a drift into the surface, within the gap
-    tolerance, does not cross it again at once)."""
+    ``(t - time)^order`` (a contact that leaves with its gap a hair below zero, rounding or a drift into the
+    surface within the gap tolerance, does not cross it again at once)."""
 
     time: float
     order: int
     start: float  # the limit of the divided gap at ``time``
-    offset: float = 0.0  # the drift into the surface of a contact opened from closed (0 otherwise)
+    offset: float = (
+        0.0  # its gap there when below zero (a gap of -1e-15 divided by (t - time)^2 looks like an approach)
+    )
     #: opened from closed at rest (its force reached zero): the force problem and the gap's acceleration
     #: are both zero to round-off there, so it closes again only once it is ``gap_tol / 2`` into the surface
     released: bool = False
@@ -170,13 +173,25 @@ class EventLog:
             raise NumericalError(f"contact {self.names[k]!r} penetrates by {depth[k]:.3g} at t = {t:.6g}")
         was_closed = form.closed.copy()
         touching = np.flatnonzero(form.closed | ((s.gap <= self.gap_tol) & (s.gap_rate(dq) <= self.rest_velocity)))
+        nk, nf = len(self.names), len(self.friction_names)
+        unloading = trigger if trigger is not None and trigger < nk and form.closed[trigger] else None
         dq = self._impact(t, s, dq, touching)
         dq = self._select_mode(t, q, dq, u, s, touching)
-        nk, nf = len(self.names), len(self.friction_names)
+        if unloading is not None and form.closed[unloading]:  # its force was located reaching zero: it opens
+            form.closed[unloading] = False  # (the force problem found a hair of it: the same event came again)
+            self._add(Event(t, self.names[unloading], "open", 0.0))
         released = None if trigger is None or not nk <= trigger < nk + nf else trigger - nk
         if trigger is not None and trigger >= nk + nf:
             self._add(Event(t, self.switch_names[trigger - nk - nf], "switch"))
-        dq = self._select_friction(t, q, dq, u, released)
+        held, logged, dq0 = self.form.slip.copy(), len(self.events), dq  # the friction modes the contacts' force
+        dq = self._select_friction(t, q, dq, u, released)  # problem held, the events logged before
+        if touching.size and np.any(self.form.slip != held):  # (a rod starting to slide: its floor force)
+            del self.events[logged:]  # contact modes with these friction modes, then friction again from the start
+            dq = self._select_mode(t, q, dq0, u, s, touching)
+            self.form.slip[:] = held
+            dq = self._select_friction(t, q, dq, u, released)
+        while self._open_unloaded(t, q, dq, u):  # (a complementarity problem agrees with the mode to rounding)
+            dq = self._select_friction(t, q, dq, u, None)
         self._anchor(t, q, dq, u, was_closed)
         if trigger is not None and trigger >= nk + nf:  # the switching function leaves zero on the other side
             self.anchors[trigger] = _Anchor(t, 1, 1.0)
@@ -218,7 +233,7 @@ class EventLog:
             a0 = form.accelerations(t, q, dq, u).ddq
             b = G @ a0 - s.gap_gamma[cand] + form.a * rate[cand] + form.b * s.gap[cand]
             f = contact_forces(W, b)
-            keep = cand[f > 1e-10 * (1.0 + float(np.max(np.abs(b))) / max(float(np.max(np.diag(W))), 1e-300))]
+            keep = cand[f > event_laws.kept_force(f, b, W)]
             closed[keep] = True
             if keep.size:  # the closing contacts come exactly to rest (a plastic impulse of the size of the rate)
                 dq = self._stop(s.M, form.held(s), s.G[keep], rate[keep], dq)
@@ -228,6 +243,20 @@ class EventLog:
         for i in np.flatnonzero(before & ~closed):
             self._add(Event(t, self.names[i], "open", float(rate[i])))
         return dq
+
+    def _open_unloaded(self, t: float, q: np.ndarray, dq: np.ndarray, u: np.ndarray) -> bool:
+        """Open the closed contacts whose force is not positive in the new modes, above ``FORCE_TOL`` of the
+        largest (the force that was located reaching zero stays closed when the complementarity problem finds a
+        hair of force the mode does not carry: the same event would come again at once); whether any opened."""
+        form = self.form
+        if not form.closed.any():
+            return False
+        f = form.accelerations(t, q, dq, u).contact
+        unloaded = form.closed & ~(f > event_laws.FORCE_TOL * (1.0 + float(np.max(np.abs(f[form.closed])))))
+        for i in np.flatnonzero(unloaded):
+            self._add(Event(t, self.names[i], "open", 0.0))
+        form.closed[unloaded] = False
+        return bool(unloaded.any())
 
     @staticmethod
     def _stop(M: np.ndarray, held: np.ndarray, rows: np.ndarray, rate: np.ndarray, dq: np.ndarray) -> np.ndarray:
@@ -281,7 +310,7 @@ class EventLog:
                 self.anchors[int(i)] = _Anchor(t, 1, float(rate[i]), drift)
             else:
                 self.anchors[int(i)] = _Anchor(
-                    t, 2, 0.5 * float(s.G[i] @ a.ddq - s.gap_gamma[i]), drift, bool(was_closed[i])
+                    t, 2, 0.5 * float(s.G[i] @ a.ddq - s.gap_gamma[i]), min(float(s.gap[i]), 0.0), bool(was_closed[i])
                 )
         slip = form.slip * s.slip_rate(dq)
         for j in np.flatnonzero((form.slip != 0) & (slip <= self.rest_velocity)):

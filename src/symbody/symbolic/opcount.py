@@ -1,6 +1,6 @@
 """Operation counts of emitted assignments, taken on the expression DAG.
 
-The operation count of docs/guide/architecture.md is ``sympy.count_ops`` of each emitted
+The operation count of docs/explanation/architecture.md is ``sympy.count_ops`` of each emitted
 right-hand side after SymPy's automatic evaluation.  Converting every assignment to SymPy
 costs about a millisecond per assignment; this module reproduces, on a small canonical form,
 the part of SymPy's evaluation that the right-hand sides of an export meet, and counts that

@@ -161,5 +161,5 @@ class ExportPlan:
         return counts
 
     def op_count(self) -> int:
-        """Total operation count of the plan (definition in docs/guide/architecture.md)."""
+        """Total operation count of the plan (definition in docs/explanation/architecture.md)."""
         return self.op_counts()["total"]

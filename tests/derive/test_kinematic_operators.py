@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import sympy as sm
-from test_core_random_trees import build_symbody, random_tree
+from test_random_trees_vs_kane import build_symbody, random_tree
 
 import symbody as sb
 from symbody.symbolic.evaluate import evaluate_many

@@ -1,0 +1,214 @@
+"""The laws of events, once for numpy: :mod:`symbody.numeric` and the Python FMUs share this module.
+
+It imports only numpy and math, so that the Python backend copies it into its FMUs (as
+``symbody_event_laws.py``) next to its runtime; ``fmu_templates/sb_event_laws.c`` is its C counterpart
+and ``tests/fmu/test_event_kernels.py`` runs both on the same problems.
+
+* :func:`solve_lcp`: the linear complementarity problems of unilateral contacts, ``z >= 0``,
+  ``w = W z + b >= 0``, ``z . w = 0`` with ``W`` the symmetric positive semi-definite Delassus matrix of the
+  contacts: Newton's impact law (``b = (1 + e) gdot-``) and the contact forces (``b`` the gap accelerations
+  without contact force).  A model has few contacts that act at once, so the active sets are enumerated, the
+  smallest first and among those of one size the ones of the most negative ``b`` first (K. G. Murty, Linear
+  Complementarity, Linear and Nonlinear Programming, 1988, ch. 1 and 2): for a positive semi-definite ``W``
+  and a solvable problem this finds a solution.  Each subproblem is solved by :func:`sym_solve`, the
+  pseudo-inverse of ``W[S, S]``: contacts redundant within an active set share their force (the
+  minimum-norm solution).
+* :func:`entry_rate`: the rate at which a contact that a master found inside its surface crossed it, with
+  which the impact law is applied after the projection back onto the surface (the late event then neither
+  gains nor loses energy along the gap).
+* :func:`unresolved_flight` and :func:`plastic_impact`: a contact found late that would leave its surface
+  slower than the master's steps resolve counts as at rest, and its impact is plastic: accumulations of
+  impacts end in every master, also those with fixed steps.
+
+Example (two unit masses on a line, the first hits the second at speed 1, e = 1):
+    >>> import numpy as np
+    >>> solve_lcp(np.array([[2.0, -1.0], [-1.0, 2.0]]), np.array([-2.0, 0.0])).round(12).tolist()
+    [1.333333333333, 0.666666666667]
+    >>> round(entry_rate(-0.5, -9.81, 0.01), 6)  # a ball found 1 cm inside the floor at 0.5 m/s entered slower
+    -0.231948
+"""
+
+from __future__ import annotations
+
+import math
+from itertools import combinations
+
+import numpy as np
+
+#: gaps within this distance of zero touch
+GAP_TOL = 1e-8
+#: approach rates below this close a contact plastically (the end of an accumulation of impacts)
+REST_VELOCITY = 1e-5
+#: complementarity holds to this, relative to ``1 + max |b|``
+LCP_TOL = 1e-9
+#: eigenvalues of a Delassus matrix below this, relative to its largest, count as zero (redundant contacts)
+LCP_RCOND = 1e-12
+#: unknowns the enumeration of the active sets handles (2^14 sets at most)
+MAX_ENUMERATED = 14
+#: after an event a closed contact keeps a force above this part of 1 + the largest contact force, else it opens
+FORCE_TOL = 1e-8
+#: a late impact whose rebound would rise less than this times the depth at which it was found is plastic
+REBOUND_RESOLUTION = 10.0
+
+
+class ComplementarityError(ArithmeticError):
+    """A complementarity problem without a solution by enumeration (too many unknowns, or none works)."""
+
+
+def sym_solve(W: np.ndarray, S, rhs: np.ndarray) -> np.ndarray:
+    """The minimum-norm solution of ``W[S, S] z = rhs`` for a symmetric positive semi-definite ``W``: its
+    pseudo-inverse, eigenvalues below :data:`LCP_RCOND` of the largest dropped."""
+    A = W[np.ix_(S, S)]
+    if A.shape[0] == 1:
+        return np.array([rhs[0] / A[0, 0] if A[0, 0] > 0.0 else 0.0])
+    w, V = np.linalg.eigh(A)
+    cut = LCP_RCOND * float(np.max(np.abs(w)))
+    y = V.T @ rhs
+    y = np.divide(y, w, out=np.zeros_like(y), where=np.abs(w) > cut)
+    return V @ y
+
+
+def solve_lcp(W: np.ndarray, b: np.ndarray, tol: float = LCP_TOL) -> np.ndarray:
+    """``z >= 0`` with ``W z + b >= 0`` and ``z (W z + b) = 0`` (module docstring).
+
+    Raises:
+        ComplementarityError: more than :data:`MAX_ENUMERATED` unknowns, or no active set gives a solution
+            (``W`` not positive semi-definite, or the problem has none).
+    """
+    W = np.atleast_2d(np.asarray(W, dtype=float))
+    b = np.asarray(b, dtype=float).reshape(-1)
+    m = b.size
+    if m == 0 or np.all(b >= 0.0):
+        return np.zeros(m)
+    if m > MAX_ENUMERATED:
+        raise ComplementarityError(
+            f"{m} contacts can act at once: more than the {MAX_ENUMERATED} the enumerating complementarity "
+            "solver handles"
+        )
+    scale = tol * (1.0 + float(np.max(np.abs(b))))
+    order = sorted(range(m), key=lambda i: b[i])  # (stable: as the C kernel's insertion sort)
+    for size in range(1, m + 1):
+        for active in combinations(order, size):
+            S = sorted(active)
+            z = np.zeros(m)
+            z[S] = sym_solve(W, S, -b[S])
+            w = W @ z + b
+            if np.all(z >= -scale) and np.all(w >= -scale) and np.all(np.abs(w[S]) <= scale):
+                return np.maximum(z, 0.0)
+    raise ComplementarityError("the contact complementarity problem has no solution (inconsistent contacts?)")
+
+
+def kept_force(f: np.ndarray, b: np.ndarray, W: np.ndarray) -> float:
+    """The force a contact at rest must carry, in the solution ``f`` of its force problem ``(W, b)``, to close:
+    above the rounding of the problem (1e-10 of ``1 + max |b| / max W_ii``) and ``FORCE_TOL`` of ``1 +`` the
+    largest force (a contact that needs less is at the point of lifting off: closed, it would open again at
+    once)."""
+    wmax = max(float(np.max(np.diag(W))), 1e-300) if W.size else 1.0
+    bmax = float(np.max(np.abs(b))) if b.size else 0.0
+    return max(1e-10 * (1.0 + bmax / wmax), FORCE_TOL * (1.0 + float(np.max(np.abs(f), initial=0.0))))
+
+
+def entry_rate(r: float, alpha: float, depth: float) -> float:
+    """The rate at which a contact found ``depth > 0`` inside its surface with gap rate ``r`` and gap
+    acceleration ``alpha`` (every contact open) crossed the surface: under a constant ``alpha``,
+    ``r^2 - 2 alpha g`` is kept along the gap ``g``, so ``r_in^2 = r^2 + 2 alpha depth``, approaching (``r_in
+    <= 0``; 0 when the motion could not have come from the surface), unless it only drifted in (``r >= 0``
+    while ``alpha <= 0``: ``r`` is kept)."""
+    if r >= 0.0 and alpha <= 0.0:
+        return r
+    r2 = r * r + 2.0 * alpha * depth
+    return -math.sqrt(r2) if r2 > 0.0 else 0.0
+
+
+def unresolved_flight(u: float, alpha: float, depth: float, late: float, gap_tol: float = GAP_TOL,
+                      resolution: float = REBOUND_RESOLUTION) -> bool:  # fmt: skip
+    """Whether a contact leaving its surface at rate ``u >= 0`` against its gap acceleration ``alpha < 0``
+    (every contact open: it comes back) makes a flight the master does not resolve, and so counts as at rest:
+    found ``depth > 0`` inside its surface while leaving it (the master's step spans the flight, its
+    interpolation put the crossing before it), or, at an event found ``late > gap_tol`` inside a surface,
+    rising less than ``resolution`` times that depth."""
+    if not (alpha < 0.0 and u >= 0.0):
+        return False
+    return depth > 0.0 or (late > gap_tol and u * u < 2.0 * -alpha * resolution * late)
+
+
+def plastic_impact(r: float, e: float, alpha: float, late: float, rest_velocity: float = REST_VELOCITY,
+                   gap_tol: float = GAP_TOL, resolution: float = REBOUND_RESOLUTION) -> bool:  # fmt: skip
+    """Whether an impact with approach rate ``r`` (at entry), restitution ``e`` and gap acceleration ``alpha``
+    at an event found ``late`` inside a surface is plastic: an approach slower than ``rest_velocity``, or a
+    rebound ``-e r`` rising less than ``resolution`` times ``late`` (so accumulations of impacts end in every
+    master, also with fixed steps)."""
+    return not r < -rest_velocity or unresolved_flight(-e * r, alpha, 0.0, late, gap_tol, resolution)
+
+
+def sliding_forces(
+    evaluate, F0: np.ndarray, mu: np.ndarray, slip: np.ndarray, names: list[str], iterations: int = 8
+) -> np.ndarray:
+    """The forces ``F = -mu s |N|`` of the slipping friction elements whose normal forces ``N = evaluate(F)``
+    depend on them (a rod sliding on its end: the friction turns it and changes the force on the floor).
+
+    ``N`` is affine in ``F`` where the contact and bilateral forces are (``N0 + C F``): Newton on
+    ``F + mu s sigma N(F) = 0`` with the sign ``sigma`` of each normal force at the start and ``C`` by
+    differences, exact in one step (a fixed-point iteration diverges once ``|mu C| > 1``, long before the
+    problem is ill posed).  A solution exists while ``1 + mu s sigma C`` stays positive (one element): beyond
+    that, the Painleve limit ``mu_P = -1 / (s sigma C)``, sliding Coulomb friction on rigid contacts has no
+    consistent normal force (P. Painleve, Sur les lois du frottement de glissement, C. R. Acad. Sci. 121,
+    1895; F. Pfeiffer and C. Glocker, Multibody Dynamics with Unilateral Contacts, 1996, ch. 7).
+
+    Raises:
+        ComplementarityError: beyond the Painleve limit (naming the element, its mu and the limit), or no
+            convergence.
+
+    Example (N = 3 - 0.4 F, mu = 2, sliding forward: F = -2 N = -6 / (1 - 0.8) = -30; beyond mu = 2.5 none):
+        >>> sliding_forces(lambda F: 3.0 - 0.4 * F, np.array([0.0]), np.array([2.0]), np.array([1.0]), ["f"])
+        array([-30.])
+    """
+    F = np.asarray(F0, dtype=float).copy()
+    N = np.asarray(evaluate(F), dtype=float)
+    sigma = np.where(N < 0.0, -1.0, 1.0)
+    k = mu * slip * sigma
+    for _ in range(iterations):
+        r = F + k * N
+        scale = 1.0 + float(np.max(np.abs(F), initial=0.0)) + float(np.max(np.abs(k * N), initial=0.0))
+        if np.max(np.abs(r), initial=0.0) <= 1e-12 * scale:
+            break
+        h = 1e-6 * scale
+        C = np.column_stack([(np.asarray(evaluate(F + h * e)) - N) / h for e in np.eye(F.size)])  # dN/dF
+        J = np.eye(F.size) + k[:, None] * C
+        try:
+            F = F - np.linalg.solve(J, r)
+        except np.linalg.LinAlgError:
+            F = F - np.linalg.lstsq(J, r, rcond=1e-12)[0]
+        N = np.asarray(evaluate(F), dtype=float)
+    else:
+        raise ComplementarityError("the sliding friction forces do not converge")
+    wrong = np.flatnonzero(sigma * N < 0.0)
+    if wrong.size:
+        j = int(wrong[0])
+        c = (np.asarray(evaluate(F + np.eye(F.size)[j])) - N)[j]  # dN_j / dF_j (affine: one difference)
+        limit = -1.0 / (slip[j] * sigma[j] * c) if slip[j] * sigma[j] * c < 0.0 else math.inf
+        raise ComplementarityError(
+            f"friction {names[j]!r} sliding: mu = {mu[j]:g} is beyond the Painleve limit {limit:.4g} of this "
+            "configuration, where the normal force would turn against the contact: rigid contacts with sliding "
+            "Coulomb friction have no consistent motion there (the Painleve paradox)"
+        )
+    return F
+
+
+__all__ = [
+    "kept_force",
+    "sliding_forces",
+    "ComplementarityError",
+    "sym_solve",
+    "solve_lcp",
+    "entry_rate",
+    "unresolved_flight",
+    "plastic_impact",
+    "GAP_TOL",
+    "REST_VELOCITY",
+    "LCP_TOL",
+    "LCP_RCOND",
+    "MAX_ENUMERATED",
+    "REBOUND_RESOLUTION",
+    "FORCE_TOL",
+]
