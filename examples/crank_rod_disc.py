@@ -70,21 +70,26 @@ def build(rolling: str = "tangential", xpg0: float = 12.0) -> sb.System:
         raise sb.ModelError(f"crank_rod_disc: rolling must be 'tangential' or 'both', not {rolling!r}")
     s = sb.System("crank_rod_disc", description="crank, rod and disc rolling on a parabola (3D_MEC_MATLAB example 3)")
     P = s.parameter
-    l1 = P("l1", DEFAULTS["l1"], "m", "crank length O-b")
-    l2 = P("l2", DEFAULTS["l2"], "m", "rod length b-c")
-    rd = P("rd", DEFAULTS["rd"], "m", "disc radius", min=0.0)
-    x0p = P("x0p", DEFAULTS["x0p"], "m", "abscissa of the parabola apex")
-    y0p = P("y0p", DEFAULTS["y0p"], "m", "ordinate of the parabola apex")
-    c0p = P("c0p", DEFAULTS["c0p"], "1/m", "curvature coefficient of the parabola y - y0p = -c0p (x - x0p)^2")
-    m1 = P("m1", 3.0, "kg", "crank mass", min=0.0)
-    Izz1 = P("Izz1", 6.0, "kg*m2", "crank moment of inertia about its centre of mass", min=0.0)
-    m2 = P("m2", 2.0, "kg", "rod mass", min=0.0)
-    Izz2 = P("Izz2", 2.0, "kg*m2", "rod moment of inertia about its centre of mass", min=0.0)
-    m3 = P("m3", 3.0, "kg", "disc mass", min=0.0)
-    Izz3 = P("Izz3", 3.0, "kg*m2", "disc moment of inertia about its centre", min=0.0)
-    g = P("g", 9.81, "m/s2", "gravitational acceleration (along -y)")
-    c1 = P("c1", 0.0, "N*m*s/rad", "viscous friction in the crank-ground hinge", min=0.0)
-    xpg0_ = P("xpg0", xpg0, "m", "initial abscissa of the contact point")
+    l1 = P("l1", DEFAULTS["l1"], unit="m", description="crank length O-b")
+    l2 = P("l2", DEFAULTS["l2"], unit="m", description="rod length b-c")
+    rd = P("rd", DEFAULTS["rd"], unit="m", description="disc radius", min=0.0)
+    x0p = P("x0p", DEFAULTS["x0p"], unit="m", description="abscissa of the parabola apex")
+    y0p = P("y0p", DEFAULTS["y0p"], unit="m", description="ordinate of the parabola apex")
+    c0p = P(
+        "c0p",
+        DEFAULTS["c0p"],
+        unit="1/m",
+        description="curvature coefficient of the parabola y - y0p = -c0p (x - x0p)^2",
+    )
+    m1 = P("m1", 3.0, unit="kg", description="crank mass", min=0.0)
+    Izz1 = P("Izz1", 6.0, unit="kg*m2", description="crank moment of inertia about its centre of mass", min=0.0)
+    m2 = P("m2", 2.0, unit="kg", description="rod mass", min=0.0)
+    Izz2 = P("Izz2", 2.0, unit="kg*m2", description="rod moment of inertia about its centre of mass", min=0.0)
+    m3 = P("m3", 3.0, unit="kg", description="disc mass", min=0.0)
+    Izz3 = P("Izz3", 3.0, unit="kg*m2", description="disc moment of inertia about its centre", min=0.0)
+    g = P("g", 9.81, unit="m/s2", description="gravitational acceleration (along -y)")
+    c1 = P("c1", 0.0, unit="N*m*s/rad", description="viscous friction in the crank-ground hinge", min=0.0)
+    xpg0_ = P("xpg0", xpg0, unit="m", description="initial abscissa of the contact point")
 
     q0 = initial_configuration(xpg0)
     a1 = s.coordinate("a1", q0["a1"], unit="rad", description="absolute crank angle")

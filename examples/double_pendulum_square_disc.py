@@ -58,9 +58,9 @@ def build(coordinates: str = "relative") -> sb.System:
         "double_pendulum_square_disc" + ("" if coordinates == "relative" else "_" + coordinates),
         description=f"square and disc double pendulum, {coordinates} coordinates",
     )
-    m = s.parameter("m", 1.0, "kg", "mass of the square and of the disc", min=0.0)
-    r = s.parameter("r", 1.0, "m", "half side of the square, radius of the disc", min=0.0)
-    g = s.parameter("g", 9.81, "m/s2", "gravitational acceleration (along -y)")
+    m = s.parameter("m", 1.0, unit="kg", description="mass of the square and of the disc", min=0.0)
+    r = s.parameter("r", 1.0, unit="m", description="half side of the square, radius of the disc", min=0.0)
+    g = s.parameter("g", 9.81, unit="m/s2", description="gravitational acceleration (along -y)")
     if coordinates == "relative":
         _relative(s, m, r)
     else:

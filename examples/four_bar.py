@@ -37,23 +37,23 @@ def closed_angles(l1: float, l2: float, l3: float, l4: float, theta1: float) -> 
 def build(spring: bool = True, theta1: float = -math.pi / 2) -> sb.System:
     s = sb.System("four_bar", description="four-bar linkage, lib_3D_MEC-GiNaC appendix A.2")
     P = s.parameter
-    l1, l2, l3, l4 = P("l1", 0.4, "m"), P("l2", 2.0, "m"), P("l3", 1.2, "m"), P("l4", 1.6, "m")
-    m1, m2, m3 = P("m1", 1.0, "kg"), P("m2", 1.0, "kg"), P("m3", 1.0, "kg")
-    cg1x, cg1z = P("cg1x", 0.2, "m"), P("cg1z", 0.05, "m")
-    cg2x, cg2z = P("cg2x", 1.0, "m"), P("cg2z", 0.05, "m")
-    cg3x, cg3z = P("cg3x", 0.6, "m"), P("cg3z", 0.05, "m")
+    l1, l2, l3, l4 = P("l1", 0.4, unit="m"), P("l2", 2.0, unit="m"), P("l3", 1.2, unit="m"), P("l4", 1.6, unit="m")
+    m1, m2, m3 = P("m1", 1.0, unit="kg"), P("m2", 1.0, unit="kg"), P("m3", 1.0, unit="kg")
+    cg1x, cg1z = P("cg1x", 0.2, unit="m"), P("cg1z", 0.05, unit="m")
+    cg2x, cg2z = P("cg2x", 1.0, unit="m"), P("cg2z", 0.05, unit="m")
+    cg3x, cg3z = P("cg3x", 0.6, unit="m"), P("cg3z", 0.05, unit="m")
     # inertia about each bar's joint, for uniform slender bars (defaults); only Iyy enters the
     # planar equations, the other entries make the tensors physical
     tensors = []
     for i, (L, cx, cz) in enumerate(((0.4, 0.2, 0.05), (2.0, 1.0, 0.05), (1.2, 0.6, 0.05)), start=1):
         iy = L * L / 12 + cx * cx + cz * cz
-        ixx = P(f"I{i}xx", 1e-4 + cz * cz, "kg*m2")
-        iyy = P(f"I{i}yy", iy, "kg*m2")
-        izz = P(f"I{i}zz", L * L / 12 + cx * cx, "kg*m2")
-        ixz = P(f"I{i}xz", -cx * cz, "kg*m2")
+        ixx = P(f"I{i}xx", 1e-4 + cz * cz, unit="kg*m2")
+        iyy = P(f"I{i}yy", iy, unit="kg*m2")
+        izz = P(f"I{i}zz", L * L / 12 + cx * cx, unit="kg*m2")
+        ixz = P(f"I{i}xz", -cx * cz, unit="kg*m2")
         tensors.append((iyy, sb.inertia(ixx, iyy, izz, ixz=ixz)))
     (I1, T1), (I2, T2), (I3, T3) = tensors
-    g = P("g", 9.8, "m/s2")
+    g = P("g", 9.8, unit="m/s2")
     th2_0, th3_0 = closed_angles(0.4, 2.0, 1.2, 1.6, theta1)
     th1 = s.coordinate("theta1", theta1, unit="rad")
     th2 = s.coordinate("theta2", th2_0, unit="rad")
@@ -74,10 +74,10 @@ def build(spring: bool = True, theta1: float = -math.pi / 2) -> sb.System:
     s.force("load2", arm2, A, sb.Vector(B2, Fx2, 0, Fz2), sb.Vector(B2, 0, My2, 0))
     s.force("load3", arm3, Bp, sb.Vector(B3, Fx3, 0, Fz3), sb.Vector(B3, 0, My3, 0))
     if spring:
-        K = P("K", 50.0, "N/m")
-        L0 = P("L0", 0.0, "m", description="spring rest length")
-        K1 = s.point("K1", A, sb.Vector(B2, P("l2x", 1.0, "m"), 0, P("l2z", 0.1, "m")))
-        K2 = s.point("K2", Bp, sb.Vector(B3, P("l3x", 0.5, "m"), 0, P("l3z", 0.1, "m")))
+        K = P("K", 50.0, unit="N/m")
+        L0 = P("L0", 0.0, unit="m", description="spring rest length")
+        K1 = s.point("K1", A, sb.Vector(B2, P("l2x", 1.0, unit="m"), 0, P("l2z", 0.1, unit="m")))
+        K2 = s.point("K2", Bp, sb.Vector(B3, P("l3x", 0.5, unit="m"), 0, P("l3z", 0.1, unit="m")))
         s.spring_damper("spring", K1, K2, k=K, rest_length=L0)
     s.constraint("loop", s.position(O2, C), components="xz")
     s.fix_initial(th1)

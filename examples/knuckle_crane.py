@@ -55,27 +55,37 @@ G0 = 9.80665  # m/s2
 SLEW0, LUFF0, FOLD0 = -1.5707963267948966, 0.6, -1.0
 
 
-def build(luff0: float = LUFF0, fold0: float = FOLD0, slew0: float = SLEW0, end_stops: bool = True) -> sb.System:
-    """The crane on the ship; ``luff0``, ``fold0``, ``slew0`` are the start angles (rad)."""
+def build(
+    luff0: float = LUFF0, fold0: float = FOLD0, slew0: float = SLEW0, end_stops: bool = True, actuation: str = "force"
+) -> sb.System:
+    """The crane on the ship; ``luff0``, ``fold0``, ``slew0`` are the start angles (rad).
+
+    ``actuation="hydraulic"``: valve-fed hydraulic cylinders and an elastic rope on a hoist winch instead of
+    cylinder forces and a rigid rope (see :func:`hydraulic_actuation`).
+    """
+    if actuation not in ("force", "hydraulic"):
+        raise ValueError(f"actuation must be 'force' or 'hydraulic', not {actuation!r}")
     s = sb.System("knuckle_crane", description="knuckle-boom crane on a ship (heave, roll and pitch as motion inputs)")
     P = s.parameter
-    g = P("g", G0, "m/s2", "gravitational acceleration", min=0.0)
-    x_ped = P("x_ped", -12.0, "m", "pedestal foot on the deck, forward of the ship's reference point")
-    y_ped = P("y_ped", -5.0, "m", "pedestal foot on the deck, to port of the ship's reference point")
-    z_ped = P("z_ped", 4.0, "m", "pedestal foot above the ship's reference point (waterline)")
-    h_col = P("h_col", 4.0, "m", "height of the main boom's pivot above the pedestal foot")
-    e_col = P("e_col", 0.8, "m", "offset of the main boom's pivot from the slewing axis")
-    L1 = P("L1", 12.0, "m", "main boom, pivot to knuckle")
-    L2 = P("L2", 8.0, "m", "jib, knuckle to tip")
-    l_rope = P("l_rope", 6.0, "m", "rope length from the jib tip to the payload", min=0.0)
-    m_col = P("m_col", 8000.0, "kg", "mass of the slewing column", min=0.0)
-    J_col = P("J_col", 12000.0, "kg.m2", "moment of inertia of the column about the slewing axis", min=0.0)
-    m1 = P("m1", 3000.0, "kg", "mass of the main boom", min=0.0)
-    m2 = P("m2", 1500.0, "kg", "mass of the jib", min=0.0)
-    m_payload = P("m_payload", 4000.0, "kg", "payload mass (with the hook)", min=0.0)
-    c_cyl = P("c_cyl", 2.0e5, "N.s/m", "viscous damping of each cylinder", min=0.0)
-    c_slew = P("c_slew", 5.0e4, "N.m.s/rad", "viscous damping of the slewing gear", min=0.0)
-    c_swing = P("c_swing", 500.0, "N.m.s/rad", "viscous damping of each rope swing angle", min=0.0)
+    g = P("g", G0, unit="m/s2", description="gravitational acceleration", min=0.0)
+    x_ped = P("x_ped", -12.0, unit="m", description="pedestal foot on the deck, forward of the ship's reference point")
+    y_ped = P("y_ped", -5.0, unit="m", description="pedestal foot on the deck, to port of the ship's reference point")
+    z_ped = P("z_ped", 4.0, unit="m", description="pedestal foot above the ship's reference point (waterline)")
+    h_col = P("h_col", 4.0, unit="m", description="height of the main boom's pivot above the pedestal foot")
+    e_col = P("e_col", 0.8, unit="m", description="offset of the main boom's pivot from the slewing axis")
+    L1 = P("L1", 12.0, unit="m", description="main boom, pivot to knuckle")
+    L2 = P("L2", 8.0, unit="m", description="jib, knuckle to tip")
+    l_rope = P("l_rope", 6.0, unit="m", description="rope length from the jib tip to the payload", min=0.0)
+    m_col = P("m_col", 8000.0, unit="kg", description="mass of the slewing column", min=0.0)
+    J_col = P(
+        "J_col", 12000.0, unit="kg.m2", description="moment of inertia of the column about the slewing axis", min=0.0
+    )
+    m1 = P("m1", 3000.0, unit="kg", description="mass of the main boom", min=0.0)
+    m2 = P("m2", 1500.0, unit="kg", description="mass of the jib", min=0.0)
+    m_payload = P("m_payload", 4000.0, unit="kg", description="payload mass (with the hook)", min=0.0)
+    c_cyl = P("c_cyl", 2.0e5, unit="N.s/m", description="viscous damping of each cylinder", min=0.0)
+    c_slew = P("c_slew", 5.0e4, unit="N.m.s/rad", description="viscous damping of the slewing gear", min=0.0)
+    c_swing = P("c_swing", 500.0, unit="N.m.s/rad", description="viscous damping of each rope swing angle", min=0.0)
 
     heave = s.motion_input("heave", unit="m", description="heave of the ship's reference point (up)")
     roll = s.motion_input("roll", unit="rad", description="roll of the ship (about x, starboard down)")
@@ -100,7 +110,10 @@ def build(luff0: float = LUFF0, fold0: float = FOLD0, slew0: float = SLEW0, end_
     pivot = s.point("pivot", foot, sb.Vector(column_base, e_col, 0, h_col))
     knuckle = s.point("knuckle", pivot, sb.Vector(boom_base, L1, 0, 0))
     tip = s.point("tip", knuckle, sb.Vector(jib_base, L2, 0, 0))
-    hook = s.point("hook", tip, sb.Vector(rope, 0, 0, -l_rope))
+    hang = l_rope  # the hook's distance below the jib tip: a rope length coordinate on the elastic rope
+    if actuation == "hydraulic":
+        hang = s.coordinate("hang", 6.0 + 4000 * G0 * 6.0 / 1.0e8, unit="m", description="jib tip to hook")
+    hook = s.point("hook", tip, sb.Vector(rope, 0, 0, -hang))
 
     column = s.solid("column", foot, column_base, mass=m_col, com=(0, 0, h_col / 2), inertia=(J_col, J_col, J_col))
     boom = s.solid(
@@ -113,20 +126,25 @@ def build(luff0: float = LUFF0, fold0: float = FOLD0, slew0: float = SLEW0, end_
     s.gravity((0, 0, -g))
 
     # cylinders: the main one from the column to the boom, the knuckle one from the boom to a lever of the jib
-    a1 = P("a1", 1.5, "m", "main cylinder's foot on the column, height above the foot")
-    b1 = P("b1", 4.0, "m", "main cylinder's rod end on the boom, from the pivot")
-    a2 = P("a2", 6.5, "m", "knuckle cylinder's foot on the main boom, from the pivot")
-    b2 = P("b2", 1.0, "m", "knuckle cylinder's rod end on the jib lever, behind the knuckle")
-    d_cyl = P("d_cyl", 0.7, "m", "offset of the cylinders' ends from the booms' axes")
+    a1 = P("a1", 1.5, unit="m", description="main cylinder's foot on the column, height above the foot")
+    b1 = P("b1", 4.0, unit="m", description="main cylinder's rod end on the boom, from the pivot")
+    a2 = P("a2", 6.5, unit="m", description="knuckle cylinder's foot on the main boom, from the pivot")
+    b2 = P("b2", 1.0, unit="m", description="knuckle cylinder's rod end on the jib lever, behind the knuckle")
+    d_cyl = P("d_cyl", 0.7, unit="m", description="offset of the cylinders' ends from the booms' axes")
     main_foot = s.point("main_cyl_foot", foot, sb.Vector(column_base, e_col + d_cyl, 0, a1))
     main_rod = s.point("main_cyl_rod", pivot, sb.Vector(boom_base, b1, 0, -d_cyl))
     jib_foot = s.point("jib_cyl_foot", pivot, sb.Vector(boom_base, a2, 0, d_cyl))
     jib_rod = s.point("jib_cyl_rod", knuckle, sb.Vector(jib_base, -b2, 0, d_cyl))
-    tau_slew = s.input("tau_slew", 0.0, "N.m", "slewing drive's torque on the column")
-    F_main = s.input("F_main", 0.0, "N", "main cylinder force (positive extends it)")
-    F_jib = s.input("F_jib", 0.0, "N", "knuckle cylinder force (positive extends it)")
-    s.spring_damper("main_cylinder", main_foot, main_rod, damping=c_cyl, actuator=F_main, solid1=column, solid2=boom)
-    s.spring_damper("jib_cylinder", jib_foot, jib_rod, damping=c_cyl, actuator=F_jib, solid1=boom, solid2=jib)
+    tau_slew = s.input("tau_slew", 0.0, unit="N.m", description="slewing drive's torque on the column")
+    if actuation == "hydraulic":
+        hydraulic_actuation(s, (main_foot, main_rod), (jib_foot, jib_rod), tip, hook, (slew0, luff0, fold0))
+    else:
+        F_main = s.input("F_main", 0.0, unit="N", description="main cylinder force (positive extends it)")
+        F_jib = s.input("F_jib", 0.0, unit="N", description="knuckle cylinder force (positive extends it)")
+        s.spring_damper(
+            "main_cylinder", main_foot, main_rod, damping=c_cyl, actuator=F_main, solid1=column, solid2=boom
+        )
+        s.spring_damper("jib_cylinder", jib_foot, jib_rod, damping=c_cyl, actuator=F_jib, solid1=boom, solid2=jib)
     s.torque("slew_drive", column, sb.Vector(deck, 0, 0, tau_slew))
     s.viscous_friction("slew_gear", slew, c=c_slew)
     s.viscous_friction("rope_damping_t", swing_t, c=c_swing)
@@ -135,10 +153,16 @@ def build(luff0: float = LUFF0, fold0: float = FOLD0, slew0: float = SLEW0, end_
     if end_stops:
         e_stop = P("e_stop", 0.2, description="restitution of the end stops", min=0.0, max=1.0)
         limits = {
-            "luff_max": (P("luff_max", 1.3, "rad", "highest main boom"), lambda lim: lim - luff),
-            "luff_min": (P("luff_min", -0.1, "rad", "lowest main boom"), lambda lim: luff - lim),
-            "fold_max": (P("fold_max", 0.0, "rad", "jib in line with the main boom"), lambda lim: lim - fold),
-            "fold_min": (P("fold_min", -2.6, "rad", "jib folded against the main boom"), lambda lim: fold - lim),
+            "luff_max": (P("luff_max", 1.3, unit="rad", description="highest main boom"), lambda lim: lim - luff),
+            "luff_min": (P("luff_min", -0.1, unit="rad", description="lowest main boom"), lambda lim: luff - lim),
+            "fold_max": (
+                P("fold_max", 0.0, unit="rad", description="jib in line with the main boom"),
+                lambda lim: lim - fold,
+            ),
+            "fold_min": (
+                P("fold_min", -2.6, unit="rad", description="jib folded against the main boom"),
+                lambda lim: fold - lim,
+            ),
         }
         for name, (lim, gap) in limits.items():
             stop = s.unilateral(f"stop_{name}", gap(lim), restitution=e_stop)
@@ -147,7 +171,7 @@ def build(luff0: float = LUFF0, fold0: float = FOLD0, slew0: float = SLEW0, end_
     for ax, c in zip("xyz", s.position(hook).components(s.ground_base)):
         s.output(f"payload_{ax}", c, unit="m", description=f"payload position, ground {ax}")
     level = s.base("level", s.ground_base, sb.Rz(slew))  # the column's heading, without the ship's tilt
-    ex, ey, ez = (c / l_rope for c in s.position(tip, hook).components(level))
+    ex, ey, ez = (c / hang for c in s.position(tip, hook).components(level))
     sway_t, sway_r = sb.atan2(ey, -ez), sb.asin(-ex)
     for name, angle, what in (("sway_t", sway_t, "tangential"), ("sway_r", sway_r, "radial")):
         s.output(name, angle, unit="rad", description=f"{what} rope angle from the vertical")
@@ -160,3 +184,56 @@ def build(luff0: float = LUFF0, fold0: float = FOLD0, slew0: float = SLEW0, end_
         "fixation_torque", -fixation.moment, deck, unit="N.m", description="torque of the crane on the ship"
     )
     return s
+
+
+def holding_forces(slew0: float, luff0: float, fold0: float) -> tuple[float, float]:
+    """The main and knuckle cylinder forces (N) that hold the booms at rest at the given angles, the ship
+    still: the luff and fold rows of the force-driven crane's equations at rest, linear in the forces."""
+    import numpy as np
+
+    from symbody.numeric import NumericModel
+
+    nm = NumericModel(build(luff0, fold0, slew0, end_stops=False).derive())
+    names = [u.name for u in nm.eq.inputs]
+    q, dq = np.array([slew0, luff0, fold0, 0.0, 0.0]), np.zeros(5)
+    unit = {f: np.eye(len(names))[names.index(f)] for f in ("F_main", "F_jib")}
+    rest = nm.delta(q, dq, 0.0, np.zeros(len(names)))[1:3]
+    A = np.column_stack([nm.delta(q, dq, 0.0, unit[f])[1:3] - rest for f in ("F_main", "F_jib")])
+    f_main, f_jib = np.linalg.solve(A, -rest)
+    return float(f_main), float(f_jib)
+
+
+def hydraulic_actuation(s: sb.System, main: tuple, jib: tuple, tip, hook, start: tuple[float, float, float]) -> None:
+    """Valve-fed differential cylinders between the points of ``main`` and ``jib`` (spools ``main_cylinder_spool``,
+    ``jib_cylinder_spool``), their chamber pressures as states starting at the static balance of ``start``
+    (``(slew0, luff0, fold0)``: :func:`holding_forces`), and the payload on an elastic wire rope from the jib tip
+    on the hoist winch ``hoist``, driven by the torque ``tau_hold + tau_hoist`` (input ``tau_hoist``, N m,
+    positive heaving in; ``tau_hold`` holds the payload)."""
+    P = s.parameter
+    forces = holding_forces(*start)
+    for name, (foot, rod), force, length in zip(("main_cylinder", "jib_cylinder"), (main, jib), forces, (0.9, 0.9)):
+        a_p, a_r, low = 0.05, 0.025, 2.0e6  # m2 (250 mm bore, 180 mm rod), Pa (the lower chamber pressure)
+        p_cap, p_rod = (
+            ((force + low * (a_p - a_r)) / a_p, low) if force >= 0 else (low, (low * a_p - force) / (a_p - a_r))
+        )
+        s.hydraulic_cylinder(
+            name, foot, rod, piston_area=P(f"{name}_Ap", a_p, unit="m2"), rod_area=P(f"{name}_Ar", a_r, unit="m2"),
+            stroke=P(f"{name}_stroke", 3.0, unit="m"), retracted_length=P(f"{name}_Lr", length * _distance(s, foot, rod), unit="m"),
+            dead_volume=P(f"{name}_V0", 5e-3, unit="m3"), bulk_modulus=P(f"{name}_beta", 1.2e9, unit="Pa"),
+            flow_gain=P(f"{name}_Kv", 4e-6), supply_pressure=P(f"{name}_ps", 2.5e7, unit="Pa"),
+            tank_pressure=P(f"{name}_pt", 2e5, unit="Pa"), friction=P(f"{name}_friction", 2e5, unit="N.s/m"),
+            initial_pressures=(p_cap, p_rod),
+        )  # fmt: skip
+    wire = s.rope("wire", [tip, hook], stiffness=P("EA_wire", 1.0e8, unit="N", description="axial stiffness of the wire rope"),
+                  damping=P("c_wire", 2.0e4, unit="N.s/m"), unstretched_length=P("l_wire", 6.0, unit="m"))  # fmt: skip
+    r_drum = P("r_drum", 0.4, unit="m", description="hoist drum radius")
+    hold = P("tau_hold", 4000.0 * G0 * 0.4, unit="N.m", description="hoist drum torque holding the payload")
+    tau_hoist = s.input("tau_hoist", 0.0, unit="N.m", description="hoist drive torque beyond tau_hold (positive heaving in)")
+    s.winch("hoist", wire, radius=r_drum, inertia=P("J_drum", 200.0, unit="kg.m2"), torque=hold + tau_hoist)
+
+
+def _distance(s: sb.System, a, b) -> float:
+    """The distance of two points at the start (m)."""
+    from symbody.model.expressions import default_value
+
+    return default_value(s, s.position(a, b).norm())

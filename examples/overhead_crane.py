@@ -70,18 +70,22 @@ def build(
         description=("spatial" if spatial else "planar") + " overhead crane with hoisting",
     )
     P = s.parameter
-    g = P("g", G0, "m/s2", "gravitational acceleration", min=0.0)
-    m_trolley = P("m_trolley", 1500.0, "kg", "trolley mass (with the hoist machinery on it)", min=0.0)
-    m_payload = P("m_payload", M_PAYLOAD, "kg", "payload mass (point mass, hook block included)", min=0.0)
-    m_winch = P("m_winch", 300.0, "kg", "winch inertia reflected to the rope-length motion", min=0.0)
-    b_x = P("b_x", 250.0, "N.s/m", "viscous damping of the trolley travel", min=0.0)
-    b_l = P("b_l", 120.0, "N.s/m", "viscous damping of the hoist (rope-length motion)", min=0.0)
-    c_theta = P("c_theta", 40.0, "N.m.s/rad", "viscous damping of the rope swing", min=0.0)
+    g = P("g", G0, unit="m/s2", description="gravitational acceleration", min=0.0)
+    m_trolley = P("m_trolley", 1500.0, unit="kg", description="trolley mass (with the hoist machinery on it)", min=0.0)
+    m_payload = P(
+        "m_payload", M_PAYLOAD, unit="kg", description="payload mass (point mass, hook block included)", min=0.0
+    )
+    m_winch = P("m_winch", 300.0, unit="kg", description="winch inertia reflected to the rope-length motion", min=0.0)
+    b_x = P("b_x", 250.0, unit="N.s/m", description="viscous damping of the trolley travel", min=0.0)
+    b_l = P("b_l", 120.0, unit="N.s/m", description="viscous damping of the hoist (rope-length motion)", min=0.0)
+    c_theta = P("c_theta", 40.0, unit="N.m.s/rad", description="viscous damping of the rope swing", min=0.0)
 
     x = s.coordinate("x", x0, unit="m", description="trolley travel along the bridge")
     if spatial:
-        m_bridge = P("m_bridge", 8000.0, "kg", "bridge mass (girders and end trucks), trolley excluded", min=0.0)
-        b_y = P("b_y", 800.0, "N.s/m", "viscous damping of the bridge travel", min=0.0)
+        m_bridge = P(
+            "m_bridge", 8000.0, unit="kg", description="bridge mass (girders and end trucks), trolley excluded", min=0.0
+        )
+        b_y = P("b_y", 800.0, unit="N.s/m", description="viscous damping of the bridge travel", min=0.0)
         y = s.coordinate("y", 0.0, unit="m", description="bridge travel along the runway")
     l = s.coordinate("l", l0, unit="m", description="rope length from the trolley to the payload")
     if spatial:
@@ -108,17 +112,17 @@ def build(
     s.particle("winch", winch_point, m_winch)
     s.gravity((0, 0, -g))
 
-    F_trolley = s.input("F_trolley", 0.0, "N", "traction force on the trolley along +x")
+    F_trolley = s.input("F_trolley", 0.0, unit="N", description="traction force on the trolley along +x")
     F_hoist = s.input(
         "F_hoist",
         M_PAYLOAD * G0,
-        "N",
-        "hoist drive force pulling the payload towards the trolley (holds it at m_payload g)",
+        unit="N",
+        description="hoist drive force pulling the payload towards the trolley (holds it at m_payload g)",
     )
     s.force("trolley_drive", trolley, trolley_point, (F_trolley, 0, 0))
     s.generalized_force("hoist_drive", l, -F_hoist)
     if spatial:
-        F_bridge = s.input("F_bridge", 0.0, "N", "traction force on the bridge along +y")
+        F_bridge = s.input("F_bridge", 0.0, unit="N", description="traction force on the bridge along +y")
         s.force("bridge_drive", bridge, bridge_point, (0, F_bridge, 0))
         s.viscous_friction("bridge_damping", y, b_y)
 
@@ -128,26 +132,30 @@ def build(
         s.viscous_friction(f"{angle}_damping", angle, c_theta)
 
     r = s.position(hook).components(s.ground_base)
-    s.output("x_payload", r[0], "m", "payload position along x")
+    s.output("x_payload", r[0], unit="m", description="payload position along x")
     if spatial:
-        s.output("y_payload", r[1], "m", "payload position along y")
-    s.output("z_payload", r[2], "m", "payload height (trolley at z = 0)")
+        s.output("y_payload", r[1], unit="m", description="payload position along y")
+    s.output("z_payload", r[2], unit="m", description="payload height (trolley at z = 0)")
     s.output(
         "rope_tension",
         F_hoist + b_l * s.dt(l) + m_winch * s.dt(s.dt(l)),
-        "N",
-        "rope tension at the payload (winch equation)",
+        unit="N",
+        description="rope tension at the payload (winch equation)",
     )
     if end_stops:
-        x_min = P("x_min", -1.0, "m", "trolley travel at the lower end stop")
-        x_max = P("x_max", 20.0, "m", "trolley travel at the upper end stop")
-        e_stop = P("e_stop", 0.3, "1", "coefficient of restitution of the end-stop buffers", min=0.0, max=1.0)
+        x_min = P("x_min", -1.0, unit="m", description="trolley travel at the lower end stop")
+        x_max = P("x_max", 20.0, unit="m", description="trolley travel at the upper end stop")
+        e_stop = P(
+            "e_stop", 0.3, unit="1", description="coefficient of restitution of the end-stop buffers", min=0.0, max=1.0
+        )
         low = s.unilateral("stop_low", x - x_min, restitution=e_stop)
         high = s.unilateral("stop_high", x_max - x, restitution=e_stop)
-        s.output("F_stop_low", low.force, "N", "force of the lower end stop on the trolley (along +x)")
-        s.output("F_stop_high", high.force, "N", "force of the upper end stop on the trolley (along -x)")
+        s.output("F_stop_low", low.force, unit="N", description="force of the lower end stop on the trolley (along +x)")
+        s.output(
+            "F_stop_high", high.force, unit="N", description="force of the upper end stop on the trolley (along -x)"
+        )
     if ground:
-        h_ground = P("h_ground", 15.0, "m", "depth of the floor below the trolley rail")
+        h_ground = P("h_ground", 15.0, unit="m", description="depth of the floor below the trolley rail")
         floor = s.unilateral("ground", h_ground + r[2], restitution=0.0)
-        s.output("F_ground", floor.force, "N", "force of the floor on the payload (upwards)")
+        s.output("F_ground", floor.force, unit="N", description="force of the floor on the payload (upwards)")
     return s

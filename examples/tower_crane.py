@@ -81,42 +81,63 @@ def build(hoist: bool = False, r0: float = 25.0, l0: float = L0, theta0: float =
         description="tower crane with a slender payload (after Ye & Huang 2021)" + (", hoisting" if hoist else ""),
     )
     P = s.parameter
-    g = P("g", G0, "m/s2", "gravitational acceleration", min=0.0)
-    H = P("H", 40.0, "m", "height of the jib (trolley rail) above the ground")
+    g = P("g", G0, unit="m/s2", description="gravitational acceleration", min=0.0)
+    H = P("H", 40.0, unit="m", description="height of the jib (trolley rail) above the ground")
     J_slew = P(
-        "J_slew", 1.2e7, "kg.m2", "moment of inertia of jib, counter-jib and ballast about the slew axis", min=0.0
+        "J_slew",
+        1.2e7,
+        unit="kg.m2",
+        description="moment of inertia of jib, counter-jib and ballast about the slew axis",
+        min=0.0,
     )
-    m_jib = P("m_jib", 30000.0, "kg", "mass of the slewing structure (centre of mass on the slew axis)", min=0.0)
-    m_trolley = P("m_trolley", 800.0, "kg", "trolley mass", min=0.0)
-    m_payload = P("m_payload", M_PAYLOAD, "kg", "payload mass (beam with hook block and rigging)", min=0.0)
+    m_jib = P(
+        "m_jib",
+        30000.0,
+        unit="kg",
+        description="mass of the slewing structure (centre of mass on the slew axis)",
+        min=0.0,
+    )
+    m_trolley = P("m_trolley", 800.0, unit="kg", description="trolley mass", min=0.0)
+    m_payload = P(
+        "m_payload", M_PAYLOAD, unit="kg", description="payload mass (beam with hook block and rigging)", min=0.0
+    )
     i_axial = M_PAYLOAD * R_GYR_AXIAL**2
     i_trans = M_PAYLOAD * L_BAR**2 / 12
-    I_xx = P("I_xx", i_axial, "kg.m2", "payload inertia about its long axis (x), at its centre of mass")
-    I_yy = P("I_yy", i_trans, "kg.m2", "payload inertia about its y axis, at its centre of mass")
-    I_zz = P("I_zz", i_trans + i_axial, "kg.m2", "payload inertia about its z axis (the rope), at its centre of mass")
-    I_xy = P("I_xy", 0.0, "kg.m2", "payload product of inertia xy (tensor entry)")
-    I_yz = P("I_yz", 0.0, "kg.m2", "payload product of inertia yz (tensor entry)")
-    I_xz = P("I_xz", 0.0, "kg.m2", "payload product of inertia xz (tensor entry)")
-    c_slew = P("c_slew", 1.0e5, "N.m.s/rad", "viscous damping of the slewing gear", min=0.0)
-    b_r = P("b_r", 200.0, "N.s/m", "viscous damping of the trolley travel", min=0.0)
-    c_swing = P("c_swing", 30.0, "N.m.s/rad", "viscous damping of each rope swing angle", min=0.0)
+    I_xx = P(
+        "I_xx", i_axial, unit="kg.m2", description="payload inertia about its long axis (x), at its centre of mass"
+    )
+    I_yy = P("I_yy", i_trans, unit="kg.m2", description="payload inertia about its y axis, at its centre of mass")
+    I_zz = P(
+        "I_zz",
+        i_trans + i_axial,
+        unit="kg.m2",
+        description="payload inertia about its z axis (the rope), at its centre of mass",
+    )
+    I_xy = P("I_xy", 0.0, unit="kg.m2", description="payload product of inertia xy (tensor entry)")
+    I_yz = P("I_yz", 0.0, unit="kg.m2", description="payload product of inertia yz (tensor entry)")
+    I_xz = P("I_xz", 0.0, unit="kg.m2", description="payload product of inertia xz (tensor entry)")
+    c_slew = P("c_slew", 1.0e5, unit="N.m.s/rad", description="viscous damping of the slewing gear", min=0.0)
+    b_r = P("b_r", 200.0, unit="N.s/m", description="viscous damping of the trolley travel", min=0.0)
+    c_swing = P("c_swing", 30.0, unit="N.m.s/rad", description="viscous damping of each rope swing angle", min=0.0)
     k_twist = P(
         "k_twist",
         M_PAYLOAD * G0 * FALLS_SPACING**2 / (4 * L0),
-        "N.m/rad",
-        "torsional stiffness of the rope reeving about the rope axis",
+        unit="N.m/rad",
+        description="torsional stiffness of the rope reeving about the rope axis",
         min=0.0,
     )
-    c_twist = P("c_twist", 10.0, "N.m.s/rad", "viscous damping of the payload twist", min=0.0)
+    c_twist = P("c_twist", 10.0, unit="N.m.s/rad", description="viscous damping of the payload twist", min=0.0)
 
     theta = s.coordinate("theta", theta0, unit="rad", description="slew angle of the jib about the vertical axis")
     r = s.coordinate("r", r0, unit="m", description="trolley travel along the jib from the slew axis")
     if hoist:
         l = s.coordinate("l", l0, unit="m", description="rope length from the trolley to the payload's centre of mass")
-        m_winch = P("m_winch", 400.0, "kg", "winch inertia reflected to the rope-length motion", min=0.0)
-        b_l = P("b_l", 200.0, "N.s/m", "viscous damping of the hoist (rope-length motion)", min=0.0)
+        m_winch = P(
+            "m_winch", 400.0, unit="kg", description="winch inertia reflected to the rope-length motion", min=0.0
+        )
+        b_l = P("b_l", 200.0, unit="N.s/m", description="viscous damping of the hoist (rope-length motion)", min=0.0)
     else:
-        l = P("l", l0, "m", "rope length from the trolley to the payload's centre of mass", min=0.0)
+        l = P("l", l0, unit="m", description="rope length from the trolley to the payload's centre of mass", min=0.0)
     beta_r = s.coordinate("beta_r", 0.0, unit="rad", description="radial rope swing, in the jib plane (outwards +)")
     beta_t = s.coordinate("beta_t", 0.0, unit="rad", description="tangential rope swing, out of the jib plane")
     gamma = s.coordinate("gamma", 0.0, unit="rad", description="twist of the payload about the rope axis")
@@ -141,16 +162,16 @@ def build(hoist: bool = False, r0: float = 25.0, l0: float = L0, theta0: float =
     )
     s.gravity((0, 0, -g))
 
-    tau_slew = s.input("tau_slew", 0.0, "N.m", "slewing torque on the jib about the vertical axis")
-    F_trolley = s.input("F_trolley", 0.0, "N", "trolley traction force along the jib (outwards +)")
+    tau_slew = s.input("tau_slew", 0.0, unit="N.m", description="slewing torque on the jib about the vertical axis")
+    F_trolley = s.input("F_trolley", 0.0, unit="N", description="trolley traction force along the jib (outwards +)")
     s.torque("slew_drive", jib, (0, 0, tau_slew))
     s.force("trolley_drive", trolley, hook, sb.Vector(jib_base, F_trolley, 0, 0), reaction=jib)
     if hoist:
         F_hoist = s.input(
             "F_hoist",
             M_PAYLOAD * G0,
-            "N",
-            "hoist force pulling the payload towards the trolley (holds it at m_payload g)",
+            unit="N",
+            description="hoist force pulling the payload towards the trolley (holds it at m_payload g)",
         )
         s.generalized_force("hoist_drive", l, -F_hoist)
         s.viscous_friction("hoist_damping", l, b_l)
@@ -171,10 +192,15 @@ def build(hoist: bool = False, r0: float = 25.0, l0: float = L0, theta0: float =
     s.shape(sb.Box(L_BAR, 0.5, 0.5), on=payload, color="#d62728", name="beam")
 
     pos = s.position(cog).components(s.ground_base)
-    s.output("x_payload", pos[0], "m", "payload centre of mass, x")
-    s.output("y_payload", pos[1], "m", "payload centre of mass, y")
-    s.output("z_payload", pos[2], "m", "payload centre of mass, height above the ground")
+    s.output("x_payload", pos[0], unit="m", description="payload centre of mass, x")
+    s.output("y_payload", pos[1], unit="m", description="payload centre of mass, y")
+    s.output("z_payload", pos[2], unit="m", description="payload centre of mass, height above the ground")
     e_rope = rope.unit("z")  # from the payload's centre of mass up to the trolley
     a_rel_g = s.acceleration(cog) - sb.Vector(s.ground_base, 0, 0, -g)
-    s.output("rope_tension", m_payload * a_rel_g.dot(e_rope), "N", "rope tension (force of the rope on the payload)")
+    s.output(
+        "rope_tension",
+        m_payload * a_rel_g.dot(e_rope),
+        unit="N",
+        description="rope tension (force of the rope on the payload)",
+    )
     return s

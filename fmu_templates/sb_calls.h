@@ -1,11 +1,13 @@
 /*
- * sb_calls.h -- which FMI function may be called in which state of an
- * instance: ONE table for the FMI 2 and the FMI 3 wrapper (sb_calls.c).
+ * sb_calls.h -- what the FMI 2 and the FMI 3 wrapper share (sb_calls.c): which
+ * FMI function may be called in which state of an instance (ONE table), the
+ * entry of every call, and the logic of the calls both standards have; each
+ * wrapper keeps only what its standard's types and names need.
  *
- * Every FMI function taking an instance starts with sb_allowed(inst, name,
- * call): a call in a state the table does not list returns Error with a
- * message naming the function and the state, and changes nothing.  The states
- * are those of SbMode; an FMI 2 and an FMI 3 function that do the same share a
+ * Every FMI function taking an instance starts with SB_ENTER(instance, call):
+ * a call in a state the table does not list returns Error with a message
+ * naming the function and the state, and changes nothing.  The states are
+ * those of SbMode; an FMI 2 and an FMI 3 function that do the same share a
  * row (fmi2SetReal and fmi3SetFloat64 are SB_CALL_SET_VALUES) unless the
  * standards differ (fmi2EnterEventMode is allowed in event mode,
  * fmi3EnterEventMode is not).  The rows follow the tables of FMI 2.0.4 (sections 3.2.3 and 4.2.4) and
@@ -56,9 +58,59 @@ extern const unsigned sb_call_states[SB_N_CALLS];
 /* Name of a state, for messages ("step mode"). */
 const char *sb_mode_name(SbMode mode);
 
-/* 1 if `call` is allowed in the instance's state; else logs an Error naming the function and the state
-   and returns 0. */
-int sb_allowed(SbInstance *inst, const char *function, SbCall call);
+/* ---- the entry of a call ---- */
+
+/* The instance of a call of `function`, or NULL when there is none or `call` is not allowed in its state (an
+   Error naming the function and the state is logged).  Logs the call in the category logCalls. */
+SbInstance *sb_enter(void *instance, const char *function, SbCall call);
+
+/* Error: `function` belongs to the interface `needed` only. */
+SbStatus sb_wrong_interface(SbInstance *inst, const char *function, SbInterface needed);
+
+/* The first line of every FMI function of an instance, which names the function once (__func__): `inst`, the
+   instance of the argument `instance`, or a return of Error.  The wrapper defines SB_STATUS(s), its status
+   type's value of an SbStatus. */
+#define SB_ENTER(instance, call)                                                                                     \
+    SbInstance *const inst = sb_enter((instance), __func__, (call));                                                 \
+    if (!inst) return SB_STATUS(SB_ERROR)
+
+/* A function of one interface only (SB_ME or SB_CS), after SB_ENTER: Error in the other. */
+#define SB_NEED(iface)                                                                                               \
+    if (inst->interface != (iface)) return SB_STATUS(sb_wrong_interface(inst, __func__, (iface)))
+
+/* ---- the calls both standards have ---- */
+
+/* An instance holding a copy of the wrapper's `size` bytes of host data (its callbacks), freed with it. */
+SbInstance *sb_instantiate_hosted(SbInterface iface, const char *name, const char *token, void *env, SbLogger logger,
+                                  const void *host, size_t size, int logging_on);
+/* Free an instance of sb_instantiate_hosted and its host data (NULL: nothing to free). */
+void sb_free_hosted(void *instance);
+
+/* Terminate, enter event or continuous-time mode: the instance is in `mode`. */
+SbStatus sb_enter_mode(SbInstance *inst, SbMode mode);
+
+/* Get or Set of what this FMU has none of (`what`: "String variables", "clocks", ...): OK for no value
+   reference, else an Error naming the first. */
+SbStatus sb_no_variables(SbInstance *inst, const char *function, const unsigned *vr, size_t n, const char *what);
+
+/* Output derivatives (maxOutputDerivativeOrder = 0): OK for no value reference, else an Error. */
+SbStatus sb_no_output_derivatives(SbInstance *inst, const char *function, const unsigned *vr, size_t n);
+
+/* FMU states: a snapshot into *state (reusing the one there), freed, their serialized size, one deserialized into
+   *state (freeing the one there). */
+SbStatus sb_get_fmu_state(SbInstance *inst, const char *function, void **state);
+SbStatus sb_free_fmu_state(void **state);
+SbStatus sb_serialized_size(SbInstance *inst, const char *function, size_t *size);
+SbStatus sb_deserialize_fmu_state(SbInstance *inst, const char *function, const unsigned char *bytes, size_t size,
+                                  void **state);
+
+/* Model Exchange: the time (finite), the check after an integrator step (an Error once the motion left its
+   assembly branch, sb_branch_guard), the event indicators, and the events resolved in event mode
+   (*values_changed: the velocities changed; nothing to resolve in Co-Simulation). */
+SbStatus sb_set_time(SbInstance *inst, const char *function, double time);
+SbStatus sb_completed_integrator_step(SbInstance *inst, const char *function);
+SbStatus sb_get_event_indicators(SbInstance *inst, const char *function, double *indicators, size_t n);
+SbStatus sb_update_discrete_states(SbInstance *inst, const char *function, int *values_changed);
 
 #ifdef SB_VISIBILITY_PUSHED_CALLS
 #pragma GCC visibility pop

@@ -10,7 +10,7 @@
  * coordinates of their depth squared instead of n^3 / 6, and a solve the sum of depths
  * instead of n^2.
  *
- * model.c defines sb_mass_parent: the parent array, or NULL when M has no such structure
+ * model.c defines sb_mass_parent (symbody_model.h): the parent array, or NULL when M has no such structure
  * (closed loops, constraints): sb_mass_factor / sb_mass_solve then use the dense L D L^T.
  */
 #ifndef SB_LTDL_H
@@ -22,10 +22,6 @@
 #pragma GCC visibility push(hidden)
 #define SB_VISIBILITY_PUSHED_LTDL
 #endif
-
-/* Parent of each coordinate in the tree of the mass matrix (-1: a root), emitted in model.c;
-   NULL when the model's mass matrix is not factored along a tree. */
-extern const int *const sb_mass_parent;
 
 /* M = L^T D L in place (row-major n x n; the strict lower triangle along the tree holds L, the
    diagonal 1/D; other entries are left alone).  Returns 0, or k + 1 when the pivot of

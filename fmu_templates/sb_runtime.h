@@ -4,16 +4,27 @@
  * calls into.  The runtime is split by concern:
  *
  *   sb_instance.c   lifecycle of an instance (instantiate, free, reset) and logging
- *   sb_calls.c      the states each FMI function may be called in (sb_calls.h)
+ *   sb_calls.c      the states each FMI function may be called in, the entry of a call and the calls both
+ *                   standards have (sb_calls.h)
  *   sb_variables.c  Get and Set of variables with their checks
  *   sb_dynamics.c   accelerations and multipliers, the factorizations, solves with them
+ *   sb_ltdl.c       the factorization of a tree-structured mass matrix, the direct accelerations (sb_ltdl.h)
+ *   sb_linalg.c     dense linear algebra: L D L^T, pivoted LU, symmetric eigenvalues (sb_linalg.h)
  *   sb_singular.c   filtered multipliers and no projection next to singular positions
+ *   sb_passage.c    the exact accelerations bridged over a singular instant
  *   sb_assembly.c   experiment setup, assembly of the initial configuration, projection
  *   sb_jacobians.c  state Jacobian and directional derivatives
+ *   sb_tangents.c   Jacobian columns of models exported without exact Jacobian code (sb_tangents.h)
  *   sb_snapshot.c   FMU state snapshots and their serialization
  *   sb_solver.c     the embedded Co-Simulation solvers (sb_solver.h)
+ *   sb_rk4.c        their fixed-step rk4 with its error estimate (sb_solver.h)
+ *   sb_events.c     unilateral contacts, friction and switching functions: indicators, impacts, modes
+ *   sb_events_cs.c  the events located inside a Co-Simulation step (sb_events.h)
+ *   sb_events_resolve.c  the modes and impulses at an event: contacts, friction, switches (sb_events.h)
+ *   sb_event_laws.c the event laws: complementarity of contacts and friction, kept forces (sb_event_laws.h)
  *
- * sb_internal.h holds what these files share and the wrappers never call.
+ * sb_internal.h holds what these files share and the wrappers never call; the model's side
+ * is symbody_model.h.
  */
 #ifndef SB_RUNTIME_H
 #define SB_RUNTIME_H
@@ -37,9 +48,8 @@ typedef enum {
     SB_MODE_EVENT,       /* event mode (Model Exchange) */
     SB_MODE_CONTINUOUS,  /* continuous-time mode (Model Exchange) */
     SB_MODE_STEP,        /* step mode (Co-Simulation) */
-    SB_MODE_TERMINATED,
-    SB_MODE_ERROR
-} SbMode;
+    SB_MODE_TERMINATED
+} SbMode; /* FMI 2's "error" state is not one of them: a call that fails changes nothing (see sb_fail) */
 
 typedef enum { SB_ME = 1, SB_CS = 2 } SbInterface;
 
@@ -229,7 +239,10 @@ void sb_log(SbInstance *inst, SbStatus status, unsigned category, const char *fm
     ;
 SbStatus sb_set_debug_logging(SbInstance *inst, int on, size_t n, const char *const categories[]);
 
-/* Error in a call: logs and returns SB_ERROR (and puts the instance in error mode when `fatal`). */
+/* Error in a call of `function`: logs "function: message" (printf `fmt` and its arguments) in the category
+   logStatusError and returns SB_ERROR.  The instance is left as it was: every check precedes any change, so a
+   refused call changes nothing and the instance stays usable (FMI 3 has no error state; the importer decides
+   whether to go on, reset or restore a state). */
 SbStatus sb_fail(SbInstance *inst, const char *function, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4), cold))
@@ -243,10 +256,12 @@ SbStatus sb_fail(SbInstance *inst, const char *function, const char *fmt, ...)
 const SbVariable *sb_variable(SbInstance *inst, const char *function, unsigned vr);
 SbStatus sb_get_real(SbInstance *inst, const char *function, const unsigned *vr, size_t n, double *values);
 SbStatus sb_set_real(SbInstance *inst, const char *function, const unsigned *vr, size_t n, const double *values);
-SbStatus sb_get_int(SbInstance *inst, const char *function, const unsigned *vr, size_t n, long long *values);
-SbStatus sb_set_int(SbInstance *inst, const char *function, const unsigned *vr, size_t n, const long long *values);
-SbStatus sb_get_bool(SbInstance *inst, const char *function, const unsigned *vr, size_t n, int *values);
-SbStatus sb_set_bool(SbInstance *inst, const char *function, const unsigned *vr, size_t n, const int *values);
+
+/* Get n values of one type (Integer/Int64 or Boolean: the settings); value k is stored by put(values, k, value),
+   the wrapper's conversion to its FMI type. */
+typedef void (*SbValuePut)(void *values, size_t k, double value);
+SbStatus sb_get_values(SbInstance *inst, const char *function, const unsigned *vr, size_t n, SbVarType type,
+                       void *values, SbValuePut put);
 
 /* Set n values of one type; value k is at(values, k).  Every value is checked
    (type, mode, finiteness, range) before any is stored: a call that fails

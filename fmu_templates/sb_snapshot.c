@@ -77,7 +77,7 @@ static SbStatus check_frame(SbInstance *inst, const char *function, unsigned lon
         return sb_fail(inst, function, "the FMU state belongs to another model, not to '%s'", inst->m->name);
     if (nS != inst->state.nS)
         return sb_fail(inst, function, "the FMU state has %ld values, this model %d", nS, inst->state.nS);
-    if (mode < (long)SB_MODE_INSTANTIATED || mode > (long)SB_MODE_ERROR || flags < 0 || (flags & ~(long)SB_FLAGS_ALL))
+    if (mode < (long)SB_MODE_INSTANTIATED || mode > (long)SB_MODE_TERMINATED || flags < 0 || (flags & ~(long)SB_FLAGS_ALL))
         return sb_fail(inst, function, "the FMU state is corrupted (mode %ld, flags %ld)", mode, flags);
     if ((inst->interface == SB_CS && (mode == SB_MODE_EVENT || mode == SB_MODE_CONTINUOUS)) ||
         (inst->interface == SB_ME && mode == SB_MODE_STEP))

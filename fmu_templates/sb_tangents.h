@@ -17,13 +17,6 @@
 #define SB_VISIBILITY_PUSHED_TANGENTS
 #endif
 
-/* Linkage of the functions that model.c shares between its files (model_<k>.c) without exporting them. */
-#if defined(__GNUC__) && __GNUC__ >= 4 && !defined(_WIN32) && !defined(__CYGWIN__)
-#define SB_MODEL_LOCAL __attribute__((visibility("hidden")))
-#else
-#define SB_MODEL_LOCAL
-#endif
-
 /* out = d f/d(knowns) * dir at `in` (dir->t, q, dq, u, ddq, lam hold the direction). */
 typedef void (*SbTangent)(const SbPoint *in, const SbPoint *dir, double *out);
 /* out = f(in) (a block value, for differences). */

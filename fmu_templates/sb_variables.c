@@ -260,44 +260,22 @@ SbStatus sb_set_values(SbInstance *inst, const char *function, const unsigned *v
 }
 
 static double real_at(const void *values, size_t k) { return ((const double *)values)[k]; }
-static double int_at(const void *values, size_t k) { return (double)((const long long *)values)[k]; }
-static double bool_at(const void *values, size_t k) { return ((const int *)values)[k] ? 1.0 : 0.0; }
 
 SbStatus sb_set_real(SbInstance *inst, const char *function, const unsigned *vr, size_t n, const double *values)
 {
     return sb_set_values(inst, function, vr, n, SB_TYPE_REAL, values, real_at);
 }
 
-SbStatus sb_get_int(SbInstance *inst, const char *function, const unsigned *vr, size_t n, long long *values)
+SbStatus sb_get_values(SbInstance *inst, const char *function, const unsigned *vr, size_t n, SbVarType type,
+                       void *values, SbValuePut put)
 {
     if (n > 0 && (!vr || !values)) return sb_fail(inst, function, "NULL value reference or value array");
     for (size_t k = 0; k < n; ++k) {
-        const SbVariable *v = typed_variable(inst, function, vr[k], SB_TYPE_ENUM);
+        const SbVariable *v = typed_variable(inst, function, vr[k], type);
         if (!v) return SB_ERROR;
-        values[k] = (long long)inst->state.set[v->index];
+        put(values, k, inst->state.set[v->index]);
     }
     return SB_OK;
-}
-
-SbStatus sb_set_int(SbInstance *inst, const char *function, const unsigned *vr, size_t n, const long long *values)
-{
-    return sb_set_values(inst, function, vr, n, SB_TYPE_ENUM, values, int_at);
-}
-
-SbStatus sb_get_bool(SbInstance *inst, const char *function, const unsigned *vr, size_t n, int *values)
-{
-    if (n > 0 && (!vr || !values)) return sb_fail(inst, function, "NULL value reference or value array");
-    for (size_t k = 0; k < n; ++k) {
-        const SbVariable *v = typed_variable(inst, function, vr[k], SB_TYPE_BOOLEAN);
-        if (!v) return SB_ERROR;
-        values[k] = inst->state.set[v->index] != 0.0;
-    }
-    return SB_OK;
-}
-
-SbStatus sb_set_bool(SbInstance *inst, const char *function, const unsigned *vr, size_t n, const int *values)
-{
-    return sb_set_values(inst, function, vr, n, SB_TYPE_BOOLEAN, values, bool_at);
 }
 
 /* The motion input whose position, velocity or acceleration is input j (its index in sb_model.motion), or -1;

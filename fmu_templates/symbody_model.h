@@ -35,10 +35,22 @@
 #define SB_VISIBILITY_PUSHED_MODEL
 #endif
 
-/* A point at which blocks are evaluated.  Vectors follow the order of the
-   model's coordinates, inputs, parameters and constraint rows. */
+/* Linkage of the functions that model.c shares between its files (model_<k>.c) without exporting them. */
+#if defined(__GNUC__) && __GNUC__ >= 4 && !defined(_WIN32) && !defined(__CYGWIN__)
+#define SB_MODEL_LOCAL __attribute__((visibility("hidden")))
+#else
+#define SB_MODEL_LOCAL
+#endif
+
+/* sign function of the generated code */
+static inline double sb_sign(double x) { return (double)((x > 0) - (x < 0)); }
+
+/* ---- generated from symbody/fmu/contract.py (python -m symbody.fmu.contract): do not edit ---- */
+
+/* A point at which blocks are evaluated.  Vectors follow the order of the model's coordinates, inputs,
+   parameters and constraint rows. */
 typedef struct {
-    double t;
+    double t;          /* time */
     const double *q;   /* positions (nq) */
     const double *dq;  /* velocities (nq) */
     const double *u;   /* inputs (nu), then their first and second time derivatives (nu each) */
@@ -54,72 +66,83 @@ typedef struct {
 
 /* What an FMU variable is. */
 typedef enum {
-    SB_VAR_TIME = 0, /* the independent variable */
-    SB_VAR_Q,        /* coordinate position (state) */
-    SB_VAR_DQ,       /* coordinate velocity (state) */
-    SB_VAR_DDQ,      /* coordinate acceleration */
-    SB_VAR_U,        /* input */
-    SB_VAR_P,        /* model parameter (tunable) */
-    SB_VAR_Y,        /* user output */
-    SB_VAR_SETTING,  /* solver or stabilization setting (index: SbSetting) */
-    SB_VAR_EVENT,    /* event indicator (index: the contacts, the switching functions, the friction elements) */
-    SB_VAR_X,        /* first-order state (continuous state) */
-    SB_VAR_DX        /* rate of a first-order state, der(<state>) */
+    SB_VAR_TIME = 0,    /* the independent variable */
+    SB_VAR_Q = 1,       /* coordinate position (state) */
+    SB_VAR_DQ = 2,      /* coordinate velocity (state) */
+    SB_VAR_DDQ = 3,     /* coordinate acceleration */
+    SB_VAR_U = 4,       /* input */
+    SB_VAR_P = 5,       /* model parameter (tunable) */
+    SB_VAR_Y = 6,       /* user output */
+    SB_VAR_SETTING = 7, /* solver or stabilization setting (index: SbSetting) */
+    SB_VAR_EVENT = 8,   /* event indicator (index: the contacts, the switching functions, the friction elements) */
+    SB_VAR_X = 9,       /* first-order state (continuous state) */
+    SB_VAR_DX = 10,     /* rate of a first-order state, der(<state>) */
 } SbVarKind;
 
-/* FMI types of variables (SB_TYPE_ENUM: an integer code, FMI 2 Integer / FMI 3 Int64). */
-typedef enum { SB_TYPE_REAL = 0, SB_TYPE_ENUM, SB_TYPE_BOOLEAN } SbVarType;
+/* FMI types of variables. */
+typedef enum {
+    SB_TYPE_REAL = 0,    /* FMI 2 Real / FMI 3 Float64 */
+    SB_TYPE_ENUM = 1,    /* an integer code: FMI 2 Integer / FMI 3 Int64 */
+    SB_TYPE_BOOLEAN = 2, /* FMI 2 / FMI 3 Boolean */
+} SbVarType;
 
 /* One FMU variable; its value reference is its index in sb_model.variables. */
 typedef struct {
-    const char *name;
-    SbVarKind kind;
-    int index;     /* index in its vector (q, u, p, y) or the SbSetting */
-    SbVarType type;
-    double min;    /* accepted values (inclusive); -INFINITY / INFINITY when unbounded */
-    double max;
+    const char *name; /* its name in modelDescription.xml */
+    SbVarKind kind;   /* what it is */
+    int index;        /* index in its vector (q, u, p, y, ...) or the SbSetting */
+    SbVarType type;   /* its FMI type */
+    double min;       /* smallest accepted value (inclusive); -INFINITY when unbounded */
+    double max;       /* largest accepted value (inclusive); INFINITY when unbounded */
 } SbVariable;
 
+/* The model: sizes, variables, start values and names (model.c). */
 typedef struct {
-    const char *name;               /* model name */
-    const char *token;              /* instantiation token (FMI 3) / GUID (FMI 2) */
-    int nq;                         /* coordinates */
-    int nc;                         /* constraint rows of D (holonomic first) */
-    int nh;                         /* holonomic rows */
-    int ninit;                      /* rows of Phi_init (Phi followed by initial conditions) */
-    int nu, np, ny;                 /* inputs, parameters, outputs */
-    int has_me, has_cs;             /* interfaces compiled into this FMU */
-    int nvars;
-    const SbVariable *variables;
-    const double *q0, *dq0, *u0, *p0;   /* start values */
-    const double *settings0;            /* default settings (SB_N_SETTINGS) */
-    const int *init_fix;                /* per Phi_init row: coordinate held at its start value, or -1 */
-    const unsigned char *independent;   /* per coordinate: 1 when its start velocity is independent at the
-                                           model's start configuration (sb_assembly.c, initial velocities) */
-    const char *const *coordinate_names;
-    const char *const *constraint_names;   /* rows of D */
-    const char *const *init_names;         /* rows of Phi_init */
-    int nk;                                /* unilateral contacts (sb_contacts; sb_events.c) */
-    const char *const *contact_names;
-    int nsw;                               /* switching functions of the loads (sb_switches) */
-    int nf;                                /* stick-slip friction elements (sb_frictions; sb_events.c) */
-    const char *const *friction_names;
-    int friction_implicit;                 /* some normal force depends on multipliers or event forces */
-    int has_direct;                        /* 1: sb_accelerations_direct gives ddq (closed form) */
-    int ns;                                /* first-order states (sb_rates), after q and dq in the state */
-    const double *s0;                      /* their start values */
-    const char *const *state_names;
-    int nmotion;                           /* motion inputs */
-    const int *motion;                     /* per motion input: the index of its position z in u (dz, ddz follow) */
-    int nconst;                            /* entries of the constants block (sb_constants) */
+    const char *name;                    /* model name */
+    const char *token;                   /* instantiation token (FMI 3) / GUID (FMI 2) */
+    int nq;                              /* coordinates */
+    int nc;                              /* constraint rows of D (holonomic first) */
+    int nh;                              /* holonomic rows */
+    int ninit;                           /* rows of Phi_init (Phi followed by initial conditions) */
+    int nu;                              /* inputs */
+    int np;                              /* parameters */
+    int ny;                              /* outputs */
+    int has_me;                          /* 1: the Model Exchange interface is compiled into this FMU */
+    int has_cs;                          /* 1: the Co-Simulation interface is compiled into this FMU */
+    int nvars;                           /* FMU variables */
+    const SbVariable *variables;         /* the FMU variables (nvars), by value reference */
+    const double *q0;                    /* start positions (nq) */
+    const double *dq0;                   /* start velocities (nq) */
+    const double *u0;                    /* start inputs (nu) */
+    const double *p0;                    /* parameter values (np) */
+    const double *settings0;             /* default settings (SB_N_SETTINGS) */
+    const int *init_fix;                 /* per Phi_init row: coordinate held at its start value, or -1 */
+    const unsigned char *independent;    /* per coordinate: 1 when its start velocity is independent at the
+                                            model's start configuration (sb_assembly.c, initial velocities) */
+    const char *const *coordinate_names; /* names of the coordinates (nq) */
+    const char *const *constraint_names; /* names of the rows of D (nc) */
+    const char *const *init_names;       /* names of the rows of Phi_init (ninit) */
+    int nk;                              /* unilateral contacts (sb_contacts; sb_events.c) */
+    const char *const *contact_names;    /* their names (nk) */
+    int nsw;                             /* switching functions of the loads (sb_switches) */
+    int nf;                              /* stick-slip friction elements (sb_frictions; sb_events.c) */
+    const char *const *friction_names;   /* their names (nf) */
+    int friction_implicit;               /* 1: some normal force depends on multipliers or event forces */
+    int has_direct;                      /* 1: sb_accelerations_direct gives ddq (closed form) */
+    int ns;                              /* first-order states (sb_rates), after q and dq in the state */
+    const double *s0;                    /* their start values (ns) */
+    const char *const *state_names;      /* their names (ns) */
+    int nmotion;                         /* motion inputs */
+    const int *motion;                   /* per motion input: the index of its position z in u (dz, ddz follow) */
+    int nconst;                          /* entries of the constants block (sb_constants) */
 } SbModel;
 
+/* sb_model: the model's description */
 extern const SbModel sb_model;
 
-/* sign function of the generated code */
-static inline double sb_sign(double x) { return (double)((x > 0) - (x < 0)); }
-
-/* ---- generated from symbody/fmu/contract.py (python -m symbody.fmu.contract): do not edit ---- */
+/* sb_mass_parent: parent of each coordinate in the tree of the mass matrix (-1: a root), or NULL when M is
+   not factored along a tree (sb_ltdl.h) */
+extern const int *const sb_mass_parent;
 
 /* Solver and stabilization settings, exposed as FMU parameters with dotted names (solver.method,
    baumgarte.alpha, ...) that cannot clash with model names; the index of the settings vector. */

@@ -39,9 +39,9 @@ if TYPE_CHECKING:  # the same names for type checkers and IDEs, which do not run
         Rz,
         SmallRotation,
     )
-    from .model.point import Frame, Point
+    from .model.bodies import Solid, inertia
+    from .model.geometry import Frame, Point
     from .model.shapes import Axes, Box, Cylinder, Line, Mesh, Sphere
-    from .model.solid import Solid, inertia
     from .model.system import System
     from .model.vector import Tensor, Vector, cross, dot
     from .numeric.model import NumericModel
@@ -92,12 +92,12 @@ _LAZY = {
         ),
         "model.base",
     ),
-    "Frame": "model.point",
-    "Point": "model.point",
+    "Frame": "model.geometry",
+    "Point": "model.geometry",
     **dict.fromkeys(("Axes", "Box", "Cylinder", "Line", "Mesh", "Sphere"), "model.shapes"),
     "animate": "viz.animation",
-    "Solid": "model.solid",
-    "inertia": "model.solid",
+    "Solid": "model.bodies",
+    "inertia": "model.bodies",
     "System": "model.system",
     "NumericModel": "numeric.model",
     "Tensor": "model.vector",

@@ -48,7 +48,7 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import __version__
 from .errors import ArgumentError, SymbodyError
@@ -66,6 +66,9 @@ from .fmu.arguments import (
 from .fmu.system_cli import add_system
 from .study.cli import add_sweep
 from .viz.cli import add_parser as add_animate
+
+if TYPE_CHECKING:
+    from .equations import Equations
 
 
 class CliError(SymbodyError):
@@ -275,7 +278,7 @@ def _export_matlab(args: argparse.Namespace) -> int:
     return 0
 
 
-def _model_info(eq) -> dict[str, Any]:
+def _model_info(eq: Equations) -> dict[str, Any]:
     from .codegen.counts import export_ops, stats
 
     st = dict(stats(eq))
@@ -288,6 +291,7 @@ def _model_info(eq) -> dict[str, Any]:
     st["states"] = eq.nx
     st["state_names"] = [x.name for x in eq.states]
     st["output_names"] = [o.name for o in eq.outputs]
+    st["elements"] = [f"{kind} {name}" for kind, name in eq.elements]
     return st
 
 
@@ -329,6 +333,8 @@ def cmd_info(args: argparse.Namespace) -> int:
     if st["states"]:
         print(f"  states       {st['states']}{names('state_names')}")
     print(f"  outputs      {st['outputs']}{names('output_names')}")
+    if st["elements"]:
+        print(f"  elements     {len(st['elements'])}{names('elements')}")
     print(f"  atoms        {st['atoms']}")
     direct = f", accelerations by {eq.accelerations_method}" if eq.accelerations_method else ""
     print(f"  dynamics     {st['formulation'].replace('_', ' ')} formulation{direct}")

@@ -34,7 +34,7 @@ from .symbolic.printing import to_str
 from .units import base_units, check_unit
 
 
-class Equations(Protocol):
+class CheckedEquations(Protocol):
     """What the checks read of :class:`symbody.Equations` (this module sits below it and does not import it).
 
     The records (``parameters``, ``inputs``, ``coordinates``, ``outputs``, the rows) are those of
@@ -130,7 +130,7 @@ def format_dimension(d: Dim) -> str:
 class DimensionChecker:
     """Infers dimensions of atoms and reports the first inconsistent sum or function argument."""
 
-    def __init__(self, eq: Equations):
+    def __init__(self, eq: CheckedEquations):
         # a Dim, _UNKNOWN (None) or _WILD (a number: any dimension); a float scale, _UNKNOWN or _WILD
         self.dims: dict[Expr, Any] = {}
         self.scales: dict[Expr, Any] = {}
@@ -196,8 +196,8 @@ class DimensionChecker:
 
         Example:
             >>> import symbody as sb
-            >>> s = sb.System("d"); x = s.coordinate("x", unit="m"); T = s.parameter("T", 1.0, "s")
-            >>> _ = s.particle("p", s.point("P", s.origin, (x, 0, 0)), s.parameter("m", 1.0, "kg"))
+            >>> s = sb.System("d"); x = s.coordinate("x", unit="m"); T = s.parameter("T", 1.0, unit="s")
+            >>> _ = s.particle("p", s.point("P", s.origin, (x, 0, 0)), s.parameter("m", 1.0, unit="kg"))
             >>> chk = DimensionChecker(s.derive())
             >>> chk.problem(x + T), chk.problem(x, parse_dimension("s")), chk.problem(x + 2.0, parse_dimension("m"))
             ('adds m and s', 'is in m, not s', None)
@@ -423,7 +423,7 @@ class UnitMismatch(ModelError):
         self.what = what
 
 
-def check_dimensions(eq: Equations) -> None:
+def check_dimensions(eq: CheckedEquations) -> None:
     """Raise :class:`ModelError` at the first dimensionally inconsistent expression of ``eq``."""
     # units are checked where they are declared; a record changed afterwards is caught here
     for kind, records in (
@@ -477,7 +477,7 @@ def _known(x: Any) -> TypeGuard[Any]:
     return x is not _UNKNOWN and x is not _WILD
 
 
-def _check_balance(chk: DimensionChecker, eq: Equations) -> None:
+def _check_balance(chk: DimensionChecker, eq: CheckedEquations) -> None:
     """``M ddq = delta``: every ``M[i][j] ddq[j]`` must be in the unit (and scale) of ``delta[i]``.
 
     An entry with a floating-point factor (``9.81 * m`` from gravity given as numbers)

@@ -105,6 +105,8 @@ class Equations:
             ``delta`` and in the constraint rows).
             These three are the events of a simulation (:mod:`symbody.numeric.events`); the contact and
             friction force symbols follow the multipliers in the ``lam`` argument of generated functions.
+        elements: ``(kind, name)`` of the model's hoisting and actuation elements (ropes, slings,
+            buffers, winches, hydraulic cylinders), in the order they were added.
     """
 
     name: str
@@ -145,6 +147,7 @@ class Equations:
     contacts: list[ContactInfo] = field(default_factory=list)
     frictions: list[FrictionInfo] = field(default_factory=list)
     switches: list[Expr] = field(default_factory=list)
+    elements: list[tuple[str, str]] = field(default_factory=list)
     accelerations: list[Expr] = field(default_factory=list)
     pivots: list[Expr] = field(default_factory=list)
     accelerations_method: str = ""

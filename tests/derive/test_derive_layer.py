@@ -24,7 +24,7 @@ def particle_on(name: str, *rows, x0: float = 1.2) -> sb.System:
     """A particle in the plane under gravity, held by the given rows of ``(x, y)``."""
     s = sb.System(name)
     x, y = s.coordinate("x", x0, unit="m"), s.coordinate("y", 0.0, unit="m")
-    s.particle("b", s.point("P", s.origin, (x, y, 0)), s.parameter("m", 1.0, "kg"))
+    s.particle("b", s.point("P", s.origin, (x, y, 0)), s.parameter("m", 1.0, unit="kg"))
     s.gravity((0, -9.81, 0))
     for k, row in enumerate(rows):
         s.constraint(f"c{k}", row(x, y))

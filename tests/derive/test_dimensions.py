@@ -1,8 +1,12 @@
 """Dimensional analysis: every example is consistent, and unit mismatches are reported by name."""
 
+import math
+
 import pytest
 
 import symbody as sb
+from symbody.dimensions import DimensionChecker, parse_dimension
+from symbody.symbolic.evaluate import evaluate
 
 from support import EXAMPLES, example  # noqa: F401
 
@@ -31,7 +35,13 @@ def test_consistent_pendulum_with_torque_passes():
     s, g, l, m, th = pendulum()
     s.generalized_force("motor", th, s.input("tau", unit="N*m"))
     s.output("height", -l * sb.cos(th), unit="m")
-    s.derive()
+    eq = s.derive()  # derive() runs the check
+    chk = DimensionChecker(eq)
+    at = {s.inputs["tau"].symbol: 1.0, m: 2.0, l: 0.5, g: 9.81, th: 0.3}
+    assert evaluate(eq.delta[0], at) == pytest.approx(1.0 - 2.0 * 0.5 * 9.81 * math.sin(0.3), rel=1e-14)
+    assert chk.dim(eq.delta[0]) == parse_dimension("N*m")  # the equation of an angle balances torques
+    assert chk.dim(eq.M[0][0]) == parse_dimension("kg*m2")
+    assert chk.dim(eq.outputs[0].expr) == parse_dimension("m")
 
 
 def test_force_added_to_mass_is_reported():
@@ -65,7 +75,9 @@ def test_models_without_units_are_never_rejected():
     x = s.coordinate("x", 0.0)
     s.particle("p", s.point("P", s.origin, (x, 0, 0)), m)
     s.generalized_force("f", x, m + 3)
-    s.derive()
+    eq = s.derive()  # derive() runs the check: a sum of a mass and a number passes when nothing has a unit
+    assert len(eq.delta) == 1 and evaluate(eq.delta[0], {m: 2.0}) == 5.0 and eq.M == [[m]]
+    assert DimensionChecker(eq).dim(eq.delta[0]) is None  # no dimension known: nothing to compare
 
 
 def test_atan2_of_different_dimensions_is_reported():

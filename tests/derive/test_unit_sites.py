@@ -11,6 +11,7 @@ import re
 import pytest
 
 import symbody as sb
+from symbody.dimensions import DimensionChecker, parse_dimension
 
 from support import example
 
@@ -30,7 +31,7 @@ def derive_error(s: sb.System) -> str:
 def test_point_placed_with_bare_numbers_in_a_turning_base():
     s = crane()
     lamp = s.point("lamp_point", "trolley", sb.Vector(s.bases["rope"], 1.0, 0, 0.8))
-    s.particle("lamp", lamp, s.parameter("m_lamp", 5.0, "kg"))
+    s.particle("lamp", lamp, s.parameter("m_lamp", 5.0, unit="kg"))
     message = derive_error(s)
     assert "point 'lamp_point' is placed at (1, 0, 0.8) in base 'rope' from point 'trolley'" in message
     assert "its velocity adds m/s and 1/s" in message  # omega x (1, 0, 0.8) is in 1/s
@@ -73,4 +74,8 @@ def test_numbers_that_keep_the_units_consistent_are_accepted():
         "lamp", s.point("lamp_point", "trolley", sb.Vector(s.bases["jib"], 1.0 + H, 0, 0)), s.parameters["m_jib"].symbol
     )
     s.point("marker", s.origin, (1.0, 2.0, 0.0))
-    s.derive()
+    chk = DimensionChecker(s.derive())  # derive() runs the check
+    assert {chk.dim(c) for c in s.position("lamp_point").components(s.ground_base)} == {parse_dimension("m")}
+    vx, vy, _ = s.velocity("lamp_point").components(s.ground_base)
+    assert chk.dim(vx) == chk.dim(vy) == parse_dimension("m/s")
+    assert s.velocity("marker").components(s.ground_base) == (0, 0, 0)

@@ -61,10 +61,10 @@ def call_rows(version: int) -> dict[str, str]:
         end = found[k + 1].start() if k + 1 < len(found) else len(text)
         chunk = text[match.start() : end]
         name = match.group(1) or match.group(2)
-        entered = re.search(rf"ENTER\(fmi{version}{name}, (SB_CALL_\w+)\)", chunk)
+        entered = re.search(r"\bSB_ENTER\(\w+, (SB_CALL_\w+)\);", chunk)
         if entered:
             rows[name] = entered.group(1)
-        elif re.search(rf"UNSUPPORTED\(fmi{version}{name},|^NO_CLOCKS", chunk, re.M):
+        elif re.search(r"\bUNSUPPORTED\(\"|^NO_CLOCKS", chunk, re.M):
             rows[name] = "SB_CALL_ANY_STATE"  # the macros enter with this row
         else:
             generated = re.match(rf"NO_SUCH_TYPE\(fmi{version}{name}, \w+, \w*, (SB_CALL_\w+)\)", chunk)
@@ -180,3 +180,26 @@ def test_model_exchange_calls_in_the_wrong_state_are_errors_naming_function_and_
         assert len(s.derivatives()) == 2
     finally:
         s.fmu.freeInstance()
+
+
+@pytest.mark.parametrize("version", (2, 3))
+def test_each_wrapper_function_names_itself_once(version):
+    """The entry and the interface check are defined once (sb_calls.h) and name the function by __func__: no FMI
+    function name is written out in a wrapper but in the messages of the functions without an instance."""
+    text = (template_dir() / f"fmi{version}Functions.c").read_text()
+    assert not re.search(r"#define (SB_)?(ENTER|NEED)\b", text)
+    assert len(re.findall(r"#define SB_(ENTER|NEED)\(", (template_dir() / "sb_calls.h").read_text())) == 2
+    named = re.findall(rf"\"(fmi{version}[A-Z]\w*)\b(?!\.h)", text)  # the #include of fmiNFunctions.h aside
+    assert {name.removeprefix(f"fmi{version}") for name in named} <= NO_INSTANCE, named
+
+
+def test_every_state_of_an_instance_can_be_entered():
+    """SbMode holds the states the runtime enters, no other (FMI 3 has no error state; a refused call changes
+    nothing, so FMI 2's is not one either): each is assigned somewhere in the runtime."""
+    header = (template_dir() / "sb_runtime.h").read_text()
+    modes = re.findall(r"\b(SB_MODE_\w+)", re.search(r"typedef enum \{(.*?)\} SbMode;", header, re.S).group(1))
+    assert "SB_MODE_ERROR" not in modes and len(modes) == 6
+    lines = [line for p in template_dir().glob("*.c") for line in p.read_text().splitlines()]
+    entering = [line for line in lines if re.search(r"\bmode = [^=]|sb_enter_mode\(inst, ", line)]
+    entered = {mode for line in entering for mode in re.findall(r"\bSB_MODE_\w+", line)}
+    assert entered == set(modes), set(modes) - entered

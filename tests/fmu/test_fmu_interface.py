@@ -333,8 +333,8 @@ def test_rk4_is_fourth_order():
 def stiff_system() -> sb.System:
     """A pendulum carried by a stiff, heavily damped slider (eigenvalues about -2e4 and -500 1/s)."""
     s = sb.System("stiff_slider")
-    k, c = s.parameter("k", 1e7, "N/m"), s.parameter("c", 2e4, "N*s/m")
-    m, L, g = s.parameter("m", 1.0, "kg"), s.parameter("L", 1.0, "m"), s.parameter("g", 9.81, "m/s2")
+    k, c = s.parameter("k", 1e7, unit="N/m"), s.parameter("c", 2e4, unit="N*s/m")
+    m, L, g = s.parameter("m", 1.0, unit="kg"), s.parameter("L", 1.0, unit="m"), s.parameter("g", 9.81, unit="m/s2")
     x = s.coordinate("x", 0.0, unit="m")
     th = s.coordinate("th", 0.5, unit="rad")
     cart = s.point("C", s.origin, (x, 0, 0))
@@ -477,7 +477,7 @@ def test_errors_name_the_variable_and_keep_the_state(version):
 def driven_pendulum() -> sb.System:
     """A pendulum on a cart whose motion is prescribed, x = A sin(w t): a rheonomic constraint."""
     s = sb.System("driven_pendulum")
-    A, w = s.parameter("A", 0.1, "m"), s.parameter("w", 2.0, "1/s")
+    A, w = s.parameter("A", 0.1, unit="m"), s.parameter("w", 2.0, unit="1/s")
     x = s.coordinate("x", 0.0, unit="m")
     th = s.coordinate("th", 0.4, unit="rad")
     cart = s.point("C", s.origin, (x, 0, 0))
@@ -486,7 +486,7 @@ def driven_pendulum() -> sb.System:
     s.particle("bob", s.point("P", cart, (0, -1, 0), base=B), 1.0)
     s.gravity((0, -9.81, 0))
     s.prescribe("drive", x, s.time_function("z", A * sb.sin(w * s.t)))
-    s.output("F_drive", -s.multiplier("drive"), "N", "force driving the cart")
+    s.output("F_drive", -s.multiplier("drive"), unit="N", description="force driving the cart")
     return s
 
 
@@ -527,7 +527,7 @@ def cartesian_pendulum(redundant: bool = False, massless_aux: bool = False) -> s
     """A pendulum in Cartesian coordinates: optionally a duplicated (redundant) rod constraint, or a massless
     auxiliary coordinate tied to x (singular M, regular augmented matrix)."""
     s = sb.System("cartesian_pendulum")
-    L, m, g = s.parameter("L", 1.0, "m"), s.parameter("m", 1.0, "kg"), s.parameter("g", 9.81, "m/s2")
+    L, m, g = s.parameter("L", 1.0, unit="m"), s.parameter("m", 1.0, unit="kg"), s.parameter("g", 9.81, unit="m/s2")
     x, y = s.coordinate("x", 0.6, unit="m"), s.coordinate("y", -0.8, unit="m")
     s.particle("bob", s.point("P", s.origin, (x, y, 0)), m)
     s.gravity((0, -g, 0))

@@ -65,8 +65,8 @@ def redundant_pendulum() -> sb.System:
     indefinite mass matrix is exercised (a mass parameter without a declared range gets ``min = 0``).
     """
     s = sb.System("redundant_pendulum")
-    L, g = s.parameter("L", 1.0, "m"), s.parameter("g", 9.81, "m/s2")
-    m = s.parameter("m", 1.0, "kg", min=-1e6)
+    L, g = s.parameter("L", 1.0, unit="m"), s.parameter("g", 9.81, unit="m/s2")
+    m = s.parameter("m", 1.0, unit="kg", min=-1e6)
     x, y = s.coordinate("x", 0.6, unit="m"), s.coordinate("y", -0.8, unit="m")
     s.particle("bob", s.point("P", s.origin, (x, y, 0)), m)
     s.gravity((0, -g, 0))
@@ -74,7 +74,7 @@ def redundant_pendulum() -> sb.System:
     s.constraint("rod", x**2 + y**2 - L**2)
     s.constraint("rod_again", 2 * (x**2 + y**2 - L**2))
     s.fix_initial(x)
-    s.output("tension", -s.multiplier("rod") - 2 * s.multiplier("rod_again"), "N/m")
+    s.output("tension", -s.multiplier("rod") - 2 * s.multiplier("rod_again"), unit="N/m")
     return s
 
 
@@ -232,6 +232,26 @@ def test_the_hosts_call_every_fmi_function(version):
     host = (HOSTS / f"fmi{version}_host.c").read_text()
     assert len(functions) > 40
     assert sorted(f for f in functions if f"{f}(" not in host) == []
+
+
+def _host_functions(version: int) -> dict[str, str]:
+    """name -> body of each function the host defines, its standard's names made alike (fmi2/fmi3 -> fmiN)."""
+    text = (HOSTS / f"fmi{version}_host.c").read_text()
+    text = re.sub(r"fmi[23]Component|fmi[23]Instance", "Fmu", text).replace(f"fmi{version}", "fmiN")
+    found = re.finditer(r"^static [^;{]*?\b(\w+)\(([^)]*)\)\n\{\n(.*?)^\}", text, re.M | re.S)
+    return {m.group(1): m.group(3) for m in found}
+
+
+def test_the_hosts_share_their_common_checks():
+    """The checks both hosts run are written once (host_checks.h): no function of one host is the other's after
+    renaming, the adapters to each standard's functions (h_*) aside."""
+    fmi2, fmi3 = _host_functions(2), _host_functions(3)
+    assert len(fmi2) > 15 and len(fmi3) > 15
+    same = sorted(name for name in fmi2.keys() & fmi3.keys() if fmi2[name] == fmi3[name] and not name.startswith("h_"))
+    assert same == []
+    checks = set(re.findall(r"^static [^;{]*?\b(\w+)\([^)]*\)\n\{", (HOSTS / "host_checks.h").read_text(), re.M))
+    assert {"simulate", "test_cycles", "test_stop_time", "run_threads"} <= checks
+    assert checks.isdisjoint(fmi2) and checks.isdisjoint(fmi3), checks & (fmi2.keys() | fmi3.keys())
 
 
 @pytest.mark.slow

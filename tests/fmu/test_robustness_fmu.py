@@ -63,7 +63,7 @@ def radial_fall() -> sb.System:
     an infinite speed: no step size carries an integrator past that instant.
     """
     s = sb.System("radial_fall")
-    mu = s.parameter("mu", 1.0, "m3/s2", "gravitational parameter of the centre", min=0.0)
+    mu = s.parameter("mu", 1.0, unit="m3/s2", description="gravitational parameter of the centre", min=0.0)
     r = s.coordinate("r", 1.0, unit="m")
     s.particle("body", s.point("P", s.origin, (r, 0, 0)), 1.0)
     s.generalized_force("attraction", r, -mu / r**2)
@@ -80,8 +80,8 @@ def cartesian_pendulum() -> sb.System:
     indefinite mass matrix is exercised (a mass parameter without a declared range gets ``min = 0``).
     """
     s = sb.System("cartesian_pendulum")
-    L, g = s.parameter("L", 1.0, "m"), s.parameter("g", 9.81, "m/s2")
-    m = s.parameter("m", 1.0, "kg", min=-1e6)
+    L, g = s.parameter("L", 1.0, unit="m"), s.parameter("g", 9.81, unit="m/s2")
+    m = s.parameter("m", 1.0, unit="kg", min=-1e6)
     x, y = s.coordinate("x", 0.6, unit="m"), s.coordinate("y", -0.8, unit="m")
     s.particle("bob", s.point("P", s.origin, (x, y, 0)), m)
     s.gravity((0, -g, 0))

@@ -29,3 +29,11 @@ def test_every_runtime_file_is_shipped_and_compiled():
     shipped = {*GENERIC_SOURCES, *GENERIC_HEADERS, *WRAPPERS, *controllers, "sb_glibc_floor.h"}
     present = {f.name for f in [*template_dir().glob("*.c"), *template_dir().glob("*.h")]}
     assert present == shipped
+
+
+def test_the_runtime_header_lists_every_runtime_source():
+    """sb_runtime.h's list of the runtime's files by concern names each source the FMUs compile besides the
+    wrappers, and only those."""
+    header = (template_dir() / "sb_runtime.h").read_text()
+    listed = re.findall(r"^ \*   (sb_\w+\.c) ", header[: header.index("*/")], re.M)
+    assert sorted(listed) == sorted(GENERIC_SOURCES)

@@ -156,7 +156,7 @@ def add_joint(s, kind, J1, B1, J2, B2):
     if kind == "cylindrical":
         return s.cylindrical_joint("j", J1, B1, J2, B2, axis="z")
     if kind == "universal":
-        return s.universal_joint("j", J1, B1, "x", J2, B2, "y")
+        return s.universal_joint("j", J1, B1, J2, B2, axis1="x", axis2="y")
     return s.distance_joint("j", J1, J2, 0.8)
 
 

@@ -17,7 +17,7 @@ def test_coulomb_friction_on_a_sliding_block():
     x = s.coordinate("x")
     F, vs = s.parameter("F", 3.0), s.parameter("vs", 0.01)
     s.particle("b", s.point("P", s.origin, (x, 0, 0)), 2.0)
-    s.coulomb_friction("friction", x, F, vs)
+    s.coulomb_friction("friction", x, F, smoothing=vs)
     nm = NumericModel(s.derive())
     for v in (-1.0, -0.003, 0.0, 0.004, 2.0):
         assert nm.delta([0.0], [v])[0] == pytest.approx(-3.0 * math.tanh(v / 0.01), rel=1e-14, abs=1e-15)

@@ -259,7 +259,7 @@ def test_joint_errors(s):
     with pytest.raises(sb.ModelError, match="joint 'dj': its points 'P' and 'P' always coincide"):
         s.distance_joint("dj", P, P, 1.0)
     with pytest.raises(sb.ModelError, match="joint 'g': 1 equations but 2 reaction names"):
-        s.generic_joint("g", [s.symbol("q")], ["a", "b"])
+        s.generic_joint("g", [s.symbol("q")], reactions=["a", "b"])
     with pytest.raises(sb.ModelError, match="unknown axis 'w'"):
         s.prismatic_joint("pj", s.origin, s.ground_base, P, "B", axis="w")
 

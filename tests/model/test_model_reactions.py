@@ -42,8 +42,7 @@ def pendulum(name: str = "pend", reaction: bool = True) -> sb.System:
     return s
 
 
-def test_pendulum_pin_reaction_is_m_times_aG_minus_g():
-    res = simulate(pendulum().derive(), 2.0, dt=0.05)
+def _pin_force_is_m_times_aG_minus_g(res) -> None:
     m, l = 2.0, 0.8
     th, dth, ddth = res["th"], res["dth"], res["ddth"]
     aGx = l * (-(dth**2) * np.cos(th) - ddth * np.sin(th))
@@ -51,6 +50,11 @@ def test_pendulum_pin_reaction_is_m_times_aG_minus_g():
     assert np.max(np.abs(dth)) > 1.0  # a real swing
     np.testing.assert_allclose(res["pin_F_x"], m * aGx, atol=1e-9)
     np.testing.assert_allclose(res["pin_F_y"], m * (aGy + G), atol=1e-9)
+
+
+def test_pendulum_pin_reaction_is_m_times_aG_minus_g():
+    res = simulate(pendulum().derive(), 2.0, dt=0.05)
+    _pin_force_is_m_times_aG_minus_g(res)
     np.testing.assert_allclose(res["pin_F_z"], 0.0, atol=1e-12)
     # the pin axis is free: no moment about z; about x and y the planar body needs none either
     for ax in "xyz":
@@ -219,11 +223,11 @@ def test_free_tree_joint_transmits_nothing_when_a_constraint_joint_holds_the_bod
     if kind == "distance":
         s.distance_joint("J", s.origin, s.point("E", O, (1, 0, 0), B), 1.0)
     elif kind == "universal":
-        s.universal_joint("J", s.origin, "xyz", "x", O, B, "y")
+        s.universal_joint("J", s.origin, "xyz", O, B, axis1="x", axis2="y")
     elif kind == "spherical":
         s.spherical_joint("J", s.origin, O)
     else:
-        getattr(s, f"{kind}_joint")("J", s.origin, "xyz", O, B, "x")
+        getattr(s, f"{kind}_joint")("J", s.origin, "xyz", O, B, axis="x")
     s.joint_reaction("body", name="free", base="xyz")
     res = simulate(s.derive(), 0.5, dt=0.05, rtol=1e-10, atol=1e-12)
     assert np.max(np.abs(res.dq)) > 0.1  # it moves
@@ -343,7 +347,7 @@ def test_spring_and_force_on_subtree_and_actuation_in_the_joint():
     P = s.point("P", C, (0, -1.0, 0), B)
     s.particle("bob", P, 0.5)
     s.gravity((0, -G, 0))
-    s.spring_damper("k", s.origin, C, 20.0, 0.0, 0.3)
+    s.spring_damper("k", s.origin, C, k=20.0, rest_length=0.0, damping=0.3)
     s.force("push", "bob", P, (2.0, 0, 0))
     s.force("link", "bob", P, (0, 1.5, 0), reaction="cart")  # internal to the cart's subtree
     s.generalized_force("motor", th, -0.4 * s.dt(th))
@@ -374,7 +378,7 @@ def test_load_coupling_the_subtree_with_other_joints_is_refused():
     s.generalized_force("relative", t2, -(t1 + t2))  # in b2's joint, inside b1's subtree
     s.joint_reaction("b2", name="ok")  # a generalized force on the joint's own coordinate is transmitted
     s.joint_reaction("b1", name="ok1")
-    s.torsion_spring_damper("absolute", t1 + t2, 5.0)
+    s.torsion_spring_damper("absolute", t1 + t2, k=5.0)
     with pytest.raises(ModelError, match="'absolute' acts along coordinates 't1', 't2'"):
         s.joint_reaction("b2", name="R")
     assert not [o for o in s.outputs if o.startswith("R_")]  # the failed call declared nothing
@@ -448,7 +452,7 @@ def test_contact_acting_on_the_subtree_is_refused():
 
 def test_reaction_taken_before_a_load_is_refused_at_derivation():
     s = pendulum("late")
-    s.spring_damper("k", s.origin, s.point("T", s.origin, (0.8, 0, 0), "B"), 5.0, 0.1, solid2="bar")
+    s.spring_damper("k", s.origin, s.point("T", s.origin, (0.8, 0, 0), "B"), k=5.0, rest_length=0.1, solid2="bar")
     with pytest.raises(ModelError, match="joint reaction of solid 'bar' was taken before"):
         s.derive()
     s.joint_reaction("bar")  # taking it again does not make the first one right
@@ -461,13 +465,18 @@ def test_failed_reaction_leaves_nothing_behind():
     with pytest.raises(ModelError):
         s.joint_reaction("bar", name="pin")  # the outputs pin_* exist already
     assert len(s.reactions) == 1
-    s.derive()
+    assert [o.name for o in s.derive().outputs] == [f"pin_{w}_{ax}" for w in "FM" for ax in "xyz"]
 
 
 def test_initial_rows_after_the_reaction_are_fine():
     s = pendulum("init")
     s.fix_initial("th")
-    s.derive()
+    eq = s.derive()
+    assert [r.name for r in eq.initial_rows] == ["th_init"]
+    assert [o.name for o in eq.outputs] == [f"pin_{w}_{ax}" for w in "FM" for ax in "xyz"]
+    res = simulate(eq, 2.0, dt=0.05)
+    assert res["th"][0] == pytest.approx(0.7, abs=1e-12)  # held by the initial row
+    _pin_force_is_m_times_aG_minus_g(res)
 
 
 def test_free_body_transmits_nothing_whatever_loads_act_on_it():
@@ -482,7 +491,7 @@ def test_free_body_transmits_nothing_whatever_loads_act_on_it():
     s.solid("body", O, B, mass=2.0, com=(0.3, -0.2, 0.25), inertia=(0.2, 0.3, 0.1, 0.01, 0.02, -0.015))
     E = s.point("E", O, (0.5, 0.1, 0), B)
     s.gravity((0.5, -G, -1.0))
-    s.spring_damper("k", s.point("A", s.origin, (1, 1, 1)), E, 30.0, 0.5, 0.7, solid2="body")
+    s.spring_damper("k", s.point("A", s.origin, (1, 1, 1)), E, k=30.0, rest_length=0.5, damping=0.7, solid2="body")
     s.force("f", "body", E, (0.0, 1.0, 2.0), moment=(0.3, 0, -0.2), base=B)
     s.torque("twist", "body", (0, 0.4, 0))
     s.viscous_friction("air", c=0.2, base1="xyz", base2=B)

@@ -65,7 +65,7 @@ def euler_parameters(s: sb.System) -> sb.EulerParameters:
 # (factory, failing call, corrected call): each a function of the system
 CASES = {
     "parameter": (lambda s: s.parameter("k", "stiff"), lambda s: s.parameter("k", 1.0)),
-    "parameters_": (lambda s: s.parameters_("k1 k2 x"), lambda s: s.parameters_("k1 k2 k3")),
+    "parameter_group": (lambda s: s.parameter_group("k1 k2 x"), lambda s: s.parameter_group("k1 k2 k3")),
     "coordinate": (lambda s: s.coordinate("z", 0.0, "fast"), lambda s: s.coordinate("z", 0.0, 1.0)),
     "aux_coordinate": (lambda s: s.aux_coordinate("dz", unit="parsec"), lambda s: s.aux_coordinate("dz")),
     "input": (lambda s: s.input("u", float("nan")), lambda s: s.input("u", 0.0)),
@@ -135,7 +135,7 @@ CASES = {
         lambda s: s.initial_constraint("ic", s.symbol("l") - 1),
         lambda s: s.initial_constraint("ic", s.symbol("x") - 1),
     ),
-    "fix_initial": (lambda s: s.fix_initial("x", "w_y"), lambda s: s.fix_initial("x")),
+    "fix_initial": (lambda s: s.fix_initial("x", name="w_y"), lambda s: s.fix_initial("x")),
     "prescribe": (
         lambda s: s.prescribe("drive", "th", s.symbol("x")),
         lambda s: s.prescribe("drive", "th", 2 * s.t),
@@ -157,8 +157,8 @@ CASES = {
         lambda s: s.cylindrical_joint("J", "A", "xyz", "P", "B"),
     ),
     "universal_joint": (
-        lambda s: s.universal_joint("J", "A", "xyz", "x", "nowhere", "B", "y"),
-        lambda s: s.universal_joint("J", "A", "xyz", "x", "P", "B", "y"),
+        lambda s: s.universal_joint("J", "A", "xyz", "nowhere", "B", axis1="x", axis2="y"),
+        lambda s: s.universal_joint("J", "A", "xyz", "P", "B", axis1="x", axis2="y"),
     ),
     "distance_joint": (
         lambda s: s.distance_joint("J", "P", "P", s.symbol("l")),

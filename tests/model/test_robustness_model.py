@@ -22,7 +22,7 @@ from symbody.numeric import assemble
 def planar_particle(name: str = "p") -> tuple[sb.System, object, object]:
     s = sb.System(name)
     x, y = s.coordinate("x", 0.0, unit="m"), s.coordinate("y", 0.0, unit="m")
-    s.particle("b", s.point("P", s.origin, (x, y, 0)), s.parameter("m", 1.0, "kg"))
+    s.particle("b", s.point("P", s.origin, (x, y, 0)), s.parameter("m", 1.0, unit="kg"))
     s.gravity((0, -9.81, 0))
     return s, x, y
 

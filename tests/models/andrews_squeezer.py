@@ -34,23 +34,37 @@ Q0 = {
 def build() -> sb.System:
     s = sb.System("andrews_squeezer", description="Andrews' squeezing mechanism (IVP test set)")
     P = s.parameter
-    m1, m2, m3, m4 = P("m1", 0.04325, "kg"), P("m2", 0.00365, "kg"), P("m3", 0.02373, "kg"), P("m4", 0.00706, "kg")
-    m5, m6, m7 = P("m5", 0.07050, "kg"), P("m6", 0.00706, "kg"), P("m7", 0.05498, "kg")
-    i1, i2, i3 = P("i1", 2.194e-6, "kg*m2"), P("i2", 4.410e-7, "kg*m2"), P("i3", 5.255e-6, "kg*m2")
-    i4, i5, i6 = P("i4", 5.667e-7, "kg*m2"), P("i5", 1.169e-5, "kg*m2"), P("i6", 5.667e-7, "kg*m2")
-    i7 = P("i7", 1.912e-5, "kg*m2")
-    xa, ya = P("xa", -0.06934, "m"), P("ya", -0.00227, "m")
-    xb, yb = P("xb", -0.03635, "m"), P("yb", 0.03273, "m")
-    xc, yc = P("xc", 0.014, "m"), P("yc", 0.072, "m")
-    c0 = P("c0", 4530.0, "N/m", "spring stiffness")
-    d, da, e, ea = P("d", 28e-3, "m"), P("da", 115e-4, "m"), P("e", 2e-2, "m"), P("ea", 1421e-5, "m")
-    rr, ra, l0 = P("rr", 7e-3, "m"), P("ra", 92e-5, "m"), P("l0", 7785e-5, "m", "spring rest length")
-    ss, sa, sb_ = P("ss", 35e-3, "m"), P("sa", 1874e-5, "m"), P("sb", 1043e-5, "m")
-    sc, sd = P("sc", 18e-3, "m"), P("sd", 2e-2, "m")
-    ta, tb = P("ta", 2308e-5, "m"), P("tb", 916e-5, "m")
-    u, ua, ub = P("u", 4e-2, "m"), P("ua", 1228e-5, "m"), P("ub", 449e-5, "m")
-    zf, zt, fa = P("zf", 2e-2, "m"), P("zt", 4e-2, "m"), P("fa", 1421e-5, "m")
-    mom = P("mom", 33e-3, "N*m", "drive torque")
+    m1, m2, m3, m4 = (
+        P("m1", 0.04325, unit="kg"),
+        P("m2", 0.00365, unit="kg"),
+        P("m3", 0.02373, unit="kg"),
+        P("m4", 0.00706, unit="kg"),
+    )
+    m5, m6, m7 = P("m5", 0.07050, unit="kg"), P("m6", 0.00706, unit="kg"), P("m7", 0.05498, unit="kg")
+    i1, i2, i3 = P("i1", 2.194e-6, unit="kg*m2"), P("i2", 4.410e-7, unit="kg*m2"), P("i3", 5.255e-6, unit="kg*m2")
+    i4, i5, i6 = P("i4", 5.667e-7, unit="kg*m2"), P("i5", 1.169e-5, unit="kg*m2"), P("i6", 5.667e-7, unit="kg*m2")
+    i7 = P("i7", 1.912e-5, unit="kg*m2")
+    xa, ya = P("xa", -0.06934, unit="m"), P("ya", -0.00227, unit="m")
+    xb, yb = P("xb", -0.03635, unit="m"), P("yb", 0.03273, unit="m")
+    xc, yc = P("xc", 0.014, unit="m"), P("yc", 0.072, unit="m")
+    c0 = P("c0", 4530.0, unit="N/m", description="spring stiffness")
+    d, da, e, ea = (
+        P("d", 28e-3, unit="m"),
+        P("da", 115e-4, unit="m"),
+        P("e", 2e-2, unit="m"),
+        P("ea", 1421e-5, unit="m"),
+    )
+    rr, ra, l0 = (
+        P("rr", 7e-3, unit="m"),
+        P("ra", 92e-5, unit="m"),
+        P("l0", 7785e-5, unit="m", description="spring rest length"),
+    )
+    ss, sa, sb_ = P("ss", 35e-3, unit="m"), P("sa", 1874e-5, unit="m"), P("sb", 1043e-5, unit="m")
+    sc, sd = P("sc", 18e-3, unit="m"), P("sd", 2e-2, unit="m")
+    ta, tb = P("ta", 2308e-5, unit="m"), P("tb", 916e-5, unit="m")
+    u, ua, ub = P("u", 4e-2, unit="m"), P("ua", 1228e-5, unit="m"), P("ub", 449e-5, unit="m")
+    zf, zt, fa = P("zf", 2e-2, unit="m"), P("zt", 4e-2, unit="m"), P("fa", 1421e-5, unit="m")
+    mom = P("mom", 33e-3, unit="N*m", description="drive torque")
 
     q = {name: s.coordinate(name, value, 0.0, unit="rad") for name, value in Q0.items()}
     beta, Theta, gamma, Phi, delt, Omega, eps = q.values()

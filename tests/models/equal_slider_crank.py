@@ -18,12 +18,12 @@ import symbody as sb
 def build(omega: float = 3.0, a10: float = 0.0) -> sb.System:
     s = sb.System("equal_slider_crank", description="slider-crank with rod length = crank length")
     P = s.parameter
-    L = P("L", 1.0, "m", "crank and rod length")
-    m1 = P("m1", 1.0, "kg", "crank mass (at its midpoint)", min=0.0)
-    J1 = P("J1", 0.1, "kg*m2", "crank moment of inertia about its midpoint", min=0.0)
-    m2 = P("m2", 0.5, "kg", "rod mass (at its midpoint)", min=0.0)
-    J2 = P("J2", 0.03, "kg*m2", "rod moment of inertia about its midpoint", min=0.0)
-    m3 = P("m3", 2.0, "kg", "slider mass", min=0.0)
+    L = P("L", 1.0, unit="m", description="crank and rod length")
+    m1 = P("m1", 1.0, unit="kg", description="crank mass (at its midpoint)", min=0.0)
+    J1 = P("J1", 0.1, unit="kg*m2", description="crank moment of inertia about its midpoint", min=0.0)
+    m2 = P("m2", 0.5, unit="kg", description="rod mass (at its midpoint)", min=0.0)
+    J2 = P("J2", 0.03, unit="kg*m2", description="rod moment of inertia about its midpoint", min=0.0)
+    m3 = P("m3", 2.0, unit="kg", description="slider mass", min=0.0)
     a1 = s.coordinate("a1", a10, omega, unit="rad", description="absolute crank angle")
     a2 = s.coordinate("a2", -a10, -omega, unit="rad", description="absolute rod angle")
     B1 = s.base("B1", s.ground_base, sb.Rz(a1))

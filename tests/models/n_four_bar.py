@@ -26,9 +26,9 @@ def build(N: int = 2, v0: float = 1.0) -> sb.System:
     if not (isinstance(N, int) and N >= 1):
         raise sb.ModelError(f"n_four_bar: N must be a positive integer, not {N!r}")
     s = sb.System(f"n_four_bar_{N}", description=f"IFToMM benchmark A02: {N} four-bar windows")
-    L = s.parameter("L", 1.0, "m", "length of every link")
-    m = s.parameter("m", 1.0, "kg", "mass of every link (uniform bar)", min=0.0)
-    g = s.parameter("g", 9.81, "m/s2", "gravitational acceleration (along -y)")
+    L = s.parameter("L", 1.0, unit="m", description="length of every link")
+    m = s.parameter("m", 1.0, unit="kg", description="mass of every link (uniform bar)", min=0.0)
+    g = s.parameter("g", 9.81, unit="m/s2", description="gravitational acceleration (along -y)")
     # B0 moves along +x at v0: the cranks, upright, turn clockwise at v0 / L
     cranks = [
         s.coordinate(f"th{i}", math.pi / 2, -v0, unit="rad", description=f"angle of crank {i} from the x axis")

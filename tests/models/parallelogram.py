@@ -18,11 +18,11 @@ import symbody as sb
 def build(omega: float = 2.0, phi0: float = math.pi / 2) -> sb.System:
     s = sb.System("parallelogram", description="parallelogram four-bar linkage")
     P = s.parameter
-    a = P("a", 2.0, "m", "ground and coupler length")
-    b = P("b", 1.0, "m", "crank and rocker length")
-    m1 = P("m1", 1.0, "kg", "crank mass (uniform bar)", min=0.0)
-    m2 = P("m2", 2.0, "kg", "coupler mass (uniform bar)", min=0.0)
-    m3 = P("m3", 1.5, "kg", "rocker mass (uniform bar)", min=0.0)
+    a = P("a", 2.0, unit="m", description="ground and coupler length")
+    b = P("b", 1.0, unit="m", description="crank and rocker length")
+    m1 = P("m1", 1.0, unit="kg", description="crank mass (uniform bar)", min=0.0)
+    m2 = P("m2", 2.0, unit="kg", description="coupler mass (uniform bar)", min=0.0)
+    m3 = P("m3", 1.5, unit="kg", description="rocker mass (uniform bar)", min=0.0)
     phi1 = s.coordinate("phi1", phi0, omega, unit="rad", description="crank angle")
     phi2 = s.coordinate("phi2", 0.0, 0.0, unit="rad", description="coupler angle")
     phi3 = s.coordinate("phi3", phi0, omega, unit="rad", description="rocker angle")

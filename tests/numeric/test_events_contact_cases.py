@@ -231,7 +231,7 @@ def test_ball_on_a_shaking_table_leaves_it_where_the_table_falls_faster_than_g()
     y = s.coordinate("y", 0.0)
     s.particle("b", s.point("P", s.origin, (0, y, 0)), m)
     s.gravity((0, -G, 0))
-    s.unilateral("table", y - A * sb.sin(s.parameter("w", w, "1/s") * s.t), restitution=0.0)
+    s.unilateral("table", y - A * sb.sin(s.parameter("w", w, unit="1/s") * s.t), restitution=0.0)
     res = simulate(s.derive(), 0.2, dq0=[A * w], dt=0.01)
     t_open = math.asin(G / (A * w * w)) / w
     opened = [ev for ev in res.events if ev.kind == "open"]
@@ -250,7 +250,7 @@ def test_block_on_a_moving_belt_breaks_away_where_the_spring_reaches_the_static_
     s.gravity((0, -G, 0))
     s.generalized_force("spring", x, -k * x)
     floor = s.unilateral("floor", y)
-    s.stick_slip("fr", x - s.parameter("vb", vb, "m/s") * s.t, normal=floor.force, mu=mu, mu_static=mus)
+    s.stick_slip("fr", x - s.parameter("vb", vb, unit="m/s") * s.t, normal=floor.force, mu=mu, mu_static=mus)
     res = simulate(s.derive(), 1.0, dq0=[vb, 0.0], dt=0.01)
     t_break = mus * m * G / k / vb
     slip = [ev for ev in res.events if ev.kind == "slip"]

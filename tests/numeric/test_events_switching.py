@@ -45,7 +45,7 @@ def test_event_free_models_take_the_plain_simulation():
     s = sb.System("free")
     x = s.coordinate("x", 1.0)
     s.particle("b", s.point("P", s.origin, (x, 0, 0)), 1.0)
-    s.spring_damper("k", s.origin, "P", 4.0, 0.0)
+    s.spring_damper("k", s.origin, "P", k=4.0, rest_length=0.0)
     res = simulate(s.derive(), 1.0, dt=0.5)
     assert not hasattr(res, "events")
 

@@ -30,10 +30,10 @@ def test_kinetic_energy_of_a_prescribed_motion():
     y = s.coordinate("y", 0.0)
     s.particle("m", s.point("P", s.origin, (1.5 * s.t, y, 0)), 2.0)
     eq = s.derive()
-    assert kinetic_energy(eq, [[0.0]], [[0.0]], 0.7)[0] == pytest.approx(2.25, abs=1e-12)
+    assert kinetic_energy(eq, [[0.0]], [[0.0]], t=0.7)[0] == pytest.approx(2.25, abs=1e-12)
     dy = np.array([-2.0, 0.5, 3.0])
     np.testing.assert_allclose(kinetic_energy(eq, np.zeros((3, 1)), dy[:, None]), 2.25 + dy**2, atol=1e-12)
-    assert NumericModel(eq).kinetic_energy([0.0], [0.5], 0.3) == pytest.approx(2.25 + 0.25, abs=1e-12)
+    assert NumericModel(eq).kinetic_energy([0.0], [0.5], t=0.3) == pytest.approx(2.25 + 0.25, abs=1e-12)
 
 
 def test_kinetic_energy_of_a_solid_on_a_driven_turntable():
@@ -50,7 +50,7 @@ def test_kinetic_energy_of_a_solid_on_a_driven_turntable():
     )
     eq = s.derive()
     xs, dxs, ts = RNG.normal(size=5), RNG.normal(size=5), RNG.uniform(0, 3, size=5)
-    T = kinetic_energy(eq, xs[:, None], dxs[:, None], ts)
+    T = kinetic_energy(eq, xs[:, None], dxs[:, None], t=ts)
     np.testing.assert_allclose(T, 0.5 * m * (dxs**2 + W**2 * (xs + c) ** 2) + 0.5 * Izz * W**2, rtol=1e-12)
 
 
@@ -109,7 +109,7 @@ def test_kinetic_energy_of_a_carried_3d_body_matches_sympy_mechanics():
     f = sympy.lambdify([t, qs, qd], KE)
     for _ in range(5):
         tt, qq, dd = RNG.uniform(0, 3), RNG.normal(size=3), RNG.normal(size=3)
-        assert kinetic_energy(eq, [qq], [dd], tt)[0] == pytest.approx(f(tt, qq, dd), rel=1e-12)
+        assert kinetic_energy(eq, [qq], [dd], t=tt)[0] == pytest.approx(f(tt, qq, dd), rel=1e-12)
 
 
 # ---------------------------------------------------------------------------

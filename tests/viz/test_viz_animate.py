@@ -8,7 +8,6 @@ import json
 import math
 import shutil
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -155,7 +154,7 @@ def test_cli_input_file_drives_the_fmu(tmp_path, capsys):
     assert "'torque' is not an input" in capsys.readouterr().err
 
 
-def test_sixty_second_tower_crane_page_is_quick_and_small(tmp_path):
+def test_sixty_second_tower_crane_page_is_small(tmp_path):
     sys.path.insert(0, str(EXAMPLES))
     try:
         import tower_crane
@@ -163,11 +162,8 @@ def test_sixty_second_tower_crane_page_is_quick_and_small(tmp_path):
         sys.path.remove(str(EXAMPLES))
     fmu = export_fmu(tower_crane.build(), tmp_path / "tower_crane.fmu", kind="cs")
     res = simulate(fmu, stop_time=60.0, interval=0.01, start_values={"tau_slew": 2e5, "F_trolley": 2e3})
-    start = time.perf_counter()
     anim = animate(fmu, res, tmp_path / "crane.html", trails=["payload_cog"], plots=["theta", "beta_r"])
-    elapsed = time.perf_counter() - start
     size = (tmp_path / "crane.html").stat().st_size
-    assert elapsed < 3.0, elapsed
     assert size < 2_000_000, size
     assert len(anim.scene.times) == 1801  # 30 frames per second from 6001 samples
     # the payload hangs the rope length below the trolley at every frame
@@ -221,10 +217,13 @@ def test_readme_gif_of_the_tower_crane_transfer_is_small():
 
 def test_cli_refuses_mp4_without_ffmpeg_before_any_work(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr("shutil.which", lambda name: None)
-    start = time.perf_counter()
+
+    def never(*args, **kwargs):
+        raise AssertionError("the model was loaded before the refusal")
+
+    monkeypatch.setattr("symbody.loader.load_model_file", never)  # refused before loading, exporting, simulating
     assert main(["animate", str(EXAMPLES / "tower_crane.py"), "-o", str(tmp_path / "crane.mp4")]) == 1
     assert "MP4 needs ffmpeg" in capsys.readouterr().err
-    assert time.perf_counter() - start < 1.0  # refused before exporting and simulating
 
 
 def test_gif_draws_the_bob_where_the_motion_puts_it(tmp_path):

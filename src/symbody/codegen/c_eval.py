@@ -24,7 +24,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
 import numpy as np
@@ -35,6 +35,9 @@ from .c import CAssignment, CBlock, c_function, nonzero
 from .c_call import Kernel, c_compiler, call_directly, call_path, compile_shared, kernel_function
 from .evaluators import layout_of, select_blocks
 from .python import Layout, check_identifier
+
+if TYPE_CHECKING:
+    from ..equations import Equations
 
 #: the vector arguments of every evaluator, in the order of the packed input (after t); ``x``: the
 #: first-order states
@@ -134,7 +137,7 @@ def _packed_wrapper(name: str, slots: list[tuple[str, int]], sizes: Sequence[int
 _SIGN = "static double sb_sign(double x) { return (double)((x > 0) - (x < 0)); }\n"
 
 
-def compile_evaluator(eq, *names: str, extra: dict | None = None, path: str = "auto") -> CEvaluator:
+def compile_evaluator(eq: Equations, *names: str, extra: dict | None = None, path: str = "auto") -> CEvaluator:
     """The C counterpart of :func:`symbody.codegen.evaluators.evaluator` (same blocks, same call).
 
     Evaluators are cached per equations, blocks (custom ones included) and ``path``; the
@@ -181,7 +184,7 @@ class AccelerationEvaluator:
         True
     """
 
-    def __init__(self, eq, path: str = "auto"):
+    def __init__(self, eq: Equations, path: str = "auto"):
         if eq.nc:
             raise ModelError(
                 f"{eq.name!r} has {eq.nc} constraint rows: compiled accelerations are for unconstrained models "
@@ -222,7 +225,7 @@ class AccelerationEvaluator:
         return self._call(t, q, dq, u, p, out=out)
 
 
-def compile_accelerations(eq, path: str = "auto") -> AccelerationEvaluator:
+def compile_accelerations(eq: Equations, path: str = "auto") -> AccelerationEvaluator:
     """:class:`AccelerationEvaluator` of ``eq``: ``f(t, q, dq, u, p) -> ddq``, one C call (cached per
     equations and ``path``).
 

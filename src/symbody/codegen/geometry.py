@@ -35,18 +35,21 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ExportError
 from ..symbolic.expr import Expr, free_symbols, symbol_name
 from ..symbolic.plan import ExportPlan
 from ..symbolic.printing import Printer
 
+if TYPE_CHECKING:
+    from ..equations import Equations
+
 FORMAT = "symbody-geometry"
 VERSION = 1
 
 
-def geometry_document(eq: Any) -> dict:
+def geometry_document(eq: Equations) -> dict:
     """The geometry document (a JSON-ready dict) of derived equations with a ``geometry`` field.
 
     Example (see also the module's):
@@ -101,7 +104,7 @@ def geometry_document(eq: Any) -> dict:
     }
 
 
-def _symbol_table(eq: Any, symbols: list[Expr]) -> dict[str, dict]:
+def _symbol_table(eq: Equations, symbols: list[Expr]) -> dict[str, dict]:
     params = {p.symbol: p for p in eq.parameters}
     coords = {c.q: c for c in eq.coordinates}
     motions = {u.symbol: u for u in eq.inputs if u.motion == "position"}

@@ -20,8 +20,12 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ..symbolic.expr import Expr
+
+if TYPE_CHECKING:
+    from ..equations import Equations
 
 
 def mass_parents(M: Sequence[Sequence[Expr]]) -> list[int] | None:
@@ -63,11 +67,11 @@ def factorization_work(parents: Sequence[int]) -> tuple[int, int]:
 MIN_SAVING = 3.0
 
 
-def mass_tree_source(eq, min_saving: float = MIN_SAVING) -> str:
+def mass_tree_source(eq: Equations, min_saving: float = MIN_SAVING) -> str:
     """The definition of ``sb_mass_parent`` for ``model.c``: the tree where LTDL saves ``min_saving``
     times the work of the dense factorization, else ``NULL`` (constraints, no tree, a chain)."""
     parents = mass_parents(eq.M) if eq.nc == 0 else None
-    head = '\n#include "sb_ltdl.h"\n\n'
+    head = "\n"  # declared in symbody_model.h, which model.c includes
     why = "constraints" if eq.nc else "no tree structure"
     if parents is not None:
         work, dense = factorization_work(parents)

@@ -44,6 +44,7 @@ import shutil
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .. import __version__
 from ..errors import ExportError
@@ -62,6 +63,9 @@ from .matlab import (
     may_be_complex,
     unique_identifiers,
 )
+
+if TYPE_CHECKING:
+    from ..equations import Equations
 from .matlab_simulate import simulate_driver
 
 #: The file suffixes after the model name; the longest fixes how long the name may be.
@@ -100,7 +104,7 @@ class MatlabExport:
             functions do not handle), or a block uses a symbol its function does not take.
     """
 
-    def __init__(self, eq):
+    def __init__(self, eq: Equations):
         self.eq = eq
         for what, items in (("unilateral contacts", "contacts"), ("stick-slip friction", "frictions")):
             found = list(getattr(eq, items, ()))

@@ -23,10 +23,14 @@ Example:
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from .. import __version__
 from ..symbolic.printing import MatlabPrinter
 from .matlab import matlab_comment, matlab_string
+
+if TYPE_CHECKING:
+    from ..equations import Equations
 
 _USAGE = r"""function [t, x, y] = @P@_simulate(tspan, varargin)
 %@PU@_SIMULATE  Simulate model @NAME@ with ode45 or ode15s; plot its outputs.
@@ -227,7 +231,7 @@ def _cell(names: list[str]) -> str:
     return "{" + ", ".join(matlab_string(n) for n in names) + "}"
 
 
-def simulate_driver(eq, prefix: str, outputs_need_accelerations: bool) -> str:
+def simulate_driver(eq: Equations, prefix: str, outputs_need_accelerations: bool) -> str:
     """The source of ``<prefix>_simulate.m`` for the equations ``eq`` (see the module docstring)."""
     number = MatlabPrinter().number
     outputs = [o.name for o in eq.outputs]

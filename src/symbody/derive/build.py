@@ -87,6 +87,7 @@ def derive_fields(
         "frictions": friction_equations(system),
         # (a kink in a constraint is one of the motion: its acceleration-level rows switch with the loads)
         "switches": switching_functions([*delta, *rows.Phi, *rows.beta, *rows.gamma, *(e for r in rows.D for e in r)]),
+        "elements": [(getattr(e, "kind", type(e).__name__.lower()), name) for name, e in system.elements.items()],
     }
     fields["derive_seconds"] = time.perf_counter() - t0
     fields["geometry"] = describe_geometry(system)  # drawing only: not part of the equations nor of their timing

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..dimensions import check_dimensions
-from ..errors import ModelError
+from ..errors import ModelError, caller_stacklevel
 from ..model.reactions import check_reactions
 from ..symbolic.evaluate import evaluate_many
 from ..symbolic.expr import Expr
@@ -57,7 +57,7 @@ def default_values(eq: Any) -> dict[Expr, float]:
         vals[c.q], vals[c.dq], vals[c.ddq] = c.q0, c.dq0, 0.0
     for u in eq.inputs:
         vals[u.symbol] = u.value
-    for x in getattr(eq, "states", ()):
+    for x in eq.states:
         vals[x.symbol] = x.x0
     for lam in eq.lam:
         vals[lam] = 0.0
@@ -118,7 +118,7 @@ def check_equations(eq: Any) -> None:
                 f"model {eq.name!r}: constraint rows {names} are redundant at the initial configuration "
                 f"(rank {rank} of {eq.nc}); the assembly uses pseudo-inverses, but an FMU needs independent rows",
                 RedundantConstraintWarning,
-                stacklevel=4,
+                stacklevel=caller_stacklevel(),
             )
         Z = vt[rank:].T  # basis of the null space of D: admissible velocities
     else:

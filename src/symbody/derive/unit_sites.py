@@ -17,8 +17,8 @@ Example:
     >>> th, ph = s.coordinate("theta", unit="rad"), s.coordinate("phi", unit="rad")
     >>> x = s.coordinate("x", unit="m")
     >>> B = s.base("B", s.ground_base, sb.Rz(th)); C = s.base("C", B, sb.Ry(ph))
-    >>> A = s.point("A", s.origin, sb.Vector(B, s.parameter("L", 1.0, "m"), x, 0))
-    >>> _ = s.particle("bob", s.point("P", A, sb.Vector(C, 1.0, 0, 0.8)), s.parameter("m", 2.0, "kg"))
+    >>> A = s.point("A", s.origin, sb.Vector(B, s.parameter("L", 1.0, unit="m"), x, 0))
+    >>> _ = s.particle("bob", s.point("P", A, sb.Vector(C, 1.0, 0, 0.8)), s.parameter("m", 2.0, unit="kg"))
     >>> try:
     ...     s.derive()
     ... except sb.ModelError as e:

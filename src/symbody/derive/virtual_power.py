@@ -28,8 +28,8 @@ from ..symbolic.calculus import diff
 from ..symbolic.expr import MUL, NEG, NUM, ONE, ZERO, Expr, add, mul, neg
 
 if TYPE_CHECKING:
-    from ..model.point import Point
-    from ..model.solid import Solid
+    from ..model.bodies import Solid
+    from ..model.geometry import Point
     from ..model.system import System
     from ..model.vector import Vector
 

@@ -59,6 +59,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ExportError
 
 if TYPE_CHECKING:  # for type checkers, which do not run __getattr__
+    from ..equations import Equations
     from .spec import FmuSpec
     from .variables import KINDS, SETTINGS, SOLVER_METHODS
 
@@ -156,7 +157,7 @@ def export_fmu(
                 raise ExportError("--platforms applies to the native C backend only")
             if jacobians not in (None, "exact"):
                 raise ExportError("the Python backend evaluates exact Jacobians only (--jacobians exact)")
-            if getattr(eq, "frictions", None):
+            if eq.frictions:
                 raise ExportError(
                     f"model {eq.name!r} has stick-slip friction: the Python backend does not handle its stick and "
                     "slip events; simulate it with symbody.numeric.simulate"
@@ -175,7 +176,7 @@ def export_fmu(
         close()
 
 
-def _matlab_entries(eq, fmi_version: int) -> list[tuple[str, bytes]]:
+def _matlab_entries(eq: Equations, fmi_version: int) -> list[tuple[str, bytes]]:
     """The ``.m`` files for ``--with-matlab`` (checked before anything is built)."""
     from .matlab import matlab_entries
 

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ExportError
+from .contract_types import MODEL, MODEL_DATA, POINT, VAR_KINDS, VAR_TYPES, VARIABLE, Field
 
 #: Solver methods of ``solver.method`` (value -> name, description).
 SOLVER_METHODS = {
@@ -383,6 +384,49 @@ def _comment(text: str, indent: str = "", width: int = 110) -> list[str]:
     return [f"{indent}/* {lines[0]}"] + [f"{indent}   {line}" for line in lines[1:-1]] + [f"{indent}   {lines[-1]} */"]
 
 
+def _trailing(rows: list[tuple[str, str]], indent: str = "    ", width: int = 116) -> list[str]:
+    """Lines ``code /* comment */`` with the comments aligned, wrapped under their first line."""
+    column = max(len(code) for code, _ in rows) + 1
+    out = []
+    for code, comment in rows:
+        lines = textwrap.wrap(comment, width - len(indent) - column - 6)
+        first = f"{indent}{code.ljust(column)}/* {lines[0]}"
+        rest = [f"{indent}{' ' * column}   {line}" for line in lines[1:]]
+        out += [first, *rest]
+        out[-1] += " */"
+    return out
+
+
+def _c_enum(name: str, constants: tuple[tuple[str, str, str], ...], doc: str) -> list[str]:
+    rows = [(f"{c_name} = {k},", comment) for k, (_, c_name, comment) in enumerate(constants)]
+    return [*_comment(doc), "typedef enum {", *_trailing(rows), f"}} {name};", ""]
+
+
+def _c_struct(name: str, fields: tuple[Field, ...], doc: str) -> list[str]:
+    rows = [(f.declaration(), f.comment) for f in fields]
+    return [*_comment(doc), "typedef struct {", *_trailing(rows), f"}} {name};", ""]
+
+
+def c_model_types() -> list[str]:
+    """The C types of the model description (``SbPoint``, ``SbVarKind``, ``SbVarType``, ``SbVariable``,
+    ``SbModel``) and the declarations of the data ``model.c`` defines."""
+    out = _c_struct(
+        "SbPoint",
+        POINT,
+        "A point at which blocks are evaluated.  Vectors follow the order of the model's coordinates, inputs, "
+        "parameters and constraint rows.",
+    )
+    out += _c_enum("SbVarKind", VAR_KINDS, "What an FMU variable is.")
+    out += _c_enum("SbVarType", VAR_TYPES, "FMI types of variables.")
+    out += _c_struct(
+        "SbVariable", VARIABLE, "One FMU variable; its value reference is its index in sb_model.variables."
+    )
+    out += _c_struct("SbModel", MODEL, "The model: sizes, variables, start values and names (model.c).")
+    for ctype, name, comment in MODEL_DATA:
+        out += [*_comment(f"{name}: {comment}"), f"extern {ctype} {name};", ""]
+    return out
+
+
 def _c_check(s: Setting) -> str:
     if s.rule == "method":
         return " || ".join(f"value == {code}.0" for code in SOLVER_METHODS)
@@ -390,8 +434,9 @@ def _c_check(s: Setting) -> str:
 
 
 def c_contract() -> str:
-    """The generated C part of ``symbody_model.h``: settings, method codes, their checks, block prototypes."""
-    out = [BEGIN, ""]
+    """The generated C part of ``symbody_model.h``: the model description types and data, the settings, the
+    method codes, their checks and the block prototypes."""
+    out = [BEGIN, "", *c_model_types()]
     out += _comment(
         "Solver and stabilization settings, exposed as FMU parameters with dotted names (solver.method, "
         "baumgarte.alpha, ...) that cannot clash with model names; the index of the settings vector."

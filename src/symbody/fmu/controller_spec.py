@@ -30,7 +30,7 @@ from functools import cached_property
 from .. import __version__
 from ..codegen.c import c_comment, c_string
 from ..errors import ExportError
-from ..model.symbols import check_text
+from ..model.quantities import check_text
 from .controllers import REFERENCES, ControlLaw
 from .description import DEFAULT_EXPERIMENT
 from .spec import model_identifier

@@ -20,7 +20,7 @@ import datetime
 import xml.etree.ElementTree as ET
 
 from .. import __version__
-from ..model.symbols import check_text
+from ..model.quantities import check_text
 from .contract import LOG_CATEGORIES
 from .units import base_units
 from .variables import FmuVariable

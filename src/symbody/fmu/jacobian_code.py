@@ -34,13 +34,18 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from ..codegen.c import CAssignment, CBlock, SymbolNames, nonzero
 from ..codegen.c_split import c_function_pieces
 from ..symbolic.expr import Expr
 from .jacobians import ResidualJacobians, ResidualTangents
 
-#: The header that declares sb_jacobian_columns and SB_MODEL_LOCAL (shipped in sources/ with the runtime).
+if TYPE_CHECKING:
+    from ..equations import Equations
+
+#: The header that declares sb_jacobian_columns (shipped in sources/ with the runtime; SB_MODEL_LOCAL is in
+#: symbody_model.h).
 TANGENTS_HEADER = "sb_tangents.h"
 #: Linkage of generated functions shared between the files of the model (not exported from the FMU).
 LOCAL = "SB_MODEL_LOCAL"
@@ -57,7 +62,7 @@ _BLOCKS = (
 )
 
 
-def direction_sources(eq, tangents: ResidualTangents) -> dict[Expr, str]:
+def direction_sources(eq: Equations, tangents: ResidualTangents) -> dict[Expr, str]:
     """Where the tangent functions read each direction symbol: the fields of ``_v``."""
     src: dict[Expr, str] = {tangents.direction[eq.t]: "_v->t"}
     for vec, syms in (("q", eq.q), ("dq", eq.dq), ("u", eq.u_symbols), ("ddq", eq.ddq), ("lam", eq.lam)):
@@ -84,7 +89,7 @@ def _signature(name: str, arrays: tuple[str, ...]) -> str:
 
 
 def jacobian_functions(
-    eq, jac: ResidualJacobians, mode: str, sources: Mapping[Expr, str], names: SymbolNames | None = None
+    eq: Equations, jac: ResidualJacobians, mode: str, sources: Mapping[Expr, str], names: SymbolNames | None = None
 ) -> list[str]:
     """The C source of the three Jacobian block functions for ``mode`` ``"forward"`` or ``"none"``, in pieces
     that may go to different files (functions and their parts, see :func:`symbody.codegen.c_split.c_function_pieces`).

@@ -28,10 +28,14 @@ Example (a pendulum driven by a torque ``T``):
 from __future__ import annotations
 
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from ..errors import ExportError
 from ..symbolic.calculus import directional_derivative
 from ..symbolic.expr import ONE, ZERO, Expr, reachable, sum_exprs
+
+if TYPE_CHECKING:
+    from ..equations import Equations
 
 #: How an FMU evaluates the Jacobians of its residuals (``--jacobians``).
 JACOBIAN_MODES = ("exact", "forward", "none")
@@ -50,7 +54,7 @@ class ResidualJacobians:
         Y: the user outputs; Y_q, Y_dq, Y_u, Y_t, Y_ddq, Y_lam their Jacobians.
     """
 
-    def __init__(self, eq) -> None:
+    def __init__(self, eq: Equations) -> None:
         self.eq = eq
         n, nc = eq.nq, eq.nc
         ddq, lam = eq.ddq, eq.lam
@@ -161,7 +165,7 @@ class ResidualTangents:
         [9.81*cos(theta)*v_theta - v_T]
     """
 
-    def __init__(self, jac: ResidualJacobians, eq) -> None:
+    def __init__(self, jac: ResidualJacobians, eq: Equations) -> None:
         ctx = eq.t.ctx
         symbols = [*eq.q, *eq.dq, *eq.u_symbols, eq.t, *eq.ddq, *eq.lam]
         self.direction: dict[Expr, Expr] = {s: _direction_symbol(ctx, s) for s in symbols}

@@ -21,13 +21,17 @@ Example:
 from __future__ import annotations
 
 import html
+from typing import TYPE_CHECKING
 
 from .. import __version__
+
+if TYPE_CHECKING:
+    from ..equations import Equations
 
 MATLAB_FOLDERS = {2: "documentation/matlab", 3: "extra/org.symbody.matlab"}
 
 
-def matlab_entries(eq, fmi_version: int) -> list[tuple[str, bytes]]:
+def matlab_entries(eq: Equations, fmi_version: int) -> list[tuple[str, bytes]]:
     """Archive paths and contents of the ``.m`` files of ``eq`` (and, in FMI 2, of ``documentation/index.html``).
 
     Raises:
@@ -44,7 +48,7 @@ def matlab_entries(eq, fmi_version: int) -> list[tuple[str, bytes]]:
     return entries
 
 
-def _index(eq, prefix: str, names: list[str]) -> bytes:
+def _index(eq: Equations, prefix: str, names: list[str]) -> bytes:
     items = "\n".join(f'<li><a href="matlab/{html.escape(n)}">{html.escape(n)}</a></li>' for n in names)
     text = f"""<!DOCTYPE html>
 <html lang="en">

@@ -61,7 +61,7 @@ def blocks_module(spec: FmuSpec) -> str:
     """Source of the numpy blocks module of the Python FMU."""
     eq, jac = spec.eq, spec.jacobians
     n, nc, nh = eq.nq, eq.nc, eq.nh
-    contacts, switches = list(getattr(eq, "contacts", ())), list(getattr(eq, "switches", ()))
+    contacts, switches = list(eq.contacts), list(eq.switches)
     b = eq.blocks()
     flat = jac.flat
     funcs: list[tuple[str, dict]] = [

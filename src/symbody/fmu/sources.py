@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import math
 import uuid
+from typing import TYPE_CHECKING
 
 from .. import __version__
 from ..codegen.c import CAssignment, CBlock, SymbolNames, c_comment, c_string, nonzero
@@ -33,27 +34,19 @@ from ..codegen.c_split import c_function_pieces
 from ..codegen.constants import ConstantsBlock
 from ..codegen.mass_tree import mass_tree_source
 from ..model.contacts import event_force_symbols
+from ..symbolic.atoms import symbol_name
 from ..symbolic.calculus import diff, subs
 from ..symbolic.expr import ZERO, Expr
 from .contract import SETTINGS_DEFAULTS, block
+from .contract_types import MODEL, VARIABLE, field_values, var_kind, var_type
 from .jacobian_code import LOCAL, SEPARATE_DERIVATIVE_MODES, TANGENTS_HEADER, jacobian_functions
 from .jacobians import ResidualJacobians, jacobian_mode
 from .start_velocities import independent_velocities
 from .variables import FmuVariable, fmu_variables
 
-_KIND = {
-    "time": "SB_VAR_TIME",
-    "q": "SB_VAR_Q",
-    "dq": "SB_VAR_DQ",
-    "ddq": "SB_VAR_DDQ",
-    "x": "SB_VAR_X",
-    "dx": "SB_VAR_DX",
-    "u": "SB_VAR_U",
-    "p": "SB_VAR_P",
-    "y": "SB_VAR_Y",
-    "setting": "SB_VAR_SETTING",
-    "event": "SB_VAR_EVENT",
-}
+if TYPE_CHECKING:
+    from ..equations import Equations
+
 #: Generated files hold about this many characters of functions: longer code goes on in model_<k>.c.
 SEPARATE_FILE_CHARS = 40_000
 _MODE_TEXT = {
@@ -61,7 +54,6 @@ _MODE_TEXT = {
     "forward": "columns from forward-mode tangent code",
     "none": "central differences, no directional derivatives provided",
 }
-_TYPE = {"Real": "SB_TYPE_REAL", "Integer": "SB_TYPE_ENUM", "Boolean": "SB_TYPE_BOOLEAN"}
 
 
 def _num(x: float) -> str:
@@ -76,7 +68,7 @@ def _array(ctype: str, name: str, values: list[str], comment: str = "") -> str:
     return f"static {ctype} {name}[] = {{{body}}};{c}\n"
 
 
-def initial_fixes(eq) -> list[int]:
+def initial_fixes(eq: Equations) -> list[int]:
     """For each row of ``Phi_init``: the coordinate that row holds at a constant (``q_i - c``), else -1.
 
     The FMU replaces such a row by ``q_i - start(q_i)``, so that a start value set
@@ -94,7 +86,7 @@ def initial_fixes(eq) -> list[int]:
     return out
 
 
-def input_sources(eq) -> dict[Expr, str]:
+def input_sources(eq: Equations) -> dict[Expr, str]:
     """How ``model.c`` reads each input: inside a Co-Simulation step the inputs are polynomials of the time
     ``_in->tau`` since they were set (``fmu_templates/symbody_model.h``): a motion input's position moves with
     its velocity and acceleration, its velocity with its acceleration; any other input with the derivatives
@@ -126,13 +118,13 @@ def input_sources(eq) -> dict[Expr, str]:
     return src
 
 
-def friction_implicit(eq) -> bool:
+def friction_implicit(eq: Equations) -> bool:
     """Whether a normal force of the stick-slip friction depends on the multipliers, the contact forces or the
     friction forces (the runtime then finds the forces by fixed-point iteration)."""
     mask = 0
     for sym in [*eq.lam, *event_force_symbols(eq)]:
         mask |= sym.mask
-    return any(f.normal.mask & mask for f in getattr(eq, "frictions", ()))
+    return any(f.normal.mask & mask for f in eq.frictions)
 
 
 class ModelSource:
@@ -158,7 +150,7 @@ class ModelSource:
 
     def __init__(
         self,
-        eq,
+        eq: Equations,
         kind: str,
         variables: list[FmuVariable] | None = None,
         jacobians=None,
@@ -218,10 +210,10 @@ class ModelSource:
             for i, s in enumerate(syms):
                 src[s] = f"_in->{vec}[{i}]"
         src.update(input_sources(eq))
-        for i, c in enumerate(getattr(eq, "contacts", ())):  # the contact forces follow the multipliers
+        for i, c in enumerate(eq.contacts):  # the contact forces follow the multipliers
             src[c.force] = f"_in->lam[{eq.nc + i}]"
-        nk = len(getattr(eq, "contacts", ()))
-        for j, f in enumerate(getattr(eq, "frictions", ())):  # then the friction forces
+        nk = len(eq.contacts)
+        for j, f in enumerate(eq.frictions):  # then the friction forces
             src[f.force] = f"_in->lam[{eq.nc + nk + j}]"
         return src
 
@@ -265,12 +257,16 @@ class ModelSource:
         out = ["/* FMU variables; the value reference of a variable is its index */\n"]
         out.append("static const SbVariable variables[] = {\n")
         for v in self.variables:
-            lo = v.min if v.min is not None else -math.inf
-            hi = v.max if v.max is not None else math.inf
-            out.append(
-                f"    {{{c_string(v.name)}, {_KIND[v.kind]}, {v.index}, {_TYPE[v.type]}, {_num(lo)}, {_num(hi)}}},"
-                f" /* {v.vr} */\n"
-            )
+            values = {
+                "name": c_string(v.name),
+                "kind": var_kind(v.kind),
+                "index": str(v.index),
+                "type": var_type(v.type),
+                "min": _num(v.min if v.min is not None else -math.inf),
+                "max": _num(v.max if v.max is not None else math.inf),
+            }
+            fields = ", ".join(value for _, value in field_values(VARIABLE, values, "SbVariable"))
+            out.append(f"    {{{fields}}}, /* {v.vr} */\n")
         out.append("};\n\n")
         out.append(_array("const double", "q0", [_num(c.q0) for c in eq.coordinates], "start positions"))
         out.append(_array("const double", "dq0", [_num(c.dq0) for c in eq.coordinates], "start velocities"))
@@ -295,36 +291,37 @@ class ModelSource:
         )
         out.append(_array("const char *const", "coordinate_names", [c_string(c.name) for c in eq.coordinates]))
         out.append(_array("const char *const", "constraint_names", [c_string(r.name) for r in eq.constraint_rows]))
-        out.append(
-            _array("const char *const", "contact_names", [c_string(c.name) for c in getattr(eq, "contacts", ())])
-        )
-        out.append(
-            _array("const char *const", "friction_names", [c_string(f.name) for f in getattr(eq, "frictions", ())])
-        )
+        out.append(_array("const char *const", "contact_names", [c_string(c.name) for c in eq.contacts]))
+        out.append(_array("const char *const", "friction_names", [c_string(f.name) for f in eq.frictions]))
         init_names = [r.name for r in eq.constraint_rows[: eq.nh]] + [r.name for r in eq.initial_rows]
         out.append(_array("const char *const", "init_names", [c_string(n) for n in init_names]))
         me = int(self.kind in ("me", "both"))
         cs = int(self.kind in ("cs", "both"))
-        out.append(
-            "\nconst SbModel sb_model = {\n"
-            f"    .name = {c_string(eq.name)},\n"
-            "    .token = SB_TOKEN,\n"
-            f"    .nq = {eq.nq},\n    .nc = {eq.nc},\n    .nh = {eq.nh},\n    .ninit = {len(eq.Phi_init)},\n"
-            f"    .nu = {eq.nu},\n    .np = {len(eq.parameters)},\n    .ny = {len(eq.outputs)},\n"
-            f"    .has_me = {me},\n    .has_cs = {cs},\n"
-            f"    .nvars = {len(self.variables)},\n    .variables = variables,\n"
-            "    .q0 = q0,\n    .dq0 = dq0,\n    .u0 = u0,\n    .p0 = p0,\n    .settings0 = settings0,\n"
-            "    .init_fix = init_fix,\n    .independent = independent,\n    .coordinate_names = coordinate_names,\n"
-            "    .constraint_names = constraint_names,\n    .init_names = init_names,\n"
-            f"    .nk = {len(getattr(eq, 'contacts', ()))},\n    .contact_names = contact_names,\n"
-            f"    .nsw = {len(getattr(eq, 'switches', ()))},\n"
-            f"    .nf = {len(getattr(eq, 'frictions', ()))},\n    .friction_names = friction_names,\n"
-            f"    .friction_implicit = {int(friction_implicit(eq))},\n"
-            f"    .has_direct = {int(bool(getattr(eq, 'accelerations', ())))},\n"
-            f"    .ns = {eq.nx},\n    .s0 = s0,\n    .state_names = state_names,\n"
-            f"    .nmotion = {len(eq.motion_inputs)},\n    .motion = motion,\n"
-            f"    .nconst = {len(self.constants)}, /* the constants block (sb_constants) */\n}};\n\n"
-        )
+        sizes = {
+            "nq": eq.nq,
+            "nc": eq.nc,
+            "nh": eq.nh,
+            "ninit": len(eq.Phi_init),
+            "nu": eq.nu,
+            "np": len(eq.parameters),
+            "ny": len(eq.outputs),
+            "has_me": me,
+            "has_cs": cs,
+            "nvars": len(self.variables),
+            "nk": len(eq.contacts),
+            "nsw": len(eq.switches),
+            "nf": len(eq.frictions),
+            "friction_implicit": int(friction_implicit(eq)),
+            "has_direct": int(bool(eq.accelerations)),
+            "ns": eq.nx,
+            "nmotion": len(eq.motion_inputs),
+            "nconst": len(self.constants),  # the constants block (sb_constants)
+        }
+        arrays = [f.name for f in MODEL if f.ctype.startswith("const") and f.name not in ("name", "token")]
+        values = {"name": c_string(eq.name), "token": "SB_TOKEN"} | {k: str(n) for k, n in sizes.items()}
+        values |= {name: name for name in arrays}  # the static arrays above, named as the fields
+        body = "".join(f"    .{field} = {value},\n" for field, value in field_values(MODEL, values, "SbModel"))
+        out.append(f"\nconst SbModel sb_model = {{\n{body}}};\n\n")
         return "".join(out)
 
     # -- block functions ---------------------------------------------------------
@@ -373,7 +370,7 @@ class ModelSource:
         runtime then factors ``M``).  The blocks go in a ``static`` helper (cut into parts when large) that the
         function calls once: small ones are inlined, their pivots never stored."""
         eq = self.eq
-        ddq, pivots = list(getattr(eq, "accelerations", ())), list(getattr(eq, "pivots", ()))
+        ddq, pivots = list(eq.accelerations), list(eq.pivots)
         sig = "int sb_accelerations_direct(const SbPoint *_in, double *_ddq)"
         if not ddq:
             doc = "direct accelerations: not derived for this model (has_direct = 0, the runtime factors M)"
@@ -408,7 +405,7 @@ class ModelSource:
     def _contacts(self) -> list[str]:
         """``sb_contacts``: the blocks of the unilateral contacts (:mod:`symbody.model.contacts`)."""
         eq = self.eq
-        contacts = list(getattr(eq, "contacts", ()))
+        contacts = list(eq.contacts)
         names = [c.name for c in contacts]
         qn = [c.name for c in eq.coordinates]
         return self._fn(
@@ -429,7 +426,7 @@ class ModelSource:
         """``sb_frictions`` and ``sb_friction_normals``: the stick-slip friction elements
         (:mod:`symbody.model.friction`)."""
         eq = self.eq
-        frictions = list(getattr(eq, "frictions", ()))
+        frictions = list(eq.frictions)
         names = [f.name for f in frictions]
         qn = [c.name for c in eq.coordinates]
         parts = self._fn(
@@ -532,7 +529,7 @@ class ModelSource:
         )
         parts.extend(self._contacts())
         parts.extend(self._frictions())
-        switches = list(getattr(eq, "switches", ()))
+        switches = list(eq.switches)
         parts.extend(
             self._fn(
                 "switches",
@@ -591,7 +588,9 @@ class ModelSource:
                     self._matrix("_Y_u", jac.Y_u, yn, un, "dy/du", "inputs"),
                     self._vector("_Y_t", jac.Y_t, yn, "dy/dt", "time"),
                     self._matrix("_Y_ddq", jac.Y_ddq, yn, [f"dd{c}" for c in qn], "dy/dddq", "accelerations"),
-                    self._matrix("_Y_lam", jac.Y_lam, yn, [lam.name for lam in eq.lam], "dy/dlam", "multipliers"),
+                    self._matrix(
+                        "_Y_lam", jac.Y_lam, yn, [symbol_name(lam) for lam in eq.lam], "dy/dlam", "multipliers"
+                    ),
                 ],
                 "exact Jacobians of the user outputs",
                 derivative=True,

@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import re
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from ..errors import ExportError
 from ..model.contacts import event_force_symbols
@@ -29,6 +30,9 @@ from .jacobians import JACOBIAN_MODES, ResidualJacobians, ResidualPattern, jacob
 from .platforms import host_platform
 from .structure import Dependencies, Known
 from .variables import KINDS, FmuVariable, fmu_variables
+
+if TYPE_CHECKING:
+    from ..equations import Equations
 
 GENERIC_SOURCES = (
     "sb_instance.c",
@@ -96,7 +100,7 @@ def model_identifier(name: str) -> str:
     return base
 
 
-def check_events(eq, backend: str = "c") -> None:
+def check_events(eq: Equations, backend: str = "c") -> None:
     """Refuse the models whose events a backend does not handle (an FMU without their events would let
     bodies pass through each other, or a block creep where it sticks): the Python backend
     (``backend="python"``) has no stick-slip friction; the native backend handles contacts, switching
@@ -117,7 +121,7 @@ def check_events(eq, backend: str = "c") -> None:
         symbody.errors.ExportError: model 'block' has stick-slip friction (floor): the Python backend does not \
 handle its stick and slip events; export it with the native C backend (backend='c')
     """
-    frictions = [f.name for f in getattr(eq, "frictions", ())]
+    frictions = [f.name for f in eq.frictions]
     if frictions and backend != "c":
         raise ExportError(
             f"model {eq.name!r} has stick-slip friction ({', '.join(frictions)}): the Python backend does not "
@@ -146,7 +150,9 @@ class FmuSpec:
     runtime_sources = GENERIC_SOURCES
     runtime_headers = GENERIC_HEADERS
 
-    def __init__(self, eq, fmi_version: int = 2, kind: str = "both", jacobians: str | None = None, backend: str = "c"):
+    def __init__(
+        self, eq: Equations, fmi_version: int = 2, kind: str = "both", jacobians: str | None = None, backend: str = "c"
+    ):
         if fmi_version not in (2, 3):
             raise ExportError(f"unsupported FMI version {fmi_version!r}: use 2 or 3")
         if kind not in KINDS:
@@ -222,7 +228,7 @@ class FmuSpec:
     def provides_directional_derivatives(self) -> bool:
         """False in the ``none`` mode (its implicit solver uses differences; none are offered to importers) and
         for models with stick-slip friction (its forces are not differentiated)."""
-        return self.jacobian_mode != "none" and not getattr(self.eq, "frictions", ())
+        return self.jacobian_mode != "none" and not self.eq.frictions
 
     @cached_property
     def dependencies(self) -> Dependencies:

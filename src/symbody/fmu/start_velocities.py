@@ -24,10 +24,14 @@ Example (a bead on a unit circle, started at (1, 0): its velocity is along y):
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..codegen.evaluators import evaluator
+
+if TYPE_CHECKING:
+    from ..equations import Equations
 
 #: as ``RANK_TOL`` and ``PREFERENCE_RATIO`` of :mod:`symbody.numeric.linalg`
 RANK_TOL, PREFERENCE_RATIO = 1e-9, 4.0
@@ -76,7 +80,7 @@ def _condition(D: np.ndarray, rows: list[int], dependent: list[int]) -> float:
     return float(np.linalg.norm(Dr, 2)) / float(s[-1]) if s[-1] > 0 else float("inf")
 
 
-def independent_velocities(eq) -> list[int]:
+def independent_velocities(eq: Equations) -> list[int]:
     """Per coordinate: 1 when its start velocity is independent at the model's start values, else 0."""
     n = eq.nq
     if not eq.nc:

@@ -28,8 +28,13 @@ Example (``ddtheta`` depends on ``theta`` and the torque ``T``, not on ``dtheta`
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..codegen.c import nonzero
 from .jacobians import ResidualJacobians
+
+if TYPE_CHECKING:
+    from ..equations import Equations
 
 Known = tuple[str, int]
 
@@ -38,7 +43,7 @@ def _nz(row, kind: str) -> set[Known]:
     return {(kind, j) for j, e in enumerate(row) if nonzero(e)}
 
 
-def _masked(exprs, eq) -> set[Known]:
+def _masked(exprs, eq: Equations) -> set[Known]:
     """The states, inputs and time that occur in ``exprs``."""
     mask = 0
     for e in exprs:
@@ -48,7 +53,7 @@ def _masked(exprs, eq) -> set[Known]:
     return found | ({("t", 0)} if mask & eq.t.mask else set())
 
 
-def _states_in(exprs, eq) -> set[Known]:
+def _states_in(exprs, eq: Equations) -> set[Known]:
     """The first-order states that occur in ``exprs`` (the residual Jacobians are taken without them)."""
     mask = 0
     for e in exprs:
@@ -56,7 +61,7 @@ def _states_in(exprs, eq) -> set[Known]:
     return {("x", j) for j, s in enumerate(eq.x_symbols) if mask & s.mask}
 
 
-def _params(exprs, eq) -> set[Known]:
+def _params(exprs, eq: Equations) -> set[Known]:
     mask = 0
     for e in exprs:
         mask |= e.mask
@@ -74,10 +79,10 @@ class Dependencies:
         state_init: knowns of an assembled state at initialization (constrained models).
     """
 
-    def __init__(self, eq, jac: ResidualJacobians) -> None:
+    def __init__(self, eq: Equations, jac: ResidualJacobians) -> None:
         n, nc, nh = eq.nq, eq.nc, eq.nh
         na = n + nc
-        contacts = list(getattr(eq, "contacts", ()))
+        contacts = list(eq.contacts)
         # connected components of the sparsity graph of A = [M D^T; D 0], with the contacts' rows
         parent = list(range(na + len(contacts)))
 
@@ -112,16 +117,16 @@ class Dependencies:
             exprs = [jac.R[r]]
             k |= _states_in(exprs, eq)
             if r >= n:
-                c = r - n
-                k |= _nz(jac.V_q[c], "q") | _nz(eq.D[c], "dq")
-                if nonzero(jac.V_t[c]):
+                row = r - n
+                k |= _nz(jac.V_q[row], "q") | _nz(eq.D[row], "dq")
+                if nonzero(jac.V_t[row]):
                     k.add(("t", 0))
-                exprs.append(jac.V[c])
-                if c < nh:
-                    k |= _nz(eq.Phi_q[c], "q")
-                    if nonzero(eq.beta[c]):
+                exprs.append(jac.V[row])
+                if row < nh:
+                    k |= _nz(eq.Phi_q[row], "q")
+                    if nonzero(eq.beta[row]):
                         k.add(("t", 0))
-                    exprs.append(eq.Phi[c])
+                    exprs.append(eq.Phi[row])
             row_known.append(k)
             row_exprs.append(exprs)
         for c in contacts:  # a closed contact's row (Baumgarte's rate term: dq along g_q)
@@ -131,9 +136,9 @@ class Dependencies:
         comp_known: dict[int, set[Known]] = {}
         comp_exprs: dict[int, list] = {}
         for r in range(na + len(contacts)):
-            c = find(r)
-            comp_known.setdefault(c, set()).update(row_known[r])
-            comp_exprs.setdefault(c, []).extend(row_exprs[r])
+            root = find(r)
+            comp_known.setdefault(root, set()).update(row_known[r])
+            comp_exprs.setdefault(root, []).extend(row_exprs[r])
         # ([ddq; lam], then one entry per contact row)
         self.acc: list[set[Known]] = [set(comp_known[find(i)]) for i in range(na + len(contacts))]
         # initialization: parameters join; assembled states are replaced by their own knowns
@@ -164,7 +169,7 @@ class Dependencies:
             self.y_init.append(k_init)
         self.rates: list[set[Known]] = []
         self.rates_init: list[set[Known]] = []
-        for rate in getattr(eq, "rates", ()):
+        for rate in eq.rates:
             k = _masked([rate], eq)
             via = [n + r for r, lam in enumerate(eq.lam) if rate.mask & lam.mask]
             via += [na + r for r, c in enumerate(contacts) if rate.mask & c.force.mask]

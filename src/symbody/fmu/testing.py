@@ -22,11 +22,15 @@ import shutil
 import tempfile
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..symbolic.atoms import symbol_name
 from .run import restore_fmi2_message_proxy
+
+if TYPE_CHECKING:
+    from ..equations import Equations
 
 _WORKDIR: Path | None = None
 
@@ -91,7 +95,9 @@ def fmu_simulation(
     return {name: np.asarray(res[name], dtype=float) for name in res.dtype.names}
 
 
-def reference_simulation(eq, t: np.ndarray, q0, dq0, u=None, p=None, rtol: float = 1e-12) -> dict[str, np.ndarray]:
+def reference_simulation(
+    eq: Equations, t: np.ndarray, q0, dq0, u=None, p=None, rtol: float = 1e-12
+) -> dict[str, np.ndarray]:
     """Trajectories of the FMU variables from :func:`symbody.numeric.simulate` (projection, DOP853).
 
     The names are the FMU's: coordinates, ``d``/``dd`` + coordinate, and outputs.
@@ -119,8 +125,8 @@ def reference_simulation(eq, t: np.ndarray, q0, dq0, u=None, p=None, rtol: float
     out: dict[str, np.ndarray] = {"time": np.asarray(res.t)}
     for i, c in enumerate(eq.coordinates):
         out[c.name] = res.q[:, i]
-        out[c.dq.name] = res.dq[:, i]
-        out[c.ddq.name] = ddq[:, i]
+        out[symbol_name(c.dq)] = res.dq[:, i]
+        out[symbol_name(c.ddq)] = ddq[:, i]
     for i, o in enumerate(eq.outputs):
         out[o.name] = y[:, i]
     return out

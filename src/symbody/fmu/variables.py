@@ -29,10 +29,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..errors import ExportError
 from .contract import SETTINGS, SETTINGS_DEFAULTS, SOLVER_METHODS, Setting, method_code, method_description
 from .units import derivative_unit
+
+if TYPE_CHECKING:
+    from ..equations import Equations
 
 __all__ = [
     "KINDS",
@@ -86,7 +90,7 @@ def _finite(x) -> float | None:
     return None if x is None or not math.isfinite(float(x)) else float(x)
 
 
-def fmu_variables(eq, kind: str) -> list[FmuVariable]:
+def fmu_variables(eq: Equations, kind: str) -> list[FmuVariable]:
     """All variables of the FMU of ``eq`` for ``kind`` (``cs``, ``me`` or ``both``).
 
     Raises:
@@ -164,7 +168,7 @@ def fmu_variables(eq, kind: str) -> list[FmuVariable]:
             derivative=dq_vr[i] if me else None,
         )
     x_vr = []
-    for i, x in enumerate(getattr(eq, "states", ())):
+    for i, x in enumerate(eq.states):
         v = add(
             name=x.name,
             kind="x",
@@ -178,7 +182,7 @@ def fmu_variables(eq, kind: str) -> list[FmuVariable]:
             description=x.description or f"first-order state {x.name}",
         )
         x_vr.append(v.vr)
-    for i, x in enumerate(getattr(eq, "states", ())):
+    for i, x in enumerate(eq.states):
         add(
             name=f"der({x.name})",
             kind="dx",
@@ -255,9 +259,9 @@ def fmu_variables(eq, kind: str) -> list[FmuVariable]:
             max=s.max,
         )
     if me:  # the event indicators of the unilateral contacts (FMI 3 refers to them by value reference)
-        for i, c in enumerate(getattr(eq, "contacts", ())):
+        for i, contact in enumerate(eq.contacts):
             add(
-                name=f"{c.name}.indicator",
+                name=f"{contact.name}.indicator",
                 kind="event",
                 index=i,
                 type="Real",
@@ -265,10 +269,10 @@ def fmu_variables(eq, kind: str) -> list[FmuVariable]:
                 variability="continuous",
                 initial="calculated",
                 start=None,
-                description=f"event indicator of contact {c.name}: its gap while open, its force while closed",
+                description=f"event indicator of contact {contact.name}: its gap while open, its force while closed",
             )
-        nk = len(getattr(eq, "contacts", ()))
-        for k, e in enumerate(getattr(eq, "switches", ())):
+        nk = len(eq.contacts)
+        for k, e in enumerate(eq.switches):
             add(
                 name=f"switch{k}.indicator",
                 kind="event",
@@ -280,8 +284,8 @@ def fmu_variables(eq, kind: str) -> list[FmuVariable]:
                 start=None,
                 description=f"switching function of the loads: {e}"[:200],
             )
-        nsw = len(getattr(eq, "switches", ()))
-        for j, f in enumerate(getattr(eq, "frictions", ())):
+        nsw = len(eq.switches)
+        for j, f in enumerate(eq.frictions):
             add(
                 name=f"{f.name}.indicator",
                 kind="event",

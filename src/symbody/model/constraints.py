@@ -17,20 +17,41 @@ Example:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ModelError
 from ..symbolic.calculus import is_linear_in
 from ..symbolic.expr import Expr, as_expr, sub
 from .base import Base
+from .deprecation import formerly_positional
 from .expressions import GEOMETRY, coordinate_mask, require, to_expr
 from .geometry import resolve_base
 from .quantities import coordinate_record
-from .symbols import ConstraintRow
+from .registry import Facet, atomic
 from .vector import Vector
 
 if TYPE_CHECKING:
     from .system import System
+
+
+@dataclass
+class ConstraintRow:
+    """One scalar constraint equation with its Lagrange multiplier symbol.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("cr")
+        >>> x = s.coordinate("x")
+        >>> s.constraint("stop", x - 1)[0]
+        ConstraintRow(name='stop', expr=x - 1, kind='holonomic', multiplier=lambda_stop, group='stop')
+    """
+
+    name: str
+    expr: Expr
+    kind: str  # "holonomic", "velocity" or "initial"
+    multiplier: Expr | None = None
+    group: str = ""
 
 KINDS = ("holonomic", "velocity", "initial")
 
@@ -143,12 +164,7 @@ def holonomic_constraint(
 ) -> list[ConstraintRow]:
     """Holonomic constraint ``Phi(q, t) = 0``: an expression, a list, or a Vector (its components in ``base``).
 
-    Example:
-        >>> import symbody as sb
-        >>> s = sb.System("h")
-        >>> x, y = s.coordinate("x"), s.coordinate("y")
-        >>> [r.name for r in holonomic_constraint(s, "on_line", sb.Vector(s.ground_base, x, y, 0), components="xy")]
-        ['on_line_x', 'on_line_y']
+    The body of :meth:`symbody.System.constraint` (documented there, with an example).
     """
     return add_constraint(system, name, expr, base, components, "holonomic")
 
@@ -158,12 +174,7 @@ def velocity_constraint(
 ) -> list[ConstraintRow]:
     """Non-holonomic constraint, linear in the velocities: ``A(q, t) dq + b(q, t) = 0``.
 
-    Example:
-        >>> import symbody as sb
-        >>> s = sb.System("nh")
-        >>> x, th = s.coordinate("x"), s.coordinate("th")
-        >>> velocity_constraint(s, "rolls", s.dt(x) - 2 * s.dt(th))[0].multiplier
-        lambda_rolls
+    The body of :meth:`symbody.System.velocity_constraint` (documented there, with an example).
     """
     return add_constraint(system, name, expr, base, components, "velocity")
 
@@ -173,12 +184,7 @@ def initial_constraint(
 ) -> list[ConstraintRow]:
     """Initial-position condition, used only to assemble the initial configuration (it has no multiplier).
 
-    Example:
-        >>> import symbody as sb
-        >>> s = sb.System("ic")
-        >>> x = s.coordinate("x")
-        >>> initial_constraint(s, "start", x - 1)[0].multiplier is None
-        True
+    The body of :meth:`symbody.System.initial_constraint` (documented there, with an example).
     """
     return add_constraint(system, name, expr, base, components, "initial")
 
@@ -186,13 +192,7 @@ def initial_constraint(
 def fix_initial(system: System, coordinate: Any, name: str | None = None) -> list[ConstraintRow]:
     """Hold a coordinate at its initial value while assembling (3D_MEC ``Cpini``).
 
-    Example:
-        >>> import symbody as sb
-        >>> s = sb.System("fi")
-        >>> x = s.coordinate("x", 0.5)
-        >>> row = fix_initial(s, x)[0]
-        >>> row.name, row.kind, s.default_values()[x] - 0.5
-        ('x_init', 'initial', 0.0)
+    The body of :meth:`symbody.System.fix_initial` (documented there, with an example).
     """
     c = coordinate_record(system, coordinate)
     return add_constraint(system, name or f"{c.name}_init", sub(c.q, as_expr(c.q0)), kind="initial")
@@ -200,17 +200,8 @@ def fix_initial(system: System, coordinate: Any, name: str | None = None) -> lis
 
 def prescribe(system: System, name: str, coordinate: Any, motion: Any) -> list[ConstraintRow]:
     """Rheonomic constraint ``q - z = 0`` (its multiplier is the driving effort): ``z`` a law of time and
-    parameters, or a motion input (:meth:`~symbody.System.motion_input`, a position given by a signal).
 
-    Example:
-        >>> import symbody as sb
-        >>> s = sb.System("pr")
-        >>> th = s.coordinate("th"); w = s.parameter("w", 1.0)
-        >>> prescribe(s, "spin", th, w * s.t)[0].expr
-        th - t*w
-        >>> x = s.coordinate("x"); z = s.motion_input("z")
-        >>> prescribe(s, "drive", x, z)[0].expr
-        x - z
+    The body of :meth:`symbody.System.prescribe` (documented there, with an example).
     """
     try:
         c = coordinate_record(system, coordinate)
@@ -224,15 +215,107 @@ def prescribe(system: System, name: str, coordinate: Any, motion: Any) -> list[C
 def multiplier(system: System, row: str) -> Expr:
     """The Lagrange multiplier symbol of a constraint row (usable in outputs).
 
-    Example:
-        >>> import symbody as sb
-        >>> s = sb.System("mu")
-        >>> x = s.coordinate("x")
-        >>> _ = s.constraint("stop", x - 1)
-        >>> multiplier(s, "stop")
-        lambda_stop
+    The body of :meth:`symbody.System.multiplier` (documented there, with an example).
     """
     lam = system._multipliers.get(row)
     if lam is None:
         raise ModelError(f"no constraint row named {row!r}")
     return lam
+
+
+class ConstraintsMixin(Facet):
+    """The methods of :class:`symbody.System` that add constraint rows:
+    holonomic, velocity and initial constraints, prescribed motion."""
+
+    @atomic
+    @formerly_positional("components")
+    def constraint(
+        self, name: str, expr: Any, base: Base | str | None = None, *, components: str | None = None
+    ) -> list[ConstraintRow]:
+        """Holonomic constraint ``Phi(q, t) = 0``: an expression, a list, or a Vector (its components in ``base``).
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("h")
+            >>> x, y = s.coordinate("x"), s.coordinate("y")
+            >>> [r.name for r in s.constraint("on_line", sb.Vector(s.ground_base, x, y, 0), components="xy")]
+            ['on_line_x', 'on_line_y']
+        """
+        return holonomic_constraint(self._system, name, expr, base, components)
+
+    @atomic
+    @formerly_positional("components")
+    def velocity_constraint(
+        self, name: str, expr: Any, base: Base | str | None = None, *, components: str | None = None
+    ) -> list[ConstraintRow]:
+        """Non-holonomic constraint, linear in the velocities: ``A(q, t) dq + b(q, t) = 0``.
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("nh")
+            >>> x, th = s.coordinate("x"), s.coordinate("th")
+            >>> s.velocity_constraint("rolls", s.dt(x) - 2 * s.dt(th))[0].multiplier
+            lambda_rolls
+        """
+        return velocity_constraint(self._system, name, expr, base, components)
+
+    @atomic
+    @formerly_positional("components")
+    def initial_constraint(
+        self, name: str, expr: Any, base: Base | str | None = None, *, components: str | None = None
+    ) -> list[ConstraintRow]:
+        """Initial-position condition, used only to assemble the initial configuration (it has no multiplier).
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("ic")
+            >>> x = s.coordinate("x")
+            >>> s.initial_constraint("start", x - 1)[0].multiplier is None
+            True
+        """
+        return initial_constraint(self._system, name, expr, base, components)
+
+    @atomic
+    @formerly_positional("name")
+    def fix_initial(self, coordinate: Any, *, name: str | None = None) -> list[ConstraintRow]:
+        """Hold a coordinate at its initial value while assembling (3D_MEC ``Cpini``).
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("fi")
+            >>> x = s.coordinate("x", 0.5)
+            >>> row = s.fix_initial(x)[0]
+            >>> row.name, row.kind, s.default_values()[x] - 0.5
+            ('x_init', 'initial', 0.0)
+        """
+        return fix_initial(self._system, coordinate, name)
+
+    @atomic
+    def prescribe(self, name: str, coordinate: Any, motion: Any) -> list[ConstraintRow]:
+        """Rheonomic constraint ``q - z = 0`` (its multiplier is the driving effort): ``z`` a law of time and
+        parameters, or a motion input (:meth:`~symbody.System.motion_input`, a position given by a signal).
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("pr")
+            >>> th = s.coordinate("th"); w = s.parameter("w", 1.0)
+            >>> s.prescribe("spin", th, w * s.t)[0].expr
+            th - t*w
+            >>> x = s.coordinate("x"); z = s.motion_input("z")
+            >>> s.prescribe("drive", x, z)[0].expr
+            x - z
+        """
+        return prescribe(self._system, name, coordinate, motion)
+
+    def multiplier(self, row: str) -> Expr:
+        """The Lagrange multiplier symbol of a constraint row (usable in outputs).
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("mu")
+            >>> x = s.coordinate("x")
+            >>> _ = s.constraint("stop", x - 1)
+            >>> s.multiplier("stop")
+            lambda_stop
+        """
+        return multiplier(self._system, row)

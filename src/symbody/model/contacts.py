@@ -34,12 +34,18 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import ModelError
 from ..symbolic.calculus import jacobian, time_derivative
 from ..symbolic.expr import Expr, as_expr, neg
+from .deprecation import formerly_positional
 from .expressions import explicit_rate
+from .friction import FrictionInfo
+from .registry import Facet, atomic
+
+if TYPE_CHECKING:
+    from .system import System
 
 #: symbol kinds a gap may depend on
 GAP_KINDS = ("parameter", "coordinate", "time", "motion input")
@@ -88,26 +94,15 @@ class ContactInfo:
     force: Expr
 
 
-def unilateral_contacts(system: Any) -> list[Unilateral]:
+def unilateral_contacts(system: System) -> list[Unilateral]:
     """The unilateral contacts declared on ``system`` (in declaration order)."""
-    return list(getattr(system, "unilaterals", ()))
+    return list(system.unilaterals)
 
 
 def add_unilateral(system: Any, name: str, gap: Any, restitution: Any = 0.0) -> Unilateral:
-    """Unilateral contact keeping ``gap(q, t) >= 0``, with impacts (Newton's ``restitution``) and a
-    compressive force ``c.force`` while closed (``System.unilateral``; see the module docstring).
+    """Unilateral contact keeping ``gap(q, t) >= 0``, with impacts and a compressive force while closed.
 
-    Example:
-        >>> import symbody as sb
-        >>> s = sb.System("ball"); y = s.coordinate("y", 1.0)
-        >>> _ = s.particle("b", s.point("P", s.origin, (0, y, 0)), 1.0)
-        >>> floor = s.unilateral("floor", y - 0.1, restitution=0.8)
-        >>> s.output("N", floor.force)
-        force_floor
-
-    Raises:
-        ModelError: a taken or invalid name, a gap that depends on velocities or inputs or on no
-            coordinate, a restitution that is not an expression of parameters or lies outside ``[0, 1]``.
+    The body of :meth:`symbody.System.unilateral` (documented there, with an example).
     """
     force_name = f"force_{name}"
     system._check_name(name, "unilateral contact")
@@ -142,10 +137,17 @@ def contact_equations(system: Any) -> list[ContactInfo]:
     return out
 
 
-def event_force_symbols(eq: Any) -> list[Expr]:
+class DerivedEvents(Protocol):
+    """What :func:`event_force_symbols` reads of derived equations (a :class:`symbody.Equations`)."""
+
+    contacts: list[ContactInfo]
+    frictions: list[FrictionInfo]
+
+
+def event_force_symbols(eq: DerivedEvents) -> list[Expr]:
     """The contact forces, then the stick-slip friction forces, of derived equations: the symbols that
     follow the multipliers in the ``lam`` argument of generated functions."""
-    return [c.force for c in getattr(eq, "contacts", ())] + [f.force for f in getattr(eq, "frictions", ())]
+    return [c.force for c in eq.contacts] + [f.force for f in eq.frictions]
 
 
 def contact_blocks(contacts: list[ContactInfo], nq: int) -> dict[str, tuple[list[Expr], tuple[int, ...]]]:
@@ -161,7 +163,32 @@ def contact_blocks(contacts: list[ContactInfo], nq: int) -> dict[str, tuple[list
     }
 
 
+class ContactsMixin(Facet):
+    """The methods of :class:`symbody.System` that add unilateral contacts."""
+
+    @atomic
+    @formerly_positional("restitution")
+    def unilateral(self, name: str, gap: Any, *, restitution: Any = 0.0) -> Unilateral:
+        """Unilateral contact keeping ``gap(q, t) >= 0``, with impacts (Newton's ``restitution``) and a
+        compressive force ``c.force`` while closed (``System.unilateral``; see the module docstring).
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("ball"); y = s.coordinate("y", 1.0)
+            >>> _ = s.particle("b", s.point("P", s.origin, (0, y, 0)), 1.0)
+            >>> floor = s.unilateral("floor", y - 0.1, restitution=0.8)
+            >>> s.output("N", floor.force)
+            force_floor
+
+        Raises:
+            ModelError: a taken or invalid name, a gap that depends on velocities or inputs or on no
+                coordinate, a restitution that is not an expression of parameters or lies outside ``[0, 1]``.
+        """
+        return add_unilateral(self._system, name, gap, restitution)
+
+
 __all__ = [
+    "ContactsMixin",
     "event_force_symbols",
     "Unilateral",
     "ContactInfo",

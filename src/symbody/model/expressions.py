@@ -26,6 +26,7 @@ from ..symbolic.calculus import diff, time_derivative
 from ..symbolic.evaluate import evaluate
 from ..symbolic.expr import Expr, add, as_expr, mul
 from ..symbolic.sympy_bridge import UndeclaredSymbolError
+from .registry import Facet
 from .vector import Vector
 
 if TYPE_CHECKING:
@@ -187,12 +188,7 @@ def explicit_rate(system: System, e: Expr) -> Expr:
 def symbol_named(system: System, name: str) -> Expr:
     """The symbol called ``name`` (parameter, coordinate, velocity, input, time, ...).
 
-    Example:
-        >>> import symbody as sb
-        >>> s = sb.System("sy")
-        >>> x = s.coordinate("x")
-        >>> symbol_named(s, "dx") is s.dt(x)
-        True
+    The body of :meth:`symbody.System.symbol` (documented there, with an example).
     """
     s = system.ctx.by_name.get(name)
     if s is None:
@@ -202,14 +198,8 @@ def symbol_named(system: System, name: str) -> Expr:
 
 def total_derivative(system: System, expr: Any) -> Expr:
     """Total time derivative of an expression (``dt(q) = dq``, ``dt(dq) = ddq``, ``dt(z) = dz`` of a motion
-    input, ``dt(x)`` the rate of a first-order state).
 
-    Example:
-        >>> import symbody as sb
-        >>> s = sb.System("dt")
-        >>> x = s.coordinate("x")
-        >>> total_derivative(s, x * x)
-        2*x*dx
+    The body of :meth:`symbody.System.dt` (documented there, with an example).
     """
     e = to_expr(system, expr)
     for sym in system.ctx.symbols:
@@ -268,12 +258,7 @@ def coordinate_mask(system: System, velocities: bool = False) -> int:
 def default_values(system: System) -> dict[Expr, float]:
     """Values of every symbol at the defaults: parameters, initial state, inputs, ``t = 0``.
 
-    Example:
-        >>> import symbody as sb
-        >>> s = sb.System("d")
-        >>> l = s.parameter("l", 2.0)
-        >>> default_values(s)[l]
-        2.0
+    The body of :meth:`symbody.System.default_values` (documented there, with an example).
     """
     vals: dict[Expr, float] = {system.t: 0.0}
     for p in system.parameters.values():
@@ -302,3 +287,44 @@ def default_value(system: System, e: Expr) -> float:
         1.0
     """
     return evaluate(e, default_values(system))
+
+
+class ExpressionsMixin(Facet):
+    """The methods of :class:`symbody.System` that reach the symbols of the model and their time derivatives."""
+
+    def symbol(self, name: str) -> Expr:
+        """The symbol called ``name`` (parameter, coordinate, velocity, input, time, ...).
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("sy")
+            >>> x = s.coordinate("x")
+            >>> s.symbol("dx") is s.dt(x)
+            True
+        """
+        return symbol_named(self._system, name)
+
+    def default_values(self) -> dict[Expr, float]:
+        """Values of every symbol at the defaults: parameters, initial state, inputs, ``t = 0``.
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("d")
+            >>> l = s.parameter("l", 2.0)
+            >>> s.default_values()[l]
+            2.0
+        """
+        return default_values(self._system)
+
+    def dt(self, expr: Any) -> Expr:
+        """Total time derivative of an expression (``dt(q) = dq``, ``dt(dq) = ddq``, ``dt(z) = dz`` of a motion
+        input, ``dt(x)`` the rate of a first-order state).
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("dt")
+            >>> x = s.coordinate("x")
+            >>> s.dt(x * x)
+            2*x*dx
+        """
+        return total_derivative(self._system, expr)

@@ -32,6 +32,8 @@ from typing import Any
 from ..errors import ModelError
 from ..symbolic.calculus import jacobian, subs_many, time_derivative
 from ..symbolic.expr import ZERO, Expr, neg
+from .deprecation import formerly_positional
+from .registry import Facet, atomic
 
 #: symbol kinds a normal force may depend on
 NORMAL_KINDS = (
@@ -81,20 +83,8 @@ class FrictionInfo:
 
 def add_stick_slip(system: Any, name: str, along: Any, normal: Any, mu: Any, mu_static: Any = None) -> StickSlip:
     """Coulomb friction with stick and slip modes on the rate of ``along``, pressed by ``normal`` (which may be
-    a contact force or a multiplier): ``System.stick_slip``; see the module docstring.
 
-    Example:
-        >>> import symbody as sb
-        >>> s = sb.System("block"); x, y = s.coordinate("x"), s.coordinate("y")
-        >>> _ = s.particle("b", s.point("P", s.origin, (x, y, 0)), 2.0)
-        >>> floor = s.unilateral("floor", y)
-        >>> s.stick_slip("friction", x, normal=floor.force, mu=0.3, mu_static=0.4).force
-        force_friction
-
-    Raises:
-        ModelError: a taken name, a rate not linear in the velocities, a normal force of accelerations,
-            friction coefficients that are not expressions of parameters or are negative, or
-            ``mu_static < mu``.
+    The body of :meth:`symbody.System.stick_slip` (documented there, with an example).
     """
     force_name = f"force_{name}"
     system._check_name(name, "friction")
@@ -123,7 +113,7 @@ def friction_equations(system: Any) -> list[FrictionInfo]:
     dq = [c.dq for c in system.coordinates]
     zero = {v: ZERO for v in dq}
     out = []
-    for f in getattr(system, "frictions", ()):
+    for f in system.frictions:
         A = jacobian([f.rate], dq)[0]
         beta = neg(subs_many([f.rate], zero)[0])
         gamma = neg(time_derivative(f.rate, system.ctx, accelerations=False))
@@ -144,4 +134,29 @@ def friction_blocks(frictions: list[FrictionInfo], nq: int) -> dict[str, tuple[l
     }
 
 
-__all__ = ["StickSlip", "FrictionInfo", "add_stick_slip", "friction_equations", "friction_blocks"]
+class FrictionMixin(Facet):
+    """The methods of :class:`symbody.System` that add stick-slip friction."""
+
+    @atomic
+    @formerly_positional("mu_static")
+    def stick_slip(self, name: str, along: Any, normal: Any, mu: Any, *, mu_static: Any = None) -> StickSlip:
+        """Coulomb friction with stick and slip modes on the rate of ``along``, pressed by ``normal`` (which may be
+        a contact force or a multiplier): ``System.stick_slip``; see the module docstring.
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("block"); x, y = s.coordinate("x"), s.coordinate("y")
+            >>> _ = s.particle("b", s.point("P", s.origin, (x, y, 0)), 2.0)
+            >>> floor = s.unilateral("floor", y)
+            >>> s.stick_slip("friction", x, normal=floor.force, mu=0.3, mu_static=0.4).force
+            force_friction
+
+        Raises:
+            ModelError: a taken name, a rate not linear in the velocities, a normal force of accelerations,
+                friction coefficients that are not expressions of parameters or are negative, or
+                ``mu_static < mu``.
+        """
+        return add_stick_slip(self._system, name, along, normal, mu, mu_static)
+
+
+__all__ = ["FrictionMixin", "StickSlip", "FrictionInfo", "add_stick_slip", "friction_equations", "friction_blocks"]

@@ -1,4 +1,5 @@
-"""Geometry of a model: finding its bases, points, frames and solids, and creating bases, points and frames.
+"""Geometry of a model: points (a tree rooted at the origin), frames (a point and a base), and finding
+and creating the bases, points and frames of a system.
 
 Every factory accepts an object or its name; the ``resolve_*`` functions turn
 either into the system's object, or raise a :class:`symbody.errors.ModelError`
@@ -21,12 +22,120 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ModelError
 from .base import AxisRotation, Base, EulerAngles, Rotation
 from .expressions import GEOMETRY, coordinate_mask, default_value, require, to_expr
-from .point import Frame, Point
-from .solid import Solid
+from .kinematics import tree_lca
+from .registry import Facet, atomic
 from .vector import Vector
 
 if TYPE_CHECKING:
+    from .kinematics import Kinematics
     from .system import System
+
+
+class Point:
+    """A point defined by a vector from its parent point (``None`` for the origin).
+
+    Created with :meth:`symbody.System.point`.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("pt")
+        >>> x = s.coordinate("x")
+        >>> P = s.point("P", s.origin, (x, 0, 0))
+        >>> P.velocity().components(s.ground_base), P.depth
+        ((dx, 0, 0), 1)
+    """
+
+    def __init__(self, system: System, name: str, parent: Point | None, vector: Vector | None):
+        self.system = system
+        self.name = name
+        self.parent = parent
+        self.vector = vector
+        self.depth: int = 0 if parent is None else parent.depth + 1
+
+    def __repr__(self) -> str:
+        return f"Point({self.name!r})"
+
+    def position(self) -> Vector:
+        """Position vector from the origin."""
+        return self.system.kinematics.position(self)
+
+    def velocity(self) -> Vector:
+        """Velocity relative to the ground."""
+        return self.system.kinematics.velocity(self)
+
+    def acceleration(self) -> Vector:
+        """Acceleration relative to the ground."""
+        return self.system.kinematics.acceleration(self)
+
+
+class Frame:
+    """A reference frame: a point (origin) and a base (orientation).
+
+    Created with :meth:`symbody.System.frame`; ``s.ground`` is the ground frame.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("fr")
+        >>> s.ground
+        Frame('abs', point='O', base='xyz')
+    """
+
+    def __init__(self, system: System, name: str, point: Point, base: Base):
+        self.system = system
+        self.name = name
+        self.point = point
+        self.base = base
+
+    def __repr__(self) -> str:
+        return f"Frame({self.name!r}, point={self.point.name!r}, base={self.base.name!r})"
+
+
+def common_ancestor(a: Point, b: Point) -> Point:
+    """Deepest common ancestor of two points in the point tree (the origin at worst).
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("ca")
+        >>> A = s.point("A", s.origin, (1, 0, 0))
+        >>> B, C = s.point("B", A, (0, 1, 0)), s.point("C", A, (0, 0, 1))
+        >>> common_ancestor(B, C).name, common_ancestor(B, s.origin).name
+        ('A', 'O')
+    """
+    return tree_lca(a, b)
+
+
+def _chain_vector(kin: Kinematics, top: Point, p: Point) -> Vector:
+    """Sum of the defining vectors from ``top`` down to ``p`` (``p`` descends from ``top``)."""
+    chain = []
+    while p is not top:
+        chain.append(p)
+        p = p.parent  # type: ignore[assignment]
+    parts: dict = {}
+    for x in reversed(chain):
+        for base, comps in x.vector.parts.items():  # type: ignore[union-attr]
+            kin.add_part(parts, base, comps)
+    return kin.vector(parts)
+
+
+def relative_position(kin: Kinematics, a: Point, b: Point) -> Vector:
+    """Vector from point ``a`` to point ``b``, summed from their deepest common ancestor.
+
+    The part of the two chains above the common ancestor never enters, so a
+    point defined from ``a`` by a constant vector is exactly that vector away
+    (no ``(q + l) - q`` left for a simplifier to cancel).
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("rp")
+        >>> x = s.coordinate("x"); l = s.parameter("l", 1.0)
+        >>> A = s.point("A", s.origin, (x, 0, 0)); B = s.point("B", A, (l, 0, 0))
+        >>> relative_position(s.kinematics, A, B).components(s.ground_base)
+        (l, 0, 0)
+    """
+    c = common_ancestor(a, b)
+    if c.parent is None:
+        return kin.position(b) - kin.position(a)
+    return _chain_vector(kin, c, b) - _chain_vector(kin, c, a)
 
 
 def resolve_base(system: System, b: Base | str | None, what: str = "base") -> Base:
@@ -77,32 +186,6 @@ def resolve_point(system: System, p: Point | str, what: str = "point") -> Point:
             raise ModelError(f"{what} {p!r} does not exist in system {system.name!r}")
         return point
     raise ModelError(f"{what}: expected a Point or a point name, got {p!r}")
-
-
-def resolve_solid(system: System, s: Solid | str | None, what: str = "solid") -> Solid | None:
-    """The solid ``s`` (a Solid or a solid name) of ``system``; ``None`` or ``"ground"`` is the ground.
-
-    Example:
-        >>> import symbody as sb
-        >>> s = sb.System("rs")
-        >>> bob = s.particle("bob", s.origin, 1.0)
-        >>> resolve_solid(s, "bob") is bob, resolve_solid(s, "ground")
-        (True, None)
-    """
-    if s is None:
-        return None
-    if isinstance(s, Solid):
-        if system.solids.get(s.name) is not s and s.name != "ground":
-            raise ModelError(f"{what} {s.name!r} belongs to another system")
-        return s
-    if isinstance(s, str):
-        if s == "ground":
-            return None
-        solid = system.solids.get(s)
-        if solid is None:
-            raise ModelError(f"{what} {s!r} does not exist in system {system.name!r}")
-        return solid
-    raise ModelError(f"{what}: expected a Solid or a solid name, got {s!r}")
 
 
 def resolve_vector(system: System, v: Any, base: Base | str | None, what: str) -> Vector:
@@ -156,18 +239,7 @@ def create_base(
 ) -> Base:
     """Create a base from its parent and a rotation.
 
-    ``rotation`` is :func:`Rx`, :func:`Ry`, :func:`Rz`, :class:`AxisAngle`,
-    :class:`EulerAngles`, :class:`EulerParameters`, :class:`SmallRotation` or
-    :class:`RotationMatrix`; ``s.base("B", parent, "z", theta)`` is short for
-    ``s.base("B", parent, sb.Rz(theta))``.  An :class:`EulerAngles` creates the
-    intermediate bases ``<name>_1``, ``<name>_2``, ... and returns the last one.
-
-    Example:
-        >>> import symbody as sb
-        >>> s = sb.System("b")
-        >>> a, b = s.coordinate("a"), s.coordinate("b")
-        >>> create_base(s, "B", "xyz", sb.EulerAngles("zx", (a, b))).parent.name
-        'B_1'
+    The body of :meth:`symbody.System.base` (documented there, with an example).
     """
     p = resolve_base(system, parent, f"parent of base {name!r}")
     if isinstance(rotation, (str, int)) and angle is not None:
@@ -213,15 +285,7 @@ def _euler_bases(system: System, name: str, parent: Base, rotation: EulerAngles)
 def create_point(system: System, name: str, parent: Point | str, vector: Any, base: Base | str | None = None) -> Point:
     """Create a point from its parent point and the vector joining them.
 
-    ``vector`` is a :class:`Vector` or three components in ``base`` (default: ground base).
-
-    Example:
-        >>> import symbody as sb
-        >>> s = sb.System("pt")
-        >>> l = s.parameter("l", 2.0)
-        >>> A = create_point(s, "A", s.origin, (l, 0, 0))
-        >>> create_point(s, "B", A, sb.Vector(s.ground_base, 0, l, 0)).position().components(s.ground_base)
-        (l, l, 0)
+    The body of :meth:`symbody.System.point` (documented there, with an example).
     """
     p = resolve_point(system, parent, f"parent of point {name!r}")
     v = resolve_vector(system, vector, base, f"point {name!r}")
@@ -235,11 +299,7 @@ def create_point(system: System, name: str, parent: Point | str, vector: Any, ba
 def create_frame(system: System, name: str, point: Point | str, base: Base | str) -> Frame:
     """Create a frame (reference): a point and a base.
 
-    Example:
-        >>> import symbody as sb
-        >>> s = sb.System("f")
-        >>> create_frame(s, "F", "O", "xyz")
-        Frame('F', point='O', base='xyz')
+    The body of :meth:`symbody.System.frame` (documented there, with an example).
     """
     pt = resolve_point(system, point, f"point of frame {name!r}")
     b = resolve_base(system, base, f"base of frame {name!r}")
@@ -247,3 +307,56 @@ def create_frame(system: System, name: str, point: Point | str, base: Base | str
     f = Frame(system, name, pt, b)
     system.frames[name] = f
     return f
+
+
+class GeometryMixin(Facet):
+    """The methods of :class:`symbody.System` that create bases, points and frames."""
+
+    @atomic
+    def base(
+        self, name: str, parent: Base | str, rotation: Rotation | EulerAngles | str | None = None, angle: Any = None
+    ) -> Base:
+        """Create a base from its parent and a rotation.
+
+        ``rotation`` is :func:`Rx`, :func:`Ry`, :func:`Rz`, :class:`AxisAngle`,
+        :class:`EulerAngles`, :class:`EulerParameters`, :class:`SmallRotation` or
+        :class:`RotationMatrix`; ``s.base("B", parent, "z", theta)`` is short for
+        ``s.base("B", parent, sb.Rz(theta))``.  An :class:`EulerAngles` creates the
+        intermediate bases ``<name>_1``, ``<name>_2``, ... and returns the last one.
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("b")
+            >>> a, b = s.coordinate("a"), s.coordinate("b")
+            >>> s.base("B", "xyz", sb.EulerAngles("zx", (a, b))).parent.name
+            'B_1'
+        """
+        return create_base(self._system, name, parent, rotation, angle)
+
+    @atomic
+    def point(self, name: str, parent: Point | str, vector: Any, base: Base | str | None = None) -> Point:
+        """Create a point from its parent point and the vector joining them.
+
+        ``vector`` is a :class:`Vector` or three components in ``base`` (default: ground base).
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("pt")
+            >>> l = s.parameter("l", 2.0)
+            >>> A = s.point("A", s.origin, (l, 0, 0))
+            >>> s.point("B", A, sb.Vector(s.ground_base, 0, l, 0)).position().components(s.ground_base)
+            (l, l, 0)
+        """
+        return create_point(self._system, name, parent, vector, base)
+
+    @atomic
+    def frame(self, name: str, point: Point | str, base: Base | str) -> Frame:
+        """Create a frame (reference): a point and a base.
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("f")
+            >>> s.frame("F", "O", "xyz")
+            Frame('F', point='O', base='xyz')
+        """
+        return create_frame(self._system, name, point, base)

@@ -27,17 +27,19 @@ Example:
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ModelError
 from ..symbolic.expr import Expr, as_expr, mul, sub
 from .base import Base, axis_index
 from .constraints import add_rows, constraint_rows
+from .deprecation import formerly_positional, warn_deprecated
 from .expressions import to_expr
-from .geometry import resolve_base, resolve_point
-from .point import Point, relative_position
+from .geometry import Point, relative_position, resolve_base, resolve_point
+from .registry import Facet, atomic
 
 if TYPE_CHECKING:
     from .system import System
@@ -353,3 +355,164 @@ class GenericJoint(Joint):
                 f"joint {self.name!r}: {len(rows)} equations but {len(self._reaction_names)} reaction names"
             )
         return rows, {r: (row[0], 1.0, None) for r, row in zip(self._reaction_names, rows)}
+
+
+def _universal_old_order(method: Callable[..., Joint]) -> Callable[..., Joint]:
+    """Accept ``universal_joint(name, point1, base1, axis1, point2, base2, axis2)`` (before 0.2), with a warning."""
+
+    @functools.wraps(method)
+    def run(self: Any, *args: Any, **kwargs: Any) -> Joint:
+        if len(args) == 7:
+            name, point1, base1, axis1, point2, base2, axis2 = args
+            warn_deprecated("System.universal_joint: give the axes by keyword after the bases (axis1=..., axis2=...)")
+            return method(self, name, point1, base1, point2, base2, axis1=axis1, axis2=axis2, **kwargs)
+        return method(self, *args, **kwargs)
+
+    return run
+
+
+class JointsMixin(Facet):
+    """The methods of :class:`symbody.System` that join bodies: each adds one :class:`Joint` of this module."""
+
+    @atomic
+    def spherical_joint(
+        self, name: str, point1: Point | str, point2: Point | str, base: Base | str | None = None
+    ) -> Joint:
+        """Coincident points (3 equations ``r_P2 - r_P1 = 0`` in ``base``); reactions Fx, Fy, Fz.
+
+        The reaction is the force on the body of ``point2`` from the body of ``point1``:
+        ``F_k = -lambda_k``.  Rows that vanish identically (planar models) are dropped.
+        The joint is a :class:`SphericalJoint`.
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("ball_joint")
+            >>> x, y = s.coordinate("x"), s.coordinate("y")
+            >>> P = s.point("P", s.origin, (x, y, 0))
+            >>> j = s.spherical_joint("ball", s.origin, P)
+            >>> j.rows, j.dropped, [r.expr for r in s.constraints]  # planar: the row along z vanishes
+            (['ball_x', 'ball_y'], ['ball_z'], [x, y])
+        """
+        return SphericalJoint(name, point1, point2, base).add_to(self._system)
+
+    @atomic
+    @formerly_positional("axis")
+    def revolute_joint(
+        self, name: str, point1: Point | str, base1: Base | str, point2: Point | str, base2: Base | str, *,
+        axis: Any = "z",
+    ) -> Joint:  # fmt: skip
+        """Revolute joint: coincident points and the ``axis`` of ``base2`` kept along the same axis of ``base1``.
+
+        Reactions: Fx, Fy, Fz (in ``base1``) and the two moments normal to the axis.  The joint is a
+        :class:`RevoluteJoint`.
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("hinge")
+            >>> x, y, th = s.coordinate("x"), s.coordinate("y"), s.coordinate("th")
+            >>> B = s.base("B", s.ground_base, sb.Rz(th))
+            >>> C = s.point("C", s.origin, (x, y, 0))
+            >>> pin = s.revolute_joint("pin", s.origin, s.ground_base, C, B, axis="z")
+            >>> pin.rows, sorted(pin.reactions)  # planar: the rows along z and the tilts vanish
+            (['pin_x', 'pin_y'], ['Fx', 'Fy'])
+        """
+        return RevoluteJoint(name, point1, base1, point2, base2, axis).add_to(self._system)
+
+    @atomic
+    @formerly_positional("axis")
+    def prismatic_joint(
+        self, name: str, point1: Point | str, base1: Base | str, point2: Point | str, base2: Base | str, *,
+        axis: Any = "x",
+    ) -> Joint:  # fmt: skip
+        """Prismatic joint: ``point2`` slides along ``axis`` of ``base1``; no relative rotation.
+
+        The joint is a :class:`PrismaticJoint`.
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("slider")
+            >>> x, y, th = s.coordinate("x"), s.coordinate("y"), s.coordinate("th")
+            >>> B = s.base("B", s.ground_base, sb.Rz(th))
+            >>> P = s.point("P", s.origin, (x, y, 0))
+            >>> s.prismatic_joint("rail", s.origin, s.ground_base, P, B, axis="x").rows
+            ['rail_y', 'rail_rxy']
+        """
+        return PrismaticJoint(name, point1, base1, point2, base2, axis).add_to(self._system)
+
+    @atomic
+    @formerly_positional("axis")
+    def cylindrical_joint(
+        self, name: str, point1: Point | str, base1: Base | str, point2: Point | str, base2: Base | str, *,
+        axis: Any = "z",
+    ) -> Joint:  # fmt: skip
+        """Cylindrical joint: ``point2`` on the ``axis`` line of ``base1``; the axes stay parallel.
+
+        The joint is a :class:`CylindricalJoint`.
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("sleeve")
+            >>> x, y, z = s.coordinate("x"), s.coordinate("y"), s.coordinate("z")
+            >>> a, b = s.coordinate("a"), s.coordinate("b")
+            >>> B = s.base("B", s.ground_base, sb.EulerAngles("xy", (a, b)))
+            >>> P = s.point("P", s.origin, (x, y, z))
+            >>> s.cylindrical_joint("sleeve", s.origin, s.ground_base, P, B, axis="z").rows
+            ['sleeve_x', 'sleeve_y', 'sleeve_ax', 'sleeve_ay']
+        """
+        return CylindricalJoint(name, point1, base1, point2, base2, axis).add_to(self._system)
+
+    @atomic
+    @_universal_old_order
+    def universal_joint(
+        self, name: str, point1: Point | str, base1: Base | str, point2: Point | str, base2: Base | str, *,
+        axis1: Any, axis2: Any,
+    ) -> Joint:  # fmt: skip
+        """Universal (Cardan) joint: coincident points, ``axis1`` (of base1) perpendicular to ``axis2`` (of base2).
+
+        The joint is a :class:`UniversalJoint`.
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("cardan")
+            >>> a = s.coordinate("a")
+            >>> B = s.base("B", s.ground_base, sb.Rz(a))
+            >>> j = s.universal_joint("cross", s.origin, s.ground_base, s.origin, B, axis1="x", axis2="x")
+            >>> j.rows, j.dropped  # the points coincide by construction
+            (['cross_perp'], ['cross_x', 'cross_y', 'cross_z'])
+        """
+        return UniversalJoint(name, point1, base1, axis1, point2, base2, axis2).add_to(self._system)
+
+    @atomic
+    def distance_joint(self, name: str, point1: Point | str, point2: Point | str, length: Any) -> Joint:
+        """Fixed distance (massless bar): ``|r_P1P2|^2 - length^2 = 0``; reaction: bar tension.
+
+        The tension (positive pulling the points together) is ``2 length lambda``.  The joint is a
+        :class:`DistanceJoint`.
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("rod")
+            >>> x, y = s.coordinate("x"), s.coordinate("y"); l = s.parameter("l", 1.0)
+            >>> P = s.point("P", s.origin, (x, y, 0))
+            >>> j = s.distance_joint("rod", s.origin, P, l)
+            >>> s.constraints[0].expr, j.reactions["tension"][1]
+            (x**2 + y**2 - l**2, 2*l)
+        """
+        return DistanceJoint(name, point1, point2, length).add_to(self._system)
+
+    @atomic
+    @formerly_positional("reactions")
+    def generic_joint(self, name: str, equations: Sequence[Any], *, reactions: Sequence[str] | None = None) -> Joint:
+        """A joint given by its own constraint equations; ``reactions`` names their multipliers.
+
+        The joint is a :class:`GenericJoint`.
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("slot")
+            >>> x, y = s.coordinate("x"), s.coordinate("y")
+            >>> j = s.generic_joint("slot", [x - y, y], reactions=["N", "T"])
+            >>> j.rows, j.reactions["T"]
+            (['slot_1', 'slot_2'], ('slot_2', 1.0, None))
+        """
+        return GenericJoint(name, equations, reactions).add_to(self._system)

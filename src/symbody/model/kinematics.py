@@ -25,7 +25,7 @@ from ..symbolic.expr import ZERO, Expr, add, cos, mul, neg, num, sin, sub
 
 if TYPE_CHECKING:
     from .base import Base, Rotation
-    from .point import Point
+    from .geometry import Point
     from .system import System
     from .vector import Vector
 

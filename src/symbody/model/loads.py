@@ -1,4 +1,4 @@
-"""Loads: wrenches on solids and scalar force elements.
+"""Loads: wrenches on solids and scalar force elements, and applying them to a model.
 
 Every load contributes to the generalized force vector ``delta`` through the
 virtual power principle: a force ``F`` at a point adds ``F . dv_P/d(dq_i)``, a
@@ -20,23 +20,32 @@ Example:
     >>> spring = s.generalized_force("spring", x, -k * x)
     >>> isinstance(spring, ScalarForce), s.derive().delta[0] is spring.force
     (True, True)
+
+Each function that applies a load checks what the load depends on (parameters, state, time and
+inputs: :data:`symbody.model.expressions.LOADS`), then claims the load's name and appends the
+:class:`Load` to the system; spring-dampers and friction loads are applied in
+:mod:`symbody.model.springs`.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from ..errors import ModelError
 from ..symbolic.calculus import time_derivative
-from ..symbolic.expr import HALF, ONE, ZERO, Expr, add, div, mul, neg, pow_, sqrt, sub, tanh
-from .point import relative_position
+from ..symbolic.expr import ZERO, Expr, mul, neg, sub
+from .base import Base
+from .bodies import Solid, resolve_solid
+from .deprecation import formerly_positional
+from .expressions import GEOMETRY, LOADS, require, to_expr
+from .geometry import Point, relative_position, resolve_point, resolve_vector
+from .registry import Facet, atomic
 
 if TYPE_CHECKING:
-    from .base import Base
     from .kinematics import Kinematics
-    from .point import Point
     from .power import VirtualPower as Assembler
-    from .solid import Solid
+    from .system import System
     from .vector import Vector
 
 
@@ -119,11 +128,11 @@ class Wrench(Load):
         """``V = -F . r_P`` for a force of fixed direction and magnitude (laws of time allowed)
         acting at a point fixed in its solid, without moment or reaction; otherwise none."""
         moment = self.moment is not None and not self.moment.is_zero
-        if self.force is None or moment or self.reaction is not None or not _fixed_in(kin, self.point, self.solid):
+        if self.force is None or moment or self.reaction is not None or not fixed_in(kin, self.point, self.solid):
             return None, self
         if self.solid is not None and self.solid.mass is None:  # on the ground: no work
             return ZERO, None
-        if _depends_on_state(kin, *self.force.components(kin.system.ground_base)):
+        if depends_on_state(kin, *self.force.components(kin.system.ground_base)):
             return None, self
         return neg(kin.position(self.point).dot(self.force)), None
 
@@ -171,7 +180,7 @@ class Gravity(Load):
         return V, None
 
 
-def _depends_on_state(kin: Kinematics, *exprs: Expr) -> bool:
+def depends_on_state(kin: Kinematics, *exprs: Expr) -> bool:
     """True if an expression depends on coordinates, velocities, accelerations or inputs."""
     system = kin.system
     mask = 0
@@ -182,7 +191,7 @@ def _depends_on_state(kin: Kinematics, *exprs: Expr) -> bool:
     return any(e.mask & mask for e in exprs)
 
 
-def _fixed_in(kin: Kinematics, point: Point, solid: Solid | None) -> bool:
+def fixed_in(kin: Kinematics, point: Point, solid: Solid | None) -> bool:
     """True if ``point`` is fixed in ``solid`` (or no solid is given: the point itself is loaded)."""
     if solid is None or solid.point is point:
         return True
@@ -209,148 +218,191 @@ class ScalarForce(Load):
             asm.add_delta(i, mul(self.force, p))
 
 
-class SpringDamper(Load):
-    """Linear spring-damper between two points: ``f = -k (d - l0) - c dd/dt`` along the line.
+L = TypeVar("L", bound=Load)
 
-    A positive ``f`` pushes the points apart.  ``actuator`` adds an extra
-    (e.g. input) force along the same line.
+
+def add_load(system: System, name: str, load: L) -> L:
+    """Claim the load's name and append it to the system.
+
+    Example:
+        >>> import symbody as sb
+        >>> from symbody.model.loads import ScalarForce
+        >>> s = sb.System("al")
+        >>> x = s.coordinate("x"); F = s.input("F")
+        >>> add_load(s, "push", ScalarForce("push", s.dt(x), F)) is s.loads[0]
+        True
     """
+    system.registry.claim(name, load.kind)
+    system.loads.append(load)
+    return load
 
-    kind = "spring-damper"
 
-    def __init__(
+def apply_gravity(system: System, g: Any, base: Base | str | None = None, name: str = "gravity") -> None:
+    """Apply a uniform gravity field to every solid: a Vector or 3 components (default: ground base).
+
+    The body of :meth:`symbody.System.gravity` (documented there, with an example).
+    """
+    v = resolve_vector(system, g, base, f"gravity {name!r}")
+    require(system, f"gravity {name!r}", v.components(system.ground_base), ("parameter",))
+    add_load(system, name, Gravity(name, v))
+
+
+def apply_force(
+    system: System,
+    name: str,
+    solid: Solid | str | None,
+    point: Point | str,
+    force: Any = None,
+    moment: Any = None,
+    base: Base | str | None = None,
+    reaction: Solid | str | None = None,
+) -> Wrench:
+    """Apply a force at a point of a solid (and optionally a moment on it).
+
+    The body of :meth:`symbody.System.force` (documented there, with an example).
+    """
+    s = resolve_solid(system, solid, f"solid of load {name!r}")
+    p = resolve_point(system, point, f"point of load {name!r}")
+    f = resolve_vector(system, force, base, f"force {name!r}") if force is not None else None
+    mo = resolve_vector(system, moment, base, f"moment {name!r}") if moment is not None else None
+    require(system, f"load {name!r}", [f, mo], LOADS)
+    if mo is not None and s is None:
+        raise ModelError(f"load {name!r}: a moment must act on a solid")
+    r = resolve_solid(system, reaction, f"reaction solid of load {name!r}")
+    return add_load(system, name, Wrench(name, s, p, f, mo, r))
+
+
+def apply_torque(
+    system: System,
+    name: str,
+    solid: Solid | str,
+    moment: Any,
+    base: Base | str | None = None,
+    reaction: Solid | str | None = None,
+) -> Wrench:
+    """Apply a moment on a solid (and its reaction on another solid).
+
+    The body of :meth:`symbody.System.torque` (documented there, with an example).
+    """
+    s = resolve_solid(system, solid, f"solid of torque {name!r}")
+    if s is None:
+        raise ModelError(f"torque {name!r}: needs a solid")
+    mo = resolve_vector(system, moment, base, f"torque {name!r}")
+    require(system, f"torque {name!r}", mo, LOADS)
+    r = resolve_solid(system, reaction, f"reaction solid of torque {name!r}")
+    return add_load(system, name, Wrench(name, s, s.point, None, mo, r))
+
+
+def rate_of(system: System, what: Any, name: str) -> Expr:
+    """The rate (linear in the velocities) of a coordinate or of an expression ``s(q, t)``.
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("r")
+        >>> x = s.coordinate("x")
+        >>> rate_of(s, x, "f"), rate_of(s, x * x, "f")
+        (dx, 2*x*dx)
+    """
+    if isinstance(what, Expr) and what.op == 0 and what.kind == "coordinate":
+        return what.value.dq
+    e = to_expr(system, what, f"load {name!r}")
+    require(system, f"the expression that load {name!r} acts along", e, GEOMETRY)
+    return time_derivative(e, system.ctx, accelerations=False)
+
+
+def apply_generalized_force(system: System, name: str, coordinate: Any, force: Any) -> ScalarForce:
+    """A force (or torque) acting along a coordinate or along an expression ``s(q, t)``.
+
+    The body of :meth:`symbody.System.generalized_force` (documented there, with an example).
+    """
+    rate = rate_of(system, coordinate, name)
+    f = to_expr(system, force, f"force of {name!r}")
+    require(system, f"force of {name!r}", f, LOADS)
+    return add_load(system, name, ScalarForce(name, rate, f))
+
+
+class LoadsMixin(Facet):
+    """The methods of :class:`symbody.System` that apply loads: gravity, wrenches, generalized forces."""
+
+    @atomic
+    @formerly_positional("name")
+    def gravity(self, g: Any, base: Base | str | None = None, *, name: str = "gravity") -> None:
+        """Apply a uniform gravity field to every solid: a Vector or 3 components (default: ground base).
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("g")
+            >>> s.gravity((0, -9.81, 0))
+            >>> s.loads[0].g.components(s.ground_base)
+            (0, -9.81, 0)
+        """
+        return apply_gravity(self._system, g, base, name)
+
+    @atomic
+    @formerly_positional("base", "reaction")
+    def force(
         self,
         name: str,
-        p1: Point,
-        p2: Point,
-        k: Expr,
-        l0: Expr,
-        c: Expr,
-        actuator: Expr = ZERO,
-        solid1: Solid | None = None,
-        solid2: Solid | None = None,
-    ):
-        self.name = name
-        self.p1, self.p2 = p1, p2
-        self.k, self.l0, self.c = k, l0, c
-        self.actuator = actuator
-        self.solid1, self.solid2 = solid1, solid2
+        solid: Solid | str | None,
+        point: Point | str,
+        force: Any = None,
+        moment: Any = None,
+        *,
+        base: Base | str | None = None,
+        reaction: Solid | str | None = None,
+    ) -> Wrench:
+        """Apply a force at a point of a solid (and optionally a moment on it).
 
-    def length(self, kin) -> Expr:
-        r = relative_position(kin, self.p1, self.p2)
-        return sqrt(r.norm2())
+        ``force``/``moment`` are Vectors or 3 components in ``base`` (default: ground).
+        With ``reaction``, the opposite wrench acts on that solid (action-reaction).
 
-    def apply(self, asm: Assembler) -> None:
-        kin = asm.kin
-        r = relative_position(kin, self.p1, self.p2)
-        d2 = r.norm2()
-        d = sqrt(d2)
-        vrel = asm.point_velocity(self.p2, self.solid2) - asm.point_velocity(self.p1, self.solid1)
-        # dd/dt = r . v_rel / d ; partials: r . dv_rel/d(dq_i) / d
-        rv = r.dot(vrel)
-        ddot = div(rv, d)
-        f = add(neg(mul(self.k, sub(d, self.l0))), self.actuator)
-        if not self.c.is_zero:
-            f = sub(f, mul(self.c, ddot))
-        coef = div(f, d)
-        for i, J in asm.partials(vrel).items():
-            for t in r.dot_terms(J):
-                asm.add_delta(i, mul(coef, t))
-
-    def potential_split(self, kin: Kinematics) -> tuple[Expr | None, Load | None]:
-        """``V = 1/2 k (d - l0)^2``; the damper and the actuator remain (a spring-damper with ``k = 0``).
-
-        No potential when the stiffness or the rest length depend on the state, or when an
-        end acts on a solid at a point that moves on that solid (the force then does
-        work the length does not account for).
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("f")
+            >>> x = s.coordinate("x"); F = s.input("F")
+            >>> P = s.point("P", s.origin, (x, 0, 0))
+            >>> cart = s.particle("cart", P, 1.0)
+            >>> s.force("push", cart, P, (F, 0, 0)).force.components(s.ground_base)
+            (F, 0, 0)
         """
-        if self.k.is_zero or _depends_on_state(kin, self.k, self.l0):
-            return None, self
-        if not (_fixed_in(kin, self.p1, self.solid1) and _fixed_in(kin, self.p2, self.solid2)):
-            return None, self
-        V = mul(HALF, mul(self.k, pow_(sub(self.length(kin), self.l0), 2)))
-        if self.c.is_zero and self.actuator.is_zero:
-            return V, None
-        rest = SpringDamper(self.name, self.p1, self.p2, ZERO, self.l0, self.c, self.actuator, self.solid1, self.solid2)
-        return V, rest
+        return apply_force(self._system, name, solid, point, force, moment, base, reaction)
 
+    @atomic
+    @formerly_positional("base", "reaction")
+    def torque(
+        self,
+        name: str,
+        solid: Solid | str,
+        moment: Any,
+        *,
+        base: Base | str | None = None,
+        reaction: Solid | str | None = None,
+    ) -> Wrench:
+        """Apply a moment on a solid (and its reaction on another solid).
 
-class TorsionSpringDamper(Load):
-    """Rotational spring-damper on an angle expression: ``tau = -k (a - a0) - c da/dt``."""
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("tq")
+            >>> th = s.coordinate("th"); T = s.input("T")
+            >>> B = s.base("B", s.ground_base, sb.Rz(th))
+            >>> wheel = s.solid("wheel", s.origin, B, mass=1, inertia=(1, 1, 1))
+            >>> s.torque("motor", wheel, (0, 0, T)).moment.components(s.ground_base)
+            (0, 0, T)
+        """
+        return apply_torque(self._system, name, solid, moment, base, reaction)
 
-    kind = "torsion spring-damper"
+    @atomic
+    def generalized_force(self, name: str, coordinate: Any, force: Any) -> ScalarForce:
+        """A force (or torque) acting along a coordinate or along an expression ``s(q, t)``.
 
-    def __init__(self, name: str, angle: Expr, k: Expr, a0: Expr, c: Expr, ctx):
-        self.name = name
-        self.angle = angle
-        self.k, self.a0, self.c = k, a0, c
-        self.ctx = ctx
+        Adds ``force * d(ds/dt)/d(dq_i)`` to the generalized forces; for a coordinate
+        it is simply added to that coordinate's equation.
 
-    def apply(self, asm: Assembler) -> None:
-        rate = time_derivative(self.angle, self.ctx, accelerations=False)
-        tau = neg(mul(self.k, sub(self.angle, self.a0)))
-        if not self.c.is_zero:
-            tau = sub(tau, mul(self.c, rate))
-        ScalarForce(self.name, rate, tau).apply(asm)
-
-    def potential_split(self, kin: Kinematics) -> tuple[Expr | None, Load | None]:
-        """``V = 1/2 k (a - a0)^2``; the damper remains (a torsion spring-damper with ``k = 0``)."""
-        if self.k.is_zero or _depends_on_state(kin, self.k, self.a0):
-            return None, self
-        V = mul(HALF, mul(self.k, pow_(sub(self.angle, self.a0), 2)))
-        if self.c.is_zero:
-            return V, None
-        return V, TorsionSpringDamper(self.name, self.angle, ZERO, self.a0, self.c, self.ctx)
-
-
-class RelativeDamper(Load):
-    """Viscous friction between two bodies: moment ``-c (w2 - w1)`` on body 2 (and its reaction)."""
-
-    kind = "viscous friction"
-
-    def __init__(self, name: str, base1: Base, base2: Base, c: Expr, axis: Vector | None = None):
-        self.name = name
-        self.base1, self.base2 = base1, base2
-        self.c = c
-        self.axis = axis
-
-    def apply(self, asm: Assembler) -> None:
-        kin = asm.kin
-        wrel = kin.omega(self.base2) - kin.omega(self.base1)
-        if self.axis is not None:
-            rate = wrel.dot(self.axis)
-            ScalarForce(self.name, rate, neg(mul(self.c, rate))).apply(asm)
-            return
-        for i, J in asm.partials(wrel).items():
-            for t in J.dot_terms(wrel):
-                asm.add_delta(i, neg(mul(self.c, t)))
-
-
-class CoulombFriction(Load):
-    """Smoothed Coulomb friction on a rate: ``f = -F_c tanh(ds/dt / v_s)``."""
-
-    kind = "Coulomb friction"
-
-    def __init__(self, name: str, rate: Expr, magnitude: Expr, smoothing: Expr):
-        self.name = name
-        self.rate = rate
-        self.magnitude = magnitude
-        self.smoothing = smoothing
-
-    def apply(self, asm: Assembler) -> None:
-        f = neg(mul(self.magnitude, tanh(div(self.rate, self.smoothing))))
-        ScalarForce(self.name, self.rate, f).apply(asm)
-
-
-__all__ = [
-    "Load",
-    "Wrench",
-    "Gravity",
-    "ScalarForce",
-    "SpringDamper",
-    "TorsionSpringDamper",
-    "RelativeDamper",
-    "CoulombFriction",
-    "ONE",
-    "pow_",
-]
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("gf")
+            >>> x = s.coordinate("x"); F = s.input("F")
+            >>> s.generalized_force("drive", x, F).rate
+            dx
+        """
+        return apply_generalized_force(self._system, name, coordinate, force)

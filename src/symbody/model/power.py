@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from ..symbolic.expr import Expr
+    from .bodies import Solid
+    from .geometry import Point
     from .kinematics import Kinematics
-    from .point import Point
-    from .solid import Solid
     from .system import System
     from .vector import Vector
 

@@ -51,22 +51,16 @@ from ..errors import ModelError
 from ..symbolic.calculus import time_derivative
 from ..symbolic.expr import Expr, add, as_expr, div, mul, neg, sqrt, sub
 from .base import Base, axis_index
-from .geometry import resolve_base, resolve_point, resolve_solid
+from .bodies import Solid, resolve_solid
+from .deprecation import formerly_positional
+from .geometry import Point, relative_position, resolve_base, resolve_point
 from .joints import AXES, DistanceJoint, Joint, SphericalJoint, UniversalJoint, _FramesJoint
 from .kinematics import Kinematics
-from .loads import (
-    CoulombFriction,
-    Gravity,
-    Load,
-    RelativeDamper,
-    ScalarForce,
-    SpringDamper,
-    TorsionSpringDamper,
-    Wrench,
-)
-from .point import Point, relative_position
+from .loads import Gravity, Load, ScalarForce, Wrench
 from .quantities import declare_output_vector
-from .solid import Solid
+from .registry import Facet, atomic
+from .ropes import PathForce
+from .springs import CoulombFriction, RelativeDamper, SpringDamper, TorsionSpringDamper
 from .vector import Tensor, Vector
 
 if TYPE_CHECKING:
@@ -313,6 +307,13 @@ def _apply_load(acc: _Accumulator, load: Load) -> None:
         if tree.has_base(load.base1, what):
             acc.load(None, acc.J, -T)
         return
+    if isinstance(load, PathForce):  # ropes, slings, buffers, cylinders: forces along segments between points
+        for F, point in load.point_forces(kin):
+            if _on_side(tree, None, point, what):
+                acc.load(F, point)
+        if load.extra_rate is not None:
+            tree.check_coordinate_load(_coordinate_bits(system, load.extra_rate), what)
+        return
     if isinstance(load, (ScalarForce, CoulombFriction)):
         tree.check_coordinate_load(_coordinate_bits(system, load.rate), what)
         return
@@ -445,30 +446,7 @@ def joint_reaction(
 ) -> JointWrench:
     """The wrench the parent exerts on the subtree of ``solid`` through its tree joint.
 
-    Args:
-        solid: the body (or its name) whose joint transmits the wrench; its subtree is
-            every solid whose point and base hang below the body's point and base.
-        point: the moment's reference point (default: the body's point, its joint).
-        base: the base of the components (default: the body's base).
-        name: if given, also declare the outputs ``<name>_F_x ... <name>_F_z`` and
-            ``<name>_M_x ... <name>_M_z`` (components in ``base``).
-        unit: units of the force and moment outputs.
-
-    The expressions depend on ``q``, ``dq``, ``ddq`` (and on the multipliers of
-    constraint joints acting on the subtree); outputs that use them are evaluated
-    with the accelerations of the solved dynamics.  See the module docstring for the
-    loads counted as acting through the joint.
-
-    Example:
-        >>> import symbody as sb
-        >>> s = sb.System("pend")
-        >>> th = s.coordinate("th"); m = s.parameter("m", 2.0); g = s.parameter("g", 9.81)
-        >>> B = s.base("B", s.ground_base, sb.Rz(th))
-        >>> bob = s.particle("bob", s.point("P", s.origin, (0, -1, 0), B), m)
-        >>> s.gravity((0, -g, 0))
-        >>> pin = s.joint_reaction(bob, s.origin, B, name="pin")
-        >>> s.outputs["pin_F_y"].expr  # along the rod (l = 1): m (l dth^2 + g cos th)
-        m*dth**2 + cos(th)*m*g
+    The body of :meth:`symbody.System.joint_reaction` (documented there, with an example).
     """
     body = resolve_solid(system, solid, "solid of a joint reaction")
     if body is None or body.mass is None:
@@ -483,4 +461,48 @@ def joint_reaction(
     return w
 
 
-__all__ = ["JointWrench", "check_reactions", "joint_reaction", "reaction_wrench"]
+class ReactionsMixin(Facet):
+    """The methods of :class:`symbody.System` that output the reaction wrench a body receives from its parent."""
+
+    @atomic
+    @formerly_positional("name", "unit")
+    def joint_reaction(
+        self,
+        solid: Solid | str,
+        point: Point | str | None = None,
+        base: Base | str | None = None,
+        *,
+        name: str | None = None,
+        unit: tuple[str | None, str | None] = ("N", "N*m"),
+    ) -> JointWrench:
+        """The wrench the parent exerts on the subtree of ``solid`` through its tree joint.
+
+        Args:
+            solid: the body (or its name) whose joint transmits the wrench; its subtree is
+                every solid whose point and base hang below the body's point and base.
+            point: the moment's reference point (default: the body's point, its joint).
+            base: the base of the components (default: the body's base).
+            name: if given, also declare the outputs ``<name>_F_x ... <name>_F_z`` and
+                ``<name>_M_x ... <name>_M_z`` (components in ``base``).
+            unit: units of the force and moment outputs.
+
+        The expressions depend on ``q``, ``dq``, ``ddq`` (and on the multipliers of
+        constraint joints acting on the subtree); outputs that use them are evaluated
+        with the accelerations of the solved dynamics.  See the module docstring for the
+        loads counted as acting through the joint.
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("pend")
+            >>> th = s.coordinate("th"); m = s.parameter("m", 2.0); g = s.parameter("g", 9.81)
+            >>> B = s.base("B", s.ground_base, sb.Rz(th))
+            >>> bob = s.particle("bob", s.point("P", s.origin, (0, -1, 0), B), m)
+            >>> s.gravity((0, -g, 0))
+            >>> pin = s.joint_reaction(bob, s.origin, B, name="pin")
+            >>> s.outputs["pin_F_y"].expr  # along the rod (l = 1): m (l dth^2 + g cos th)
+            m*dth**2 + cos(th)*m*g
+        """
+        return joint_reaction(self._system, solid, point, base, name, unit)
+
+
+__all__ = ["ReactionsMixin", "JointWrench", "check_reactions", "joint_reaction", "reaction_wrench"]

@@ -30,9 +30,12 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, Protocol, TypeVar, cast
 
 from ..errors import ModelError
+
+if TYPE_CHECKING:
+    from .system import System
 
 IDENTIFIER_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
@@ -233,3 +236,23 @@ def atomic(method: Callable[Concatenate[Owner, Args], Result]) -> Callable[Conca
             return method(self, *args, **kwargs)
 
     return run
+
+
+class Facet:
+    """Base of the mixins that give :class:`symbody.System` the methods of one concept each.
+
+    A mixin's methods are thin: they run the functions of their module on the system they are part of.
+
+    Example:
+        >>> import symbody as sb
+        >>> from symbody.model.quantities import QuantitiesMixin
+        >>> issubclass(sb.System, QuantitiesMixin), sb.System.parameter.__module__
+        (True, 'symbody.model.quantities')
+    """
+
+    registry: Registry
+
+    @property
+    def _system(self) -> System:
+        """This object as the :class:`symbody.System` it is a part of (the mixins are used only there)."""
+        return cast("System", self)

@@ -40,9 +40,11 @@ from ..errors import ModelError
 from ..symbolic.evaluate import evaluate
 from ..symbolic.expr import Expr, num
 from .base import Base, Rotation, as_matrix3
+from .bodies import Solid
+from .deprecation import formerly_positional
+from .geometry import Frame, Point
 from .loads import Gravity
-from .point import Frame, Point
-from .solid import Solid
+from .registry import Facet, atomic
 
 if TYPE_CHECKING:
     from .system import System
@@ -361,18 +363,7 @@ def attach_shape(
 ) -> ShapeAttachment:
     """Attach a visual shape (:class:`symbody.Box`, ``Cylinder``, ``Sphere``, ``Line``, ``Axes``, ``Mesh``).
 
-    ``on`` is a solid, frame, base, point or ``(point, base)`` (default: the ground frame);
-    ``offset`` (components in that base) and ``rotation`` (``sb.Rx(...)`` or a 3x3 matrix) are
-    constant.  Shapes only draw the model (``symbody animate``); they do not change its equations.
-
-    Example:
-        >>> import symbody as sb
-        >>> s = sb.System("sh")
-        >>> th = s.coordinate("th")
-        >>> B = s.base("B", s.ground_base, sb.Rz(th))
-        >>> arm = s.solid("arm", s.origin, B, mass=1)
-        >>> attach_shape(s, sb.Box(1, 0.1, 0.1), on=arm, offset=(0.5, 0, 0)).name
-        'box1'
+    The body of :meth:`symbody.System.shape` (documented there, with an example).
     """
     if not isinstance(shape, Shape):
         raise ModelError(f"shape: expected sb.Box, sb.Cylinder, sb.Sphere, sb.Line, sb.Axes or sb.Mesh, got {shape!r}")
@@ -543,7 +534,42 @@ def _default_view(system: System) -> list[ShapeAttachment]:
     return out
 
 
+class ShapesMixin(Facet):
+    """The methods of :class:`symbody.System` that attach visual geometry."""
+
+    @atomic
+    @formerly_positional("offset", "rotation", "color", "opacity", "name")
+    def shape(
+        self,
+        shape: Shape,
+        on: Any = None,
+        *,
+        offset: Any = (0, 0, 0),
+        rotation: Any = None,
+        color: Any = None,
+        opacity: float = 1.0,
+        name: str | None = None,
+    ) -> ShapeAttachment:
+        """Attach a visual shape (:class:`symbody.Box`, ``Cylinder``, ``Sphere``, ``Line``, ``Axes``, ``Mesh``).
+
+        ``on`` is a solid, frame, base, point or ``(point, base)`` (default: the ground frame);
+        ``offset`` (components in that base) and ``rotation`` (``sb.Rx(...)`` or a 3x3 matrix) are
+        constant.  Shapes only draw the model (``symbody animate``); they do not change its equations.
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("sh")
+            >>> th = s.coordinate("th")
+            >>> B = s.base("B", s.ground_base, sb.Rz(th))
+            >>> arm = s.solid("arm", s.origin, B, mass=1)
+            >>> s.shape(sb.Box(1, 0.1, 0.1), on=arm, offset=(0.5, 0, 0)).name
+            'box1'
+        """
+        return attach_shape(self._system, shape, on, offset, rotation, color, opacity, name)
+
+
 __all__ = [
+    "ShapesMixin",
     "Shape",
     "Box",
     "Cylinder",

@@ -19,16 +19,45 @@ Example (a first-order lag ``T x' = u - x``):
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ModelError
 from ..symbolic.calculus import set_time_rate
 from ..symbolic.expr import Expr
+from .deprecation import formerly_positional
 from .expressions import require, to_expr, to_number
-from .symbols import State, check_unit_and_description
+from .quantities import check_unit_and_description
+from .registry import Facet, atomic
 
 if TYPE_CHECKING:
     from .system import System
+
+
+@dataclass
+class State:
+    """A first-order state ``x`` with its rate ``dx/dt`` (``None`` until :meth:`symbody.System.rate` gives it).
+
+    Example:
+        >>> import symbody as sb
+        >>> s = sb.System("lag")
+        >>> u = s.input("u"); T = s.parameter("T", 0.5, unit="s")
+        >>> x = s.state("x", 1.0)
+        >>> s.rate(x, (u - x) / T)
+        >>> s.states["x"].x0, s.states["x"].rate
+        (1.0, (u - x)/T)
+    """
+
+    name: str
+    symbol: Expr
+    x0: float
+    unit: str | None = None
+    description: str = ""
+    rate: Expr | None = None
+
+    @property
+    def rate_unit(self) -> str | None:
+        return None if self.unit is None else (f"{self.unit}/s" if self.unit else "1/s")
 
 #: the kinds of symbol a rate may depend on
 RATE_KINDS = (
@@ -47,15 +76,7 @@ def declare_state(
 ) -> Expr:
     """Declare a first-order state with start value ``x0`` and return its symbol.
 
-    ``rate`` gives ``dx/dt`` at once when it does not use the state itself (which does not exist
-    before this call); otherwise give it with :func:`set_rate`.
-
-    Example:
-        >>> import symbody as sb
-        >>> s = sb.System("st")
-        >>> i = declare_state(s, "i", 0.5, unit="A", description="motor current")
-        >>> s.states["i"].x0, s.states["i"].unit, s.states["i"].rate is None
-        (0.5, 'A', True)
+    The body of :meth:`symbody.System.state` (documented there, with an example).
     """
     system.registry.check(name, "state")
     unit, description = check_unit_and_description(unit, description, f"state {name!r}")
@@ -74,16 +95,7 @@ def declare_state(
 def set_rate(system: System, state: Any, expr: Any) -> None:
     """Give the rate ``dx/dt = expr`` of a state (once).
 
-    Example:
-        >>> import symbody as sb
-        >>> s = sb.System("sr")
-        >>> x = s.state("x", 1.0); k = s.parameter("k", 2.0)
-        >>> set_rate(s, x, -k * x)
-        >>> try:
-        ...     set_rate(s, x, -x)
-        ... except sb.ModelError as e:
-        ...     print(e)  # doctest: +ELLIPSIS
-        state 'x' already has a rate (...)
+    The body of :meth:`symbody.System.rate` (documented there, with an example).
     """
     st = state_record(system, state)
     if st.rate is not None:
@@ -136,4 +148,44 @@ def missing_rates(system: System) -> list[str]:
     return [st.name for st in system.states.values() if st.rate is None]
 
 
-__all__ = ["RATE_KINDS", "declare_state", "missing_rates", "set_rate", "state_record"]
+class StatesMixin(Facet):
+    """The methods of :class:`symbody.System` that declare first-order states and their rates."""
+
+    @atomic
+    @formerly_positional("unit", "description", "rate")
+    def state(
+        self, name: str, x0: float = 0.0, *, unit: str | None = None, description: str = "", rate: Any = None
+    ) -> Expr:
+        """Declare a first-order state with start value ``x0`` and return its symbol.
+
+        ``rate`` gives ``dx/dt`` at once when it does not use the state itself (which does not exist
+        before this call); otherwise give it with :func:`set_rate`.
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("st")
+            >>> i = s.state("i", 0.5, unit="A", description="motor current")
+            >>> s.states["i"].x0, s.states["i"].unit, s.states["i"].rate is None
+            (0.5, 'A', True)
+        """
+        return declare_state(self._system, name, x0, unit, description, rate)
+
+    @atomic
+    def rate(self, state: Any, expr: Any) -> None:
+        """Give the rate ``dx/dt = expr`` of a state (once).
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("sr")
+            >>> x = s.state("x", 1.0); k = s.parameter("k", 2.0)
+            >>> s.rate(x, -k * x)
+            >>> try:
+            ...     s.rate(x, -x)
+            ... except sb.ModelError as e:
+            ...     print(e)  # doctest: +ELLIPSIS
+            state 'x' already has a rate (...)
+        """
+        return set_rate(self._system, state, expr)
+
+
+__all__ = ["StatesMixin", "RATE_KINDS", "declare_state", "missing_rates", "set_rate", "state_record"]

@@ -4,7 +4,8 @@ A :class:`System` holds everything a 3D_MEC user can define: parameters,
 coordinates, inputs, motion inputs, first-order states, time functions, bases, points, frames,
 solids, loads, constraints, joints and outputs.  Its methods are thin: each delegates to the
 module of its concept (:mod:`~symbody.model.quantities`, :mod:`~symbody.model.geometry`,
-:mod:`~symbody.model.motion`, :mod:`~symbody.model.bodies`, :mod:`~symbody.model.loading`,
+:mod:`~symbody.model.motion`, :mod:`~symbody.model.bodies`, :mod:`~symbody.model.loads`,
+:mod:`~symbody.model.springs`,
 :mod:`~symbody.model.constraints`, :mod:`~symbody.model.joints`, :mod:`~symbody.model.reactions`) and every
 factory runs in a transaction of the name :class:`~.registry.Registry`: a call
 that fails leaves the system exactly as it was.  :meth:`System.derive` turns
@@ -28,38 +29,52 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ModelError
 from ..symbolic.calculus import set_time_rate
 from ..symbolic.expr import ONE, Context, Expr
-from . import bodies, constraints, contacts, friction, geometry, loading, motion, quantities, reactions, states
+from . import bodies, contacts, friction, geometry, loads, reactions
 from . import expressions as ex
 from .base import Base
-from .joints import (
-    CylindricalJoint,
-    DistanceJoint,
-    GenericJoint,
-    Joint,
-    PrismaticJoint,
-    RevoluteJoint,
-    SphericalJoint,
-    UniversalJoint,
-)
+from .bodies import BodiesMixin, Solid
+from .constraints import ConstraintRow, ConstraintsMixin
+from .contacts import ContactsMixin
+from .deprecation import formerly_positional
+from .expressions import ExpressionsMixin
+from .friction import FrictionMixin
+from .geometry import Frame, GeometryMixin, Point
+from .hydraulics import HydraulicsMixin
+from .joints import Joint, JointsMixin
 from .kinematics import Kinematics
-from .loads import Load
-from .point import Frame, Point
-from .registry import Registry, atomic, check_identifier
-from .shapes import ShapeAttachment, attach_shape
-from .solid import Solid
-from .symbols import ConstraintRow, Coordinate, Input, Output, Parameter, State, check_text
+from .loads import Load, LoadsMixin
+from .motion import MotionMixin
+from .one_sided import OneSidedMixin
+from .quantities import Coordinate, Input, Output, Parameter, QuantitiesMixin, check_text
+from .reactions import ReactionsMixin
+from .registry import Registry, check_identifier
+from .ropes import RopesMixin
+from .shapes import ShapeAttachment, ShapesMixin
+from .springs import SpringsMixin
+from .states import State, StatesMixin
+from .winches import WinchesMixin
+
+if TYPE_CHECKING:  # the one upward import of the model, sanctioned by tests/test_layers.py
+    from ..equations import Equations
 
 MAX_MODEL_NAME = 128
 
 
-class System:
+class System(
+    QuantitiesMixin, StatesMixin, ExpressionsMixin, GeometryMixin, MotionMixin, BodiesMixin, LoadsMixin,
+    SpringsMixin, RopesMixin, OneSidedMixin, WinchesMixin, HydraulicsMixin, ConstraintsMixin, JointsMixin,
+    ReactionsMixin, ContactsMixin, FrictionMixin, ShapesMixin,
+):  # fmt: skip
     """A multibody model.
+
+    Its methods come by concept from the mixins of the model's modules (:class:`QuantitiesMixin` in
+    :mod:`~symbody.model.quantities`, :class:`JointsMixin` in :mod:`~symbody.model.joints`, ...).
 
     Args:
         name: model name (a valid identifier of at most 128 characters; it names the FMU).
@@ -100,6 +115,7 @@ class System:
         self.coordinates: list[Coordinate] = []
         self.inputs: dict[str, Input] = {}
         self.states: dict[str, State] = {}
+        self.elements: dict[str, Any] = {}  # ropes, slings, buffers, winches, hydraulic cylinders by name
         self.outputs: dict[str, Output] = {}
         self.time_functions: dict[str, Expr] = {}
         self.bases: dict[str, Base] = {}
@@ -118,7 +134,7 @@ class System:
             self.parameters, self.coordinates, self.inputs, self.outputs, self.time_functions, self.bases,
             self.points, self.frames, self.solids, self.loads, self.constraints, self.joints, self._multipliers,
             self.shapes, self.unilaterals, self.frictions, self.reactions, self.ctx.symbols, self.ctx.by_name,
-            self.ctx.time_rates, self.states,
+            self.ctx.time_rates, self.states, self.elements,
         )  # fmt: skip
         self.registry.claim("t", "time")
         self.t = self.ctx.symbol("t", "time")
@@ -155,10 +171,10 @@ class System:
     _default_value = ex.default_value
     _base = geometry.resolve_base
     _point = geometry.resolve_point
-    _solid = geometry.resolve_solid
+    _solid = bodies.resolve_solid
     _vector = geometry.resolve_vector
     _frame_args = geometry.resolve_frame
-    _rate = loading.rate_of
+    _rate = loads.rate_of
 
     def _check_name(self, name: str, what: str) -> None:
         self.registry.check(name, what)
@@ -166,140 +182,14 @@ class System:
     def _claim(self, name: str, what: str) -> None:
         self.registry.claim(name, what)
 
-    # -- symbols and named quantities (modules expressions, quantities) ----
-    symbol = ex.symbol_named
-    default_values = ex.default_values
-    dt = ex.total_derivative
-    parameter = atomic(quantities.declare_parameter)
-    parameters_ = atomic(quantities.declare_parameters)
-    coordinate = atomic(quantities.declare_coordinate)
-    aux_coordinate = atomic(quantities.declare_aux_coordinate)
-    coordinate_of = quantities.coordinate_record
-    input = atomic(quantities.declare_input)
-    motion_input = atomic(quantities.declare_motion_input)
-    state = atomic(states.declare_state)
-    rate = atomic(states.set_rate)
-    time_function = atomic(quantities.declare_time_function)
-    output = atomic(quantities.declare_output)
-    output_vector = atomic(quantities.declare_output_vector)
-
-    # -- geometry (module geometry) and kinematic queries (module motion) ---
-    base = atomic(geometry.create_base)
-    point = atomic(geometry.create_point)
-    frame = atomic(geometry.create_frame)
-    position = motion.position
-    angular_velocity = motion.angular_velocity
-    angular_acceleration = motion.angular_acceleration
-    velocity = motion.velocity
-    acceleration = motion.acceleration
-    rotation_matrix = motion.rotation_matrix
-
-    # -- bodies (module bodies) and loads (module loading) ------------------
-    solid = atomic(bodies.create_solid)
-    particle = atomic(bodies.create_particle)
-    gravity = atomic(loading.apply_gravity)
-    force = atomic(loading.apply_force)
-    torque = atomic(loading.apply_torque)
-    generalized_force = atomic(loading.apply_generalized_force)
-    spring_damper = atomic(loading.apply_spring_damper)
-    torsion_spring_damper = atomic(loading.apply_torsion_spring_damper)
-    viscous_friction = atomic(loading.apply_viscous_friction)
-    coulomb_friction = atomic(loading.apply_coulomb_friction)
-
-    # -- constraints (module constraints) ----------------------------------
-    constraint = atomic(constraints.holonomic_constraint)
-    velocity_constraint = atomic(constraints.velocity_constraint)
-    initial_constraint = atomic(constraints.initial_constraint)
-    fix_initial = atomic(constraints.fix_initial)
-    prescribe = atomic(constraints.prescribe)
-    multiplier = constraints.multiplier
-    joint_reaction = atomic(reactions.joint_reaction)
-
-    # -- events (modules contacts, friction) -------------------------------
-    unilateral = atomic(contacts.add_unilateral)
-    stick_slip = atomic(friction.add_stick_slip)
-
-    # -- joints (module joints) --------------------------------------------
-    @atomic
-    def spherical_joint(
-        self, name: str, point1: Point | str, point2: Point | str, base: Base | str | None = None
-    ) -> Joint:
-        """Coincident points (3 equations ``r_P2 - r_P1 = 0`` in ``base``); reactions Fx, Fy, Fz.
-
-        The reaction is the force on the body of ``point2`` from the body of ``point1``:
-        ``F_k = -lambda_k``.  Rows that vanish identically (planar models) are dropped.
-        Example: :class:`~symbody.model.joints.SphericalJoint`.
-        """
-        return SphericalJoint(name, point1, point2, base).add_to(self)
-
-    @atomic
-    def revolute_joint(
-        self, name: str, point1: Point | str, base1: Base | str, point2: Point | str, base2: Base | str, axis: Any = "z"
-    ) -> Joint:
-        """Revolute joint: coincident points and the ``axis`` of ``base2`` kept along the same axis of ``base1``.
-
-        Reactions: Fx, Fy, Fz (in ``base1``) and the two moments normal to the axis.
-        Example: :class:`~symbody.model.joints.RevoluteJoint`.
-        """
-        return RevoluteJoint(name, point1, base1, point2, base2, axis).add_to(self)
-
-    @atomic
-    def prismatic_joint(
-        self, name: str, point1: Point | str, base1: Base | str, point2: Point | str, base2: Base | str, axis: Any = "x"
-    ) -> Joint:
-        """Prismatic joint: ``point2`` slides along ``axis`` of ``base1``; no relative rotation.
-
-        Example: :class:`~symbody.model.joints.PrismaticJoint`.
-        """
-        return PrismaticJoint(name, point1, base1, point2, base2, axis).add_to(self)
-
-    @atomic
-    def cylindrical_joint(
-        self, name: str, point1: Point | str, base1: Base | str, point2: Point | str, base2: Base | str, axis: Any = "z"
-    ) -> Joint:
-        """Cylindrical joint: ``point2`` on the ``axis`` line of ``base1``; the axes stay parallel.
-
-        Example: :class:`~symbody.model.joints.CylindricalJoint`.
-        """
-        return CylindricalJoint(name, point1, base1, point2, base2, axis).add_to(self)
-
-    @atomic
-    def universal_joint(
-        self, name: str, point1: Point | str, base1: Base | str, axis1: Any, point2: Point | str, base2: Base | str,
-        axis2: Any,
-    ) -> Joint:  # fmt: skip
-        """Universal (Cardan) joint: coincident points, ``axis1`` (of base1) perpendicular to ``axis2`` (of base2).
-
-        Example: :class:`~symbody.model.joints.UniversalJoint`.
-        """
-        return UniversalJoint(name, point1, base1, axis1, point2, base2, axis2).add_to(self)
-
-    @atomic
-    def distance_joint(self, name: str, point1: Point | str, point2: Point | str, length: Any) -> Joint:
-        """Fixed distance (massless bar): ``|r_P1P2|^2 - length^2 = 0``; reaction: bar tension.
-
-        The tension (positive pulling the points together) is ``2 length lambda``.
-        Example: :class:`~symbody.model.joints.DistanceJoint`.
-        """
-        return DistanceJoint(name, point1, point2, length).add_to(self)
-
-    @atomic
-    def generic_joint(self, name: str, equations: Sequence[Any], reactions: Sequence[str] | None = None) -> Joint:
-        """A joint given by its own constraint equations; ``reactions`` names their multipliers.
-
-        Example: :class:`~symbody.model.joints.GenericJoint`.
-        """
-        return GenericJoint(name, equations, reactions).add_to(self)
-
-    # -- visual geometry (module shapes) and derivation --------------------
-    shape = atomic(attach_shape)
-
+    @formerly_positional("progress", "check", "formulation")
     def derive(
         self,
+        *,
         progress: bool | Callable[[int, int, str], None] | None = None,
         check: bool = True,
         formulation: str = "auto",
-    ) -> Any:
+    ) -> Equations:
         """Derive the equations of motion: returns an :class:`symbody.Equations`.
 
         Args:
@@ -310,6 +200,16 @@ class System:
                 relative joints, keeping the virtual-power one where it gives shorter
                 code, and the articulated-body accelerations where they are shorter than
                 ``[M|delta]`` and a solve), ``"recursive"``, ``"virtual_power"`` or ``"articulated"``.
+
+        Example:
+            >>> import symbody as sb
+            >>> s = sb.System("fall")
+            >>> y = s.coordinate("y"); m = s.parameter("m", 2.0)
+            >>> _ = s.particle("ball", s.point("P", s.origin, (0, y, 0)), m)
+            >>> s.gravity((0, -9.81, 0))
+            >>> eq = s.derive(formulation="virtual_power")
+            >>> eq.M, eq.delta
+            ([[m]], [-9.81*m])
         """
         from ..equations import derive_equations
 

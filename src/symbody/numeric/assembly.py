@@ -38,13 +38,17 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import NumericalError
+from ..errors import NumericalError, caller_stacklevel
+from ..model.deprecation import formerly_positional
 from .linalg import RANK_TOL, independent_rows, numerical_rank
 from .model import NumericModel, as_numeric, coordinate_indices
+
+if TYPE_CHECKING:
+    from ..equations import Equations
 
 
 class HeldCoordinateWarning(UserWarning):
@@ -144,7 +148,7 @@ class AssemblyResult:
         return float(self.q[self.coordinate_names.index(name)])
 
 
-def held_rows(eq) -> dict[int, int]:
+def held_rows(eq: Equations) -> dict[int, int]:
     """Initial-position rows that hold one coordinate: ``{row index in Phi_init: coordinate index}``.
 
     Such a row is ``a q_i + c(t) = 0`` with ``a = +-1`` (``fix_initial`` creates ``q_i - q_i0``).
@@ -203,7 +207,7 @@ def warn_overridden_guess(
     warnings.warn(
         f"{analysis} {eq.name!r}: {detail}; the held value wins (to start from the guess, pass {remedy})",
         HeldCoordinateWarning,
-        stacklevel=3,
+        stacklevel=caller_stacklevel(),
     )
 
 
@@ -242,7 +246,7 @@ def _position_rows(nm: NumericModel, use_initial: bool, fixed: dict[int, float],
     return names, fun, jac
 
 
-def _as_fixed(eq, fixed: Any, q: np.ndarray) -> dict[int, float]:
+def _as_fixed(eq: Equations, fixed: Any, q: np.ndarray) -> dict[int, float]:
     if fixed is None:
         return {}
     if isinstance(fixed, dict):
@@ -252,11 +256,12 @@ def _as_fixed(eq, fixed: Any, q: np.ndarray) -> dict[int, float]:
     return {i: float(q[i]) for i in idx}
 
 
+@formerly_positional("t", where="symbody.numeric")
 def assemble(
-    model: Any,
+    model: Equations | NumericModel,
     q: Any = None,
-    t: float = 0.0,
     *,
+    t: float = 0.0,
     use_initial: bool = True,
     fixed: Sequence[str] | dict[str, float] | None = None,
     tol: float = 1e-10,

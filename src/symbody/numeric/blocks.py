@@ -46,9 +46,13 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ..codegen.evaluators import evaluator as compiled_evaluator
 from ..symbolic.expr import ZERO, Expr
+
+if TYPE_CHECKING:
+    from ..equations import Equations
 
 _CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -68,7 +72,7 @@ def _linear_combination(coeffs: list[Expr], symbols: list[Expr]) -> Expr:
 class _ModelBlocks:
     """Lazily built extra blocks and compiled evaluators of one model."""
 
-    def __init__(self, eq):
+    def __init__(self, eq: Equations):
         self.eq = eq
         self.blocks: dict[str, tuple[list[Expr], tuple[int, ...]]] = {}
         self.functions: dict[tuple[str, ...], Callable] = {}
@@ -122,7 +126,7 @@ class _ModelBlocks:
         return f
 
 
-def model_blocks(eq) -> _ModelBlocks:
+def model_blocks(eq: Equations) -> _ModelBlocks:
     """The (cached) extra blocks of a model."""
     mb = _CACHE.get(eq)
     if mb is None:
@@ -130,7 +134,7 @@ def model_blocks(eq) -> _ModelBlocks:
     return mb
 
 
-def evaluator(eq, *names: str) -> Callable:
+def evaluator(eq: Equations, *names: str) -> Callable:
     """A compiled ``f(t, q, dq, u, p, ddq=None, lam=None)`` returning standard and extra blocks.
 
     Standard block names (``M``, ``delta``, ``D``, ...) and the extra names of

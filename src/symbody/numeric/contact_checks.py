@@ -58,13 +58,13 @@ def require_smooth(nm: NumericModel, q: Any, t: float, analysis: str, at_contact
             (the last two unless ``at_contact``).
     """
     eq = nm.eq
-    frictions = list(getattr(eq, "frictions", ()))
+    frictions = list(eq.frictions)
     if frictions and not at_contact:
         raise ModelError(
             f"{analysis} of {eq.name!r}: stick-slip friction {frictions[0].name!r} has no linear model (it sticks "
             "or slides); simulate the model"
         )
-    contacts = list(getattr(eq, "contacts", ()))
+    contacts = list(eq.contacts)
     if not contacts:
         return
     qq = np.asarray(q, dtype=float).reshape(-1)

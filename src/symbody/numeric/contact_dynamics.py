@@ -112,11 +112,11 @@ class ContactDynamics:
         self.tol = tol
         self.a, self.b = (0.0, 0.0) if baumgarte is None else (2.0 * baumgarte[0] * baumgarte[1], baumgarte[1] ** 2)
         self.contacts = list(eq.contacts)
-        self.frictions = list(getattr(eq, "frictions", ()))
+        self.frictions = list(eq.frictions)
         self.closed = np.zeros(len(self.contacts), dtype=bool)
         self.slip = np.zeros(len(self.frictions))
         extra = contact_blocks(self.contacts, eq.nq) | friction_blocks(self.frictions, eq.nq)
-        switches = list(getattr(eq, "switches", ()))
+        switches = list(eq.switches)
         extra["switch"] = (switches, (len(switches),))
         self._f = evaluator(eq, *BLOCKS, *FRICTION_BLOCKS, extra=extra)
         self._fw = evaluator(eq, *WATCHED, extra={k: extra[k] for k in WATCHED})

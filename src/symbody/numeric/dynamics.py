@@ -50,7 +50,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -62,6 +62,9 @@ from .inputs import InputFunction, input_function
 from .integrators import METHODS, integrate
 from .model import NumericModel, as_numeric
 from .results import TimeHistory
+
+if TYPE_CHECKING:
+    from ..equations import Equations
 
 FORMULATIONS = ("baumgarte", "projection", "independent")
 
@@ -109,7 +112,7 @@ class SimulationResult(TimeHistory):
     def energy(self) -> EnergyResult:
         """Kinetic, potential and total energy (see :func:`symbody.numeric.energy`), computed on first use
         (with the inputs of each sample where the model has motion inputs)."""
-        u = self.u if getattr(self.eq, "motion_inputs", None) and self.u is not None else None
+        u = self.u if self.eq.motion_inputs and self.u is not None else None
         return energy(NumericModel(self.eq, self.p), self.t, self.q, self.dq, u=u)
 
 
@@ -162,7 +165,7 @@ def check_consistency(nm: NumericModel, t: float, q: np.ndarray, dq: np.ndarray,
 
 
 def simulate(
-    model: Any,
+    model: Equations | NumericModel,
     t_span: float | tuple[float, float],
     *,
     t_eval: Sequence[float] | None = None,
@@ -226,7 +229,7 @@ def simulate(
     """
     nm = as_numeric(model, p)
     eq = nm.eq
-    if getattr(eq, "contacts", None) or getattr(eq, "frictions", None) or getattr(eq, "switches", None):
+    if eq.contacts or eq.frictions or eq.switches:
         from .event_simulation import SIMULATE_OPTIONS, handles_events, simulate_events  # (imports this module)
 
         if handles_events(eq, formulation, method):  # impacts, contact and friction modes, switching loads
@@ -266,7 +269,7 @@ def simulate(
     return _postprocess(nm, form, u, tr, formulation, method)
 
 
-def start_state(eq, q0: Any, dq0: Any, x0: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def start_state(eq: Equations, q0: Any, dq0: Any, x0: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The start coordinates, velocities and first-order states of a simulation (the model's by default)."""
     q = np.array(eq.q0 if q0 is None else q0, dtype=float).reshape(-1)
     dq = np.array(eq.dq0 if dq0 is None else dq0, dtype=float).reshape(-1)

@@ -41,15 +41,19 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..codegen.evaluators import evaluator as compiled_evaluator
+from ..model.deprecation import formerly_positional
 from ..symbolic.calculus import subs_many
 from ..symbolic.expr import ZERO, Expr
 from .blocks import model_blocks
 from .model import NumericModel, as_numeric
+
+if TYPE_CHECKING:
+    from ..equations import Equations
 
 _GL_CACHE: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
@@ -110,7 +114,7 @@ class EnergyResult:
 # ---------------------------------------------------------------------------
 
 
-def _static_nonpotential_forces(eq) -> list[Expr]:
+def _static_nonpotential_forces(eq: Equations) -> list[Expr]:
     """``Q_np(q, dq = 0, u, t)``: the static forces of the loads without a potential (cached)."""
     blocks = model_blocks(eq).blocks
     b = blocks.get("energy static Q_np")
@@ -120,7 +124,7 @@ def _static_nonpotential_forces(eq) -> list[Expr]:
     return b[0]
 
 
-def _has_work(eq) -> bool:
+def _has_work(eq: Equations) -> bool:
     """True if some load has static forces without a potential (``Q_np`` at rest not identically zero)."""
     return any(not e.is_zero for e in _static_nonpotential_forces(eq))
 
@@ -159,7 +163,10 @@ def _input_rows(nm: NumericModel, u: Any, n: int, default: np.ndarray) -> np.nda
     return np.broadcast_to(nm.input_vector(u), (n, nm.eq.nu))
 
 
-def kinetic_energy(model: Any, q: Any, dq: Any, t: Any = 0.0, p: Any = None, u: Any = None) -> np.ndarray:
+@formerly_positional("t", "p", "u", where="symbody.numeric")
+def kinetic_energy(
+    model: Equations | NumericModel, q: Any, dq: Any, *, t: Any = 0.0, p: Any = None, u: Any = None
+) -> np.ndarray:
     """Kinetic energy ``T(q, dq, t)`` of each sample (rows of ``q`` and ``dq``; see the module docstring);
     ``u``: the inputs (one vector, or one row per sample), whose motion inputs move the bases.
 
@@ -180,7 +187,10 @@ def kinetic_energy(model: Any, q: Any, dq: Any, t: Any = 0.0, p: Any = None, u: 
     return np.array([float(fT(float(ts[k]), Q[k], DQ[k], U[k], nm.p)[0][0]) for k in range(Q.shape[0])])
 
 
-def exact_potential_energy(model: Any, q: Any, t: Any = 0.0, p: Any = None, u: Any = None) -> np.ndarray:
+@formerly_positional("t", "p", "u", where="symbody.numeric")
+def exact_potential_energy(
+    model: Equations | NumericModel, q: Any, *, t: Any = 0.0, p: Any = None, u: Any = None
+) -> np.ndarray:
     """The exact potential ``V(q, t)`` of gravity and springs at each sample (absolute, not shifted);
     ``u``: the inputs (one vector, or one row per sample).
 
@@ -244,17 +254,18 @@ def _potential_parts(
     ts = np.broadcast_to(np.asarray(t, dtype=float), (Q.shape[0],))
     uu = _input_rows(nm, u, Q.shape[0], np.zeros(nm.eq.nu))
     ref = None if reference is None else np.asarray(reference, dtype=float)
-    V_exact = exact_potential_energy(nm, Q, ts, u=uu)
-    V_exact = V_exact - (V_exact[0] if ref is None else exact_potential_energy(nm, ref, float(ts[0]), u=uu[0])[0])
+    V_exact = exact_potential_energy(nm, Q, t=ts, u=uu)
+    V_exact = V_exact - (V_exact[0] if ref is None else exact_potential_energy(nm, ref, t=float(ts[0]), u=uu[0])[0])
     V_work = _work_potential(nm, Q, ts, ref, uu, nodes, max_segment)
     return V_exact, V_work, Q[0] if ref is None else ref
 
 
+@formerly_positional("t", where="symbody.numeric")
 def potential_energy(
-    model: Any,
+    model: Equations | NumericModel,
     q: Any,
-    t: Any = 0.0,
     *,
+    t: Any = 0.0,
     reference: Any = None,
     u: Any = None,
     nodes: int = 8,
@@ -278,7 +289,10 @@ def potential_energy(
     return V_exact + V_work
 
 
-def is_conservative(model: Any, q: Any, t: float = 0.0, u: Any = None, tol: float = 1e-8, p: Any = None) -> bool:
+@formerly_positional("t", "u", "tol", "p", where="symbody.numeric")
+def is_conservative(
+    model: Equations | NumericModel, q: Any, *, t: float = 0.0, u: Any = None, tol: float = 1e-8, p: Any = None
+) -> bool:
     """Whether the static generalized forces have a symmetric Jacobian at ``q`` (a necessary condition)."""
     nm = as_numeric(model, p)
     eq = nm.eq
@@ -302,7 +316,9 @@ def _work_is_conservative(nm: NumericModel, q: np.ndarray, t: float, u: Any, tol
     return _symmetric(K, tol)
 
 
-def energy(model: Any, t: Any, q: Any, dq: Any, *, reference: Any = None, u: Any = None, p: Any = None) -> EnergyResult:
+def energy(
+    model: Equations | NumericModel, t: Any, q: Any, dq: Any, *, reference: Any = None, u: Any = None, p: Any = None
+) -> EnergyResult:
     """Kinetic, potential and total energy of samples ``(t, q, dq)``; see the module docstring.
 
     Example:
@@ -324,7 +340,7 @@ def energy(model: Any, t: Any, q: Any, dq: Any, *, reference: Any = None, u: Any
     Q = np.atleast_2d(np.asarray(q, dtype=float))
     DQ = np.atleast_2d(np.asarray(dq, dtype=float))
     U = None if u is None else _input_rows(nm, u, Q.shape[0], nm.eq.u0)
-    kin = kinetic_energy(nm, Q, DQ, T, u=U)
+    kin = kinetic_energy(nm, Q, DQ, t=T, u=U)
     cons = _work_is_conservative(nm, Q[0], float(T[0]), None if U is None else U[0])
     if not cons:
         warnings.warn(

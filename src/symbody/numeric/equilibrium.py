@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -41,6 +41,10 @@ from .contact_checks import require_smooth
 from .inverse import JointReaction, joint_reactions
 from .model import as_numeric
 from .scaling import mass_weights, scaled_lstsq
+
+if TYPE_CHECKING:
+    from ..equations import Equations
+    from .model import NumericModel
 
 
 @dataclass
@@ -68,12 +72,12 @@ class EquilibriumResult:
     iterations: int
     residual: float
     coordinate_names: list[str] = field(default_factory=list)
-    eq: object = field(default=None, repr=False)
+    eq: Equations | None = field(default=None, repr=False)
     p: np.ndarray | None = field(default=None, repr=False)
     x: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     def __getitem__(self, name: str) -> float:
-        states = [x.name for x in getattr(self.eq, "states", ())]
+        states = [x.name for x in self.eq.states] if self.eq is not None else []
         if name in states:
             return float(self.x[states.index(name)])
         return float(self.q[self.coordinate_names.index(name)])
@@ -81,11 +85,13 @@ class EquilibriumResult:
     @property
     def reactions(self) -> dict[str, JointReaction]:
         """Joint reaction components at the equilibrium (see :func:`symbody.numeric.joint_reactions`)."""
+        if self.eq is None:
+            raise ValueError("joint reactions need the equations of the equilibrium (EquilibriumResult.eq)")
         return joint_reactions(self.eq, self.lam, self.p)
 
 
 def static_equilibrium(
-    model: Any,
+    model: Equations | NumericModel,
     q: Any = None,
     *,
     u: Any = None,
@@ -268,7 +274,7 @@ class NonIsolatedEquilibriumWarning(RuntimeWarning):
     """The equilibrium found is not isolated: neighbouring configurations are equilibria too."""
 
 
-def _warn_if_not_isolated(eq, J: np.ndarray, n: int, rows: np.ndarray, columns: np.ndarray) -> None:
+def _warn_if_not_isolated(eq: Equations, J: np.ndarray, n: int, rows: np.ndarray, columns: np.ndarray) -> None:
     """Warn when the equilibrium Jacobian is singular, naming the coordinates that are free to move.
 
     A singular Jacobian means a continuum of equilibria (a neutral direction, e.g. a rope length

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -32,6 +32,10 @@ from .inputs import input_function
 from .integrators import Stretches
 from .model import as_numeric
 
+if TYPE_CHECKING:
+    from ..equations import Equations
+    from .model import NumericModel
+
 #: the options of :func:`symbody.numeric.simulate` that :func:`simulate_events` takes
 SIMULATE_OPTIONS = (
     "t_eval", "dt", "q0", "dq0", "x0", "inputs", "formulation", "method", "rtol", "atol", "max_step", "first_step",
@@ -39,14 +43,14 @@ SIMULATE_OPTIONS = (
 )  # fmt: skip
 
 
-def handles_events(eq: Any, formulation: str, method: str) -> bool:
+def handles_events(eq: Equations, formulation: str, method: str) -> bool:
     """Whether :func:`symbody.numeric.simulate` hands ``eq`` to :func:`simulate_events`: always with unilateral
     contacts or stick-slip friction; with switching loads only (``Equations.switches``) when the formulation and
     method can locate events (otherwise the step-size control alone meets their kinks, as before)."""
-    if getattr(eq, "contacts", None) or getattr(eq, "frictions", None):
+    if eq.contacts or eq.frictions:
         return True
     locatable = formulation in ("baumgarte", "projection") and method in EVENT_METHODS
-    return bool(getattr(eq, "switches", None)) and locatable
+    return bool(eq.switches) and locatable
 
 
 @dataclass(repr=False)
@@ -56,7 +60,7 @@ class ContactSimulationResult(EventResult, SimulationResult):
 
 
 def simulate_events(
-    model: Any,
+    model: Equations | NumericModel,
     t_span: float | tuple[float, float],
     *,
     t_eval: Sequence[float] | None = None,

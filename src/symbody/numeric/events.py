@@ -611,11 +611,11 @@ class EventResult(TimeHistory):
 
     @property
     def contact_names(self) -> list[str]:
-        return [c.name for c in getattr(self.eq, "contacts", ())]
+        return [c.name for c in self.eq.contacts]
 
     @property
     def friction_names(self) -> list[str]:
-        return [f.name for f in getattr(self.eq, "frictions", ())]
+        return [f.name for f in self.eq.frictions]
 
     def __getitem__(self, name: str) -> np.ndarray:
         if name in self.contact_names and self.contact_force is not None:

@@ -44,11 +44,14 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .sampled import Sampled
+
+if TYPE_CHECKING:
+    from ..equations import Equations
 
 
 def _arity(f: Callable, what: str) -> int:
@@ -167,7 +170,7 @@ def _motion_spec(spec: Any, name: str) -> tuple[Callable[[float], np.ndarray], n
     return (lambda t: held), none
 
 
-def input_function(eq, inputs: Any = None, defaults: np.ndarray | None = None) -> InputFunction:
+def input_function(eq: Equations, inputs: Any = None, defaults: np.ndarray | None = None) -> InputFunction:
     """Resolve an input specification (see module docstring) into an :class:`InputFunction`."""
     names = [u.name for u in eq.inputs]
     nu = len(names)

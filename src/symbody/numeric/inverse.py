@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -47,6 +47,9 @@ from .linalg import independent_rows
 from .model import NumericModel, as_numeric
 from .results import TimeHistory
 from .scaling import mass_weights, scaled_lstsq, scaled_rank
+
+if TYPE_CHECKING:
+    from ..equations import Equations
 
 # ---------------------------------------------------------------------------
 # joint reactions
@@ -79,7 +82,7 @@ class JointReaction:
             ) from None
 
 
-def joint_reactions(model: Any, lam: Any, p: Any = None) -> dict[str, JointReaction]:
+def joint_reactions(model: Equations | NumericModel, lam: Any, p: Any = None) -> dict[str, JointReaction]:
     """Reaction components of every helper-made joint from multipliers ``lam`` (``nc`` or ``nt x nc``).
 
     The factor of a component may be a number or an expression of parameters
@@ -168,7 +171,7 @@ def _motion_arrays(t: Any, q: Any, dq: Any, ddq: Any, n: int):
 
 
 def inverse_dynamics(
-    model: Any,
+    model: Equations | NumericModel,
     t: Any,
     q: Any = None,
     dq: Any = None,

@@ -38,13 +38,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy.integrate import solve_ivp
 
 from ..codegen.evaluators import evaluator as compiled_evaluator
 from ..errors import NumericalError
+from ..model.deprecation import formerly_positional
 from ..symbolic.expr import Expr
 from .assembly import newton_least_squares
 from .blocks import model_blocks
@@ -62,12 +63,15 @@ from .linalg import (
 from .model import NumericModel, as_numeric, coordinate_indices
 from .results import TimeHistory
 
+if TYPE_CHECKING:
+    from ..equations import Equations
+
 # ---------------------------------------------------------------------------
 # names and preferences
 # ---------------------------------------------------------------------------
 
 
-def dependent_preference(eq) -> list[list[int]]:
+def dependent_preference(eq: Equations) -> list[list[int]]:
     """Groups of coordinates in order of preference for the dependent set.
 
     Auxiliary coordinates first, then ordinary ones; coordinates held by the
@@ -82,7 +86,7 @@ def dependent_preference(eq) -> list[list[int]]:
     return [aux, plain, held]
 
 
-def _names(eq, idx: Sequence[int]) -> list[str]:
+def _names(eq: Equations, idx: Sequence[int]) -> list[str]:
     return [eq.coordinates[i].name for i in idx]
 
 
@@ -167,7 +171,7 @@ def split_coordinates(
     return CoordinateSplit(pv, ph)
 
 
-def _independent_values(eq, part: Partition, values: Any, guess: np.ndarray) -> np.ndarray:
+def _independent_values(eq: Equations, part: Partition, values: Any, guess: np.ndarray) -> np.ndarray:
     x = np.array(guess, dtype=float)
     ind = part.independent
     if values is None:
@@ -206,11 +210,12 @@ def _linear_problem(nm, D, rhs, independent, values, guess, what, check) -> Line
     )
 
 
+@formerly_positional("t", where="symbody.numeric")
 def solve_velocities(
-    model: Any,
+    model: Equations | NumericModel,
     q: Any,
-    t: float = 0.0,
     *,
+    t: float = 0.0,
     independent: Sequence[str] | None = None,
     values: Any = None,
     dq: Any = None,
@@ -252,12 +257,13 @@ def solve_velocities(
     return _linear_problem(nm, nm.D(q, t, uu), nm.beta(q, t, uu), independent, values, guess, "velocity", check)
 
 
+@formerly_positional("t", where="symbody.numeric")
 def solve_accelerations(
-    model: Any,
+    model: Equations | NumericModel,
     q: Any,
     dq: Any,
-    t: float = 0.0,
     *,
+    t: float = 0.0,
     independent: Sequence[str] | None = None,
     values: Any = None,
     ddq: Any = None,
@@ -306,7 +312,7 @@ class KinematicResult(TimeHistory):
     iterations: np.ndarray | None = None
 
 
-def _driver_evaluator(eq, laws: tuple) -> Callable:
+def _driver_evaluator(eq: Equations, laws: tuple) -> Callable:
     """Compiled values, rates and accelerations of symbolic driving laws (cached per model and laws)."""
     cache = model_blocks(eq).functions
     key = ("drivers",) + laws
@@ -360,7 +366,7 @@ def _driver_functions(nm: NumericModel, drivers: dict) -> tuple[list[int], Calla
 
 
 def kinematic_simulation(
-    model: Any,
+    model: Equations | NumericModel,
     times: Any,
     drivers: dict[str, Any] | None = None,
     *,

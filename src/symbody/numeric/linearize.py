@@ -47,16 +47,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..errors import NumericalError
+from ..symbolic.atoms import symbol_name
 from .blocks import evaluator
 from .contact_checks import require_smooth
 from .kinematics import CoordinateSplit, split_coordinates
 from .linalg import null_space_basis, solve_saddle
 from .model import as_numeric
+
+if TYPE_CHECKING:
+    from ..equations import Equations
+    from .model import NumericModel
 
 
 @dataclass
@@ -174,7 +179,7 @@ class LinearModel:
         return self.ss.poles()
 
 
-def _output_rows(eq, names: Sequence[str]) -> list[tuple[str, int]]:
+def _output_rows(eq: Equations, names: Sequence[str]) -> list[tuple[str, int]]:
     out = []
     for nm in names:
         try:
@@ -188,7 +193,7 @@ def _output_rows(eq, names: Sequence[str]) -> list[tuple[str, int]]:
 
 
 def linearize(
-    model: Any,
+    model: Equations | NumericModel,
     q: Any = None,
     dq: Any = None,
     *,
@@ -322,7 +327,7 @@ def linearize(
     Br = Mr @ Bss[nzp : nzp + nzv]
 
     zp_names = [eq.coordinates[i].name for i in ip]
-    zv_names = [eq.coordinates[i].dq.name for i in iv]
+    zv_names = [symbol_name(eq.coordinates[i].dq) for i in iv]
     states = zp_names + zv_names + [st.name for st in eq.states]
 
     # outputs
@@ -386,7 +391,7 @@ class _Perturbations:
     nx: int
 
 
-def _jacobians(eq, nm, op: _OperatingPoint) -> dict[str, np.ndarray]:
+def _jacobians(eq: Equations, nm, op: _OperatingPoint) -> dict[str, np.ndarray]:
     """The blocks of the linearization at the operating point (zeros for those the model lacks)."""
     n, nc, nu, nx = eq.nq, eq.nc, eq.nu, eq.nx
     names = ["M", "delta_q", "delta_dq", "delta_u", "Mddq_q", "Mddq_u"]
@@ -402,7 +407,7 @@ def _jacobians(eq, nm, op: _OperatingPoint) -> dict[str, np.ndarray]:
     return vals
 
 
-def _output_matrices(eq, nm, out_names, op: _OperatingPoint, maps: _Perturbations):
+def _output_matrices(eq: Equations, nm, out_names, op: _OperatingPoint, maps: _Perturbations):
     rows = _output_rows(eq, out_names)
     nx, iu = maps.nx, maps.iu
     ny = len(rows)

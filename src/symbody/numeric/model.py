@@ -32,6 +32,7 @@ from ..codegen.evaluators import evaluator as compiled_evaluator
 from ..equations import Equations
 from ..errors import NumericalError
 from ..model.contacts import event_force_symbols
+from ..model.deprecation import formerly_positional
 from .blocks import evaluator as _block_evaluator
 from .linalg import solve_saddle
 
@@ -44,7 +45,7 @@ class NumericModel:
         p: parameter values (array in ``eq.parameters`` order or dict by name); defaults otherwise.
     """
 
-    def __init__(self, eq, p: Any = None):
+    def __init__(self, eq: Equations, p: Any = None):
         self.eq = eq
         self.p = self._params(p)
         self._f: dict[tuple[str, ...], Any] = {}
@@ -208,11 +209,12 @@ class NumericModel:
     def _standard(self) -> set:
         return {"M", "delta", "Phi", "Phi_q", "D", "beta", "gamma", "Phi_init", "Phi_init_q", "outputs", "rates"}
 
-    def kinetic_energy(self, q, dq, t: float = 0.0) -> float:
+    @formerly_positional("t", where="NumericModel")
+    def kinetic_energy(self, q, dq, *, t: float = 0.0) -> float:
         """Kinetic energy ``T(q, dq, t)`` (rheonomic terms included); see :func:`symbody.numeric.kinetic_energy`."""
         from .energy import kinetic_energy
 
-        return float(kinetic_energy(self, [q], [dq], t)[0])
+        return float(kinetic_energy(self, [q], [dq], t=t)[0])
 
     def input_vector(self, u=None) -> np.ndarray:
         """Input values as an array: ``None`` (defaults), an array, or a dict by name (others default)."""
@@ -232,23 +234,26 @@ class NumericModel:
         return arr
 
     # -- analyses as methods --------------------------------------------------------
-    def assemble(self, q=None, t: float = 0.0, **options):
+    @formerly_positional("t", where="NumericModel")
+    def assemble(self, q=None, *, t: float = 0.0, **options):
         """Solve the position problem; see :func:`symbody.numeric.assemble`."""
         from .assembly import assemble
 
-        return assemble(self, q, t, **options)
+        return assemble(self, q, t=t, **options)
 
-    def solve_velocities(self, q, t: float = 0.0, **options):
+    @formerly_positional("t", where="NumericModel")
+    def solve_velocities(self, q, *, t: float = 0.0, **options):
         """Solve the velocity problem; see :func:`symbody.numeric.solve_velocities`."""
         from .kinematics import solve_velocities
 
-        return solve_velocities(self, q, t, **options)
+        return solve_velocities(self, q, t=t, **options)
 
-    def solve_accelerations(self, q, dq, t: float = 0.0, **options):
+    @formerly_positional("t", where="NumericModel")
+    def solve_accelerations(self, q, dq, *, t: float = 0.0, **options):
         """Solve the acceleration problem; see :func:`symbody.numeric.solve_accelerations`."""
         from .kinematics import solve_accelerations
 
-        return solve_accelerations(self, q, dq, t, **options)
+        return solve_accelerations(self, q, dq, t=t, **options)
 
     def kinematic_simulation(self, times, drivers=None, **options):
         """Kinematic simulation; see :func:`symbody.numeric.kinematic_simulation`."""
@@ -288,10 +293,10 @@ class NumericModel:
 
 
 @overload
-def coordinate_indices(eq, names: Sequence[str | int]) -> list[int]: ...
+def coordinate_indices(eq: Equations, names: Sequence[str | int]) -> list[int]: ...
 @overload
-def coordinate_indices(eq, names: None) -> None: ...
-def coordinate_indices(eq, names: Sequence[str | int] | None) -> list[int] | None:
+def coordinate_indices(eq: Equations, names: None) -> None: ...
+def coordinate_indices(eq: Equations, names: Sequence[str | int] | None) -> list[int] | None:
     """Indices of coordinates given by name (or index).
 
     Example:
@@ -319,7 +324,7 @@ def coordinate_indices(eq, names: Sequence[str | int] | None) -> list[int] | Non
     return out
 
 
-def as_numeric(model: Any, p: Any = None) -> NumericModel:
+def as_numeric(model: Equations | NumericModel, p: Any = None) -> NumericModel:
     """A :class:`NumericModel` from a ``NumericModel`` or an ``Equations``.
 
     ``p`` (array, or dict of changes by name) overrides the parameters: a dict

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.linalg as sla
@@ -33,6 +33,10 @@ from ..errors import NumericalError
 from .contact_checks import require_smooth
 from .linearize import LinearModel, linearize
 from .model import as_numeric
+
+if TYPE_CHECKING:
+    from ..equations import Equations
+    from .model import NumericModel
 
 
 @dataclass
@@ -69,7 +73,7 @@ class ModalResult:
 
 
 def modal_analysis(
-    model: Any,
+    model: Equations | NumericModel,
     q: Any = None,
     *,
     u: Any = None,

@@ -22,9 +22,12 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from ..equations import Equations
 
 
 @dataclass
@@ -41,7 +44,7 @@ class TimeHistory:
         x, dx: first-order states and their rates (``nt x nx``; ``None`` where not recorded).
     """
 
-    eq: Any = field(repr=False)  # the Equations
+    eq: Equations = field(repr=False)
     t: np.ndarray
     q: np.ndarray
     dq: np.ndarray
@@ -63,7 +66,7 @@ class TimeHistory:
     @property
     def state_names(self) -> list[str]:
         """Names of the first-order states."""
-        return [x.name for x in getattr(self.eq, "states", ())]
+        return [x.name for x in self.eq.states]
 
     @property
     def output_names(self) -> list[str]:
@@ -82,7 +85,7 @@ class TimeHistory:
         ]
         span = f"t = {self.t[0]:g} .. {self.t[-1]:g}" if len(self.t) else "empty"
         return (
-            f"{type(self).__name__}({getattr(self.eq, 'name', '?')!r}: {len(self.t)} samples, {span}; "
+            f"{type(self).__name__}({self.eq.name!r}: {len(self.t)} samples, {span}; "
             f"q, dq{''.join(', ' + k for k in kept)}; index by name, e.g. res[{self.coordinate_names[0]!r}])"
         )
 

@@ -13,13 +13,12 @@
  *
  * Exit status 0 when every check passed (see fmi2_host.c for the arguments).
  */
-#include <pthread.h>
-
 #include "fmi3Functions.h"
-#include "host_common.h"
 #include "sb_runtime.h"
 
 static const char *const HOST = "fmi3_host";
+
+#include "host_checks.h"
 
 static void logger(fmi3InstanceEnvironment env, fmi3Status status, fmi3String category, fmi3String message)
 {
@@ -43,38 +42,6 @@ static fmi3Instance instantiate_me(HostLog *log)
     CHECK(c != NULL, "fmi3InstantiateModelExchange failed; log:\n%s", log->text);
     if (!c) exit(1);
     return c;
-}
-
-static void initialize(fmi3Instance c, HostLog *log)
-{
-    EXPECT(log, fmi3OK, NULL, fmi3EnterInitializationMode(c, fmi3False, 0.0, 0.0, fmi3False, 0.0));
-    EXPECT(log, fmi3OK, NULL, fmi3ExitInitializationMode(c));
-}
-
-static double get_real(fmi3Instance c, HostLog *log, unsigned vr)
-{
-    double v = NAN;
-    EXPECT(log, fmi3OK, NULL, fmi3GetFloat64(c, &vr, 1, &v, 1));
-    return v;
-}
-
-/* The state: time, positions, velocities, inputs, parameters. */
-static void get_state(fmi3Instance c, HostLog *log, double *values)
-{
-    for (int i = 0; i < sb_model.nvars; ++i) {
-        const unsigned vr = (unsigned)i;
-        SbVarKind k = sb_model.variables[i].kind;
-        values[i] = 0.0;
-        if (k == SB_VAR_TIME || k == SB_VAR_Q || k == SB_VAR_DQ || k == SB_VAR_U || k == SB_VAR_P)
-            EXPECT(log, fmi3OK, NULL, fmi3GetFloat64(c, &vr, 1, &values[i], 1));
-    }
-}
-
-static int same_values(const double *a, const double *b)
-{
-    for (int i = 0; i < sb_model.nvars; ++i)
-        if (memcmp(&a[i], &b[i], sizeof(double)) != 0) return 0;
-    return 1;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -356,18 +323,6 @@ static void test_values(fmi3Instance c, HostLog *log, const HostArgs *args)
     EXPECT(log, fmi3Error, "Adjoint", fmi3GetAdjointDerivative(c, &t, 1, &t, 1, &r, 1, &r, 1));
 }
 
-static void test_logging(fmi3Instance c, HostLog *log)
-{
-    const fmi3String nonsense[] = {"logNonsense"}, nulls[] = {NULL}, all[] = {"logAll"};
-    const fmi3String some[] = {"logEvents", "logSolver", "logStatusError"};
-    EXPECT(log, fmi3Error, "logNonsense", fmi3SetDebugLogging(c, fmi3True, 1, nonsense));
-    EXPECT(log, fmi3Error, NULL, fmi3SetDebugLogging(c, fmi3True, 1, nulls));
-    EXPECT(log, fmi3Error, "NULL", fmi3SetDebugLogging(c, fmi3True, 2, NULL));
-    EXPECT(log, fmi3OK, NULL, fmi3SetDebugLogging(c, fmi3False, 1, all));
-    EXPECT(log, fmi3OK, NULL, fmi3SetDebugLogging(c, fmi3True, 3, some));
-    EXPECT(log, fmi3OK, NULL, fmi3SetDebugLogging(c, fmi3True, 0, NULL));
-}
-
 static void test_fmu_state(fmi3Instance c, HostLog *log, const HostArgs *args)
 {
     fmi3FMUState state = NULL, other = NULL;
@@ -469,107 +424,6 @@ static void test_directional_derivatives(fmi3Instance c, HostLog *log)
     EXPECT(log, fmi3Error, "NULL", fmi3GetDirectionalDerivative(c, &ddq, 1, &q, 1, NULL, 1, &d, 1));
     EXPECT(log, fmi3Error, "NULL", fmi3GetDirectionalDerivative(c, &ddq, 1, &q, 1, &one, 1, NULL, 1));
     EXPECT(log, fmi3OK, NULL, fmi3GetDirectionalDerivative(c, NULL, 0, NULL, 0, NULL, 0, NULL, 0));
-}
-
-/* A defined stop time: a step past it is an error (FMI 3.0, 3.2.3), a step up to it is fine. */
-static void test_stop_time(void)
-{
-    HostLog log;
-    fmi3Instance c = instantiate_cs(&log);
-    EXPECT(&log, fmi3Error, "stopTime", fmi3EnterInitializationMode(c, fmi3False, 0.0, 1.0, fmi3True, 0.5));
-    EXPECT(&log, fmi3OK, NULL, fmi3EnterInitializationMode(c, fmi3False, 0.0, 0.0, fmi3True, 0.05));
-    EXPECT(&log, fmi3OK, NULL, fmi3ExitInitializationMode(c));
-    EXPECT(&log, fmi3OK, NULL, fmi3DoStep(c, 0.0, 0.03, fmi3False, NULL, NULL, NULL, NULL));
-    double before[512], after[512], last = NAN;
-    get_state(c, &log, before);
-    EXPECT(&log, fmi3Error, "stop time", fmi3DoStep(c, 0.03, 0.03, fmi3False, NULL, NULL, NULL, &last));
-    get_state(c, &log, after);
-    CHECK(same_values(before, after) && last == 0.03, "a step refused for the stop time changed the state");
-    EXPECT(&log, fmi3OK, NULL, fmi3DoStep(c, 0.03, 0.02, fmi3False, NULL, NULL, NULL, NULL));
-    const double end = get_real(c, &log, vr_of("time"));
-    EXPECT(&log, fmi3Error, "stop time", fmi3DoStep(c, end, 1e-3, fmi3False, NULL, NULL, NULL, NULL));
-    fmi3FreeInstance(c);
-}
-
-/* The communication point must be the FMU's time up to rounding, however large the time. */
-static void test_communication_point(void)
-{
-    HostLog log;
-    fmi3Instance c = instantiate_cs(&log);
-    const double t0 = 1.7e9, h = 0.01;
-    EXPECT(&log, fmi3OK, NULL, fmi3EnterInitializationMode(c, fmi3False, 0.0, t0, fmi3False, 0.0));
-    EXPECT(&log, fmi3OK, NULL, fmi3ExitInitializationMode(c));
-    EXPECT(&log, fmi3Error, "currentCommunicationPoint", fmi3DoStep(c, t0 + 1.5, h, fmi3False, NULL, NULL, NULL, NULL));
-    EXPECT(&log, fmi3Error, "currentCommunicationPoint", fmi3DoStep(c, t0 - 1.5, h, fmi3False, NULL, NULL, NULL, NULL));
-    for (int k = 0; k < 5; ++k)
-        EXPECT(&log, fmi3OK, NULL, fmi3DoStep(c, t0 + k * h, h, fmi3False, NULL, NULL, NULL, NULL));
-    const double t = get_real(c, &log, vr_of("time"));
-    EXPECT(&log, fmi3Error, "currentCommunicationPoint", fmi3DoStep(c, t - h, h, fmi3False, NULL, NULL, NULL, NULL));
-    EXPECT(&log, fmi3OK, NULL, fmi3DoStep(c, nextafter(t, INFINITY), h, fmi3False, NULL, NULL, NULL, NULL));
-    fmi3FreeInstance(c);
-}
-
-/* Start velocities the host sets are kept by the assembly; contradicting ones are an error. */
-static void test_initial_velocities(const HostArgs *args)
-{
-    HostLog log;
-    char name[256];
-    snprintf(name, sizeof name, "d%s", args->keep_velocity);
-    const unsigned vdq = vr_of(name);
-    const double v = -0.4;
-    for (int me = 0; me < 2; ++me) {
-        fmi3Instance c = me ? instantiate_me(&log) : instantiate_cs(&log);
-        EXPECT(&log, fmi3OK, NULL, fmi3EnterInitializationMode(c, fmi3False, 0.0, 0.0, fmi3False, 0.0));
-        EXPECT(&log, fmi3OK, NULL, fmi3SetFloat64(c, &vdq, 1, &v, 1));
-        EXPECT(&log, fmi3OK, NULL, fmi3ExitInitializationMode(c));
-        const double kept = get_real(c, &log, vdq);
-        CHECK(kept == v, "'%s' = %g after initialization, set to %g", name, kept, v);
-        double q[128], dq[128], D[4096], beta[128];
-        for (int i = 0; i < sb_model.nvars; ++i) {
-            const SbVariable *var = &sb_model.variables[i];
-            if (var->kind == SB_VAR_Q) q[var->index] = get_real(c, &log, (unsigned)i);
-            if (var->kind == SB_VAR_DQ) dq[var->index] = get_real(c, &log, (unsigned)i);
-        }
-        double u[3 * 128] = {0.0}; /* the inputs, then their two derivatives (symbody_model.h) */
-        for (int j = 0; j < sb_model.nu; ++j) u[j] = sb_model.u0[j];
-        SbPoint pt = {0.0, q, dq, u, sb_model.p0, NULL, NULL, NULL, 0.0};
-        sb_D_beta(&pt, D, beta);
-        for (int r = 0; r < sb_model.nc; ++r) {
-            double res = -beta[r];
-            for (int j = 0; j < sb_model.nq; ++j) res += D[r * sb_model.nq + j] * dq[j];
-            CHECK(fabs(res) < 1e-9, "velocity constraint '%s' violated by %g", sb_model.constraint_names[r], res);
-        }
-        fmi3FreeInstance(c);
-    }
-    fmi3Instance c = instantiate_me(&log);
-    EXPECT(&log, fmi3OK, NULL, fmi3EnterInitializationMode(c, fmi3False, 0.0, 0.0, fmi3False, 0.0));
-    for (int i = 0; i < sb_model.nvars; ++i)
-        if (sb_model.variables[i].kind == SB_VAR_DQ) {
-            const unsigned vr = (unsigned)i;
-            const double w = 1.0 + 0.1 * i;
-            EXPECT(&log, fmi3OK, NULL, fmi3SetFloat64(c, &vr, 1, &w, 1));
-        }
-    EXPECT(&log, fmi3Error, "contradict constraint", fmi3ExitInitializationMode(c));
-    CHECK(strstr(log.text, name) != NULL, "the conflict does not name '%s':\n%s", name, log.text);
-    fmi3FreeInstance(c);
-}
-
-/* Where the model is not differentiable, directional derivatives are discarded, not returned as inf. */
-static void test_nondifferentiable(const HostArgs *args)
-{
-    HostLog log;
-    const unsigned q = vr_of(args->nondiff), ddq = (unsigned)first_of_kind(SB_VAR_DDQ);
-    const double one = 1.0;
-    double d = 0.0;
-    for (int me = 0; me < 2; ++me) {
-        fmi3Instance c = me ? instantiate_me(&log) : instantiate_cs(&log);
-        EXPECT(&log, fmi3OK, NULL, fmi3EnterInitializationMode(c, fmi3False, 0.0, 0.0, fmi3False, 0.0));
-        EXPECT(&log, fmi3OK, NULL, fmi3SetFloat64(c, &q, 1, &args->nondiff_value, 1));
-        EXPECT(&log, fmi3OK, NULL, fmi3ExitInitializationMode(c));
-        CHECK(isfinite(get_real(c, &log, ddq)), "the acceleration is finite there");
-        EXPECT(&log, fmi3Discard, "not finite", fmi3GetDirectionalDerivative(c, &ddq, 1, &q, 1, &one, 1, &d, 1));
-        fmi3FreeInstance(c);
-    }
 }
 
 /* A parameter value that makes the step fail: Discard, the state stays at the start of the step, and
@@ -782,159 +636,75 @@ static void test_model_exchange(const HostArgs *args)
     fmi3FreeInstance(c);
 }
 
-static void test_cycles(int n)
+/* A step refused for the stop time reports the time it started from as lastSuccessfulTime. */
+static void test_last_successful_time(void)
 {
     HostLog log;
-    const size_t nx = 2 * (size_t)sb_model.nq + (size_t)sb_model.ns;
-    double dx[256];
-    for (int k = 0; k < n; ++k) {
-        const int me = k % 2;
-        fmi3Instance c = me ? instantiate_me(&log) : instantiate_cs(&log);
-        initialize(c, &log);
-        fmi3FMUState state = NULL;
-        EXPECT(&log, fmi3OK, NULL, fmi3GetFMUState(c, &state));
-        if (!me) {
-            for (int i = 0; i < 3; ++i)
-                EXPECT(&log, fmi3OK, NULL, fmi3DoStep(c, 0.01 * i, 0.01, fmi3False, NULL, NULL, NULL, NULL));
-        } else {
-            EXPECT(&log, fmi3OK, NULL, fmi3EnterContinuousTimeMode(c));
-            EXPECT(&log, fmi3OK, NULL, fmi3GetContinuousStateDerivatives(c, dx, nx));
-        }
-        if (k % 4 < 2) EXPECT(&log, fmi3OK, NULL, fmi3Terminate(c));
-        EXPECT(&log, fmi3OK, NULL, fmi3FreeFMUState(c, &state));
-        fmi3FreeInstance(c);
-    }
-}
-
-/* ------------------------------------------------------------ long run */
-
-static void simulate(int me, int method, double seconds, double input, double *out)
-{
-    HostLog log;
-    fmi3Instance c = me ? instantiate_me(&log) : instantiate_cs(&log);
-    const int u = first_of_kind(SB_VAR_U);
-    const unsigned vu = (unsigned)u;
-    if (!me) {
-        const unsigned vm = vr_of("solver.method");
-        const fmi3Int64 m = method;
-        EXPECT(&log, fmi3OK, NULL, fmi3SetInt64(c, &vm, 1, &m, 1));
-    }
-    initialize(c, &log);
-    const double H = 0.01;
-    const int steps = (int)(seconds / H + 0.5);
-    const size_t nx = 2 * (size_t)sb_model.nq + (size_t)sb_model.ns;
-    double x[256], k1[256], k2[256], k3[256], k4[256], xt[256];
-    if (me) {
-        EXPECT(&log, fmi3OK, NULL, fmi3EnterContinuousTimeMode(c));
-        EXPECT(&log, fmi3OK, NULL, fmi3GetContinuousStates(c, x, nx));
-    }
-    for (int k = 0; k < steps; ++k) {
-        const double t = k * H, uval = input * sin(3.0 * t);
-        if (u >= 0) EXPECT(&log, fmi3OK, NULL, fmi3SetFloat64(c, &vu, 1, &uval, 1));
-        if (!me) {
-            EXPECT(&log, fmi3OK, NULL, fmi3DoStep(c, t, H, fmi3False, NULL, NULL, NULL, NULL));
-        } else {
-            double *ks[4] = {k1, k2, k3, k4};
-            const double a[4] = {0.0, 0.5, 0.5, 1.0};
-            for (int s = 0; s < 4; ++s) {
-                for (size_t i = 0; i < nx; ++i) xt[i] = x[i] + (s ? a[s] * H * ks[s - 1][i] : 0.0);
-                EXPECT(&log, fmi3OK, NULL, fmi3SetTime(c, t + a[s] * H));
-                EXPECT(&log, fmi3OK, NULL, fmi3SetContinuousStates(c, xt, nx));
-                EXPECT(&log, fmi3OK, NULL, fmi3GetContinuousStateDerivatives(c, ks[s], nx));
-            }
-            for (size_t i = 0; i < nx; ++i) x[i] += H / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
-            EXPECT(&log, fmi3OK, NULL, fmi3SetTime(c, t + H));
-            EXPECT(&log, fmi3OK, NULL, fmi3SetContinuousStates(c, x, nx));
-        }
-        if (k % 25 == 0) {
-            fmi3FMUState s = NULL, s2 = NULL;
-            size_t size = 0;
-            EXPECT(&log, fmi3OK, NULL, fmi3GetFMUState(c, &s));
-            EXPECT(&log, fmi3OK, NULL, fmi3SerializedFMUStateSize(c, s, &size));
-            fmi3Byte *bytes = malloc(size);
-            EXPECT(&log, fmi3OK, NULL, fmi3SerializeFMUState(c, s, bytes, size));
-            EXPECT(&log, fmi3OK, NULL, fmi3DeserializeFMUState(c, bytes, size, &s2));
-            EXPECT(&log, fmi3OK, NULL, fmi3SetFMUState(c, s2));
-            EXPECT(&log, fmi3OK, NULL, fmi3FreeFMUState(c, &s));
-            EXPECT(&log, fmi3OK, NULL, fmi3FreeFMUState(c, &s2));
-            free(bytes);
-            const unsigned ddq = (unsigned)first_of_kind(SB_VAR_DDQ), q = (unsigned)first_of_kind(SB_VAR_Q);
-            const double one = 1.0;
-            double d;
-            EXPECT(&log, fmi3OK, NULL, fmi3GetDirectionalDerivative(c, &ddq, 1, &q, 1, &one, 1, &d, 1));
-        }
-    }
-    for (int v = 0; v < sb_model.nvars; ++v) {
-        const unsigned vr = (unsigned)v;
-        out[v] = 0.0;
-        if (sb_model.variables[v].type == SB_TYPE_REAL) EXPECT(&log, fmi3OK, NULL, fmi3GetFloat64(c, &vr, 1, &out[v], 1));
-    }
-    EXPECT(&log, fmi3OK, NULL, fmi3Terminate(c));
+    fmi3Instance c = instantiate_cs(&log);
+    EXPECT(&log, fmi3OK, NULL, fmi3EnterInitializationMode(c, fmi3False, 0.0, 0.0, fmi3True, 0.05));
+    EXPECT(&log, fmi3OK, NULL, fmi3ExitInitializationMode(c));
+    EXPECT(&log, fmi3OK, NULL, fmi3DoStep(c, 0.0, 0.03, fmi3False, NULL, NULL, NULL, NULL));
+    double last = NAN;
+    EXPECT(&log, fmi3Error, "stop time", fmi3DoStep(c, 0.03, 0.03, fmi3False, NULL, NULL, NULL, &last));
+    CHECK(last == 0.03, "lastSuccessfulTime = %g after a step refused for the stop time", last);
     fmi3FreeInstance(c);
 }
 
-static int run_long(double seconds)
+/* ------------------------------------------------ the host's FMI (host_checks.h) */
+
+static HostFmu h_instantiate(int me, HostLog *log) { return me ? instantiate_me(log) : instantiate_cs(log); }
+
+static int h_enter_initialization(HostFmu c, double start, int stop_defined, double stop)
 {
-    double out[512];
-    for (int method = 1; method <= 3; ++method) simulate(0, method, seconds, 0.5, out);
-    simulate(1, 0, seconds, 0.5, out);
-    for (int v = 0; v < sb_model.nvars; ++v) CHECK(isfinite(out[v]), "'%s' = %g", sb_model.variables[v].name, out[v]);
-    test_cycles(50);
-    return finish(HOST, "long");
+    return fmi3EnterInitializationMode(c, fmi3False, 0.0, start, stop_defined != 0, stop);
 }
 
-/* ------------------------------------------------------------- threads */
-
-#define N_THREADS 4
-
-typedef struct {
-    int me, method;
-    double input, seconds;
-    double out[512];
-} Job;
-
-static void *run_job(void *arg)
+static int h_set_debug_logging(HostFmu c, int on, size_t n, const char *const categories[])
 {
-    Job *j = arg;
-    simulate(j->me, j->method, j->seconds, j->input, j->out);
-    return NULL;
+    return fmi3SetDebugLogging(c, on, n, categories);
 }
-
-static int run_threads(double seconds)
+static int h_exit_initialization(HostFmu c) { return fmi3ExitInitializationMode(c); }
+static int h_terminate(HostFmu c) { return fmi3Terminate(c); }
+static void h_free(HostFmu c) { fmi3FreeInstance(c); }
+static int h_get_real(HostFmu c, unsigned vr, double *v) { return fmi3GetFloat64(c, &vr, 1, v, 1); }
+static int h_set_real(HostFmu c, unsigned vr, double v) { return fmi3SetFloat64(c, &vr, 1, &v, 1); }
+static int h_set_int(HostFmu c, unsigned vr, long long v)
 {
-    Job jobs[2 * N_THREADS], alone[2 * N_THREADS];
-    for (int k = 0; k < 2 * N_THREADS; ++k) {
-        Job j = {k % 2, 1 + k % 3, 0.2 * (k / 2), seconds, {0}};
-        jobs[k] = alone[k] = j;
-    }
-    for (int k = 0; k < 2 * N_THREADS; ++k) run_job(&alone[k]);
-    for (int round = 0; round < 2; ++round) {
-        pthread_t th[2 * N_THREADS];
-        for (int k = 0; k < 2 * N_THREADS; ++k) CHECK(pthread_create(&th[k], NULL, run_job, &jobs[k]) == 0, "thread");
-        for (int k = 0; k < 2 * N_THREADS; ++k) pthread_join(th[k], NULL);
-        for (int k = 0; k < 2 * N_THREADS; ++k)
-            CHECK(memcmp(jobs[k].out, alone[k].out, sizeof jobs[k].out) == 0, "job %d differs when run in a thread", k);
-    }
-    return finish(HOST, "threads");
+    const fmi3Int64 i = v;
+    return fmi3SetInt64(c, &vr, 1, &i, 1);
+}
+static int h_do_step(HostFmu c, double t, double h) { return fmi3DoStep(c, t, h, fmi3False, NULL, NULL, NULL, NULL); }
+static int h_enter_continuous(HostFmu c) { return fmi3EnterContinuousTimeMode(c); }
+static int h_set_time(HostFmu c, double t) { return fmi3SetTime(c, t); }
+static int h_set_states(HostFmu c, const double *x, size_t n) { return fmi3SetContinuousStates(c, x, n); }
+static int h_get_states(HostFmu c, double *x, size_t n) { return fmi3GetContinuousStates(c, x, n); }
+static int h_get_derivatives(HostFmu c, double *dx, size_t n) { return fmi3GetContinuousStateDerivatives(c, dx, n); }
+static int h_get_fmu_state(HostFmu c, void **s) { return fmi3GetFMUState(c, s); }
+static int h_set_fmu_state(HostFmu c, void *s) { return fmi3SetFMUState(c, s); }
+static int h_free_fmu_state(HostFmu c, void **s) { return fmi3FreeFMUState(c, s); }
+static int h_serialized_size(HostFmu c, void *s, size_t *size) { return fmi3SerializedFMUStateSize(c, s, size); }
+static int h_serialize(HostFmu c, void *s, unsigned char *bytes, size_t size)
+{
+    return fmi3SerializeFMUState(c, s, (fmi3Byte *)bytes, size);
+}
+static int h_deserialize(HostFmu c, const unsigned char *bytes, size_t size, void **s)
+{
+    return fmi3DeserializeFMUState(c, (const fmi3Byte *)bytes, size, s);
+}
+static int h_directional(HostFmu c, unsigned unknown, unsigned known, double seed, double *d)
+{
+    return fmi3GetDirectionalDerivative(c, &unknown, 1, &known, 1, &seed, 1, d, 1);
 }
 
 /* ------------------------------------------------------------------------ */
 
-int main(int argc, char **argv)
+static void abuse(const HostArgs *args)
 {
-    HostArgs args = parse_args(argc, argv);
-    if (strcmp(args.mode, "long") == 0) return run_long(args.seconds > 0 ? args.seconds : 10.0);
-    if (strcmp(args.mode, "threads") == 0) return run_threads(args.seconds > 0 ? args.seconds : 2.0);
     test_instantiate();
     test_null_instance();
-    if (sb_model.has_cs) test_co_simulation(&args);
-    if (sb_model.has_me) test_model_exchange(&args);
-    if (sb_model.has_cs) {
-        test_stop_time();
-        test_communication_point();
-    }
-    if (args.keep_velocity) test_initial_velocities(&args);
-    if (args.nondiff) test_nondifferentiable(&args);
-    test_cycles(1000);
-    return finish(HOST, "abuse");
+    if (sb_model.has_cs) test_co_simulation(args);
+    if (sb_model.has_me) test_model_exchange(args);
+    if (sb_model.has_cs) test_last_successful_time();
 }
+
+int main(int argc, char **argv) { return host_main(argc, argv, abuse); }
