@@ -271,6 +271,7 @@ SbInstance *sb_instantiate(const SbModel *m, SbInterface interface, const char *
     alloc_jacobians(&inst->jac, m, &ok);
     alloc_projection(&inst->proj, m, &ok);
     inst->history.dq_set = zalloc((size_t)m->nq, 1, &ok);
+    inst->constants = doubles(m->nconst, 1, &ok);
     if (ok && interface == SB_CS && sb_solver_alloc(inst) != SB_OK) ok = 0;
     if (ok && sb_events_alloc(inst) != SB_OK) ok = 0;
     if (!ok) {
@@ -297,6 +298,7 @@ void sb_free(SbInstance *inst)
     free_jacobians(&inst->jac);
     free_projection(&inst->proj);
     free(inst->history.dq_set);
+    free(inst->constants);
     free(inst);
 }
 
@@ -316,6 +318,7 @@ void sb_reset(SbInstance *inst)
     }
     inst->interpolating = 0;
     for (int i = 0; i < m->np; ++i) inst->state.p[i] = m->p0[i];
+    sb_parameters_changed(inst);
     for (int i = 0; i < SB_N_SETTINGS; ++i) inst->state.set[i] = m->settings0[i];
     *inst->state.h_next = 0.0;
     for (int i = 0; i < m->nk + m->nf; ++i) inst->state.closed[i] = 0.0; /* open contacts, sticking friction */
@@ -327,4 +330,10 @@ void sb_reset(SbInstance *inst)
     inst->history.stop_time = INFINITY;
     inst->history.discards = 0;
     memset(inst->history.dq_set, 0, (size_t)(n > 0 ? n : 1));
+}
+
+void sb_parameters_changed(SbInstance *inst)
+{
+    SbPoint pt = sb_point(inst, *inst->state.time, inst->state.x, NULL, NULL);
+    sb_constants(&pt, inst->constants); /* reads pt.p only */
 }

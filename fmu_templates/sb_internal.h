@@ -39,6 +39,7 @@ static inline SbPoint sb_point(const SbInstance *inst, double t, const double *x
     pt.lam = lam;
     pt.xs = x + 2 * inst->m->nq;
     pt.tau = inst->interpolating ? t - inst->input_time : 0.0;
+    pt.c = inst->constants;
     return pt;
 }
 

@@ -208,6 +208,8 @@ struct SbInstance {
     int logging_on;
 
     SbState state;       /* copied by FMU state snapshots */
+    double *constants;   /* the constants block (SbModel.nconst): a function of state.p, recomputed by
+                            sb_parameters_changed whenever the parameters change (never part of a snapshot) */
     SbCache cache;
     SbDynamics dyn;
     SbJacobianWork jac;
@@ -225,6 +227,9 @@ SbInstance *sb_instantiate(const SbModel *m, SbInterface interface, const char *
                            SbLogger logger, const void *host, int logging_on);
 void sb_free(SbInstance *inst);
 void sb_reset(SbInstance *inst);    /* back to the start values, mode instantiated */
+/* The parameters in inst->state.p changed (set, reset, restored from an FMU state): recompute the constants
+   block the block functions read (sb_constants of model.c).  Whatever writes state.p calls it. */
+void sb_parameters_changed(SbInstance *inst);
 
 /* ---- logging ---- */
 void sb_log(SbInstance *inst, SbStatus status, unsigned category, const char *fmt, ...)

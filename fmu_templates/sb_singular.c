@@ -58,6 +58,7 @@ void sb_seed_row_reference(SbInstance *inst, double t)
     pt.dq = x + n;
     pt.u = inst->state.u;
     pt.p = inst->state.p;
+    pt.c = inst->constants;
     pt.xs = x + 2 * n;
     sb_D_beta(&pt, J, r);
     for (int k = 0; k < nc; ++k) {
@@ -169,6 +170,7 @@ int sb_near_singular(SbInstance *inst, double t, const double *x)
     pt.dq = x + n;
     pt.u = inst->state.u;
     pt.p = inst->state.p;
+    pt.c = inst->constants;
     pt.xs = x + 2 * n;
     double *J = inst->proj.Jrows, *r = inst->proj.rrows, *V = inst->dyn.A, *w = inst->dyn.stmp, ref = 0.0;
     sb_D_beta(&pt, J, r);
@@ -216,6 +218,7 @@ SbStatus sb_undetermined_output(SbInstance *inst, const char *function, const Sb
     pt.dq = inst->state.x + m->nq;
     pt.u = inst->state.u;
     pt.p = inst->state.p;
+    pt.c = inst->constants;
     pt.ddq = inst->cache.ddq;
     pt.lam = inst->cache.lam;
     pt.xs = inst->state.x + 2 * m->nq;

@@ -98,6 +98,7 @@ SbStatus sb_restore(SbInstance *inst, const SbSnapshot *s)
     inst->state.mode = (SbMode)s->mode;
     inst->state.flags = s->flags;
     inst->dyn.psd_checked = 0; /* the parameters may differ */
+    sb_parameters_changed(inst); /* the constants block is not in the snapshot: recomputed from its parameters */
     inst->history.discards = 0;
     sb_changed(inst);
     return SB_OK;

@@ -39,6 +39,7 @@ static SbPoint point_in(const double *x, const int off[SB_N_KNOWNS], const SbPoi
     pt.dq = x + off[SB_KNOWN_DQ];
     pt.u = x + off[SB_KNOWN_U];
     pt.p = in->p;
+    pt.c = in->c;
     pt.ddq = x + off[SB_KNOWN_DDQ];
     pt.lam = x + off[SB_KNOWN_LAM];
     pt.xs = in->xs;

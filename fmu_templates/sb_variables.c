@@ -243,12 +243,14 @@ SbStatus sb_set_values(SbInstance *inst, const char *function, const unsigned *v
         memcpy(saved, inst->state.p, (size_t)inst->m->np * sizeof(double));
     }
     for (size_t k = 0; k < n; ++k) changed |= store_value(inst, &inst->m->variables[vr[k]], at(values, k));
+    if (parameters) sb_parameters_changed(inst); /* the constants block follows the parameters */
     if (changed) sb_changed(inst);
     if (saved) {
         const int relations = inst->state.mode != SB_MODE_INSTANTIATED && inst->state.mode != SB_MODE_INIT;
         SbStatus s = sb_check_coefficients(inst, function, relations);
         if (s != SB_OK) {
             memcpy(inst->state.p, saved, (size_t)inst->m->np * sizeof(double));
+            sb_parameters_changed(inst);
             sb_changed(inst);
         }
         free(saved);

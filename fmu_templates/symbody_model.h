@@ -60,6 +60,8 @@ typedef struct {
                           outputs, Jacobians, the normal forces of friction and the rates */
     const double *xs;  /* first-order states (ns) */
     double tau;        /* time since the inputs were set (inside a Co-Simulation step), else 0 */
+    const double *c;   /* the constants block (SbModel.nconst): parameter-only subexpressions of the block
+                          functions, filled from p by sb_constants whenever the parameters change */
 } SbPoint;
 
 /* What an FMU variable is. */
@@ -132,6 +134,7 @@ typedef struct {
     const char *const *state_names;      /* their names (ns) */
     int nmotion;                         /* motion inputs */
     const int *motion;                   /* per motion input: the index of its position z in u (dz, ddz follow) */
+    int nconst;                          /* entries of the constants block (sb_constants) */
 } SbModel;
 
 /* sb_model: the model's description */
@@ -258,6 +261,12 @@ void sb_friction_normals(const SbPoint *in, double *fr_normal);
 
 /* Switching functions of the loads (nsw): the arguments of Abs and sign in delta, whose zeros are events. */
 void sb_switches(const SbPoint *in, double *sw);
+
+/* The constants block: the parameter-only subexpressions of the other blocks (SbModel.nconst entries), from
+   in->p alone.  The runtime calls it whenever the parameters change (sb_parameters_changed: instantiation,
+   reset, a parameter set, an FMU state restored); the other blocks read the values from in->c instead of
+   computing them at every call. */
+void sb_constants(const SbPoint *in, double *c);
 
 /* Exact Jacobians of the residual R = [M ddq + D^T lam - delta; D ddq - gamma] ((nq + nc) rows) with respect
    to q (nq columns), dq (nq), u (nu) and t (1), at the given ddq and lam. */

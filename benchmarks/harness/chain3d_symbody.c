@@ -31,6 +31,7 @@ int chain_init(int n, const double *p)
     inst = sb_instantiate(&sb_model, SB_ME, "chain3d", NULL, NULL, NULL, NULL, 0);
     if (!inst) return 2;
     for (int i = 0; i < np; ++i) inst->state.p[i] = p[chain3d_parameter_index[i]];
+    sb_parameters_changed(inst); /* the constants block of model.c follows the parameters */
     return 0;
 }
 

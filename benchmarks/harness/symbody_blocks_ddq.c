@@ -17,7 +17,7 @@
 #include "symbody_model.h"
 
 static int nq = 0;
-static double *P = NULL, *U = NULL, *Mw = NULL;
+static double *P = NULL, *U = NULL, *Mw = NULL, *C = NULL; /* C: the constants block of model.c */
 
 int bench_init(int n, const double *p, const double *u)
 {
@@ -27,15 +27,18 @@ int bench_init(int n, const double *p, const double *u)
     P = malloc((size_t)sb_model.np * sizeof(double));
     U = malloc((size_t)sb_model.nu * sizeof(double));
     Mw = malloc((size_t)nq * nq * sizeof(double));
-    if (!P || !U || !Mw) return 2;
+    C = malloc((size_t)(sb_model.nconst > 0 ? sb_model.nconst : 1) * sizeof(double));
+    if (!P || !U || !Mw || !C) return 2;
     memcpy(P, p, (size_t)sb_model.np * sizeof(double));
     memcpy(U, u, (size_t)sb_model.nu * sizeof(double));
+    SbPoint pt = {.t = 0.0, .p = P};
+    sb_constants(&pt, C); /* once per parameter change, as the FMU runtime does */
     return 0;
 }
 
 static int ddq_at(const double *x, double *ddq)
 {
-    SbPoint pt = {.t = 0.0, .q = x, .dq = x + nq, .u = U, .p = P, .ddq = NULL, .lam = NULL};
+    SbPoint pt = {.t = 0.0, .q = x, .dq = x + nq, .u = U, .p = P, .ddq = NULL, .lam = NULL, .c = C};
     sb_M_delta(&pt, Mw, ddq);
     return bench_ldlt_solve(nq, Mw, ddq);
 }
@@ -70,5 +73,6 @@ void bench_free(void)
     free(P);
     free(U);
     free(Mw);
-    P = U = Mw = NULL;
+    free(C);
+    P = U = Mw = C = NULL;
 }

@@ -24,6 +24,7 @@ int bench_init(int n, const double *p, const double *u)
     inst = sb_instantiate(&sb_model, SB_ME, "bench", NULL, NULL, NULL, NULL, 0);
     if (!inst) return 2;
     memcpy(inst->state.p, p, (size_t)sb_model.np * sizeof(double));
+    sb_parameters_changed(inst); /* the constants block of model.c follows the parameters */
     memcpy(inst->state.u, u, (size_t)sb_model.nu * sizeof(double));
     return 0;
 }
@@ -38,6 +39,7 @@ int bench_rhs(const double *x, const double *u, const double *p, double *xdot)
 {
     if (!inst) return 1;
     memcpy(inst->state.p, p, (size_t)sb_model.np * sizeof(double));
+    sb_parameters_changed(inst); /* the constants block of model.c follows the parameters */
     memcpy(inst->state.u, u, (size_t)sb_model.nu * sizeof(double));
     return sb_derivatives(inst, 0.0, x, xdot) == SB_OK ? 0 : 2;
 }

@@ -33,6 +33,7 @@ EXPORT int test_accelerations(const double *x, const double *u, const double *p,
     if (!inst) return -1;
     for (int i = 0; i < sb_model.nu; ++i) inst->state.u[i] = u[i];
     for (int i = 0; i < sb_model.np; ++i) inst->state.p[i] = p[i];
+    sb_parameters_changed(inst);
     int s = sb_accelerations(inst, 0.3, x, ddq, NULL);
     strncpy(problem, inst->problem, 255);
     sb_free(inst);

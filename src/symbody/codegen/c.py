@@ -42,11 +42,18 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..errors import ModelError
-from ..symbolic.expr import NUM, Expr, free_symbols, symbol_name
+from ..symbolic.expr import NUM, SYM, Expr, free_symbols, symbol_name
 from ..symbolic.plan import ExportPlan
 from ..symbolic.printing import CPrinter
+
+if TYPE_CHECKING:
+    from .constants import ConstantsBlock
+
+#: The comment of a local read from the constants block (:mod:`symbody.codegen.constants`).
+LOCAL_COMMENT = "constants block: parameter-only, computed once per parameter change"
 
 #: Names a model symbol must not take as a C local: keywords, math.h and stdlib names, runtime prefixes.
 C_RESERVED = frozenset(
@@ -266,6 +273,7 @@ def c_function(
     doc: str = "",
     names: SymbolNames | None = None,
     unused: Sequence[str] = (),
+    constants: ConstantsBlock | None = None,
 ) -> str:
     """Source of a C function evaluating ``blocks``.
 
@@ -277,6 +285,8 @@ def c_function(
         doc: comment printed above the function.
         names: C local names of symbols (shared between functions for a consistent file).
         unused: argument names to mark ``(void)`` (arguments no block writes).
+        constants: the constants block that takes the parameter-only subexpressions
+            (:mod:`symbody.codegen.constants`); the function reads them from it.
 
     Raises:
         KeyError: an expression uses a symbol missing from ``sources``.
@@ -292,8 +302,7 @@ def c_function(
     names = names or SymbolNames()
     exprs = [a.expr for b in blocks for a in b.assignments]
     symbol_names = symbol_locals(exprs, sources, names)
-    plan = ExportPlan({"all": exprs}, symbol_names, prefix="_t", trig="expand")
-    used = sorted(free_symbols(plan.outputs["all"]), key=lambda s: s.id)
+    plan = ExportPlan({"all": exprs}, symbol_names, prefix="_t", trig="expand", hoist=constants)
     printer = CPrinter()
     lines: list[str] = []
     if doc:
@@ -303,8 +312,7 @@ def c_function(
     body: list[str] = []
     for arg in unused:
         body.append(f"(void){arg};")
-    for s in used:
-        body.append(f"const double {symbol_names[s]} = {sources[s]}; /* {names.comment(s)} */")
+    body += input_reads(plan, sources, names, constants).values()
     if plan.n_temps:
         body.append("/* shared subexpressions */")
     for name, e in plan.assignments():
@@ -325,6 +333,17 @@ def c_function(
     lines.extend("    " + line for line in body)
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+def input_reads(
+    plan: ExportPlan, sources: Mapping[Expr, str], names: SymbolNames, constants: ConstantsBlock | None
+) -> dict[str, str]:
+    """The statements that read the leaves of ``plan`` into their locals, by local: the model symbols (symbol
+    order), then the slots of the constants block the function uses."""
+    out = {plan.names[s]: f"{sources[s]}; /* {names.comment(s)} */" for s in plan.inputs if s.op == SYM}
+    if constants is not None:
+        out.update({plan.names[e]: f"{constants.source(e)}; /* {LOCAL_COMMENT} */" for e in plan.hoisted})
+    return {local: f"const double {local} = {text}" for local, text in out.items()}
 
 
 def nonzero(e: Expr) -> bool:

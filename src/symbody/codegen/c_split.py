@@ -56,11 +56,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence, Set
+from typing import TYPE_CHECKING
 
-from ..symbolic.expr import Expr, free_symbols
+from ..symbolic.expr import Expr
 from ..symbolic.plan import ExportPlan
 from ..symbolic.printing import CPrinter
-from .c import CBlock, SymbolNames, c_comment, symbol_locals
+from .c import CBlock, SymbolNames, c_comment, input_reads, symbol_locals
+
+if TYPE_CHECKING:
+    from .constants import ConstantsBlock
 
 #: Most statements per part: small enough for near-linear compile times, large enough to keep calls rare.
 PART_SIZE = 100
@@ -98,12 +102,14 @@ def c_function_parts(
     part_size: int | None = None,
     optimize: bool = True,
     derivative: bool = False,
+    constants: ConstantsBlock | None = None,
 ) -> str:
     """:func:`symbody.codegen.c.c_function`, with the body cut into ``static`` parts of at most ``part_size``
     statements and bounded cost (see :func:`c_function_pieces`)."""
     pieces = c_function_pieces(
-        signature, blocks, sources, doc, names, unused, part_size, optimize, derivative=derivative
-    )
+        signature, blocks, sources, doc, names, unused, part_size, optimize, derivative=derivative,
+        constants=constants,
+    )  # fmt: skip
     return "".join(pieces)
 
 
@@ -118,6 +124,7 @@ def c_function_pieces(
     optimize: bool = True,
     linkage: str = "static",
     derivative: bool = False,
+    constants: ConstantsBlock | None = None,
 ) -> list[str]:
     """:func:`symbody.codegen.c.c_function`, with the body cut into parts of at most ``part_size`` statements
     and :data:`PART_COST` (:data:`DERIVATIVE_PART_COST` for ``derivative`` code: Jacobians, tangents) by
@@ -129,13 +136,15 @@ def c_function_pieces(
     ``part_size`` defaults to :data:`PART_SIZE`.  ``optimize=False`` skips the extraction of shared
     pairs of terms (:class:`~symbody.symbolic.plan.ExportPlan`), which costs more time than it saves
     on large derivative code.  A function that fits one part and is optimized is returned as
-    :func:`c_function` writes it (one piece).
+    :func:`c_function` writes it (one piece).  ``constants`` takes the parameter-only subexpressions
+    (:mod:`symbody.codegen.constants`): every part reads those it uses from the block.
     """
     part_size = part_size or PART_SIZE
     names = names or SymbolNames()
     exprs = [a.expr for b in blocks for a in b.assignments]
     symbol_names = symbol_locals(exprs, sources, names)
-    plan = ExportPlan({"all": exprs}, symbol_names, prefix="_t", optimize=optimize, trig="expand")
+    plan = ExportPlan({"all": exprs}, symbol_names, prefix="_t", optimize=optimize, trig="expand", hoist=constants)
+    reads = input_reads(plan, sources, names, constants)
     printer = CPrinter()
     # statements in evaluation order: (temporary defined or "", text)
     statements: list[tuple[str, str]] = [
@@ -155,18 +164,17 @@ def c_function_pieces(
             comment = f" /* {c_comment(a.comment)} */" if a.comment else ""
             statements.append(("", f"{' = '.join((a.target, *a.also))} = {rhs};{comment}"))
     budget = DERIVATIVE_PART_COST if derivative else PART_COST
-    parts = cut_parts(statements, set(symbol_names.values()), part_size, budget) or [[]]
+    parts = cut_parts(statements, set(reads), part_size, budget) or [[]]
     if len(parts) == 1 and optimize:
-        return [_whole(signature, plan, statements, sources, names, doc, unused)]
-    return _pieces(signature, parts, symbol_names, sources, names, doc, blocks, linkage)
+        return [_whole(signature, plan, statements, reads, doc, unused)]
+    return _pieces(signature, parts, reads, doc, blocks, linkage)
 
 
-def _whole(signature, plan: ExportPlan, statements, sources, names, doc, unused) -> str:
+def _whole(signature, plan: ExportPlan, statements, reads: dict[str, str], doc, unused) -> str:
     """The one function of a body that fits one part, exactly as :func:`c_function` writes it (from the plan
     already made)."""
-    used = sorted(free_symbols(plan.outputs["all"]), key=lambda s: s.id)
     body = [f"(void){arg};" for arg in unused]
-    body += [f"const double {plan.names[s]} = {sources[s]}; /* {names.comment(s)} */" for s in used]
+    body += list(reads.values())
     if plan.n_temps:
         body.append("/* shared subexpressions */")
     body += [text for _, text in statements]
@@ -224,7 +232,8 @@ def cut_parts(
     return [*parts, part] if part else parts
 
 
-def _pieces(signature, parts, symbol_names, sources, names, doc, blocks, linkage) -> list[str]:
+def _pieces(signature, parts, reads: dict[str, str], doc, blocks, linkage) -> list[str]:
+    """The parts and the function that calls them; ``reads``: local of each leaf -> the statement reading it."""
     fname, params, args = _parameters(signature)
     defined_in: dict[str, int] = {}
     words: list[set[str]] = []
@@ -238,21 +247,17 @@ def _pieces(signature, parts, symbol_names, sources, names, doc, blocks, linkage
         for w in sorted(used):
             if defined_in.get(w, k) < k and w not in crossing:
                 crossing[w] = len(crossing)
-    local_of = {v: s for s, v in symbol_names.items()}
     out: list[str] = []
     if len(parts) == 1:  # one function, as c_function writes it
         body = [f"(void){a};" for a in args]
-        for w in sorted(words[0] & set(local_of), key=lambda w: local_of[w].id):
-            body.append(f"const double {w} = {sources[local_of[w]]}; /* {names.comment(local_of[w])} */")
+        body += [text for w, text in reads.items() if w in words[0]]
         body += [text for _, text in parts[0]]
         head = [f"/* {c_comment(doc)} */"] if doc else []
         return ["\n".join([*head, signature, "{", *("    " + line for line in body), "}"]) + "\n"]
     pieces: list[str] = []
     for k, part in enumerate(parts):
         body = [f"(void){a};" for a in args] + ["(void)_w;"]
-        for w in sorted(words[k] & set(local_of), key=lambda w: local_of[w].id):
-            s = local_of[w]
-            body.append(f"const double {w} = {sources[s]}; /* {names.comment(s)} */")
+        body += [text for w, text in reads.items() if w in words[k]]
         body += [f"const double {w} = _w[{crossing[w]}];" for w in sorted(words[k]) if defined_in.get(w, k) < k]
         for name, text in part:
             body.append(text)

@@ -34,6 +34,7 @@ import numpy as np
 from ..symbolic.expr import Expr, reachable
 from ..symbolic.plan import ExportPlan
 from ..symbolic.printing import PythonPrinter
+from .constants import ConstantsBlock
 
 
 @dataclass
@@ -137,21 +138,25 @@ def python_source(
         names[s] = f"_{vec}{i}"
     if layout.t is not None:
         names[layout.t] = "t"
-    plan = ExportPlan(flat, names, prefix="_a", trig="expand")
+    constants = ConstantsBlock(layout.p, local="_k_{}") if layout.p else None
+    plan = ExportPlan(flat, names, prefix="_a", trig="expand", hoist=constants)
     printer = PythonPrinter()
     lines = []
     extra_args = "".join(f", {k}=None" for k in layout.extra)
-    lines.append(f"def {fname}(t, q, dq, u, p, ddq=None, lam=None, x=None{extra_args}):")
+    cache = ", _constants_=[None]" if plan.hoisted else ""  # (parameters, their constants block) of the last call
+    lines.append(f"def {fname}(t, q, dq, u, p, ddq=None, lam=None, x=None{extra_args}{cache}):")
     body = []
     # unpack only the symbols used (by the planned expressions: the plan may drop some)
-    reach = reachable(e for v in plan.outputs.values() for e in v)
-    used = {s for s in src if s in reach}
-    vecs_used = sorted({src[s][0] for s in used})
+    inputs = set(plan.inputs)  # not the parameters only the constants block reads
+    used = {s for s in src if s in inputs}
+    vecs_used = sorted({src[s][0] for s in used} | ({"p"} if plan.hoisted else set()))
     for vec in vecs_used:
         body.append(f"_{vec} = {vec}.tolist() if hasattr({vec}, 'tolist') else list({vec})")
     for s in sorted(used, key=lambda s: (src[s][0], src[s][1])):
         vec, i = src[s]
         body.append(f"{names[s]} = _{vec}[{i}]")
+    if plan.hoisted:
+        body += _constants_block(plan, names, src, printer)
     for name, e in plan.assignments():
         body.append(f"{name} = {plan.rhs_text(e, printer)}")
     rets = []
@@ -168,6 +173,31 @@ def python_source(
     body.append(f"return ({', '.join(rets)}{',' if len(rets) == 1 else ''})")
     lines.extend("    " + b for b in body)
     return "\n".join(lines) + "\n"
+
+
+def _constants_block(
+    plan: ExportPlan, names: Mapping[Expr, str], src: Mapping[Expr, tuple[str, int]], printer: PythonPrinter
+) -> list[str]:
+    """The statements that give the constants block's locals: the block of the last call while the parameters
+    are the same, else the parameter-only subexpressions computed from them (once per parameter change)."""
+    hoisted = plan.hoisted
+    inner = ExportPlan({"c": hoisted}, names, prefix="_b", trig="expand")
+    reach, outer = reachable(inner.outputs["c"]), set(plan.inputs)
+    reads = [
+        f"{names[s]} = _p[{i}]"
+        for s, (vec, i) in sorted(src.items(), key=lambda kv: kv[1])
+        if vec == "p" and s in reach and s not in outer
+    ]
+    values = ", ".join(inner.rhs_text(e, printer, top=False) for e in inner.outputs["c"])
+    out = ["# constants block: the parameter-only subexpressions, computed when the parameters change"]
+    out.append("_key, _block = _constants_[0] if _constants_[0] is not None else (None, None)")
+    out.append("if _key != _p:")
+    out += ["    " + r for r in reads]
+    out += [f"    {name} = {inner.rhs_text(e, printer)}" for name, e in inner.assignments()]
+    out.append(f"    _block = ({values},)")
+    out.append("    _constants_[0] = (_p, _block)")
+    out.append(f"{', '.join(plan.names[e] for e in hoisted)}, = _block")
+    return out
 
 
 def compile_function(

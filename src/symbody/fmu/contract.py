@@ -320,6 +320,14 @@ BLOCKS = (
         "Switching functions of the loads (nsw): the arguments of Abs and sign in delta, whose zeros are events.",
     ),
     Block(
+        "constants",
+        ("c",),
+        "The constants block: the parameter-only subexpressions of the other blocks (SbModel.nconst entries), from "
+        "in->p alone.  The runtime calls it whenever the parameters change (sb_parameters_changed: instantiation, "
+        "reset, a parameter set, an FMU state restored); the other blocks read the values from in->c instead of "
+        "computing them at every call.",
+    ),
+    Block(
         "residual_jacobians",
         ("R_q", "R_dq", "R_u", "R_t"),
         "Exact Jacobians of the residual R = [M ddq + D^T lam - delta; D ddq - gamma] ((nq + nc) rows) with "

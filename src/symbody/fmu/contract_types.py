@@ -51,6 +51,12 @@ POINT = (
     ),
     Field("const double *", "xs", "first-order states (ns)"),
     Field("double", "tau", "time since the inputs were set (inside a Co-Simulation step), else 0"),
+    Field(
+        "const double *",
+        "c",
+        "the constants block (SbModel.nconst): parameter-only subexpressions of the block functions, filled from p "
+        "by sb_constants whenever the parameters change",
+    ),
 )
 
 #: SbVarKind: what an FMU variable is; (kind of :class:`symbody.fmu.variables.FmuVariable`, C constant, meaning),
@@ -130,6 +136,7 @@ MODEL = (
     Field(_NAMES, "state_names", "their names (ns)"),
     Field("int", "nmotion", "motion inputs"),
     Field("const int *", "motion", "per motion input: the index of its position z in u (dz, ddz follow)"),
+    Field("int", "nconst", "entries of the constants block (sb_constants)"),
 )
 
 #: The data model.c defines besides the block functions: (C type, name, meaning).

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 from .. import __version__
 from ..codegen.c import CAssignment, CBlock, SymbolNames, c_comment, c_string, nonzero
 from ..codegen.c_split import c_function_pieces
+from ..codegen.constants import ConstantsBlock
 from ..codegen.mass_tree import mass_tree_source
 from ..model.contacts import event_force_symbols
 from ..symbolic.atoms import symbol_name
@@ -141,6 +142,10 @@ class ModelSource:
         derivative_files: those of ``files`` that hold derivative code only (the tangent functions of the
             ``forward`` mode, in files of their own), compiled with
             :func:`symbody.fmu.build.derivative_flags`.
+        constants: the constants block (:class:`~symbody.codegen.constants.ConstantsBlock`): the
+            parameter-only subexpressions of the block functions other than the Jacobians, which
+            ``sb_constants`` computes once per parameter change (empty when made with ``constants=False``:
+            every function then computes them at every call, as the MATLAB export does).
     """
 
     def __init__(
@@ -150,6 +155,7 @@ class ModelSource:
         variables: list[FmuVariable] | None = None,
         jacobians=None,
         mode: str | None = "exact",
+        constants: bool = True,
     ):
         self.eq = eq
         self.kind = kind
@@ -158,6 +164,9 @@ class ModelSource:
         self.jacobian_mode = jacobian_mode(self.jacobians, mode)
         self._names = SymbolNames()
         self._sources = self._symbol_sources()
+        self.constants = ConstantsBlock(eq.p_symbols)
+        self._hoist = self.constants if constants else None
+        self._constant_users: list[str] = []
         groups = self._functions()
         digest = hashlib.sha256()
         digest.update("".join(groups).encode())
@@ -306,6 +315,7 @@ class ModelSource:
             "has_direct": int(bool(eq.accelerations)),
             "ns": eq.nx,
             "nmotion": len(eq.motion_inputs),
+            "nconst": len(self.constants),  # the constants block (sb_constants)
         }
         arrays = [f.name for f in MODEL if f.ctype.startswith("const") and f.name not in ("name", "token")]
         values = {"name": c_string(eq.name), "token": "SB_TOKEN"} | {k: str(n) for k, n in sizes.items()}
@@ -325,9 +335,18 @@ class ModelSource:
             a.target.split("[")[0] for b in blocks for a in b.assignments
         }
         unused = ["_in"] + [a for a in args if a not in written]
-        return c_function_pieces(
-            sig, blocks, self._sources, doc, self._names, unused, linkage=LOCAL, derivative=derivative
-        )
+        constants = None if derivative else self._hoist  # derivative code reads the parameters itself
+        pieces = c_function_pieces(
+            sig, blocks, self._sources, doc, self._names, unused, linkage=LOCAL, derivative=derivative,
+            constants=constants,
+        )  # fmt: skip
+        self._note_constants(spec.c_name, pieces)
+        return pieces
+
+    def _note_constants(self, function: str, pieces: list[str]) -> None:
+        """Remember ``function`` among the readers of the constants block when its ``pieces`` read it."""
+        if any("_in->c[" in piece for piece in pieces):
+            self._constant_users.append(function)
 
     def _vector(self, array: str, exprs: list[Expr], labels: list[str], name: str, what: str) -> CBlock:
         asg = [CAssignment(f"{array}[{i}]", e, lab) for i, (e, lab) in enumerate(zip(exprs, labels)) if nonzero(e)]
@@ -368,8 +387,9 @@ class ModelSource:
         helper = "void direct_blocks(const SbPoint *_in, double *_ddq, double *_pivots)"
         pieces = c_function_pieces(
             helper, blocks, self._sources, f"ddq = M^-1 delta {how}, with its pivots", self._names, ["_in"],
-            linkage=LOCAL,
+            linkage=LOCAL, constants=self._hoist,
         )  # fmt: skip
+        self._note_constants("sb_accelerations_direct", pieces)
         pieces[-1] = pieces[-1].replace(f"\n{helper}\n", f"\nstatic {helper}\n", 1)
         n = len(ddq)
         positive = " &\n           ".join(f"(_pivots[{i}] > 0.0)" for i in range(n))
@@ -517,6 +537,7 @@ class ModelSource:
                 "switching functions of the loads (arguments of Abs and sign in delta)",
             )
         )
+        parts.append(self.constants.function(self._sources, self._names, self._constant_users))
         self._first_derivative = len(parts)
         if self.jacobian_mode == "exact":
             parts.extend(self._exact_jacobians())

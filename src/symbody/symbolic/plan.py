@@ -20,7 +20,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from .expr import NEG, NUM, SYM, Expr
 from .opcount import rhs_op_count
@@ -40,11 +40,17 @@ class ExportPlan:
             size-optimal export whose counts :func:`symbody.codegen.counts.stats` reports);
             ``"expand"`` rewrites them with the addition formulas where that saves
             transcendental calls (fastest code, used by the C and Python emitters).
+        hoist: names the nodes computed elsewhere (the parameter-only subexpressions of a constants block,
+            :class:`symbody.codegen.constants.ConstantsBlock`): called on every node reached from the outputs
+            (after the optimization), it returns the name the code reads the node's value by, or ``None``.  A
+            hoisted node is a leaf of the plan, like a symbol: its arguments are not reached through it.
 
     Attributes:
         temps: nodes emitted as temporaries, in evaluation order.
         names: node -> printed name, for symbols and temporaries.
         outputs: block name -> list of expressions for its slots.
+        hoisted: the nodes ``hoist`` named, in the order of their ids.
+        inputs: the leaves the plan reads (symbols and hoisted nodes), in the order of their ids.
     """
 
     def __init__(
@@ -54,6 +60,7 @@ class ExportPlan:
         prefix: str = "t",
         optimize: bool = True,
         trig: str = "fold",
+        hoist: Callable[[Expr], str | None] | None = None,
     ):
         self.blocks = {k: list(v) for k, v in blocks.items()}
         if trig not in ("fold", "expand"):
@@ -69,24 +76,29 @@ class ExportPlan:
                 k += len(v)
         uses: dict[Expr, int] = {}
         nodes: dict[Expr, None] = {}
-        # reachable nodes
+        hoisted: dict[Expr, str] = {}
+        # reachable nodes, stopping at hoisted ones
         stack = [e for v in self.blocks.values() for e in v]
         while stack:
             e = stack.pop()
             if e in nodes:
                 continue
             nodes[e] = None
-            stack.extend(e.args)
+            local = hoist(e) if hoist is not None and e.op not in (SYM, NUM) else None
+            if local is not None:
+                hoisted[e] = local
+            else:
+                stack.extend(e.args)
         order = sorted(nodes, key=lambda n: n.id)
         for v in self.blocks.values():
             for e in v:
-                if e.op not in (SYM, NUM):
+                if e.op not in (SYM, NUM) and e not in hoisted:
                     uses[e] = uses.get(e, 0) + 1
         temps: list[Expr] = []
         is_temp: set[Expr] = set()
         # parents before children: reverse topological order
         for e in reversed(order):
-            if e.op in (SYM, NUM):
+            if e.op in (SYM, NUM) or e in hoisted:
                 continue
             u = uses.get(e, 0)
             t = u >= 2 and e.op != NEG
@@ -95,11 +107,15 @@ class ExportPlan:
                 temps.append(e)
             w = 1 if t else u
             for a in e.args:
-                if a.op not in (SYM, NUM):
+                if a.op not in (SYM, NUM) and a not in hoisted:
                     uses[a] = uses.get(a, 0) + w
         temps.reverse()
         self.temps = temps
         self.names: dict[Expr, str] = dict(symbol_names)
+        self.names.update(hoisted)
+        self.hoisted = [e for e in order if e in hoisted]
+        self._hoisted_set = set(hoisted)
+        self.inputs = [e for e in order if e.op == SYM or e in hoisted]
         for i, e in enumerate(temps):
             self.names[e] = f"{prefix}{i}"
         self.outputs = self.blocks
@@ -115,7 +131,7 @@ class ExportPlan:
 
     def rhs_text(self, e: Expr, printer, top: bool = True) -> str:
         """Text of the right-hand side of node ``e`` (its children by name when temporaries)."""
-        if top and e in self.names and e.op != SYM:
+        if top and e in self.names and e.op != SYM and e not in self._hoisted_set:
             name = self.names.pop(e)
             try:
                 return printer.expr(e, self.names)
