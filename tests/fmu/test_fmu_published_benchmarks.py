@@ -45,14 +45,15 @@ def relative(actual, expected) -> float:
 
 def initial_values(model: str, version: int, kind: str, backend: str, names: list[str], options=(), **start):
     """The values of ``names`` after initialization with ``start``; a Python-backend FMU in a fresh process
-    (pythonfmu keeps process-wide state that other tests' instances break: see test_fmu_python)."""
+    (pythonfmu keeps process-wide state that other tests' instances break: see test_fmu_python), which
+    ends with os._exit: pythonfmu's native library can abort the interpreter's shutdown after it was unloaded."""
     fmu = cached_fmu(model, version, kind, backend, options)
     fmi_type = "CoSimulation" if kind == "cs" else "ModelExchange"
     if backend == "python":
         code = (
             "import json, sys; from symbody.fmu.testing import FmuSession; "
             f"s = FmuSession({str(fmu)!r}, {fmi_type!r}); s.initialize(**{start!r}); "
-            f"print(json.dumps(s.get(*{names!r}).tolist())); s.close()"
+            f"print(json.dumps(s.get(*{names!r}).tolist())); s.close(); import os; sys.stdout.flush(); os._exit(0)"
         )
         proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
         assert proc.returncode == 0, proc.stderr[-4000:]

@@ -186,6 +186,7 @@ def _isolated(scenario: str, doc: str | None) -> None:
     slave modules, its embedded interpreter hooks) that breaks when one test process loads, frees and
     loads again the same Python FMU through different hosts."""
     code = f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); import {Path(__file__).stem} as m; m.{scenario}()"
+    code += "; import os; sys.stdout.flush(); sys.stderr.flush(); os._exit(0)"  # see fmu-guarantees: pythonfmu at exit
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, f"{scenario}: {doc}\n{proc.stdout[-4000:]}\n{proc.stderr[-8000:]}"
 

@@ -30,6 +30,7 @@ def _fmu(a10: float = sp.A10) -> Path:
 def _isolated(scenario: str) -> None:
     here = Path(__file__).resolve().parent  # and tests/, for the helper package support
     code = f"import sys; sys.path[:0] = {[str(here), str(here.parent)]!r}; import {Path(__file__).stem} as m; m.{scenario}()"
+    code += "; import os; sys.stdout.flush(); sys.stderr.flush(); os._exit(0)"  # see fmu-guarantees: pythonfmu at exit
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, f"{scenario}\n{proc.stdout[-4000:]}\n{proc.stderr[-8000:]}"
 
