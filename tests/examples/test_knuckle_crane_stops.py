@@ -65,9 +65,12 @@ def crane(tmp_path_factory):
     return fmu, commands()
 
 
-def within_the_stops(res) -> None:
+def within_the_stops(res, tol: float = GAP_TOL) -> None:
+    """No boom past a stop by more than ``tol``: the FMU's gap tolerance where it integrates (Co-Simulation);
+    under Model Exchange a boom resting on its stop drifts by the importer's integration error (CVode's
+    tolerance) between the events, which the FMU projects back at the next one."""
     for name, (low, high) in LIMITS.items():
-        assert low - GAP_TOL <= res[name].min() and res[name].max() <= high + GAP_TOL, name
+        assert low - tol <= res[name].min() and res[name].max() <= high + tol, name
 
 
 def impacts(log: list[str]) -> dict[str, list[float]]:
@@ -103,7 +106,7 @@ def test_model_exchange_under_cvode_costs_at_most_twice_the_crane_without_stops(
     stops = cvode_with_inputs(fmu(version, True), 60.0, 1e-6, ["luff", "fold"], data)
     free = cvode_with_inputs(fmu(version, False), 60.0, 1e-6, ["luff", "fold"], data)
     assert stops.time[-1] == pytest.approx(60.0) and len(stops.events) >= 4 and not free.events
-    within_the_stops(stops)
+    within_the_stops(stops, tol=1e-6)  # CVode's rtol 1e-6 on angles of order 1 rad
     assert free["luff"].max() > LIMITS["luff"][1] + 0.1  # (without stops the booms go well past them)
     assert stops.derivative_calls <= 2 * free.derivative_calls, (stops.derivative_calls, free.derivative_calls)
     # the first impact (the main boom on its high stop) where Co-Simulation puts it, within a communication step:

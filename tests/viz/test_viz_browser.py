@@ -135,7 +135,7 @@ def test_bob_is_drawn_where_the_simulation_puts_it(pendulum_page):
 def test_screenshot_command_of_the_animation_guide(pendulum_page):
     """The headless screenshot command docs/how-to/animation.md gives draws the page (its flags, on this page)."""
     tmp, page, _ = pendulum_page
-    guide = (Path(__file__).resolve().parents[2] / "docs" / "guide" / "animation.md").read_text()
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "how-to" / "animation.md").read_text()
     command = re.search(r"^chromium --headless (.*?)\"file://", guide.replace("\\\n", " "), re.M | re.S)
     assert command, "the animation guide gives no chromium command"
     flags = [f for f in command.group(1).split() if not f.startswith(("--screenshot", "--window-size"))]

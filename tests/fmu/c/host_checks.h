@@ -175,8 +175,14 @@ static void test_initial_velocities(const HostArgs *args)
         }
         double u[3 * 128] = {0.0}; /* the inputs, then their two derivatives (symbody_model.h) */
         for (int j = 0; j < sb_model.nu; ++j) u[j] = sb_model.u0[j];
-        SbPoint pt = {0.0, q, dq, u, sb_model.p0, NULL, NULL, NULL, 0.0};
+        /* the blocks read the parameter-only subexpressions from the constants block (sb_constants) */
+        double *constants = calloc((size_t)sb_model.nconst + 1, sizeof(double));
+        CHECK(constants != NULL, "out of memory for %d constants", sb_model.nconst);
+        SbPoint pt = {0.0, q, dq, u, sb_model.p0, NULL, NULL, NULL, 0.0, NULL};
+        sb_constants(&pt, constants);
+        pt.c = constants;
         sb_D_beta(&pt, D, beta);
+        free(constants);
         for (int r = 0; r < sb_model.nc; ++r) {
             double res = -beta[r];
             for (int j = 0; j < sb_model.nq; ++j) res += D[r * sb_model.nq + j] * dq[j];
