@@ -167,7 +167,7 @@ SbStatus sb_completed_integrator_step(SbInstance *inst, const char *function)
 {
     if (inst->state.flags & SB_FLAG_BRANCH_LOST) /* the branch guard fired (sb_singular.c) */
         return sb_fail(inst, function, "%s", inst->problem);
-    return SB_OK;
+    return sb_branch_step(inst, function); /* the velocity continues through a singular position (sb_singular.c) */
 }
 
 SbStatus sb_get_event_indicators(SbInstance *inst, const char *function, double *indicators, size_t n)
@@ -179,5 +179,8 @@ SbStatus sb_get_event_indicators(SbInstance *inst, const char *function, double 
 SbStatus sb_update_discrete_states(SbInstance *inst, const char *function, int *values_changed)
 {
     *values_changed = 0; /* impacts and contact modes (sb_events.c) */
-    return inst->interface == SB_ME ? sb_events_resolve(inst, function, values_changed) : SB_OK;
+    if (inst->interface != SB_ME) return SB_OK;
+    SbStatus s = sb_events_resolve(inst, function, values_changed);
+    if (*values_changed) sb_branch_forget(inst); /* an impact changes the velocities */
+    return s;
 }

@@ -159,6 +159,8 @@ static void alloc_dynamics(SbDynamics *d, const SbModel *m, int *ok)
     d->rhs = doubles(na, 1, ok);
     d->sol = doubles(na, 1, ok);
     d->bridge = doubles(5 * n + nc * n, 1, ok);
+    d->branch_v = doubles(2 * n + nc * nc, 1, ok);
+    d->branch_t = NAN;
     d->passage = SB_PASSAGE_NONE;
     d->step_cap = INFINITY;
     d->lam_work = doubles(nc + m->nk + m->nf, 1, ok);
@@ -168,7 +170,7 @@ static void free_dynamics(SbDynamics *d)
 {
     void *buffers[] = {d->M,  d->delta, d->D,  d->beta,    d->gamma, d->Phi,  d->Phi_q, d->Mf,  d->X,
                        d->Sf, d->stmp,  d->sw, d->row_ref, d->A,     d->prow, d->pcol,  d->rhs, d->sol,
-                       d->bridge, d->lam_work};
+                       d->bridge, d->lam_work, d->branch_v};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; ++i) free(buffers[i]);
 }
 

@@ -156,6 +156,10 @@ typedef struct {
     int rank_ref;        /* largest number of clearly independent constraint rows met (projection) */
     double passage_work, passage_t; /* branch guard (Model Exchange): work of the constraint forces since the
                                        multipliers were last filtered, and the latest time it counts to */
+    double *branch_v;    /* branch check (Model Exchange, sb_singular.c): dq and ddq at the last accepted state
+                            (2 nq), then the scaled Gram matrix of the rows (nc x nc) */
+    double branch_t;     /* ... the time of that state (NAN: none yet) */
+    int branch_near;     /* ... a state next to a singular position was evaluated since then */
     double filter_tau;   /* SB_FACT_FILTER: the filter level tau */
     double least_pivot;  /* SB_FACT_SCHUR: the least pivot of D M^-1 D^T relative to its largest diagonal entry */
     int passage;         /* SbPassage: what sb_accelerations evaluates for sb_singular_accelerations */
@@ -327,6 +331,11 @@ int sb_multipliers_undetermined(const SbInstance *inst);
 SbStatus sb_undetermined_output(SbInstance *inst, const char *function, const SbVariable *v);
 /* the status of sb_update after the branch guard of Model Exchange (sb_singular.c) */
 SbStatus sb_branch_guard(SbInstance *inst, SbStatus s);
+/* the branch check of Model Exchange at an accepted state (sb_singular.c): the velocity through a passage of a
+   singular position continues that before it, else an Error */
+SbStatus sb_branch_step(SbInstance *inst, const char *function);
+/* forget the accepted state the branch check compares with (after an event changed the velocities) */
+void sb_branch_forget(SbInstance *inst);
 
 /* ---- constraint projection ---- */
 /* Newton on Phi(q, t) = 0 with minimum-norm steps (positions) and D dq = beta (velocities). */

@@ -31,6 +31,11 @@
 #define SB_BRANCH_WORK 1e-3 /* branch guard: work of the constraint forces in a passage, part of T */
 #define SB_BRANCH_RATE 1e-3  /* ... w in 1/s when Baumgarte's terms are off */
 #define SB_BRANCH_RESOLVED 1e-2 /* ... only while the constraint errors' energy is below this part of T */
+#define SB_BRANCH_NEAR 1e-2  /* branch check: rows next to a singular position, the least pivot of their Gram
+                                matrix scaled by their largest norms below this (a singular value of 0.1) */
+#define SB_BRANCH_JUMP 0.25  /* ... a velocity through the passage off its continuation by this part of the speed */
+
+static void branch_mark(SbInstance *inst);
 
 /* Reference row norms at initialization (row_ref), before the motion has shown the norms the rows
    have: a mechanism started at or next to a singular position has rows that vanish there, and
@@ -49,6 +54,7 @@ void sb_seed_row_reference(SbInstance *inst, double t)
     if (nc == 0) return;
     inst->dyn.passage_work = 0.0; /* no passage of a singular position yet (sb_branch_guard) */
     inst->dyn.passage_t = NAN;
+    sb_branch_forget(inst);
     double *x = inst->proj.xwork, *J = inst->proj.Jrows, *r = inst->proj.rrows, *near = inst->dyn.stmp; /* free after assembly */
     memcpy(x, inst->state.x, (size_t)sb_nx(m) * sizeof(double));
     SbPoint pt;
@@ -309,6 +315,7 @@ SbStatus sb_branch_guard(SbInstance *inst, SbStatus s)
                           "the motion changed its assembly branch at a singular position earlier in this run (see the "
                           "first message); restore an FMU state from before it or reset");
     if (s != SB_OK || inst->interface != SB_ME) return s;
+    branch_mark(inst);
     if (inst->dyn.fact != SB_FACT_FILTER) { /* no singular position: the next passage starts afresh */
         inst->dyn.passage_work = 0.0;
         inst->dyn.passage_t = NAN;
@@ -370,4 +377,110 @@ SbStatus sb_branch_guard(SbInstance *inst, SbStatus s)
                       "the motion left its assembly branch at the singular position of constraint row '%s' (constraint "
                       "forces doing work; integrate with a tighter tolerance)",
                       m->constraint_names[row]);
+}
+
+/* ------------------------------------------------------------------------------------------ branch check */
+
+/* The branch check of Model Exchange.  A host at a loose tolerance carries a constraint drift as large as
+   the distance between the branches of a singular position into it, and Baumgarte's terms may then turn the
+   motion onto the other branch with the kinetic energy kept (the slider-crank with crank = rod, its slider
+   stopped at the pivot, the crank reversed): the power balance of sb_branch_guard does not see it.  On the
+   branch the velocity is continuous through the passage and its accelerations bounded (sb_passage.c
+   bridges them); onto another branch it jumps by a part of itself within the passage.  So, at every
+   accepted state (CompletedIntegratorStep) the velocity dq and acceleration ddq are kept; when a state
+   next to a singular position (the rows scaled by the largest norms they have had, the least pivot of
+   their Gram matrix below SB_BRANCH_NEAR of its diagonal) was evaluated since the kept one, the velocity
+   at the next accepted state must continue it: dq1 - dq0 - h (ddq0 + ddq1) / 2 within SB_BRANCH_JUMP of
+   the speed and of the velocity change the accelerations make in the step.  Else the run stops with an
+   Error (SB_FLAG_BRANCH_LOST, as the guard).  Events that change the velocities forget the kept state. */
+
+void sb_branch_forget(SbInstance *inst)
+{
+    inst->dyn.branch_t = NAN;
+    inst->dyn.branch_near = 0;
+}
+
+/* The least pivot of the Gram matrix of the rows of D scaled by the largest norms they have had (its diagonal
+   is at most 1: 1 for rows that keep their norms and stay orthogonal; 0 at a singular position); the row with
+   the least pivot goes to *row. */
+static double scaled_rows_pivot(SbInstance *inst, int *row)
+{
+    const int n = inst->m->nq, nc = inst->m->nc;
+    double *G = inst->dyn.branch_v + 2 * n, big = 0.0, least = INFINITY;
+    for (int a = 0; a < nc; ++a)
+        for (int b = 0; b <= a; ++b) {
+            double v = 0.0;
+            for (int j = 0; j < n; ++j) v += inst->dyn.D[a * n + j] * inst->dyn.D[b * n + j];
+            v /= sqrt(fmax(inst->dyn.row_ref[a], 1e-300) * fmax(inst->dyn.row_ref[b], 1e-300));
+            G[a * nc + b] = G[b * nc + a] = v;
+        }
+    for (int a = 0; a < nc; ++a) big = fmax(big, G[a * nc + a]);
+    *row = 0;
+    for (int k = 0; k < nc; ++k) { /* Cholesky, L D L^T in place: the pivots */
+        double d = G[k * nc + k];
+        for (int j = 0; j < k; ++j) d -= G[k * nc + j] * G[k * nc + j] * G[j * nc + j];
+        G[k * nc + k] = d;
+        if (d < least) least = d, *row = k;
+        for (int i = k + 1; i < nc; ++i) {
+            double v = G[i * nc + k];
+            for (int j = 0; j < k; ++j) v -= G[i * nc + j] * G[k * nc + j] * G[j * nc + j];
+            G[i * nc + k] = d > 0.0 ? v / d : 0.0;
+        }
+    }
+    return big > 0.0 ? fmax(least, 0.0) : 0.0; /* the diagonal is at most 1 */
+}
+
+/* Mark an evaluated state next to a singular position (sb_update, Model Exchange). */
+static void branch_mark(SbInstance *inst)
+{
+    int row;
+    if (inst->dyn.fact == SB_FACT_FILTER || scaled_rows_pivot(inst, &row) < SB_BRANCH_NEAR) inst->dyn.branch_near = 1;
+}
+
+SbStatus sb_branch_step(SbInstance *inst, const char *function)
+{
+    const SbModel *m = inst->m;
+    const int n = m->nq;
+    if (m->nc == 0 || inst->interface != SB_ME) return SB_OK;
+    SbStatus s = sb_update(inst); /* the accelerations at the accepted state */
+    if (s == SB_ERROR || s == SB_FATAL) return s;
+    const double t = *inst->state.time, *dq = inst->state.x + n, *ddq = inst->cache.ddq;
+    double *v0 = inst->dyn.branch_v, *a0 = inst->dyn.branch_v + n;
+    int row = 0;
+    const int near = scaled_rows_pivot(inst, &row) < SB_BRANCH_NEAR;
+    if (s == SB_OK && inst->dyn.branch_near && !near && t > inst->dyn.branch_t) {
+        const double h = t - inst->dyn.branch_t;
+        double off = 0.0, speed = 0.0, change = 0.0;
+        int worst = 0;
+        for (int i = 0; i < n; ++i) {
+            const double d = fabs(dq[i] - v0[i] - 0.5 * h * (a0[i] + ddq[i]));
+            if (d > off) off = d, worst = i;
+            speed = fmax(speed, fmax(fabs(dq[i]), fabs(v0[i])));
+            change = fmax(change, h * fmax(fabs(a0[i]), fabs(ddq[i])));
+        }
+        if (off > SB_BRANCH_JUMP * (speed + change) && off > 0.0) {
+            inst->state.flags |= SB_FLAG_BRANCH_LOST;
+            sb_log(inst, SB_ERROR, SB_LOG_ERROR,
+                   "%s: t = %.17g: the motion left its assembly branch at a singular position between t = %.17g and "
+                   "t = %.17g, where constraint row '%s' vanishes or becomes dependent on the others: the rate of "
+                   "coordinate '%s' went from %.6g to %.6g, which the accelerations of the motion (%.6g and %.6g) do "
+                   "not explain; the constraint drift of the integration was as large as the distance between the "
+                   "branches.  Integrate with a tighter tolerance; the run stops here instead of continuing on "
+                   "another branch",
+                   function, t, inst->dyn.branch_t, t, m->constraint_names[row], m->coordinate_names[worst],
+                   v0[worst], dq[worst], a0[worst], ddq[worst]);
+            return sb_problem(inst, SB_ERROR,
+                              "the motion left its assembly branch at the singular position of constraint row '%s' "
+                              "(coordinate '%s' rate jumped; integrate with a tighter tolerance)",
+                              m->constraint_names[row], m->coordinate_names[worst]);
+        }
+    }
+    if (!near || !(t > inst->dyn.branch_t) || s != SB_OK) {
+        /* keep this state: outside the passage (or the first one, or one restored from before) */
+        memcpy(v0, dq, (size_t)n * sizeof(double));
+        memcpy(a0, ddq, (size_t)n * sizeof(double));
+        inst->dyn.branch_t = t;
+        inst->dyn.branch_near = near;
+    }
+    return s;
 }

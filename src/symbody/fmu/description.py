@@ -159,7 +159,7 @@ def _fmi2(spec, native: bool = True) -> bytes:
         if iface == "CoSimulation":
             # the native runtime takes input derivatives (motion inputs: their rates; sb_variables.c)
             attrs.update(canHandleVariableCommunicationStepSize="true", canInterpolateInputs=flag)
-        else:
+        elif not spec.eq.nc:  # constrained: the branch check at accepted states (sb_singular.c)
             attrs["completedIntegratorStepNotNeeded"] = "true"
         el = ET.SubElement(root, iface, attrs)
         if native:
@@ -205,8 +205,8 @@ def _fmi3(spec) -> bytes:
         attrs = dict(common)
         if iface == "CoSimulation":
             attrs.update(canHandleVariableCommunicationStepSize="true", hasEventMode="false")
-        else:
-            attrs["needsCompletedIntegratorStep"] = "false"
+        else:  # constrained: the branch check at accepted states (sb_singular.c)
+            attrs["needsCompletedIntegratorStep"] = "true" if spec.eq.nc else "false"
         ET.SubElement(root, iface, attrs)
     units = _units(spec)
     if units is not None:
