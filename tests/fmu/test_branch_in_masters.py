@@ -127,3 +127,30 @@ def test_co_simulation_keeps_the_branch_at_loose_tolerances(version, master):
     check_branch(r["a1"], r["a2"], r["x_c"], 1e-8)
     energy = 0.5 * sp.crank_inertia(r["a1"]) * r["da1"] ** 2
     np.testing.assert_allclose(energy, 0.5 * sp.crank_inertia(1.2) * sp.OMEGA_S**2, rtol=200 * master.rtol)
+
+
+def _python_backend_scenario() -> None:
+    fmu = cached_fmu(sp.SLIDER_CRANK, 2, "cs", "python", (("a10", 1.2),))
+    for master in CS_MASTERS:
+        r = co_simulation(fmu, STOP, master.step, SOLVERS[master.method], master.rtol, OUT)
+        # (pythonfmu ends the run at a Discard: rk4 at its default solver.step, as the native FMU)
+        assert r["time"][-1] == pytest.approx(STOP) or master.method == "rk4", master.name
+        check_branch(r["a1"], r["a2"], r["x_c"], 1e-8)
+        energy = 0.5 * sp.crank_inertia(r["a1"]) * r["da1"] ** 2
+        np.testing.assert_allclose(energy, 0.5 * sp.crank_inertia(1.2) * sp.OMEGA_S**2, rtol=200 * master.rtol)
+
+
+@pytest.mark.slow  # a Python FMU in a child process (pythonfmu at exit, see test_fmu_python)
+def test_python_backend_keeps_the_branch_at_loose_tolerances():
+    """The Python backend (Co-Simulation) with every solver at the loose tolerances and steps of the masters."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parent
+    code = (
+        f"import sys; sys.path[:0] = {[str(here), str(here.parent)]!r}; import {Path(__file__).stem} as m; "
+        "m._python_backend_scenario(); import os; sys.stdout.flush(); sys.stderr.flush(); os._exit(0)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, f"{proc.stdout[-4000:]}\n{proc.stderr[-8000:]}"
