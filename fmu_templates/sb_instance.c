@@ -161,6 +161,7 @@ static void alloc_dynamics(SbDynamics *d, const SbModel *m, int *ok)
     d->bridge = doubles(5 * n + nc * n, 1, ok);
     d->branch_v = doubles(2 * n + nc * nc, 1, ok);
     d->branch_t = NAN;
+    d->branch_least = INFINITY;
     d->passage = SB_PASSAGE_NONE;
     d->step_cap = INFINITY;
     d->lam_work = doubles(nc + m->nk + m->nf, 1, ok);

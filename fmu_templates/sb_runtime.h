@@ -160,6 +160,8 @@ typedef struct {
                             (2 nq), then the scaled Gram matrix of the rows (nc x nc) */
     double branch_t;     /* ... the time of that state (NAN: none yet) */
     int branch_near;     /* ... a state next to a singular position was evaluated since then */
+    int branch_row;      /* ... the row of the least pivot met there (branch_least) */
+    double branch_least;
     double filter_tau;   /* SB_FACT_FILTER: the filter level tau */
     double least_pivot;  /* SB_FACT_SCHUR: the least pivot of D M^-1 D^T relative to its largest diagonal entry */
     int passage;         /* SbPassage: what sb_accelerations evaluates for sb_singular_accelerations */

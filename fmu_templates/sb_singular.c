@@ -398,6 +398,7 @@ void sb_branch_forget(SbInstance *inst)
 {
     inst->dyn.branch_t = NAN;
     inst->dyn.branch_near = 0;
+    inst->dyn.branch_least = INFINITY;
 }
 
 /* The least pivot of the Gram matrix of the rows of D scaled by the largest norms they have had (its diagonal
@@ -430,11 +431,17 @@ static double scaled_rows_pivot(SbInstance *inst, int *row)
     return big > 0.0 ? fmax(least, 0.0) : 0.0; /* the diagonal is at most 1 */
 }
 
-/* Mark an evaluated state next to a singular position (sb_update, Model Exchange). */
+/* Mark an evaluated state next to a singular position (sb_update, Model Exchange), with the row that loses
+   its hold most there. */
 static void branch_mark(SbInstance *inst)
 {
     int row;
-    if (inst->dyn.fact == SB_FACT_FILTER || scaled_rows_pivot(inst, &row) < SB_BRANCH_NEAR) inst->dyn.branch_near = 1;
+    const double least = scaled_rows_pivot(inst, &row);
+    if (inst->dyn.fact == SB_FACT_FILTER || least < SB_BRANCH_NEAR) inst->dyn.branch_near = 1;
+    if (least < inst->dyn.branch_least) {
+        inst->dyn.branch_least = least;
+        inst->dyn.branch_row = row;
+    }
 }
 
 SbStatus sb_branch_step(SbInstance *inst, const char *function)
@@ -444,11 +451,15 @@ SbStatus sb_branch_step(SbInstance *inst, const char *function)
     if (m->nc == 0 || inst->interface != SB_ME) return SB_OK;
     SbStatus s = sb_update(inst); /* the accelerations at the accepted state */
     if (s == SB_ERROR || s == SB_FATAL) return s;
+    if (s != SB_OK) { /* no accelerations here (the host's next evaluation reports why): start afresh */
+        sb_branch_forget(inst);
+        return SB_OK;
+    }
     const double t = *inst->state.time, *dq = inst->state.x + n, *ddq = inst->cache.ddq;
     double *v0 = inst->dyn.branch_v, *a0 = inst->dyn.branch_v + n;
-    int row = 0;
+    int row;
     const int near = scaled_rows_pivot(inst, &row) < SB_BRANCH_NEAR;
-    if (s == SB_OK && inst->dyn.branch_near && !near && t > inst->dyn.branch_t) {
+    if (inst->dyn.branch_near && !near && t > inst->dyn.branch_t) {
         const double h = t - inst->dyn.branch_t;
         double off = 0.0, speed = 0.0, change = 0.0;
         int worst = 0;
@@ -467,20 +478,21 @@ SbStatus sb_branch_step(SbInstance *inst, const char *function)
                    "not explain; the constraint drift of the integration was as large as the distance between the "
                    "branches.  Integrate with a tighter tolerance; the run stops here instead of continuing on "
                    "another branch",
-                   function, t, inst->dyn.branch_t, t, m->constraint_names[row], m->coordinate_names[worst],
-                   v0[worst], dq[worst], a0[worst], ddq[worst]);
+                   function, t, inst->dyn.branch_t, t, m->constraint_names[inst->dyn.branch_row],
+                   m->coordinate_names[worst], v0[worst], dq[worst], a0[worst], ddq[worst]);
             return sb_problem(inst, SB_ERROR,
                               "the motion left its assembly branch at the singular position of constraint row '%s' "
                               "(coordinate '%s' rate jumped; integrate with a tighter tolerance)",
-                              m->constraint_names[row], m->coordinate_names[worst]);
+                              m->constraint_names[inst->dyn.branch_row], m->coordinate_names[worst]);
         }
     }
-    if (!near || !(t > inst->dyn.branch_t) || s != SB_OK) {
+    if (!near || !(t > inst->dyn.branch_t)) {
         /* keep this state: outside the passage (or the first one, or one restored from before) */
         memcpy(v0, dq, (size_t)n * sizeof(double));
         memcpy(a0, ddq, (size_t)n * sizeof(double));
         inst->dyn.branch_t = t;
         inst->dyn.branch_near = near;
+        inst->dyn.branch_least = near ? inst->dyn.branch_least : INFINITY;
     }
-    return s;
+    return SB_OK;
 }
