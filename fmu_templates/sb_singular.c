@@ -436,6 +436,7 @@ static double scaled_rows_pivot(SbInstance *inst, int *row)
 static void branch_mark(SbInstance *inst)
 {
     int row;
+    if (inst->m->nc == 0) return;
     const double least = scaled_rows_pivot(inst, &row);
     if (inst->dyn.fact == SB_FACT_FILTER || least < SB_BRANCH_NEAR) inst->dyn.branch_near = 1;
     if (least < inst->dyn.branch_least) {
