@@ -12,7 +12,9 @@
  *   - no projection while fewer rows are clearly independent than usual.
  * The reference row norms start from the rows next to the initial configuration (a mechanism
  * started at a singular position), and reading an output that depends on reactions the equations
- * do not determine there returns a warning.
+ * do not determine there returns a warning.  In Model Exchange, where the host's tolerance decides
+ * the drift, a change of assembly branch is an Error: by the work of the constraint forces in a
+ * passage (sb_branch_guard) and by the velocity through it at the accepted steps (sb_branch_step).
  */
 #include <math.h>
 #include <string.h>
