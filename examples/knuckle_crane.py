@@ -188,19 +188,23 @@ def build(
 
 def holding_forces(slew0: float, luff0: float, fold0: float) -> tuple[float, float]:
     """The main and knuckle cylinder forces (N) that hold the booms at rest at the given angles, the ship
-    still: the luff and fold rows of the force-driven crane's equations at rest, linear in the forces."""
-    import numpy as np
+    still: the luff and fold rows of the force-driven crane's equations at rest, linear in the forces.
 
-    from symbody.numeric import NumericModel
+    The rows are evaluated from their expressions (no numeric model: building the hydraulic crane need not
+    import the integrators)."""
+    from symbody.symbolic.evaluate import evaluate_many
 
-    nm = NumericModel(build(luff0, fold0, slew0, end_stops=False).derive())
-    names = [u.name for u in nm.eq.inputs]
-    q, dq = np.array([slew0, luff0, fold0, 0.0, 0.0]), np.zeros(5)
-    unit = {f: np.eye(len(names))[names.index(f)] for f in ("F_main", "F_jib")}
-    rest = nm.delta(q, dq, 0.0, np.zeros(len(names)))[1:3]
-    A = np.column_stack([nm.delta(q, dq, 0.0, unit[f])[1:3] - rest for f in ("F_main", "F_jib")])
-    f_main, f_jib = np.linalg.solve(A, -rest)
-    return float(f_main), float(f_jib)
+    s = build(luff0, fold0, slew0, end_stops=False)
+    rows = s.derive().delta[1:3]  # luff, fold; at the defaults: the start angles, at rest, forces as given
+    values, F_main, F_jib = s.default_values(), s.symbol("F_main"), s.symbol("F_jib")
+
+    def at(f_main: float, f_jib: float) -> list[float]:
+        return evaluate_many(rows, {**values, F_main: f_main, F_jib: f_jib})
+
+    (r1, r2), (a11, a21), (a12, a22) = at(0.0, 0.0), at(1.0, 0.0), at(0.0, 1.0)
+    a11, a21, a12, a22 = a11 - r1, a21 - r2, a12 - r1, a22 - r2
+    det = a11 * a22 - a12 * a21
+    return (-r1 * a22 + r2 * a12) / det, (-r2 * a11 + r1 * a21) / det
 
 
 def hydraulic_actuation(s: sb.System, main: tuple, jib: tuple, tip, hook, start: tuple[float, float, float]) -> None:

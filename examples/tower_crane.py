@@ -60,6 +60,8 @@ Example:
     ['theta', 'r', 'l', 'beta_r', 'beta_t', 'gamma']
 """
 
+import math
+
 import symbody as sb
 
 G0 = 9.80665  # standard gravity, m/s2
@@ -71,14 +73,20 @@ FALLS_SPACING = 0.4  # m, distance between the rope falls of the two-fall reevin
 JIB_LENGTH = 50.0  # m, reach of the jib from the slew axis (the default trolley radius 25 m is mid reach)
 
 
-def build(hoist: bool = False, r0: float = 25.0, l0: float = L0, theta0: float = 0.0) -> sb.System:
+def build(hoist: bool = False, r0: float = 25.0, l0: float = L0, theta0: float = 0.0, falls: int = 0) -> sb.System:
     """The tower crane; ``hoist=True`` makes the rope length a coordinate driven by ``F_hoist``.
 
     ``r0``, ``l0`` and ``theta0`` are the initial trolley radius, rope length and slew angle.
+    ``falls=2`` or ``4``: the hook hangs in that many falls of an elastic wire rope from a hoist winch
+    (:func:`reeved_hoist`) instead of the rigid rope.
     """
+    if falls and (hoist or falls not in (2, 4)):
+        raise ValueError(f"falls must be 2 or 4 (a reeved hook on a winch, without hoist=True), not {falls!r}")
     s = sb.System(
-        "tower_crane_hoist" if hoist else "tower_crane",
-        description="tower crane with a slender payload (after Ye & Huang 2021)" + (", hoisting" if hoist else ""),
+        f"tower_crane_winch{falls}" if falls else ("tower_crane_hoist" if hoist else "tower_crane"),
+        description="tower crane with a slender payload (after Ye & Huang 2021)"
+        + (", hoisting" if hoist else "")
+        + (f", hook in {falls} falls of an elastic rope from a hoist winch" if falls else ""),
     )
     P = s.parameter
     g = P("g", G0, unit="m/s2", description="gravitational acceleration", min=0.0)
@@ -136,6 +144,8 @@ def build(hoist: bool = False, r0: float = 25.0, l0: float = L0, theta0: float =
             "m_winch", 400.0, unit="kg", description="winch inertia reflected to the rope-length motion", min=0.0
         )
         b_l = P("b_l", 200.0, unit="N.s/m", description="viscous damping of the hoist (rope-length motion)", min=0.0)
+    elif falls:
+        l = s.coordinate("l", l0, unit="m", description="distance from the trolley to the payload's centre of mass")
     else:
         l = P("l", l0, unit="m", description="rope length from the trolley to the payload's centre of mass", min=0.0)
     beta_r = s.coordinate("beta_r", 0.0, unit="rad", description="radial rope swing, in the jib plane (outwards +)")
@@ -176,6 +186,8 @@ def build(hoist: bool = False, r0: float = 25.0, l0: float = L0, theta0: float =
         s.generalized_force("hoist_drive", l, -F_hoist)
         s.viscous_friction("hoist_damping", l, b_l)
         s.particle("winch", s.point("winch_equivalent", s.origin, (l, 0, 0)), m_winch)
+    if falls:
+        reeved_hoist(s, falls, hook, cog, (jib_base, rope), l0)
 
     s.viscous_friction("slew_damping", theta, c_slew)
     s.viscous_friction("trolley_damping", r, b_r)
@@ -204,3 +216,77 @@ def build(hoist: bool = False, r0: float = 25.0, l0: float = L0, theta0: float =
         description="rope tension (force of the rope on the payload)",
     )
     return s
+
+
+# the reeved hook on a hoist winch (build(falls=2|4)); SI units
+M_HOOK = 300.0  # kg, hook block of a mid-size tower crane
+SLING = 2.0  # m, from the hook to the payload's centre of mass (rigging)
+EA_ROPE = 1.2e7  # N, 16 mm steel wire rope: metallic area about 110 mm2, rope modulus about 1.1e11 Pa
+LEAD = 62.0  # m, rope run from the drum on the counter-jib over the jib to the trolley and on to the jib tip
+R_DRUM = 0.3  # m, hoist drum radius
+J_DRUM = 150.0  # kg.m2, drum with the motor inertia reflected through the gearbox
+DRUM_BACK = 12.0  # m, the drum on the counter-jib, behind the slew axis
+
+
+def reeved_hoist(
+    s: sb.System, falls: int, trolley: sb.Point, cog: sb.Point, bases: tuple[sb.Base, sb.Base], l0: float
+) -> None:
+    """A hook block in ``falls`` falls of an elastic wire rope under the trolley, paid out by a hoist winch.
+
+    The rope (``hoist_rope``: axial stiffness ``EA_rope``, damping ``c_rope``) runs from the winch drum
+    ``hoist`` on the counter-jib over the jib to the trolley's sheaves, down and up ``falls`` times to
+    the hook block (mass ``m_hook``) and out to its dead end at the jib tip.  This compensating reeving
+    keeps the run outside the falls at the constant length ``l_lead`` whatever the trolley's travel:
+    the path draws it as one straight lead from the trolley inwards, so the trolley neither hoists the
+    hook nor feels the line pull.  The payload hangs ``sling`` below the hook on the line of the falls
+    (the coordinate ``l`` is the distance from the trolley to its centre of mass, elastic now).  The
+    unstretched rope is that of the static balance at the start ``l = l0``: the hook load
+    ``(m_payload + m_hook) g`` over ``falls`` line pulls, each ``EA_rope stretch / L0``.
+
+    The drum (radius ``r_drum``, inertia ``J_drum`` about its axle along the jib's y axis) is driven by
+    ``tau_hold + tau_hoist`` (input ``tau_hoist``, N m, positive heaving in; ``tau_hold``, the line pull
+    at the start times the radius, holds the payload).  Closed forms: line pull ``W / n`` at rest,
+    stiffness ``n^2 EA / L0`` at the hook (with the drum's inertia ``J / r^2`` on the rope in series),
+    and at constant drum acceleration ``alpha`` the hook rises at ``alpha r (1 + T / EA) / n``.
+
+    The payload lands on the ground (``landing``: a frictionless vertical buffer, stiffness ``k_landing``
+    and damping ``c_landing``, touching when its centre of mass is ``z_landing`` above the ground); set
+    down, the rope goes slack (its tension an event, exactly zero while slack).
+
+    Outputs: ``hoist_rope_tension`` (the line pull), ``hoist_rope_stretch``, ``hoist_rope_length``,
+    ``hook_load`` (``falls`` line pulls), ``hoist_drive_torque``, ``landing_force``.
+    """
+    P = s.parameter
+    jib_base, rope_base = bases
+    g, m_payload = s.symbol("g"), s.symbol("m_payload")
+    m_hook = P("m_hook", M_HOOK, unit="kg", description="mass of the hook block", min=0.0)
+    sling = P("sling", SLING, unit="m", description="distance from the hook to the payload's centre of mass")
+    ea = P("EA_rope", EA_ROPE, unit="N", description="axial stiffness EA of the hoist wire rope", min=0.0)
+    c_rope = P("c_rope", 1500.0, unit="N.s/m", description="damping of the hoist rope's stretch", min=0.0)
+    lead = P("l_lead", LEAD, unit="m", description="rope run outside the falls (drum to trolley to jib tip)")
+    r_drum = P("r_drum", R_DRUM, unit="m", description="hoist drum radius", min=0.0)
+    j_drum = P("J_drum", J_DRUM, unit="kg.m2", description="hoist drum inertia (with the reflected motor)", min=0.0)
+    pull = (m_payload + m_hook) * g / falls  # the line pull of the static balance
+    length = lead + falls * (l0 - sling)  # the rope's length at the start
+    hook = s.point("hook", cog, sb.Vector(rope_base, 0, 0, sling))
+    s.particle("hook_block", hook, m_hook)
+    # the compensating reeving's constant run outside the falls, drawn as a lead from the trolley inwards
+    lead_end = s.point("rope_lead", trolley, sb.Vector(jib_base, -lead, 0, 0))
+    wire = s.rope(
+        "hoist_rope", [lead_end, trolley, hook], stiffness=ea, damping=c_rope,
+        unstretched_length=length / (1 + pull / ea), falls=falls,
+    )  # fmt: skip
+    tau_hoist = s.input("tau_hoist", 0.0, unit="N.m", description="hoist drive torque beyond the holding torque")
+    drum_frame = s.base("hoist_drum_frame", jib_base, sb.Rx(math.pi / 2))  # axle along the jib's y axis
+    drum_at = s.point("hoist_drum_axle", "tower_top", sb.Vector(jib_base, -DRUM_BACK, 0, 1.0))
+    s.winch("hoist", wire, radius=r_drum, inertia=j_drum, torque=pull * r_drum + tau_hoist, point=drum_at,
+            base=drum_frame)  # fmt: skip
+    s.output("hook_load", falls * wire.tension, unit="N", description="load on the hook: the falls' line pulls")
+
+    height = s.position(cog).components(s.ground_base)[2]
+    pad = s.point("landing_pad", cog, sb.Vector(s.ground_base, 0, 0, -height))  # below the payload, on the ground
+    k_land = P("k_landing", 2.0e7, unit="N/m", description="stiffness of the ground under the payload", min=0.0)
+    c_land = P("c_landing", 3.0e5, unit="N.s/m", description="damping of the ground under the payload", min=0.0)
+    z_land = P("z_landing", 0.25, unit="m", description="height of the payload's centre of mass resting on the ground")
+    landing = s.buffer("landing", pad, cog, k=k_land, free_length=z_land, damping=c_land)
+    s.output("landing_force", landing.force, unit="N", description="ground force on the set-down payload")

@@ -45,6 +45,28 @@ class ModelError(SymbodyError, ValueError):
     """
 
 
+class UndeclaredSymbolError(ModelError, NameError):
+    """A symbol of an expression given to a model (a SymPy symbol) has no counterpart in its symbol table.
+
+    Raised by :func:`symbody.symbolic.sympy_bridge.from_sympy`; defined here so that the model layer can
+    catch it without importing SymPy.
+
+    Example:
+        >>> import sympy
+        >>> from symbody.symbolic.expr import Context
+        >>> from symbody.symbolic.sympy_bridge import from_sympy
+        >>> try:
+        ...     from_sympy(sympy.Symbol("k"), Context())
+        ... except UndeclaredSymbolError as e:
+        ...     print(e.name, "|", e)
+        k | symbol 'k' is used but never declared
+    """
+
+    def __init__(self, name: str):
+        super().__init__(f"symbol {name!r} is used but never declared")
+        self.name = name
+
+
 class NumericalError(SymbodyError, RuntimeError):
     """A numerical analysis failed (no convergence, singular matrix, inconsistent data)."""
 

@@ -21,11 +21,10 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ModelError
+from ..errors import ModelError, UndeclaredSymbolError
 from ..symbolic.calculus import diff, time_derivative
 from ..symbolic.evaluate import evaluate
 from ..symbolic.expr import Expr, add, as_expr, mul
-from ..symbolic.sympy_bridge import UndeclaredSymbolError
 from .registry import Facet
 from .vector import Vector
 

@@ -52,7 +52,6 @@ from .expr import (
     TANH,
     Expr,
 )
-from .sympy_count import sympy_rhs_op_count
 
 Number = Union[int, Fraction, float]
 PI_ATOM = "\x00pi"  # sympy.pi: an atom of sums and products, a number to functions
@@ -474,4 +473,8 @@ def dag_op_count(e: Expr, names: Mapping[Expr, str], top: bool = True) -> int | 
 def rhs_op_count(e: Expr, names: Mapping[Expr, str], cache: dict) -> int:
     """Operation count of the right-hand side ``e``: on the DAG, through SymPy where needed."""
     n = dag_op_count(e, names)
-    return n if n is not None else sympy_rhs_op_count(e, names, cache)
+    if n is not None:
+        return n
+    from .sympy_count import sympy_rhs_op_count  # SymPy only where the DAG count cannot decide
+
+    return sympy_rhs_op_count(e, names, cache)

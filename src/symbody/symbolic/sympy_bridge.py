@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 import sympy
 
-from ..errors import ModelError
+from ..errors import UndeclaredSymbolError
 from .expr import (
     ABS,
     ACOS,
@@ -67,22 +67,6 @@ from .expr import (
 
 if TYPE_CHECKING:
     from sympy import Basic as SympyExpr  # no type information: Any to mypy, a name for the reader
-
-
-class UndeclaredSymbolError(ModelError, NameError):
-    """A SymPy symbol has no counterpart in the system's symbol table.
-
-    Example:
-        >>> try:
-        ...     from_sympy(sympy.Symbol("k"), Context())
-        ... except UndeclaredSymbolError as e:
-        ...     print(e.name, "|", e)
-        k | symbol 'k' is used but never declared
-    """
-
-    def __init__(self, name: str):
-        super().__init__(f"symbol {name!r} is used but never declared")
-        self.name = name
 
 
 _SYMPY_FUNCS: dict[int, Callable[[SympyExpr], SympyExpr]] = {
