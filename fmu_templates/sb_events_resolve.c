@@ -433,7 +433,8 @@ void sb_events_step_completed(SbInstance *inst)
 }
 
 /* The span of the importer's step that ended at t (0 where not known: Co-Simulation, no step yet, times set
-   back by fmi2SetFMUState). */
+   back by fmi2SetFMUState).  An importer that does not call CompletedIntegratorStep (the FMU says it need not)
+   spans several steps with one: a longer step only leaves the depth's rule alone in sb_unresolved_flight. */
 static double importer_step(const SbInstance *inst, double t)
 {
     const SbEvents *ev = sb_ev(inst);
