@@ -129,7 +129,7 @@ def test_the_flights_a_fixed_step_master_resolves_are_kept(ball, version, method
     experiment and its 500 output points): each flight that lasts FLIGHT_STEPS steps or more bounces (with
     e times the speed at which the ball entered the floor), only the shorter ones of the end of the
     accumulation are taken as plastic.  (The first impact was plastic there: the ball lay on the floor from
-    0.48 s, where it rises 0.64 m and bounces for 3.6 s.)"""
+    0.48 s, where it should rise 0.64 m and bounce until 4.06 s.)"""
     from symbody.numeric.event_laws import FLIGHT_STEPS
 
     from support.event_masters import ModelExchange
