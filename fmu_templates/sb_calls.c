@@ -167,6 +167,7 @@ SbStatus sb_completed_integrator_step(SbInstance *inst, const char *function)
 {
     if (inst->state.flags & SB_FLAG_BRANCH_LOST) /* the branch guard fired (sb_singular.c) */
         return sb_fail(inst, function, "%s", inst->problem);
+    sb_events_step_completed(inst);
     return sb_branch_step(inst, function); /* the velocity continues through a singular position (sb_singular.c) */
 }
 

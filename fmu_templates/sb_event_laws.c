@@ -116,16 +116,20 @@ double sb_entry_rate(double r, double alpha, double d)
     return r2 > 0.0 ? -sqrt(r2) : 0.0;
 }
 
-int sb_unresolved_flight(double u, double alpha, double depth, double late, double gap_tol, double resolution)
+int sb_unresolved_flight(double u, double alpha, double depth, double late, double gap_tol, double resolution,
+                         double step, double flight_steps)
 {
     if (!(alpha < 0.0 && u >= 0.0)) return 0;
-    return depth > 0.0 || (late > gap_tol && u * u < 2.0 * -alpha * resolution * late);
+    if (depth > 0.0) return 1;
+    if (!(late > gap_tol && u * u < 2.0 * -alpha * resolution * late)) return 0;
+    return !(step > 0.0) || 2.0 * u < flight_steps * step * -alpha; /* (the flight lasts 2 u / -alpha) */
 }
 
 int sb_plastic_impact(double r, double e, double alpha, double late, double rest_velocity, double gap_tol,
-                      double resolution)
+                      double resolution, double step, double flight_steps)
 {
-    return !(r < -rest_velocity) || sb_unresolved_flight(-e * r, alpha, 0.0, late, gap_tol, resolution);
+    return !(r < -rest_velocity) ||
+           sb_unresolved_flight(-e * r, alpha, 0.0, late, gap_tol, resolution, step, flight_steps);
 }
 
 int sb_sliding_forces(int ns, double *F, const double *mu, const double *s, SbNormalsOf normals, void *context,

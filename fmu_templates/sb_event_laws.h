@@ -46,15 +46,19 @@ double sb_entry_rate(double r, double alpha, double d);
    open; it comes back) makes a flight the importer does not resolve, and so counts as at rest: found `depth` > 0
    inside its surface while leaving it (the importer's step spans the flight, its interpolation put the
    crossing before it), or, at an event found late (late > gap_tol inside a surface), rising less than
-   resolution times that depth. */
-int sb_unresolved_flight(double u, double alpha, double depth, double late, double gap_tol, double resolution);
+   resolution times that depth and, where the importer's step is known (step > 0: the span of its step that
+   found the event), lasting less than flight_steps of those steps.  (The depth alone bounds the step from
+   below only, by depth / |rate|: a flight that rises ten times the depth may still span tens of steps of an
+   importer whose step began just before the crossing.) */
+int sb_unresolved_flight(double u, double alpha, double depth, double late, double gap_tol, double resolution,
+                         double step, double flight_steps);
 
 /* Whether an impact with approach rate r (at entry), restitution e and gap acceleration alpha (every contact
    open) at an event found `late` inside a surface is plastic: an approach slower than rest_velocity, or a
-   rebound -e r rising less than resolution times late (so an accumulation of impacts ends in every importer,
-   also with fixed steps). */
+   rebound -e r whose flight sb_unresolved_flight says the importer does not resolve (so an accumulation of
+   impacts ends in every importer, also with fixed steps). */
 int sb_plastic_impact(double r, double e, double alpha, double late, double rest_velocity, double gap_tol,
-                      double resolution);
+                      double resolution, double step, double flight_steps);
 
 /* The normal forces N (ns) of the slipping friction elements with their slip forces F (ns); 0 on success. */
 typedef int (*SbNormalsOf)(void *context, const double *F, double *N);

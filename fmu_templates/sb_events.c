@@ -50,6 +50,7 @@ SbStatus sb_events_alloc(SbInstance *inst)
     SbEvents *ev = calloc(1, sizeof *ev);
     if (!ev) return SB_ERROR;
     inst->events = ev;
+    ev->bounds[0] = ev->bounds[1] = NAN; /* (no step known yet) */
     double **d[] = {&ev->gap,   &ev->gbeta,  &ev->ggamma, &ev->e,  &ev->force, &ev->rate,   &ev->P,      &ev->rate0,
                     &ev->depth, &ev->target, &ev->b,      &ev->z,  &ev->mu,    &ev->mus,    &ev->normal, &ev->before,
                     &ev->slide, &ev->signed_normal};

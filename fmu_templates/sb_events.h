@@ -40,12 +40,19 @@
 #define SB_PROJECT_GAP (0.5 * SB_EVENT_HYSTERESIS)
 /* an impact found late (deeper than SB_GAP_TOL) whose rebound would rise less than this times the depth at
    which it was found is plastic: the importer cannot resolve that flight, and an accumulation of impacts
-   ends in every importer */
+   ends in every importer ... */
 #define SB_REBOUND_RESOLUTION 10.0
+/* ... unless its flight lasts SB_FLIGHT_STEPS or more of the Model Exchange importer's steps (the span of its
+   step that found the event, from the times of its completed integrator steps and of the events): a master
+   with fixed steps (the FMU Compliance Checker's explicit Euler) resolves those flights */
+#define SB_FLIGHT_STEPS 10.0
 
 /* Workspace of the contacts (NULL for models without contacts). */
 SbStatus sb_events_alloc(SbInstance *inst);
 void sb_events_free(SbInstance *inst);
+
+/* The importer completed an integrator step (Model Exchange): its time ends a step (SB_FLIGHT_STEPS). */
+void sb_events_step_completed(SbInstance *inst);
 
 /* After the bilateral solve of sb_accelerations (factorization in inst->dyn, solution in inst->dyn.sol):
    the forces of the closed contacts and their effect on the accelerations and multipliers. */

@@ -161,7 +161,7 @@ static SbStatus impact(SbInstance *inst, const char *function, int m, int *chang
         double alpha = -ev->ggamma[i];
         for (int j = 0; j < n; ++j) alpha += ev->G[(size_t)i * n + j] * ev->a0[j];
         const int plastic = sb_plastic_impact(r, ev->e[i], alpha, ev->late, SB_REST_VELOCITY, SB_GAP_TOL,
-                                              SB_REBOUND_RESOLUTION);
+                                              SB_REBOUND_RESOLUTION, ev->step, SB_FLIGHT_STEPS);
         ev->b[a] = (1.0 + (plastic ? 0.0 : ev->e[i])) * r;
     }
     int bad = sb_lcp(m, ev->W, ev->b, ev->z);
@@ -200,7 +200,8 @@ static SbStatus select_modes(SbInstance *inst, const char *function, int touchin
         for (int j = 0; j < n; ++j) alpha += ev->G[(size_t)i * n + j] * ev->a0[j];
         const double inside_leaving = ev->depth[i] > 0.0 && ev->rate0[i] > 0.0 ? ev->depth[i] : 0.0;
         if (fabs(ev->rate[i]) <= SB_REST_VELOCITY ||
-            sb_unresolved_flight(ev->rate[i], alpha, inside_leaving, ev->late, SB_GAP_TOL, SB_REBOUND_RESOLUTION))
+            sb_unresolved_flight(ev->rate[i], alpha, inside_leaving, ev->late, SB_GAP_TOL, SB_REBOUND_RESOLUTION,
+                                 ev->step, SB_FLIGHT_STEPS))
             ev->set[m++] = i;
     }
     int nkeep = 0, h = 0;
@@ -417,6 +418,31 @@ static void take_sides(SbInstance *inst)
         if (ev->sw[j] != 0.0) inst->state.side[j] = ev->sw[j] > 0.0 ? 1.0 : -1.0;
 }
 
+/* Another end of the importer's steps (Model Exchange): a completed step or an event. */
+static void step_bound(SbEvents *ev, double t)
+{
+    if (t != ev->bounds[1]) {
+        ev->bounds[0] = ev->bounds[1];
+        ev->bounds[1] = t;
+    }
+}
+
+void sb_events_step_completed(SbInstance *inst)
+{
+    if (inst->events) step_bound(sb_ev(inst), *inst->state.time);
+}
+
+/* The span of the importer's step that ended at t (0 where not known: Co-Simulation, no step yet, times set
+   back by fmi2SetFMUState).  An importer that does not call CompletedIntegratorStep (the FMU says it need not)
+   spans several steps with one: a longer step only leaves the depth's rule alone in sb_unresolved_flight. */
+static double importer_step(const SbInstance *inst, double t)
+{
+    const SbEvents *ev = sb_ev(inst);
+    if (inst->interface != SB_ME) return 0.0;
+    if (ev->bounds[1] < t) return t - ev->bounds[1];
+    return ev->bounds[1] == t && ev->bounds[0] < t ? t - ev->bounds[0] : 0.0;
+}
+
 SbStatus sb_events_resolve(SbInstance *inst, const char *function, int *changed)
 {
     *changed = 0;
@@ -427,6 +453,8 @@ SbStatus sb_events_resolve(SbInstance *inst, const char *function, int *changed)
     }
     SbEvents *ev = sb_ev(inst);
     const double t = *inst->state.time;
+    ev->step = importer_step(inst, t);
+    if (inst->interface == SB_ME) step_bound(ev, t);
     sb_ev_evaluate(inst, t, inst->state.x);
     SbStatus s = remember_rates(inst);
     if (s == SB_OK) s = project_found_late(inst, function, changed);

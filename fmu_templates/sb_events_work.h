@@ -27,6 +27,8 @@ typedef struct SbEvents {
     double *rate0;                        /* the rates when the event was found, before any impulse (nk + nf) */
     double *depth, *target;               /* depth at which a contact was found inside, its rate at entry (nk) */
     double late;                          /* the largest depth of a contact found inside at this event */
+    double step;                          /* the span of the importer's step that found it (0: not known) */
+    double bounds[2];                     /* the last two ends of the importer's steps and events (ME; NaN) */
     double *Z;                            /* responses [X; Y] to unit forces, one row of nq + nc per event row */
     double *W, *Wc, *b, *z;               /* Delassus matrix of a set, a condensed one, LCP vectors */
     int *set, *keep;

@@ -21,13 +21,13 @@ EXPORTS = r"""
 #define EXPORT __attribute__((visibility("default")))
 EXPORT int test_lcp(int m, const double *W, const double *b, double *z) { return sb_lcp(m, W, b, z); }
 EXPORT double test_entry_rate(double r, double alpha, double d) { return sb_entry_rate(r, alpha, d); }
-EXPORT int test_unresolved(double u, double alpha, double depth, double late)
+EXPORT int test_unresolved(double u, double alpha, double depth, double late, double step)
 {
-    return sb_unresolved_flight(u, alpha, depth, late, 1e-8, 10.0);
+    return sb_unresolved_flight(u, alpha, depth, late, 1e-8, 10.0, step, 10.0);
 }
-EXPORT int test_plastic(double r, double e, double alpha, double late)
+EXPORT int test_plastic(double r, double e, double alpha, double late, double step)
 {
-    return sb_plastic_impact(r, e, alpha, late, 1e-5, 1e-8, 10.0);
+    return sb_plastic_impact(r, e, alpha, late, 1e-5, 1e-8, 10.0, step, 10.0);
 }
 EXPORT double test_kept(double bmax, double wmax, double largest, double tol)
 {
@@ -72,8 +72,8 @@ def kernel(tmp_path_factory):
     lib.test_entry_rate.argtypes = [ctypes.c_double] * 3
     lib.test_kept.restype = ctypes.c_double
     lib.test_kept.argtypes = [ctypes.c_double] * 4
-    lib.test_unresolved.argtypes = [ctypes.c_double] * 4
-    lib.test_plastic.argtypes = [ctypes.c_double] * 4
+    lib.test_unresolved.argtypes = [ctypes.c_double] * 5
+    lib.test_plastic.argtypes = [ctypes.c_double] * 5
     lib.test_sym_solve.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
     lib.test_sliding.argtypes = [ctypes.c_int] + [ctypes.c_void_p] * 7
     return lib
@@ -144,10 +144,12 @@ GRID = [-2.0, -0.3, -1e-6, 0.0, 1e-6, 0.3, 2.0]
 def test_entry_rate_plastic_and_unresolved_c_and_numpy_agree(kernel):
     for r, alpha, d in itertools.product(GRID, [-9.81, -1e-3, 0.0, 1e-3, 9.81], [1e-10, 1e-6, 1e-2]):
         assert kernel.test_entry_rate(r, alpha, d) == laws.entry_rate(r, alpha, d)
-    for u, alpha, depth, late in itertools.product(GRID, [-9.81, 0.0, 9.81], [0.0, 1e-10], [0.0, 1e-9, 1e-3]):
-        assert bool(kernel.test_unresolved(u, alpha, depth, late)) == laws.unresolved_flight(u, alpha, depth, late)
-    for r, e, alpha, late in itertools.product(GRID, [0.0, 0.5, 1.0], [-9.81, 9.81], [0.0, 1e-3]):
-        assert bool(kernel.test_plastic(r, e, alpha, late)) == laws.plastic_impact(r, e, alpha, late)
+    steps = [0.0, 1e-3, 0.02]
+    for u, alpha, depth, late, h in itertools.product(GRID, [-9.81, 0.0, 9.81], [0.0, 1e-10], [0.0, 1e-9, 1e-3], steps):
+        got = bool(kernel.test_unresolved(u, alpha, depth, late, h))
+        assert got == laws.unresolved_flight(u, alpha, depth, late, step=h)
+    for r, e, alpha, late, h in itertools.product(GRID, [0.0, 0.5, 1.0], [-9.81, 9.81], [0.0, 1e-3], steps):
+        assert bool(kernel.test_plastic(r, e, alpha, late, h)) == laws.plastic_impact(r, e, alpha, late, step=h)
 
 
 @pytest.mark.parametrize("seed", range(4))

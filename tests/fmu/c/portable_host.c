@@ -10,14 +10,18 @@
  *
  * Each line of CASES_FILE is one case (whitespace separated):
  *
- *   FMI KIND LIBRARY TOKEN H NSTEPS NX METHOD_VR METHOD NU (VR OFFSET AMP)*NU NY VR*NY
+ *   FMI KIND LIBRARY TOKEN H NSTEPS NX NZ METHOD_VR METHOD NU (VR OFFSET AMP)*NU NY VR*NY
  *
  * FMI is 2 or 3, KIND cs or me; METHOD_VR < 0 leaves solver.method at its
  * default, else METHOD is set (fmi2SetInteger / fmi3SetInt64) before
  * initialization.  Input j at t is OFFSET_j + AMP_j sin(1.3 t + j), held over each
  * communication step of length H.  Co-Simulation calls DoStep; Model Exchange
- * integrates with the classic Runge-Kutta 4 method at step H.  For each case the
- * host prints "case K" and then, at t = 0, H, ..., NSTEPS H, a line "t y_1 ... y_NY".
+ * integrates with the classic Runge-Kutta 4 method at step H and, with NZ event
+ * indicators, sees events only at the ends of its steps, as simple real-time hosts
+ * do: when an indicator changed its domain (z > 0 against z <= 0) or the FMU asks
+ * for it in CompletedIntegratorStep, it runs the event iteration at the step's end,
+ * past the event.  For each case the host prints "case K" and then, at t = 0, H,
+ * ..., NSTEPS H, a line "t y_1 ... y_NY".
  * Errors print "error: ..." and end the program with status 1.
  */
 #include <math.h>
@@ -49,7 +53,7 @@ typedef struct {
     int fmi, me;
     char library[4096], token[256];
     double h;
-    int nsteps, nx, method_vr, method, nu, ny;
+    int nsteps, nx, nz, method_vr, method, nu, ny;
     unsigned u_vr[MAXV], y_vr[MAXV];
     double offset[MAXV], amp[MAXV];
 } Case;
@@ -70,6 +74,14 @@ static void *symbol(Library lib, const char *name)
     void *f = library_symbol(lib, name);
     if (!f) fail("the library has no function %s", name);
     return f;
+}
+
+/* Whether an event indicator changed its domain (z > 0 against z <= 0) from z0 to z1. */
+static int crossed(const double *z0, const double *z1, int nz)
+{
+    for (int i = 0; i < nz; ++i)
+        if ((z0[i] > 0.0) != (z1[i] > 0.0)) return 1;
+    return 0;
 }
 
 static double input(const Case *c, int j, double t) { return c->offset[j] + c->amp[j] * sin(1.3 * t + j); }
@@ -96,7 +108,23 @@ typedef struct {
     fmi2SetContinuousStatesTYPE *set_x;
     fmi2GetContinuousStatesTYPE *get_x;
     fmi2GetDerivativesTYPE *get_dx;
+    fmi2GetEventIndicatorsTYPE *get_z;
+    fmi2CompletedIntegratorStepTYPE *completed;
+    fmi2EnterEventModeTYPE *enter_event;
+    fmi2NewDiscreteStatesTYPE *new_discrete;
+    fmi2EnterContinuousTimeModeTYPE *enter_ct;
 } Fmi2;
+
+/* The event iteration, back in continuous-time mode. */
+static void event_iteration2(const Fmi2 *f, fmi2Component comp)
+{
+    fmi2EventInfo info;
+    do {
+        OK2(f->new_discrete(comp, &info));
+        if (info.terminateSimulation) fail("the FMU asked to terminate");
+    } while (info.newDiscreteStatesNeeded);
+    OK2(f->enter_ct(comp));
+}
 
 static void print_outputs2(const Case *c, const Fmi2 *f, fmi2Component comp, double t)
 {
@@ -127,7 +155,12 @@ static void run2(const Case *c, Library lib)
               (fmi2SetTimeTYPE *)symbol(lib, "fmi2SetTime"),
               (fmi2SetContinuousStatesTYPE *)symbol(lib, "fmi2SetContinuousStates"),
               (fmi2GetContinuousStatesTYPE *)symbol(lib, "fmi2GetContinuousStates"),
-              (fmi2GetDerivativesTYPE *)symbol(lib, "fmi2GetDerivatives")};
+              (fmi2GetDerivativesTYPE *)symbol(lib, "fmi2GetDerivatives"),
+              (fmi2GetEventIndicatorsTYPE *)symbol(lib, "fmi2GetEventIndicators"),
+              (fmi2CompletedIntegratorStepTYPE *)symbol(lib, "fmi2CompletedIntegratorStep"),
+              (fmi2EnterEventModeTYPE *)symbol(lib, "fmi2EnterEventMode"),
+              (fmi2NewDiscreteStatesTYPE *)symbol(lib, "fmi2NewDiscreteStates"),
+              (fmi2EnterContinuousTimeModeTYPE *)symbol(lib, "fmi2EnterContinuousTimeMode")};
     fmi2CallbackFunctions cb = {logger2, calloc, free, NULL, NULL};
     fmi2InstantiateTYPE *instantiate = (fmi2InstantiateTYPE *)symbol(lib, "fmi2Instantiate");
     fmi2Component comp = instantiate("host", c->me ? fmi2ModelExchange : fmi2CoSimulation, c->token,
@@ -142,12 +175,10 @@ static void run2(const Case *c, Library lib)
     set_inputs2(c, &f, comp, 0.0);
     OK2(((fmi2EnterInitializationModeTYPE *)symbol(lib, "fmi2EnterInitializationMode"))(comp));
     OK2(((fmi2ExitInitializationModeTYPE *)symbol(lib, "fmi2ExitInitializationMode"))(comp));
-    double x[MAXV], k1[MAXV], k2[MAXV], k3[MAXV], k4[MAXV], xs[MAXV];
+    double x[MAXV], k1[MAXV], k2[MAXV], k3[MAXV], k4[MAXV], xs[MAXV], z[MAXV], z_new[MAXV];
     if (c->me) {
-        fmi2EventInfo info;
-        do OK2(((fmi2NewDiscreteStatesTYPE *)symbol(lib, "fmi2NewDiscreteStates"))(comp, &info));
-        while (info.newDiscreteStatesNeeded);
-        OK2(((fmi2EnterContinuousTimeModeTYPE *)symbol(lib, "fmi2EnterContinuousTimeMode"))(comp));
+        event_iteration2(&f, comp);
+        if (c->nz > 0) OK2(f.get_z(comp, z, (size_t)c->nz));
     }
     print_outputs2(c, &f, comp, 0.0);
     for (int k = 0; k < c->nsteps; ++k) {
@@ -168,6 +199,16 @@ static void run2(const Case *c, Library lib)
             for (int i = 0; i < n; ++i) xs[i] = x[i] + h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
             OK2(f.set_time(comp, t + h));
             OK2(f.set_x(comp, xs, (size_t)n));
+            fmi2Boolean enter = fmi2False, terminate = fmi2False;
+            OK2(f.completed(comp, fmi2True, &enter, &terminate));
+            if (terminate) fail("the FMU asked to terminate");
+            if (c->nz > 0) OK2(f.get_z(comp, z_new, (size_t)c->nz));
+            if (enter || crossed(z, z_new, c->nz)) {
+                OK2(f.enter_event(comp));
+                event_iteration2(&f, comp);
+                if (c->nz > 0) OK2(f.get_z(comp, z_new, (size_t)c->nz));
+            }
+            memcpy(z, z_new, sizeof(double) * (size_t)c->nz);
         }
         print_outputs2(c, &f, comp, (k + 1) * c->h);
     }
@@ -194,7 +235,24 @@ typedef struct {
     fmi3SetContinuousStatesTYPE *set_x;
     fmi3GetContinuousStatesTYPE *get_x;
     fmi3GetContinuousStateDerivativesTYPE *get_dx;
+    fmi3GetEventIndicatorsTYPE *get_z;
+    fmi3CompletedIntegratorStepTYPE *completed;
+    fmi3EnterEventModeTYPE *enter_event;
+    fmi3UpdateDiscreteStatesTYPE *update_discrete;
+    fmi3EnterContinuousTimeModeTYPE *enter_ct;
 } Fmi3;
+
+/* The event iteration, back in continuous-time mode. */
+static void event_iteration3(const Fmi3 *f, fmi3Instance inst)
+{
+    fmi3Boolean update = fmi3True, terminate, nominals, values, next_defined;
+    fmi3Float64 next;
+    while (update) {
+        OK3(f->update_discrete(inst, &update, &terminate, &nominals, &values, &next_defined, &next));
+        if (terminate) fail("the FMU asked to terminate");
+    }
+    OK3(f->enter_ct(inst));
+}
 
 static void print_outputs3(const Case *c, const Fmi3 *f, fmi3Instance inst, double t)
 {
@@ -225,7 +283,12 @@ static void run3(const Case *c, Library lib)
               (fmi3SetTimeTYPE *)symbol(lib, "fmi3SetTime"),
               (fmi3SetContinuousStatesTYPE *)symbol(lib, "fmi3SetContinuousStates"),
               (fmi3GetContinuousStatesTYPE *)symbol(lib, "fmi3GetContinuousStates"),
-              (fmi3GetContinuousStateDerivativesTYPE *)symbol(lib, "fmi3GetContinuousStateDerivatives")};
+              (fmi3GetContinuousStateDerivativesTYPE *)symbol(lib, "fmi3GetContinuousStateDerivatives"),
+              (fmi3GetEventIndicatorsTYPE *)symbol(lib, "fmi3GetEventIndicators"),
+              (fmi3CompletedIntegratorStepTYPE *)symbol(lib, "fmi3CompletedIntegratorStep"),
+              (fmi3EnterEventModeTYPE *)symbol(lib, "fmi3EnterEventMode"),
+              (fmi3UpdateDiscreteStatesTYPE *)symbol(lib, "fmi3UpdateDiscreteStates"),
+              (fmi3EnterContinuousTimeModeTYPE *)symbol(lib, "fmi3EnterContinuousTimeMode")};
     fmi3Instance inst;
     if (c->me)
         inst = ((fmi3InstantiateModelExchangeTYPE *)symbol(lib, "fmi3InstantiateModelExchange"))(
@@ -243,14 +306,10 @@ static void run3(const Case *c, Library lib)
     OK3(((fmi3EnterInitializationModeTYPE *)symbol(lib, "fmi3EnterInitializationMode"))(inst, fmi3False, 0.0, 0.0,
                                                                                         fmi3False, 0.0));
     OK3(((fmi3ExitInitializationModeTYPE *)symbol(lib, "fmi3ExitInitializationMode"))(inst));
-    double x[MAXV], k1[MAXV], k2[MAXV], k3[MAXV], k4[MAXV], xs[MAXV];
+    double x[MAXV], k1[MAXV], k2[MAXV], k3[MAXV], k4[MAXV], xs[MAXV], z[MAXV], z_new[MAXV];
     if (c->me) {
-        fmi3Boolean update = fmi3True, terminate, nominals, values, next_defined;
-        fmi3Float64 next;
-        while (update)
-            OK3(((fmi3UpdateDiscreteStatesTYPE *)symbol(lib, "fmi3UpdateDiscreteStates"))(
-                inst, &update, &terminate, &nominals, &values, &next_defined, &next));
-        OK3(((fmi3EnterContinuousTimeModeTYPE *)symbol(lib, "fmi3EnterContinuousTimeMode"))(inst));
+        event_iteration3(&f, inst);
+        if (c->nz > 0) OK3(f.get_z(inst, z, (size_t)c->nz));
     }
     print_outputs3(c, &f, inst, 0.0);
     for (int k = 0; k < c->nsteps; ++k) {
@@ -274,6 +333,16 @@ static void run3(const Case *c, Library lib)
             for (int i = 0; i < n; ++i) xs[i] = x[i] + h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
             OK3(f.set_time(inst, t + h));
             OK3(f.set_x(inst, xs, (size_t)n));
+            fmi3Boolean enter = fmi3False, terminate = fmi3False;
+            OK3(f.completed(inst, fmi3True, &enter, &terminate));
+            if (terminate) fail("the FMU asked to terminate");
+            if (c->nz > 0) OK3(f.get_z(inst, z_new, (size_t)c->nz));
+            if (enter || crossed(z, z_new, c->nz)) {
+                OK3(f.enter_event(inst));
+                event_iteration3(&f, inst);
+                if (c->nz > 0) OK3(f.get_z(inst, z_new, (size_t)c->nz));
+            }
+            memcpy(z, z_new, sizeof(double) * (size_t)c->nz);
         }
         print_outputs3(c, &f, inst, (k + 1) * c->h);
     }
@@ -285,11 +354,12 @@ static void run3(const Case *c, Library lib)
 static int read_case(FILE *in, Case *c)
 {
     char kind[8];
-    if (fscanf(in, "%d %7s %4095s %255s %lf %d %d %d %d %d", &c->fmi, kind, c->library, c->token, &c->h, &c->nsteps,
-               &c->nx, &c->method_vr, &c->method, &c->nu) != 10)
+    if (fscanf(in, "%d %7s %4095s %255s %lf %d %d %d %d %d %d", &c->fmi, kind, c->library, c->token, &c->h,
+               &c->nsteps, &c->nx, &c->nz, &c->method_vr, &c->method, &c->nu) != 11)
         return 0;
     c->me = strcmp(kind, "me") == 0;
-    if (c->nu < 0 || c->nu > MAXV || c->nx < 0 || c->nx > MAXV) fail("too many inputs or states");
+    if (c->nu < 0 || c->nu > MAXV || c->nx < 0 || c->nx > MAXV || c->nz < 0 || c->nz > MAXV)
+        fail("too many inputs, states or event indicators");
     for (int j = 0; j < c->nu; ++j)
         if (fscanf(in, "%u %lf %lf", &c->u_vr[j], &c->offset[j], &c->amp[j]) != 3) fail("bad input list");
     if (fscanf(in, "%d", &c->ny) != 1 || c->ny < 0 || c->ny > MAXV) fail("bad output count");
