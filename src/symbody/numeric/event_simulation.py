@@ -127,7 +127,7 @@ def simulate_events(
     return _postprocess(nm, form, log, rec, formulation, method)
 
 
-def _postprocess(nm, form: ContactDynamics, log: EventLog, rec: dict, formulation: str, method: str):
+def _postprocess(nm: NumericModel, form: ContactDynamics, log: EventLog, rec: dict, formulation: str, method: str):
     eq = nm.eq
     T = np.array(rec["t"])
     nt, n, k = len(T), eq.nq, len(form.contacts)

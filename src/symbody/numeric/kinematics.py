@@ -195,7 +195,7 @@ def _independent_values(eq: Equations, part: Partition, values: Any, guess: np.n
     return x
 
 
-def _linear_problem(nm, D, rhs, independent, values, guess, what, check) -> LinearKinematicsResult:
+def _linear_problem(nm: NumericModel, D, rhs, independent, values, guess, what, check) -> LinearKinematicsResult:
     eq = nm.eq
     part = _partition_for(nm, D, independent)
     x = _independent_values(eq, part, values, guess)
