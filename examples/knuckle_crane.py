@@ -197,8 +197,8 @@ def holding_forces(slew0: float, luff0: float, fold0: float) -> tuple[float, flo
     names = [u.name for u in nm.eq.inputs]
     q, dq = np.array([slew0, luff0, fold0, 0.0, 0.0]), np.zeros(5)
     unit = {f: np.eye(len(names))[names.index(f)] for f in ("F_main", "F_jib")}
-    rest = nm.delta(q, dq, 0.0, np.zeros(len(names)))[1:3]
-    A = np.column_stack([nm.delta(q, dq, 0.0, unit[f])[1:3] - rest for f in ("F_main", "F_jib")])
+    rest = nm.delta(q, dq, t=0.0, u=np.zeros(len(names)))[1:3]
+    A = np.column_stack([nm.delta(q, dq, t=0.0, u=unit[f])[1:3] - rest for f in ("F_main", "F_jib")])
     f_main, f_jib = np.linalg.solve(A, -rest)
     return float(f_main), float(f_jib)
 

@@ -256,7 +256,7 @@ def linearize(
 
         check_consistency(nm, t, q, dq, check, uu)
     if ddq is None or lam is None:
-        a, lm = nm.accelerations(q, dq, t, uu, xs)
+        a, lm = nm.accelerations(q, dq, t=t, u=uu, x=xs)
         ddq = a if ddq is None else np.asarray(ddq, dtype=float)
         lam = lm if lam is None else np.asarray(lam, dtype=float)
     ddq = np.asarray(ddq, dtype=float)
