@@ -44,7 +44,7 @@ def test_every_equations_or_model_parameter_is_typed():
 
 
 def test_no_getattr_with_a_default_on_the_equations():
-    pattern = re.compile(r"getattr\((eq|equations|self\.eq)\s*,")
+    pattern = re.compile(r"getattr\([\w.]*\b(eq|equations)\s*,")
     bad = [
         f"{path.relative_to(PACKAGE).as_posix()}:{n}"
         for path in sorted(PACKAGE.rglob("*.py"))

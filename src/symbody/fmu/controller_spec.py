@@ -125,6 +125,11 @@ class ControllerSpec:
         return model_identifier(self.name)
 
     @property
+    def event_indicators(self) -> int:
+        """None: a controller FMU is Co-Simulation only and has no events."""
+        return 0
+
+    @property
     def wrapper_source(self) -> str:
         return CONTROLLER_WRAPPERS[self.fmi_version - 2]
 
