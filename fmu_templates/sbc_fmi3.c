@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "fmi3Functions.h"
-#include "sbc_runtime.h"
+#include "sbc_calls.h"
 
 typedef struct {
     fmi3InstanceEnvironment env;
@@ -22,17 +22,12 @@ static void fmi3_logger(SbcInstance *inst, SbcStatus status, const char *categor
     if (h && h->log) h->log(h->env, (fmi3Status)status, category, message);
 }
 
-static fmi3Status st(SbcStatus s) { return (fmi3Status)s; }
-
-#define ENTER(fn, call)                                                                                              \
-    SbcInstance *inst = (SbcInstance *)instance;                                                                     \
-    if (!inst) return fmi3Error;                                                                                     \
-    if (!sbc_allowed(inst, #fn, (call))) return fmi3Error;
+#define SBC_STATUS(s) ((fmi3Status)(s))
 
 /* a function of an interface or feature this FMU does not have: Error in every state */
-#define UNSUPPORTED(fn)                                                                                              \
+#define UNSUPPORTED                                                                                                  \
     {                                                                                                                \
-        ENTER(fn, SBC_CALL_UNSUPPORTED)                                                                              \
+        SBC_ENTER(instance, SBC_CALL_UNSUPPORTED);                                                                   \
         return fmi3Error;                                                                                            \
     }
 
@@ -43,8 +38,8 @@ const char *fmi3GetVersion(void) { return fmi3Version; }
 fmi3Status fmi3SetDebugLogging(fmi3Instance instance, fmi3Boolean loggingOn, size_t nCategories,
                                const fmi3String categories[])
 {
-    ENTER(fmi3SetDebugLogging, SBC_CALL_ANY)
-    return st(sbc_set_debug_logging(inst, loggingOn, nCategories, categories));
+    SBC_ENTER(instance, SBC_CALL_ANY);
+    return SBC_STATUS(sbc_set_debug_logging(inst, loggingOn, nCategories, categories));
 }
 
 static void refuse(fmi3InstanceEnvironment env, fmi3LogMessageCallback log, const char *message)
@@ -78,13 +73,8 @@ fmi3Instance fmi3InstantiateCoSimulation(fmi3String instanceName, fmi3String ins
                "fmi3InstantiateCoSimulation: eventModeUsed = true, but this FMU has no event mode (hasEventMode = false)");
         return NULL;
     }
-    Fmi3Host *h = malloc(sizeof *h);
-    if (!h) return NULL;
-    h->env = instanceEnvironment;
-    h->log = logMessage;
-    SbcInstance *inst = sbc_instantiate(&sbc_controller, instanceName, instantiationToken, fmi3_logger, h, loggingOn);
-    if (!inst) free(h);
-    return inst;
+    const Fmi3Host host = {instanceEnvironment, logMessage};
+    return sbc_instantiate_hosted(instanceName, instantiationToken, fmi3_logger, &host, sizeof host, loggingOn);
 }
 
 fmi3Instance fmi3InstantiateScheduledExecution(fmi3String instanceName, fmi3String instantiationToken,
@@ -101,42 +91,34 @@ fmi3Instance fmi3InstantiateScheduledExecution(fmi3String instanceName, fmi3Stri
     return NULL;
 }
 
-void fmi3FreeInstance(fmi3Instance instance)
-{
-    SbcInstance *inst = (SbcInstance *)instance;
-    if (!inst) return;
-    void *h = (void *)inst->host;
-    sbc_free(inst);
-    free(h);
-}
+void fmi3FreeInstance(fmi3Instance instance) { sbc_free_hosted(instance); }
 
 fmi3Status fmi3EnterInitializationMode(fmi3Instance instance, fmi3Boolean toleranceDefined, fmi3Float64 tolerance,
                                        fmi3Float64 startTime, fmi3Boolean stopTimeDefined, fmi3Float64 stopTime)
 {
-    ENTER(fmi3EnterInitializationMode, SBC_CALL_SETUP)
+    SBC_ENTER(instance, SBC_CALL_SETUP);
     (void)toleranceDefined, (void)tolerance, (void)stopTimeDefined, (void)stopTime;
-    if (sbc_setup(inst, "fmi3EnterInitializationMode", startTime) != SBC_OK) return fmi3Error;
-    return st(sbc_enter_initialization(inst, "fmi3EnterInitializationMode"));
+    if (sbc_setup(inst, __func__, startTime) != SBC_OK) return fmi3Error;
+    return SBC_STATUS(sbc_enter_initialization(inst, __func__));
 }
 
 fmi3Status fmi3ExitInitializationMode(fmi3Instance instance)
 {
-    ENTER(fmi3ExitInitializationMode, SBC_CALL_EXIT_INIT)
-    return st(sbc_exit_initialization(inst, "fmi3ExitInitializationMode"));
+    SBC_ENTER(instance, SBC_CALL_EXIT_INIT);
+    return SBC_STATUS(sbc_exit_initialization(inst, __func__));
 }
 
-fmi3Status fmi3EnterEventMode(fmi3Instance instance) UNSUPPORTED(fmi3EnterEventMode)
+fmi3Status fmi3EnterEventMode(fmi3Instance instance) UNSUPPORTED
 
 fmi3Status fmi3Terminate(fmi3Instance instance)
 {
-    ENTER(fmi3Terminate, SBC_CALL_TERMINATE)
-    inst->mode = SBC_TERMINATED;
-    return fmi3OK;
+    SBC_ENTER(instance, SBC_CALL_TERMINATE);
+    return SBC_STATUS(sbc_terminate(inst));
 }
 
 fmi3Status fmi3Reset(fmi3Instance instance)
 {
-    ENTER(fmi3Reset, SBC_CALL_ANY)
+    SBC_ENTER(instance, SBC_CALL_ANY);
     sbc_reset(inst);
     return fmi3OK;
 }
@@ -154,26 +136,26 @@ static int scalars(SbcInstance *inst, const char *fn, size_t nvr, size_t nValues
 fmi3Status fmi3GetFloat64(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr, fmi3Float64 values[],
                           size_t nValues)
 {
-    ENTER(fmi3GetFloat64, SBC_CALL_GET)
-    if (!scalars(inst, "fmi3GetFloat64", nvr, nValues)) return fmi3Error;
-    return st(sbc_get_real(inst, "fmi3GetFloat64", vr, nvr, values));
+    SBC_ENTER(instance, SBC_CALL_GET);
+    if (!scalars(inst, __func__, nvr, nValues)) return fmi3Error;
+    return SBC_STATUS(sbc_get_real(inst, __func__, vr, nvr, values));
 }
 
 fmi3Status fmi3SetFloat64(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr,
                           const fmi3Float64 values[], size_t nValues)
 {
-    ENTER(fmi3SetFloat64, SBC_CALL_SET)
-    if (!scalars(inst, "fmi3SetFloat64", nvr, nValues)) return fmi3Error;
-    return st(sbc_set_real(inst, "fmi3SetFloat64", vr, nvr, values));
+    SBC_ENTER(instance, SBC_CALL_SET);
+    if (!scalars(inst, __func__, nvr, nValues)) return fmi3Error;
+    return SBC_STATUS(sbc_set_real(inst, __func__, vr, nvr, values));
 }
 
 /* variable types this FMU does not have: only empty requests succeed */
 #define NO_SUCH_TYPE(fn, T, Q, call)                                                                                 \
     fmi3Status fn(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr, Q T values[], size_t nValues)    \
     {                                                                                                                \
-        ENTER(fn, call)                                                                                              \
+        SBC_ENTER(instance, call);                                                                                   \
         (void)values, (void)nValues;                                                                                 \
-        return st(sbc_no_variables(inst, #fn, #T, vr, nvr));                                                        \
+        return SBC_STATUS(sbc_no_variables(inst, __func__, #T, vr, nvr));                                            \
     }
 
 NO_SUCH_TYPE(fmi3GetFloat32, fmi3Float32, , SBC_CALL_GET)
@@ -202,38 +184,38 @@ NO_SUCH_TYPE(fmi3SetString, fmi3String, const, SBC_CALL_SET)
 fmi3Status fmi3GetBinary(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr, size_t valueSizes[],
                          fmi3Binary values[], size_t nValues)
 {
-    ENTER(fmi3GetBinary, SBC_CALL_GET)
+    SBC_ENTER(instance, SBC_CALL_GET);
     (void)valueSizes, (void)values, (void)nValues;
-    return st(sbc_no_variables(inst, "fmi3GetBinary", "Binary", vr, nvr));
+    return SBC_STATUS(sbc_no_variables(inst, __func__, "Binary", vr, nvr));
 }
 
 fmi3Status fmi3SetBinary(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr, const size_t valueSizes[],
                          const fmi3Binary values[], size_t nValues)
 {
-    ENTER(fmi3SetBinary, SBC_CALL_SET)
+    SBC_ENTER(instance, SBC_CALL_SET);
     (void)valueSizes, (void)values, (void)nValues;
-    return st(sbc_no_variables(inst, "fmi3SetBinary", "Binary", vr, nvr));
+    return SBC_STATUS(sbc_no_variables(inst, __func__, "Binary", vr, nvr));
 }
 
 fmi3Status fmi3GetClock(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr, fmi3Clock values[])
 {
-    ENTER(fmi3GetClock, SBC_CALL_GET)
+    SBC_ENTER(instance, SBC_CALL_GET);
     (void)values;
-    return st(sbc_no_variables(inst, "fmi3GetClock", "Clock", vr, nvr));
+    return SBC_STATUS(sbc_no_variables(inst, __func__, "Clock", vr, nvr));
 }
 
 fmi3Status fmi3SetClock(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr, const fmi3Clock values[])
 {
-    ENTER(fmi3SetClock, SBC_CALL_SET)
+    SBC_ENTER(instance, SBC_CALL_SET);
     (void)values;
-    return st(sbc_no_variables(inst, "fmi3SetClock", "Clock", vr, nvr));
+    return SBC_STATUS(sbc_no_variables(inst, __func__, "Clock", vr, nvr));
 }
 
 fmi3Status fmi3GetNumberOfVariableDependencies(fmi3Instance instance, fmi3ValueReference valueReference,
                                                size_t *nDependencies)
 {
     (void)valueReference, (void)nDependencies;
-    UNSUPPORTED(fmi3GetNumberOfVariableDependencies)
+    UNSUPPORTED
 }
 
 fmi3Status fmi3GetVariableDependencies(fmi3Instance instance, fmi3ValueReference dependent,
@@ -243,61 +225,48 @@ fmi3Status fmi3GetVariableDependencies(fmi3Instance instance, fmi3ValueReference
 {
     (void)dependent, (void)elementIndicesOfDependent, (void)independents, (void)elementIndicesOfIndependents;
     (void)dependencyKinds, (void)nDependencies;
-    UNSUPPORTED(fmi3GetVariableDependencies)
+    UNSUPPORTED
 }
 
 /* --------------------------------------------------------------- FMU state */
 
 fmi3Status fmi3GetFMUState(fmi3Instance instance, fmi3FMUState *FMUState)
 {
-    ENTER(fmi3GetFMUState, SBC_CALL_ANY)
-    if (!FMUState) return st(sbc_fail(inst, "fmi3GetFMUState", "FMUState is NULL"));
-    SbcSnapshot *s = sbc_snapshot(inst, (SbcSnapshot *)*FMUState);
-    if (!s) return st(sbc_fail(inst, "fmi3GetFMUState", "out of memory"));
-    *FMUState = s;
-    return fmi3OK;
+    SBC_ENTER(instance, SBC_CALL_ANY);
+    return SBC_STATUS(sbc_get_fmu_state(inst, __func__, FMUState));
 }
 
 fmi3Status fmi3SetFMUState(fmi3Instance instance, fmi3FMUState FMUState)
 {
-    ENTER(fmi3SetFMUState, SBC_CALL_ANY)
-    return st(sbc_restore(inst, (const SbcSnapshot *)FMUState));
+    SBC_ENTER(instance, SBC_CALL_ANY);
+    return SBC_STATUS(sbc_restore(inst, FMUState));
 }
 
 fmi3Status fmi3FreeFMUState(fmi3Instance instance, fmi3FMUState *FMUState)
 {
-    ENTER(fmi3FreeFMUState, SBC_CALL_ANY)
-    if (!FMUState) return fmi3OK;
-    free(*FMUState);
-    *FMUState = NULL;
-    return fmi3OK;
+    SBC_ENTER(instance, SBC_CALL_ANY);
+    return SBC_STATUS(sbc_free_fmu_state(FMUState));
 }
 
 fmi3Status fmi3SerializedFMUStateSize(fmi3Instance instance, fmi3FMUState FMUState, size_t *size)
 {
-    ENTER(fmi3SerializedFMUStateSize, SBC_CALL_ANY)
-    if (!size || !FMUState) return st(sbc_fail(inst, "fmi3SerializedFMUStateSize", "NULL argument"));
-    *size = sbc_snapshot_size((const SbcSnapshot *)FMUState);
-    return fmi3OK;
+    SBC_ENTER(instance, SBC_CALL_ANY);
+    return SBC_STATUS(sbc_serialized_size(inst, __func__, FMUState, size));
 }
 
 fmi3Status fmi3SerializeFMUState(fmi3Instance instance, fmi3FMUState FMUState, fmi3Byte serializedState[],
                                  size_t size)
 {
-    ENTER(fmi3SerializeFMUState, SBC_CALL_ANY)
-    return st(sbc_serialize(inst, (const SbcSnapshot *)FMUState, (unsigned char *)serializedState, size));
+    SBC_ENTER(instance, SBC_CALL_ANY);
+    return SBC_STATUS(sbc_serialize(inst, FMUState, (unsigned char *)serializedState, size));
 }
 
 fmi3Status fmi3DeserializeFMUState(fmi3Instance instance, const fmi3Byte serializedState[], size_t size,
                                    fmi3FMUState *FMUState)
 {
-    ENTER(fmi3DeserializeFMUState, SBC_CALL_ANY)
-    if (!FMUState) return st(sbc_fail(inst, "fmi3DeserializeFMUState", "FMUState is NULL"));
-    SbcSnapshot *s = sbc_deserialize(inst, (const unsigned char *)serializedState, size);
-    if (!s) return fmi3Error;
-    free(*FMUState);
-    *FMUState = s;
-    return fmi3OK;
+    SBC_ENTER(instance, SBC_CALL_ANY);
+    return SBC_STATUS(
+        sbc_deserialize_fmu_state(inst, __func__, (const unsigned char *)serializedState, size, FMUState));
 }
 
 /* ---------------------------------------------------- not provided: derivatives, clocks, configuration */
@@ -309,15 +278,15 @@ fmi3Status fmi3DeserializeFMUState(fmi3Instance instance, const fmi3Byte seriali
     {                                                                                                                \
         (void)unknowns, (void)nUnknowns, (void)knowns, (void)nKnowns, (void)seed, (void)nSeed;                       \
         (void)sensitivity, (void)nSensitivity;                                                                       \
-        UNSUPPORTED(fn)                                                                                              \
+        UNSUPPORTED                                                                                                  \
     }
 
 DERIVATIVE(fmi3GetDirectionalDerivative)
 DERIVATIVE(fmi3GetAdjointDerivative)
 
-fmi3Status fmi3EnterConfigurationMode(fmi3Instance instance) UNSUPPORTED(fmi3EnterConfigurationMode)
+fmi3Status fmi3EnterConfigurationMode(fmi3Instance instance) UNSUPPORTED
 
-fmi3Status fmi3ExitConfigurationMode(fmi3Instance instance) UNSUPPORTED(fmi3ExitConfigurationMode)
+fmi3Status fmi3ExitConfigurationMode(fmi3Instance instance) UNSUPPORTED
 
 #define ARGS2(a, b) a, b
 #define ARGS3(a, b, c) a, b, c
@@ -326,7 +295,7 @@ fmi3Status fmi3ExitConfigurationMode(fmi3Instance instance) UNSUPPORTED(fmi3Exit
     {                                                                                                                \
         (void)vr, (void)nvr;                                                                                         \
         unused;                                                                                                      \
-        UNSUPPORTED(fn)                                                                                              \
+        UNSUPPORTED                                                                                                  \
     }
 
 NO_CLOCKS(fmi3GetIntervalDecimal, ARGS2(fmi3Float64 intervals[], fmi3IntervalQualifier qualifiers[]),
@@ -344,7 +313,7 @@ NO_CLOCKS(fmi3SetShiftDecimal, const fmi3Float64 shifts[], (void)shifts)
 NO_CLOCKS(fmi3SetShiftFraction, ARGS2(const fmi3UInt64 counters[], const fmi3UInt64 resolutions[]),
           (void)counters; (void)resolutions)
 
-fmi3Status fmi3EvaluateDiscreteStates(fmi3Instance instance) UNSUPPORTED(fmi3EvaluateDiscreteStates)
+fmi3Status fmi3EvaluateDiscreteStates(fmi3Instance instance) UNSUPPORTED
 
 fmi3Status fmi3UpdateDiscreteStates(fmi3Instance instance, fmi3Boolean *discreteStatesNeedUpdate,
                                     fmi3Boolean *terminateSimulation, fmi3Boolean *nominalsOfContinuousStatesChanged,
@@ -353,31 +322,31 @@ fmi3Status fmi3UpdateDiscreteStates(fmi3Instance instance, fmi3Boolean *discrete
 {
     (void)discreteStatesNeedUpdate, (void)terminateSimulation, (void)nominalsOfContinuousStatesChanged;
     (void)valuesOfContinuousStatesChanged, (void)nextEventTimeDefined, (void)nextEventTime;
-    UNSUPPORTED(fmi3UpdateDiscreteStates)
+    UNSUPPORTED
 }
 
 /* --------------------------------------------------- Model Exchange: none */
 
-fmi3Status fmi3EnterContinuousTimeMode(fmi3Instance instance) UNSUPPORTED(fmi3EnterContinuousTimeMode)
+fmi3Status fmi3EnterContinuousTimeMode(fmi3Instance instance) UNSUPPORTED
 
 fmi3Status fmi3CompletedIntegratorStep(fmi3Instance instance, fmi3Boolean noSetFMUStatePriorToCurrentPoint,
                                        fmi3Boolean *enterEventMode, fmi3Boolean *terminateSimulation)
 {
     (void)noSetFMUStatePriorToCurrentPoint, (void)enterEventMode, (void)terminateSimulation;
-    UNSUPPORTED(fmi3CompletedIntegratorStep)
+    UNSUPPORTED
 }
 
 fmi3Status fmi3SetTime(fmi3Instance instance, fmi3Float64 time)
 {
     (void)time;
-    UNSUPPORTED(fmi3SetTime)
+    UNSUPPORTED
 }
 
 #define STATE_ARRAY(fn, Q)                                                                                           \
     fmi3Status fn(fmi3Instance instance, Q fmi3Float64 values[], size_t n)                                           \
     {                                                                                                                \
         (void)values, (void)n;                                                                                       \
-        UNSUPPORTED(fn)                                                                                              \
+        UNSUPPORTED                                                                                                  \
     }
 
 STATE_ARRAY(fmi3SetContinuousStates, const)
@@ -389,26 +358,26 @@ STATE_ARRAY(fmi3GetNominalsOfContinuousStates, )
 fmi3Status fmi3GetNumberOfEventIndicators(fmi3Instance instance, size_t *nEventIndicators)
 {
     (void)nEventIndicators;
-    UNSUPPORTED(fmi3GetNumberOfEventIndicators)
+    UNSUPPORTED
 }
 
 fmi3Status fmi3GetNumberOfContinuousStates(fmi3Instance instance, size_t *nContinuousStates)
 {
     (void)nContinuousStates;
-    UNSUPPORTED(fmi3GetNumberOfContinuousStates)
+    UNSUPPORTED
 }
 
 /* ----------------------------------------------------------- Co-Simulation */
 
-fmi3Status fmi3EnterStepMode(fmi3Instance instance) UNSUPPORTED(fmi3EnterStepMode)
+fmi3Status fmi3EnterStepMode(fmi3Instance instance) UNSUPPORTED
 
 fmi3Status fmi3GetOutputDerivatives(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr,
                                     const fmi3Int32 orders[], fmi3Float64 values[], size_t nValues)
 {
-    ENTER(fmi3GetOutputDerivatives, SBC_CALL_STATUS)
+    SBC_ENTER(instance, SBC_CALL_STATUS);
     (void)orders, (void)values, (void)nValues;
     if (nvr == 0) return fmi3OK;
-    return st(sbc_fail(inst, "fmi3GetOutputDerivatives", "not provided (maxOutputDerivativeOrder = 0), value reference %u",
+    return SBC_STATUS(sbc_fail(inst, __func__, "not provided (maxOutputDerivativeOrder = 0), value reference %u",
                        vr ? vr[0] : 0u));
 }
 
@@ -421,16 +390,16 @@ fmi3Status fmi3DoStep(fmi3Instance instance, fmi3Float64 currentCommunicationPoi
     if (terminateSimulation) *terminateSimulation = fmi3False;
     if (earlyReturn) *earlyReturn = fmi3False;
     if (lastSuccessfulTime && instance) *lastSuccessfulTime = *((SbcInstance *)instance)->time;
-    ENTER(fmi3DoStep, SBC_CALL_STEP)
+    SBC_ENTER(instance, SBC_CALL_STEP);
     (void)noSetFMUStatePriorToCurrentPoint;
-    SbcStatus s = sbc_do_step(inst, "fmi3DoStep", currentCommunicationPoint, communicationStepSize);
+    SbcStatus s = sbc_do_step(inst, __func__, currentCommunicationPoint, communicationStepSize);
     if (lastSuccessfulTime) *lastSuccessfulTime = *inst->time;
-    return st(s);
+    return SBC_STATUS(s);
 }
 
 fmi3Status fmi3ActivateModelPartition(fmi3Instance instance, fmi3ValueReference clockReference,
                                       fmi3Float64 activationTime)
 {
     (void)clockReference, (void)activationTime;
-    UNSUPPORTED(fmi3ActivateModelPartition)
+    UNSUPPORTED
 }

@@ -7,6 +7,8 @@
  *                   Get/Set with their checks, the communication step, FMU states
  *   sbc_laws.c      the control laws: outputs at the current time, the law's
  *                   update over a communication step (sample instants inside it)
+ *   sbc_calls.c     what the FMI 2 and FMI 3 wrappers share: the entry of a
+ *                   call, the hosted instance, Terminate, FMU states (sbc_calls.h)
  *
  * Nothing here aborts: a failed call returns Error with a message naming the
  * call, variable or value at fault, and changes nothing.

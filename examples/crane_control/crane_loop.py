@@ -195,8 +195,8 @@ class ModelPlant:
                 out.append(self.u[i])
             elif kind in ("ddq", "y"):
                 if ddq is None:
-                    ddq, lam = self.nm.accelerations(self.q, self.dq, self.t, self.u)
-                    y = self.nm.outputs(self.q, self.dq, self.t, self.u, ddq, lam)
+                    ddq, lam = self.nm.accelerations(self.q, self.dq, t=self.t, u=self.u)
+                    y = self.nm.outputs(self.q, self.dq, t=self.t, u=self.u, ddq=ddq, lam=lam)
                 out.append(ddq[i] if kind == "ddq" else y[i])
             else:
                 raise KeyError(f"{name!r} cannot be read from the plant (it is a {kind})")

@@ -182,7 +182,7 @@ def design(eq=None, verbose: bool = False) -> TowerDesign:
     if verbose:
         nm = NumericModel(eq)
         ddq, lam = nm.accelerations(rest.q, np.zeros(eq.nq))
-        tension = nm.outputs(rest.q, np.zeros(eq.nq), 0.0, None, ddq, lam)[
+        tension = nm.outputs(rest.q, np.zeros(eq.nq), t=0.0, u=None, ddq=ddq, lam=lam)[
             [o.name for o in eq.outputs].index("rope_tension")
         ]
         print(

@@ -305,6 +305,94 @@ def _fmu_info(args: argparse.Namespace) -> int:
     return 0
 
 
+def _names(items: Sequence[str], limit: int = 8) -> str:
+    """`` (a, b, c)`` (the first ``limit`` names and the count when there are more), or nothing."""
+    more = f", ... ({len(items)})" if len(items) > limit else ""
+    return f" ({', '.join(items[:limit])}{more})" if items else ""
+
+
+def _counted(key: str, names: str, *, optional: bool = False) -> Callable[[dict[str, Any], Equations], list[str]]:
+    """The line of a count and its names (none where ``optional`` and the count is zero)."""
+
+    def line(st: dict[str, Any], eq: Equations) -> list[str]:
+        count = st[key] if isinstance(st[key], int) else len(st[key])
+        return [] if optional and not count else [f"{count}{_names(st[names])}"]
+
+    return line
+
+
+def _constraints(st: dict[str, Any], eq: Equations) -> list[str]:
+    return [
+        f"{st['constraints']} ({st['holonomic']} holonomic, {st['nonholonomic']} non-holonomic), dof {st['dof']}"
+    ]
+
+
+def _flexible(st: dict[str, Any], eq: Equations) -> list[str]:
+    return [
+        f"{name}: {size['segments']} segments, {size['coordinates']} coordinates, {size['solids']} solids"
+        for name, size in st["flexible_bodies"].items()
+    ]
+
+
+def _motion(st: dict[str, Any], eq: Equations) -> list[str]:
+    names = st["motion_input_names"]
+    return [f"{len(names)} motion inputs{_names(names)}"] if names else []
+
+
+def _dynamics(st: dict[str, Any], eq: Equations) -> list[str]:
+    direct = f", accelerations by {eq.accelerations_method}" if eq.accelerations_method else ""
+    return [f"{st['formulation'].replace('_', ' ')} formulation{direct}"]
+
+
+def _operations(st: dict[str, Any], eq: Equations) -> list[str]:
+    shown = ("M", "delta", "M_delta", "Phi", "Phi_q", "gamma") + (("ddq",) if eq.accelerations else ())
+    return [", ".join(f"{k} {st['ops'][k]}" for k in shown)]
+
+
+def _exported(st: dict[str, Any], eq: Equations) -> list[str]:
+    functions = ("M_delta", "constraints", "outputs") + (("ddq",) if eq.accelerations else ())
+    return [", ".join(f"{k} {st['export_ops'][k]}" for k in functions) + " (C and MATLAB code)"]
+
+
+#: The lines of ``symbody info MODEL.py`` in order: a label and the texts of its lines (none, one or one per
+#: object).  Elements kept in ``System.elements`` (ropes, winches, cylinders, ... and any new kind with a
+#: ``kind``) are listed by the ``elements`` line without a change here; a new kind of registry of the
+#: system (as the flexible bodies) adds its line to this table and its entry to :func:`_model_info`.
+INFO_LINES: tuple[tuple[str, Callable[[dict[str, Any], Equations], list[str]]], ...] = (
+    ("coordinates", _counted("coordinates", "coordinate_names")),
+    ("constraints", _constraints),
+    ("flexible", _flexible),
+    ("parameters", _counted("parameters", "parameter_names")),
+    ("inputs", _counted("inputs", "input_names")),
+    ("motion", _motion),
+    ("states", _counted("states", "state_names", optional=True)),
+    ("outputs", _counted("outputs", "output_names")),
+    ("elements", _counted("elements", "elements", optional=True)),
+    ("atoms", lambda st, eq: [str(st["atoms"])]),
+    ("dynamics", _dynamics),
+    ("operations", _operations),
+    ("exported", _exported),
+    ("derived in", lambda st, eq: [f"{st['derive_seconds']:.3g} s"]),
+)
+
+
+def info_lines(st: dict[str, Any], eq: Equations) -> list[str]:
+    """The text of ``symbody info MODEL.py``: the model's name and description, then :data:`INFO_LINES`.
+
+    Example:
+        >>> from symbody.models import pendulum
+        >>> eq = pendulum().derive()
+        >>> print("\\n".join(info_lines(_model_info(eq) | {"flexible_bodies": {}}, eq)[:3]))
+        pendulum
+          coordinates  1 (theta)
+          constraints  0 (0 holonomic, 0 non-holonomic), dof 1
+    """
+    lines = [f"{st['name']}" + (f": {eq.description}" if eq.description else "")]
+    for label, texts in INFO_LINES:
+        lines += [f"  {label:<12} {text}" for text in texts(st, eq)]
+    return lines
+
+
 def cmd_info(args: argparse.Namespace) -> int:
     from .model.flexible import flexible_sizes
 
@@ -314,45 +402,7 @@ def cmd_info(args: argparse.Namespace) -> int:
     eq = system.derive(progress=True)
     st = _model_info(eq)
     st["flexible_bodies"] = flexible_sizes(system)
-    if args.json:
-        print(json.dumps(st, indent=2, default=float))
-        return 0
-    ops = st["ops"]
-
-    def names(key: str, limit: int = 8) -> str:
-        items = st[key]
-        more = f", ... ({len(items)})" if len(items) > limit else ""
-        return f" ({', '.join(items[:limit])}{more})" if items else ""
-
-    print(f"{st['name']}" + (f": {eq.description}" if eq.description else ""))
-    print(f"  coordinates  {st['coordinates']}{names('coordinate_names')}")
-    print(
-        f"  constraints  {st['constraints']} ({st['holonomic']} holonomic, {st['nonholonomic']} non-holonomic), "
-        f"dof {st['dof']}"
-    )
-    for name, size in st["flexible_bodies"].items():
-        print(
-            f"  flexible     {name}: {size['segments']} segments, {size['coordinates']} coordinates, "
-            f"{size['solids']} solids"
-        )
-    print(f"  parameters   {st['parameters']}{names('parameter_names')}")
-    print(f"  inputs       {st['inputs']}{names('input_names')}")
-    if st["motion_input_names"]:
-        print(f"  motion       {len(st['motion_input_names'])} motion inputs{names('motion_input_names')}")
-    if st["states"]:
-        print(f"  states       {st['states']}{names('state_names')}")
-    print(f"  outputs      {st['outputs']}{names('output_names')}")
-    if st["elements"]:
-        print(f"  elements     {len(st['elements'])}{names('elements')}")
-    print(f"  atoms        {st['atoms']}")
-    direct = f", accelerations by {eq.accelerations_method}" if eq.accelerations_method else ""
-    print(f"  dynamics     {st['formulation'].replace('_', ' ')} formulation{direct}")
-    shown = ("M", "delta", "M_delta", "Phi", "Phi_q", "gamma") + (("ddq",) if eq.accelerations else ())
-    print("  operations   " + ", ".join(f"{k} {ops[k]}" for k in shown))
-    exported = st["export_ops"]
-    functions = ("M_delta", "constraints", "outputs") + (("ddq",) if eq.accelerations else ())
-    print("  exported     " + ", ".join(f"{k} {exported[k]}" for k in functions) + " (C and MATLAB code)")
-    print(f"  derived in   {st['derive_seconds']:.3g} s")
+    print(json.dumps(st, indent=2, default=float) if args.json else "\n".join(info_lines(st, eq)))
     return 0
 
 

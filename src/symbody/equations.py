@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -48,6 +48,9 @@ from .model.friction import FrictionInfo
 from .model.shapes import GeometryInfo
 from .symbolic.calculus import jacobian, time_derivative
 from .symbolic.expr import Context, Expr
+
+if TYPE_CHECKING:
+    from .model.system import System
 
 
 @dataclass(eq=False)
@@ -344,7 +347,7 @@ class Equations:
 
 
 def derive_equations(
-    system: Any, progress: bool | Progress | None = None, check: bool = True, formulation: str = "auto"
+    system: System, progress: bool | Progress | None = None, check: bool = True, formulation: str = "auto"
 ) -> Equations:
     """Build the :class:`Equations` of a system (used by :meth:`System.derive`).
 

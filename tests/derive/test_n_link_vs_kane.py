@@ -30,6 +30,6 @@ def test_mass_matrix_and_forcing_match_kane(n):
         p = {f"m{i}": mv[i] for i in range(n + 1)} | {f"l{i}": lv[i] for i in range(n)} | {"g": gv}
         u = {"F": Fv} | {f"T{i + 1}": Tv[i] for i in range(n)}
         nm = NumericModel(eq, p)
-        M, d = nm.M_delta(qv, uv, 0.0, [u[x.name] for x in eq.inputs])
+        M, d = nm.M_delta(qv, uv, t=0.0, u=[u[x.name] for x in eq.inputs])
         np.testing.assert_allclose(M, np.asarray(Mk, float), rtol=1e-9, atol=1e-12)
         np.testing.assert_allclose(d, np.asarray(fk, float).ravel(), rtol=1e-9, atol=1e-9)

@@ -548,7 +548,7 @@ SLOW_SEEDS = {6, 7, 8}
 def compare(eq, values: dict, states, references) -> None:
     nm = NumericModel(eq, values)
     for (q, dq, u), (Mk, fk) in zip(states, references):
-        M, delta = nm.M_delta(q, dq, 0.0, u)
+        M, delta = nm.M_delta(q, dq, t=0.0, u=u)
         Mk = np.asarray(Mk, dtype=float)
         fk = np.asarray(fk, dtype=float).ravel()
         scale_M = np.abs(Mk).max()

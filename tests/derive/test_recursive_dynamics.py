@@ -42,8 +42,8 @@ def assert_same_dynamics(eq_a, eq_b, values: dict, states, rtol: float = 1e-10) 
     """``M`` and ``delta`` of two derivations agree at every state, relative to their scale."""
     na, nb = NumericModel(eq_a, values), NumericModel(eq_b, values)
     for q, dq, u in states:
-        Ma, da = na.M_delta(q, dq, 0.0, u)
-        Mb, db = nb.M_delta(q, dq, 0.0, u)
+        Ma, da = na.M_delta(q, dq, t=0.0, u=u)
+        Mb, db = nb.M_delta(q, dq, t=0.0, u=u)
         np.testing.assert_allclose(Ma, Mb, rtol=0, atol=rtol * np.abs(Mb).max())
         np.testing.assert_allclose(da, db, rtol=0, atol=rtol * np.abs(db).max())
 
@@ -88,7 +88,7 @@ def test_euler_angle_chain_matches_kane(seed, n_bodies):
     states = random_states(spec, len(tree.inputs), seed, count=5)
     nm = NumericModel(eq, values)
     for (q, dq, u), (Mk, fk) in zip(states, tree.kane_by_hand(states)):
-        M, delta = nm.M_delta(q, dq, 0.0, u)
+        M, delta = nm.M_delta(q, dq, t=0.0, u=u)
         Mk, fk = np.asarray(Mk, float), np.asarray(fk, float).ravel()
         np.testing.assert_allclose(M, Mk, rtol=0, atol=1e-10 * np.abs(Mk).max())
         np.testing.assert_allclose(delta, fk, rtol=0, atol=1e-10 * np.abs(fk).max())
@@ -117,7 +117,7 @@ def test_n_link_pendulum_on_cart_matches_kane(n):
         Mk, fk = f(qv, uv, mv, lv, gv, Tv, Fv)
         p = {f"m{i}": mv[i] for i in range(n + 1)} | {f"l{i}": lv[i] for i in range(n)} | {"g": gv}
         u = {"F": Fv} | {f"T{i + 1}": Tv[i] for i in range(n)}
-        M, d = NumericModel(eq, p).M_delta(qv, uv, 0.0, [u[x.name] for x in eq.inputs])
+        M, d = NumericModel(eq, p).M_delta(qv, uv, t=0.0, u=[u[x.name] for x in eq.inputs])
         np.testing.assert_allclose(M, np.asarray(Mk, float), rtol=1e-10, atol=1e-12)
         np.testing.assert_allclose(d, np.asarray(fk, float).ravel(), rtol=1e-10, atol=1e-10)
 
@@ -143,7 +143,7 @@ def test_rheonomic_joint():
     m, l, c, g = 1.3, 0.7, 0.1, 9.81
     J_O = 0.05 + m * (l * l + c * c)
     for t, th, dth in ((0.3, 0.4, -1.1), (1.7, -2.0, 0.5)):
-        M, d = nm.M_delta([th], [dth], t, [])
+        M, d = nm.M_delta([th], [dth], t=t, u=[])
         xdd = -1.6 * np.sin(2 * t) + 0.2
         # moment about the cart point: J_O th'' = -m xdd (r_G x e_x).e_z - m g (r_G . e_x in ground)
         rx, ry = l * np.cos(th) - c * np.sin(th), l * np.sin(th) + c * np.cos(th)

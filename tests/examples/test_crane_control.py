@@ -184,7 +184,7 @@ def test_overhead_equilibrium_and_linear_model(overhead):
     q0, u0 = d.q_eq, np.array([0.0, d.F_hold])
 
     def f(x, u):
-        return np.concatenate([x[3:], nm.accelerations(q0 + x[:3], x[3:], 0.0, u0 + u)[0]])
+        return np.concatenate([x[3:], nm.accelerations(q0 + x[:3], x[3:], t=0.0, u=u0 + u)[0]])
 
     eps = 1e-6
     A_fd = np.column_stack([(f(eps * e, 0 * u0) - f(-eps * e, 0 * u0)) / (2 * eps) for e in np.eye(6)])

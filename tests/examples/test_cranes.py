@@ -42,8 +42,8 @@ def _fd_state_matrix(nm, q, dq, u, h: float = 1e-6) -> np.ndarray:
         e = np.zeros(2 * n)
         e[k] = h
         x = np.concatenate([q, dq])
-        plus = nm.accelerations((x + e)[:n], (x + e)[n:], 0.0, u)[0]
-        minus = nm.accelerations((x - e)[:n], (x - e)[n:], 0.0, u)[0]
+        plus = nm.accelerations((x + e)[:n], (x + e)[n:], t=0.0, u=u)[0]
+        minus = nm.accelerations((x - e)[:n], (x - e)[n:], t=0.0, u=u)[0]
         A[n:, k] = (plus - minus) / (2 * h)
     return A
 
@@ -68,7 +68,7 @@ def _integrate(nm, x0, t_end, u_of_t, extra=None, rtol=1e-11, atol=1e-11, t_eval
     def rhs(t, x):
         q, dq = x[:n], x[n : 2 * n]
         u = u_of_t(t)
-        ddq = nm.accelerations(q, dq, t, u)[0]
+        ddq = nm.accelerations(q, dq, t=t, u=u)[0]
         out = [dq, ddq]
         if extra is not None:
             out.append(np.atleast_1d(extra(t, q, dq, u)))
@@ -151,7 +151,7 @@ def test_overhead_crane_matches_lagrange(spatial):
         p = {x.name: x.value * rng.uniform(0.5, 2) for x in eq.parameters}
         u = {x.name: rng.uniform(-5e4, 5e4) for x in eq.inputs}
         pv, uv = _values(eq, p, u)
-        M, delta = NumericModel(eq, p).M_delta(qv, dqv, 0.0, uv)
+        M, delta = NumericModel(eq, p).M_delta(qv, dqv, t=0.0, u=uv)
         Mr, dr = f(*qv, *dqv, *pv, *uv)
         np.testing.assert_allclose(M, np.asarray(Mr, float), rtol=1e-12, atol=1e-9)
         np.testing.assert_allclose(delta, np.asarray(dr, float).ravel(), rtol=1e-10, atol=1e-7)
@@ -170,9 +170,9 @@ def test_overhead_crane_hanging_equilibrium(spatial):
     for x0, l0 in [(0.0, 12.0), (7.5, 3.0), (-20.0, 30.0)]:
         q = np.zeros(eq.nq)
         q[0], q[il] = x0, l0
-        ddq = nm.accelerations(q, np.zeros(eq.nq), 0.0, eq.u0)[0]
+        ddq = nm.accelerations(q, np.zeros(eq.nq), t=0.0, u=eq.u0)[0]
         np.testing.assert_allclose(ddq, 0.0, atol=1e-12)
-        y = nm.outputs(q, np.zeros(eq.nq), 0.0, eq.u0, ddq)
+        y = nm.outputs(q, np.zeros(eq.nq), t=0.0, u=eq.u0, ddq=ddq)
         out = [o.name for o in eq.outputs]
         assert y[out.index("rope_tension")] == pytest.approx(weight, rel=1e-14)
         assert y[out.index("z_payload")] == pytest.approx(-l0, rel=1e-14)
@@ -180,7 +180,7 @@ def test_overhead_crane_hanging_equilibrium(spatial):
         # a hoist force 1 kN above the weight lifts payload and winch together
         u = eq.u0.copy()
         u[u_names.index("F_hoist")] += 1000.0
-        ddq = nm.accelerations(q, np.zeros(eq.nq), 0.0, u)[0]
+        ddq = nm.accelerations(q, np.zeros(eq.nq), t=0.0, u=u)[0]
         expected = np.zeros(eq.nq)
         expected[il] = -1000.0 / (p["m_payload"] + p["m_winch"])
         np.testing.assert_allclose(ddq, expected, atol=1e-12)
@@ -448,7 +448,7 @@ def test_tower_crane_matches_kane(tower):
         I = Lw @ Lw.T * 3000 + np.diag([50, 5000, 5000])
         p |= {"I_xx": I[0, 0], "I_yy": I[1, 1], "I_zz": I[2, 2], "I_xy": I[0, 1], "I_yz": I[1, 2], "I_xz": I[0, 2]}
         u = rng.uniform(-2e4, 2e4, eq.nu)
-        M, delta = NumericModel(eq, p).M_delta(q, dq, 0.0, u)
+        M, delta = NumericModel(eq, p).M_delta(q, dq, t=0.0, u=u)
         pv, uv = _tower_args(tower, p, u)
         Mk = np.asarray(tower["fM"](q, dq, pv, uv), float)
         Fk = np.asarray(tower["fF"](q, dq, pv, uv), float).ravel()
@@ -467,9 +467,9 @@ def test_tower_crane_hanging_equilibrium_and_rope_tension(tower):
     for theta, r in [(0.0, 25.0), (2.0, 5.0), (-1.0, 48.0)]:
         q = eq.q0.copy()
         q[coords.index("theta")], q[coords.index("r")] = theta, r
-        ddq = nm.accelerations(q, np.zeros(eq.nq), 0.0, eq.u0)[0]
+        ddq = nm.accelerations(q, np.zeros(eq.nq), t=0.0, u=eq.u0)[0]
         np.testing.assert_allclose(ddq, 0.0, atol=1e-12)
-        y = nm.outputs(q, np.zeros(eq.nq), 0.0, eq.u0, ddq)
+        y = nm.outputs(q, np.zeros(eq.nq), t=0.0, u=eq.u0, ddq=ddq)
         assert y[outs.index("rope_tension")] == pytest.approx(weight, rel=1e-13)
         l = q[coords.index("l")] if tower["hoist"] else p["l"]
         assert y[outs.index("z_payload")] == pytest.approx(p["H"] - l, rel=1e-13)
@@ -490,8 +490,8 @@ def test_tower_crane_rope_tension_equals_winch_balance():
         q[coords.index("r")], q[il] = rng.uniform(3, 50), rng.uniform(3, 40)
         dq = rng.uniform(-1, 1, eq.nq)
         u = np.array([rng.uniform(-1e5, 1e5), rng.uniform(-5e3, 5e3), rng.uniform(0, 4e4)])
-        ddq = nm.accelerations(q, dq, 0.0, u)[0]
-        y = nm.outputs(q, dq, 0.0, u, ddq)
+        ddq = nm.accelerations(q, dq, t=0.0, u=u)[0]
+        y = nm.outputs(q, dq, t=0.0, u=u, ddq=ddq)
         tension = y[[o.name for o in eq.outputs].index("rope_tension")]
         F_hoist = u[[x.name for x in eq.inputs].index("F_hoist")]
         assert tension == pytest.approx(F_hoist + p["b_l"] * dq[il] + p["m_winch"] * ddq[il], rel=1e-10)

@@ -41,7 +41,7 @@ def compare_with(eq, reference: Callable, n_states: int = 20, seed: int = 0, q_r
         q = rng.uniform(-q_range, q_range, eq.nq)
         dq = rng.uniform(-3, 3, eq.nq)
         u = {x.name: rng.uniform(-5, 5) for x in eq.inputs}
-        M, delta = NumericModel(eq, p).M_delta(q, dq, 0.0, [u[x.name] for x in eq.inputs])
+        M, delta = NumericModel(eq, p).M_delta(q, dq, t=0.0, u=[u[x.name] for x in eq.inputs])
         Mr, fr = reference(q, dq, p, u)
         Mr, fr = np.asarray(Mr, dtype=float), np.asarray(fr, dtype=float).ravel()
         np.testing.assert_allclose(M, Mr, rtol=RTOL, atol=RTOL * np.abs(Mr).max())

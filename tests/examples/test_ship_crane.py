@@ -44,7 +44,7 @@ def _centres(slew: float, luff: float, fold: float) -> dict[str, np.ndarray]:
 
 
 def _outputs(eq, q, dq, u, ddq):
-    return dict(zip([o.name for o in eq.outputs], NumericModel(eq).outputs(q, dq, 0.0, u, ddq)))
+    return dict(zip([o.name for o in eq.outputs], NumericModel(eq).outputs(q, dq, t=0.0, u=u, ddq=ddq)))
 
 
 def _holding(eq, q):
@@ -80,7 +80,7 @@ def test_a_heaving_ship_adds_its_acceleration_to_gravity():
     u = u_hold.copy()
     names = [i.name for i in eq.inputs]
     u[names.index("ddheave")] = 1.5  # the deck accelerates upwards
-    ddq, _ = NumericModel(eq).accelerations(q, np.zeros(5), 0.0, u)
+    ddq, _ = NumericModel(eq).accelerations(q, np.zeros(5), t=0.0, u=u)
     # the crane moves rigidly with the deck when the drives add the same share of the new load: check Newton
     # on the whole crane with the accelerations the model gives (the booms and the payload move relative to it)
     y = _outputs(eq, q, np.zeros(5), u, ddq)

@@ -291,9 +291,9 @@ def test_the_wrench_on_the_moving_base_is_that_of_the_python_model(build):
     nm = NumericModel(eq)
     q, dq = np.array([0.5, 0.3, -0.8]), np.array([0.2, -0.4, 0.6])
     u = np.array([0.3, -0.5, 0.8, 0.05, 0.1, -0.2, -0.03, 0.04, 0.3])
-    ddq, lam = nm.accelerations(q, dq, 0.0, u)
+    ddq, lam = nm.accelerations(q, dq, t=0.0, u=u)
     names = [o.name for o in eq.outputs]
-    expected = nm.outputs(q, dq, 0.0, u, ddq, lam)
+    expected = nm.outputs(q, dq, t=0.0, u=u, ddq=ddq, lam=lam)
     for version in (2, 3):
         s = FmuSession(build("ship_arm", version, "cs"))
         try:

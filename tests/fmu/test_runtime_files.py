@@ -37,3 +37,17 @@ def test_the_runtime_header_lists_every_runtime_source():
     header = (template_dir() / "sb_runtime.h").read_text()
     listed = re.findall(r"^ \*   (sb_\w+\.c) ", header[: header.index("*/")], re.M)
     assert sorted(listed) == sorted(GENERIC_SOURCES)
+
+
+def test_the_wrappers_name_each_function_once_and_keep_no_logic_of_their_own():
+    """The FMI 2 and FMI 3 wrappers of models (fmi2Functions.c, fmi3Functions.c, logic in sb_calls.c) and of
+    controllers (sbc_fmi2.c, sbc_fmi3.c, logic in sbc_calls.c) enter every call with one macro that names the
+    function by ``__func__`` (never a string of its name written again) and leave the instance's host data and
+    the FMU states' memory to the shared file."""
+    for name in (*WRAPPERS, *CONTROLLER_WRAPPERS):
+        text = (template_dir() / name).read_text()
+        assert not re.findall(r'"fmi[23][A-Za-z]+"', text), f"{name} spells a function's name again"
+        shared = "sbc_calls.h" if name.startswith("sbc_") else "sb_calls.h"
+        assert f'#include "{shared}"' in text
+        for call in ("malloc(", "free(", "snapshot(", "deserialize("):
+            assert call not in text, f"{name} calls {call}...): that logic belongs in {shared.replace('.h', '.c')}"

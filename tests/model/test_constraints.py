@@ -69,7 +69,7 @@ def test_rheonomic_constraints_beta_and_gamma():
     # beta of the prescribed motion is the velocity of the law, of the track the rate of z
     nm = NumericModel(eq, {"A": 0.3, "w": 2.0, "v": 0.5, "U": 1.5, "B": 0.2})
     t = 0.7
-    beta = nm.beta(np.zeros(4), t)
+    beta = nm.beta(np.zeros(4), t=t)
     assert beta[0] == pytest.approx(0.3 * 2.0 * math.cos(2.0 * t) + 0.5, rel=1e-13)
     assert beta[1] == pytest.approx(1.5 - 0.2 * 2.0 * math.sin(2.0 * t), rel=1e-13)
     assert beta[2] == pytest.approx(1.5 * math.sin(2.0 * t), rel=1e-13)

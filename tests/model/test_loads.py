@@ -72,4 +72,4 @@ def test_spring_damper_actuator_and_sign():
     for xv, v, uv in ((2.0, 0.3, 1.0), (3.0, -1.0, -2.0), (-2.5, 0.7, 0.5)):
         d, ddot = abs(xv), math.copysign(1.0, xv) * v
         f = -10.0 * (d - 1.5) - 0.5 * ddot + uv
-        assert nm.delta([xv], [v], 0.0, [uv])[0] == pytest.approx(f * math.copysign(1.0, xv), rel=1e-13)
+        assert nm.delta([xv], [v], t=0.0, u=[uv])[0] == pytest.approx(f * math.copysign(1.0, xv), rel=1e-13)

@@ -414,8 +414,8 @@ def test_fmu_outputs_equal_the_python_reactions(fmi_type, tmp_path):
     for k in range(len(r["time"])):  # the Python outputs at the FMU's states
         q = np.array([r[n][k] for n in ("t1", "t2", "t3")])
         dq = np.array([r[n][k] for n in ("dt1", "dt2", "dt3")])
-        ddq, lam = nm.accelerations(q, dq, float(r["time"][k]))
-        expected[k] = nm.outputs(q, dq, float(r["time"][k]), None, ddq, lam)
+        ddq, lam = nm.accelerations(q, dq, t=float(r["time"][k]))
+        expected[k] = nm.outputs(q, dq, t=float(r["time"][k]), u=None, ddq=ddq, lam=lam)
     for j, name in enumerate(names):  # within the loop's drift from Phi = 0 the FMU stabilizes
         assert max_relative_error(r[name], expected[:, j]) < 1e-6, name
 

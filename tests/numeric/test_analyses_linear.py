@@ -204,8 +204,10 @@ def reduced_dynamics(eq, lin, q_guess, u=None):
     def f(x, uu):
         q = assemble(nm, q_guess, use_initial=False, fixed=dict(zip(lin.independent_positions, x[:k])), tol=1e-14).q
         dq = solve_velocities(nm, q, independent=lin.independent, values=x[k:]).dq
-        ddq, lam = nm.accelerations(q, dq, 0.0, uu)
-        return np.concatenate([dq[ip], ddq[iv]]), np.concatenate([nm.outputs(q, dq, 0.0, uu, ddq, lam), dq, lam])
+        ddq, lam = nm.accelerations(q, dq, t=0.0, u=uu)
+        return np.concatenate([dq[ip], ddq[iv]]), np.concatenate(
+            [nm.outputs(q, dq, t=0.0, u=uu, ddq=ddq, lam=lam), dq, lam]
+        )
 
     x0 = np.concatenate([lin.q[ip], lin.dq[iv]])
     return f, x0

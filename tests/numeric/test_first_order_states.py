@@ -99,8 +99,8 @@ def test_linearization_with_states_matches_finite_differences_of_the_reduced_dyn
 
     def f(y, u):
         q, dq, x = full(y, u)
-        ddq, lam = nm.accelerations(q, dq, 0.0, u, x)
-        return np.concatenate([dq[[0, 2]], ddq[[0, 2]], nm.rates(q, dq, 0.0, u, lam, x)])
+        ddq, lam = nm.accelerations(q, dq, t=0.0, u=u, x=x)
+        return np.concatenate([dq[[0, 2]], ddq[[0, 2]], nm.rates(q, dq, t=0.0, u=u, lam=lam, x=x)])
 
     y0 = np.array([0.1, 0.2, 0.3, -0.1, 0.3, -0.2])
     q, dq, x = full(y0, u0)

@@ -205,6 +205,8 @@ def test_recursive_and_articulated_formulations_agree_with_virtual_power_on_a_mo
         eq = ship_crane_arm().derive(formulation=formulation)
         assert eq.formulation == formulation
         u = np.array([0.2, -0.3, 0.5, 0.05, 0.1, -0.4, -0.03, 0.2, 0.6])
-        values[formulation] = sb.numeric.NumericModel(eq).accelerations([0.3, 0.2, -0.4], [0.5, -0.2, 0.1], 0.3, u)[0]
+        values[formulation] = sb.numeric.NumericModel(eq).accelerations([0.3, 0.2, -0.4], [0.5, -0.2, 0.1], t=0.3, u=u)[
+            0
+        ]
     assert values["recursive"] == pytest.approx(values["virtual_power"], rel=1e-12, abs=1e-12)
     assert values["articulated"] == pytest.approx(values["virtual_power"], rel=1e-12, abs=1e-12)

@@ -124,7 +124,7 @@ def test_the_pedestal_reaction_is_the_momentum_balance_of_the_mechanism(t):
         np.column_stack(_derivatives(_z, t, 1e-5)), abs=1e-5
     )
     u = np.ravel(_deck(t))  # heave, dheave, ddheave, roll, ...
-    y = nm.outputs(q, dq, t, u, ddq)
+    y = nm.outputs(q, dq, t=t, u=u, ddq=ddq)
     names = [o.name for o in eq.outputs]
     force = y[[names.index(f"base_force_{a}") for a in "xyz"]]
     moment = y[[names.index(f"base_moment_{a}") for a in "xyz"]]

@@ -37,6 +37,35 @@ def test_t_is_keyword_only_with_default_zero(name: str) -> None:
     assert t.kind is inspect.Parameter.KEYWORD_ONLY and t.default == 0.0
 
 
+#: the evaluations of NumericModel at a point: ``q`` (and ``dq``) by position, the rest by keyword
+EVALUATIONS = {
+    "M": ("t", "u"),
+    "Phi": ("t", "u"),
+    "Phi_q": ("t", "u"),
+    "Phi_init": ("t", "u"),
+    "Phi_init_q": ("t", "u"),
+    "D": ("t", "u"),
+    "beta": ("t", "u"),
+    "gamma": ("t", "u"),
+    "delta": ("t", "u", "x"),
+    "M_delta": ("t", "u", "x"),
+    "accelerations": ("t", "u", "x"),
+    "outputs": ("t", "u", "ddq", "lam", "x"),
+    "rates": ("t", "u", "lam", "x"),
+    "kinetic_energy": ("t",),
+    "assemble": ("t",),
+    "solve_velocities": ("t",),
+    "solve_accelerations": ("t",),
+}
+
+
+@pytest.mark.parametrize("name", EVALUATIONS)
+def test_numeric_model_takes_t_and_what_follows_by_keyword(name: str) -> None:
+    params = inspect.signature(getattr(NumericModel, name)).parameters
+    assert params["t"].kind is inspect.Parameter.KEYWORD_ONLY and params["t"].default == 0.0
+    assert all(params[k].kind is inspect.Parameter.KEYWORD_ONLY for k in EVALUATIONS[name])
+
+
 def driven_pendulum() -> sb.System:
     """A pendulum whose pivot height follows ``A sin(w t)``: every quantity depends on the time."""
     s = sb.System("driven")
@@ -80,3 +109,27 @@ def test_held_coordinate_warning_points_at_the_caller_through_the_wrapper() -> N
     with pytest.warns(numeric.HeldCoordinateWarning) as caught:
         numeric.assemble(eq, [0.4])
     assert caught[0].filename == __file__
+
+
+def test_numeric_model_evaluations_at_t_by_keyword_and_by_the_old_position() -> None:
+    """The driven pendulum (unit length and mass): ``th'' = -(g + yp''(t)) sin th`` with ``yp = A sin(w t)``."""
+    nm = NumericModel(driven_pendulum().derive())
+    t, q, dq = 0.4, [0.3], [0.5]
+    expected = -(9.81 - 0.2 * 9.0 * math.sin(3.0 * t)) * math.sin(0.3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        delta = nm.delta(q, dq, t=t)
+        ddq, _ = nm.accelerations(q, dq, t=t, u=None)
+        M, delta_joint = nm.M_delta(q, dq, t=t)
+    assert delta[0] == pytest.approx(expected, rel=1e-12)
+    assert ddq[0] == pytest.approx(expected, rel=1e-12) and delta_joint[0] == pytest.approx(expected, rel=1e-12)
+    assert M[0][0] == pytest.approx(1.0, rel=1e-12)
+    assert nm.delta(q, dq)[0] == pytest.approx(-9.81 * math.sin(0.3), rel=1e-12)  # t defaults to 0
+    with pytest.warns(DeprecationWarning, match=r"NumericModel\.delta: pass t by keyword \(t=\.\.\.\)"):
+        old = nm.delta(q, dq, t)
+    np.testing.assert_array_equal(old, delta)
+    with pytest.warns(DeprecationWarning, match=r"NumericModel\.accelerations: pass t, u by keyword"):
+        old_ddq, _ = nm.accelerations(q, dq, t, None)
+    np.testing.assert_array_equal(old_ddq, ddq)
+    with pytest.raises(TypeError, match="multiple values for argument 't'"):
+        nm.delta(q, dq, t, t=t)

@@ -41,7 +41,7 @@ def motion():
 def test_the_mixed_description_has_two_redundant_rows(models):
     eq = models["mixed"]
     assert (eq.nq, eq.nc) == (6, 6)
-    D = NumericModel(eq).D(np.array(eq.q0, dtype=float), 0.0)
+    D = NumericModel(eq).D(np.array(eq.q0, dtype=float), t=0.0)
     assert np.linalg.matrix_rank(D) == 4
 
 

@@ -39,7 +39,7 @@ def check_time_derivatives(eq, params: dict, rng: np.random.Generator, q_center:
     d1 = np.array([float(r.diff(s).subs(s, 0)) for r in rows])
     d2 = np.array([float(r.diff(s, 2).subs(s, 0)) for r in rows])
     nm = NumericModel(eq, params)
-    D, beta, gamma = nm.D(q, t0), nm.beta(q, t0), nm.gamma(q, dq, t0)
+    D, beta, gamma = nm.D(q, t=t0), nm.beta(q, t=t0), nm.gamma(q, dq, t=t0)
     nh = eq.nh
     # holonomic rows: d/dt Phi = Phi_q dq + Phi_t = D dq - beta and d2/dt2 Phi = D ddq - gamma
     # velocity rows: the row itself is D dq - beta, its derivative D ddq - gamma
@@ -49,6 +49,6 @@ def check_time_derivatives(eq, params: dict, rng: np.random.Generator, q_center:
 
 def check_jacobian(eq, params: dict, q: np.ndarray, t: float = 0.0, h: float = 1e-6) -> None:
     nm = NumericModel(eq, params)
-    J = nm.Phi_q(q, t)
-    fd = np.column_stack([(nm.Phi(q + h * e, t) - nm.Phi(q - h * e, t)) / (2 * h) for e in np.eye(eq.nq)])
+    J = nm.Phi_q(q, t=t)
+    fd = np.column_stack([(nm.Phi(q + h * e, t=t) - nm.Phi(q - h * e, t=t)) / (2 * h) for e in np.eye(eq.nq)])
     np.testing.assert_allclose(J, fd, rtol=1e-7, atol=1e-7 * max(1.0, np.abs(fd).max()))

@@ -66,6 +66,9 @@ from .matlab import (
 
 if TYPE_CHECKING:
     from ..equations import Equations
+    from ..model.contacts import ContactInfo
+    from ..model.friction import FrictionInfo
+    from ..model.system import System
 from .matlab_simulate import simulate_driver
 
 #: The file suffixes after the model name; the longest fixes how long the name may be.
@@ -106,8 +109,11 @@ class MatlabExport:
 
     def __init__(self, eq: Equations):
         self.eq = eq
-        for what, items in (("unilateral contacts", "contacts"), ("stick-slip friction", "frictions")):
-            found = list(getattr(eq, items, ()))
+        events: tuple[tuple[str, Sequence[ContactInfo | FrictionInfo]], ...] = (
+            ("unilateral contacts", eq.contacts),
+            ("stick-slip friction", eq.frictions),
+        )
+        for what, found in events:
             if found:
                 raise ExportError(
                     f"model {eq.name!r} has {what} ({found[0].name!r}): the MATLAB export handles no events; "
@@ -435,7 +441,7 @@ def _cell(names: Sequence[str]) -> str:
     return "{" + ", ".join(matlab_string(n) for n in names) + "}"
 
 
-def export_matlab(model, directory: str | Path) -> Path:
+def export_matlab(model: System | Equations, directory: str | Path) -> Path:
     """Write the ``.m`` files of a model into ``directory`` (a new or empty folder), atomically.
 
     Args:

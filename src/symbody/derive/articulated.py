@@ -44,13 +44,16 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..model.kinematics import Comps, _cross3, _dot3
 from ..symbolic.calculus import diff, directional_derivative
 from ..symbolic.expr import ONE, ZERO, Expr, add, div, mul, neg, num, sub
 from .recursive import TreeBody, _add3, _joint_mask, _matvec3, _Recursion, _rotate_sym, _scale3, _sub3
 from .virtual_power import Assembler
+
+if TYPE_CHECKING:
+    from ..model.system import System
 
 Mat3 = tuple[Comps, Comps, Comps]
 Vec6 = tuple[Comps, Comps]  # (angular, linear)
@@ -148,7 +151,7 @@ class _Joint:
 class _Articulated:
     """The backward and forward passes of the articulated-body algorithm on a :class:`_Recursion`'s tree."""
 
-    def __init__(self, system: Any, order: list[TreeBody], tau: list[Expr]):
+    def __init__(self, system: System, order: list[TreeBody], tau: list[Expr]):
         self.rec = _Recursion(system, order)
         self.kin = system.kinematics
         self.order = order
@@ -394,7 +397,7 @@ def _independent(vectors: list[Comps]) -> bool:
     return not det.is_zero
 
 
-def _scleronomic(system: Any, order: list[TreeBody]) -> bool:
+def _scleronomic(system: System, order: list[TreeBody]) -> bool:
     """True if no joint of the tree depends on time or on a motion input (its motion is ``S dq`` alone)."""
     t_mask = system.t.mask
     for u in system.inputs.values():
@@ -416,7 +419,7 @@ def _rotate_upper(kin: Any, T: Mat3, A: Any, B: Any) -> Mat3:
 
 
 def articulated_accelerations(
-    system: Any, order: list[TreeBody], delta: list[Expr]
+    system: System, order: list[TreeBody], delta: list[Expr]
 ) -> tuple[list[Expr], list[Expr], list[Expr]]:
     """``ddq = M^-1 delta`` of a tree model by the articulated-body algorithm, the pivots (one per
     coordinate) and the ``delta`` it used.
@@ -437,7 +440,7 @@ def articulated_accelerations(
     return ddq, pivots, aba.tau
 
 
-def applies(system: Any, order: list[TreeBody] | None) -> bool:
+def applies(system: System, order: list[TreeBody] | None) -> bool:
     """Whether the articulated-body accelerations give the model's ``ddq``: a tree whose joints own every
     coordinate, without constraint rows, unilateral contacts or stick-slip friction (their multipliers
     need ``M`` itself)."""

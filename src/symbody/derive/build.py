@@ -15,7 +15,7 @@ Example:
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..model.contacts import contact_equations
 from ..model.friction import friction_equations
@@ -35,9 +35,12 @@ from .records import (
     state_records,
 )
 
+if TYPE_CHECKING:
+    from ..model.system import System
+
 
 def derive_fields(
-    system: Any, progress: bool | Progress | None = None, check: bool = True, formulation: str = "auto"
+    system: System, progress: bool | Progress | None = None, check: bool = True, formulation: str = "auto"
 ) -> dict[str, Any]:
     """The fields of the :class:`symbody.Equations` of ``system``, by name.
 

@@ -18,24 +18,50 @@ Example:
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from ..dimensions import check_dimensions
+from ..dimensions import CheckedEquations, check_dimensions
 from ..errors import ModelError, caller_stacklevel
 from ..model.reactions import check_reactions
 from ..symbolic.evaluate import evaluate_many
 from ..symbolic.expr import Expr
+from .records import ConstraintInfo, CoordinateInfo, InputInfo, OutputInfo, ParameterInfo, StateInfo
+
+if TYPE_CHECKING:
+    from ..model.system import System
 
 RANK_TOL = 1e-9
+
+
+class DerivedEquations(CheckedEquations, Protocol):
+    """What the checks read of :class:`symbody.Equations` (this layer sits below it and does not import it).
+
+    ``Equations`` has every field named here (mypy checks it where :func:`check_equations` is called).
+    """
+
+    name: str
+    parameters: list[ParameterInfo]
+    inputs: list[InputInfo]
+    coordinates: list[CoordinateInfo]
+    outputs: list[OutputInfo]
+    states: list[StateInfo]
+    constraint_rows: list[ConstraintInfo]
+    initial_rows: list[ConstraintInfo]
+    D: list[list[Expr]]
+    Phi_init_q: list[list[Expr]]
+    lam: list[Expr]
+
+    @property
+    def nc(self) -> int: ...
 
 
 class RedundantConstraintWarning(UserWarning):
     """Constraint rows are linearly dependent at the initial configuration."""
 
 
-def check_system(system: Any) -> None:
+def check_system(system: System) -> None:
     """The model has coordinates, at least one solid or particle with mass, and a rate for every state."""
     if not system.coordinates:
         raise ModelError(f"system {system.name!r} has no coordinates")
@@ -48,7 +74,7 @@ def check_system(system: Any) -> None:
     check_reactions(system)  # every joint reaction saw the whole model
 
 
-def default_values(eq: Any) -> dict[Expr, float]:
+def default_values(eq: DerivedEquations) -> dict[Expr, float]:
     """The symbol values of the initial state: ``t = 0``, default parameters and inputs, ``ddq = lam = 0``."""
     vals = {eq.t: 0.0}
     for p in eq.parameters:
@@ -88,7 +114,7 @@ def redundant_rows(names: list[str], D: np.ndarray, tol: float = RANK_TOL) -> li
     return out
 
 
-def check_equations(eq: Any) -> None:
+def check_equations(eq: DerivedEquations) -> None:
     """Checks on the derived equations (see the module docstring); ``eq`` is a :class:`symbody.Equations`.
 
     Redundant constraints only warn (the assembly and the analyses handle them with
@@ -127,7 +153,7 @@ def check_equations(eq: Any) -> None:
         _check_inertia(eq, Mv, Z)
 
 
-def _check_used(eq: Any) -> None:
+def _check_used(eq: DerivedEquations) -> None:
     """Every input enters an equation (a motion input through its position or a rate); every coordinate
     has inertia or a constraint."""
     used = 0
@@ -155,7 +181,7 @@ def _check_used(eq: Any) -> None:
             )
 
 
-def _check_inertia(eq: Any, Mv: np.ndarray, Z: np.ndarray) -> None:
+def _check_inertia(eq: DerivedEquations, Mv: np.ndarray, Z: np.ndarray) -> None:
     """The mass matrix is positive definite on the admissible motions (the columns of ``Z``)."""
     scale = max(1.0, float(np.abs(Mv).max()))
     Mr = Z.T @ Mv @ Z
@@ -170,7 +196,7 @@ def _check_inertia(eq: Any, Mv: np.ndarray, Z: np.ndarray) -> None:
         )
 
 
-def _check_consistent(eq: Any, redundant: str, vals: dict[Expr, float], tol: float = 1e-10) -> None:
+def _check_consistent(eq: DerivedEquations, redundant: str, vals: dict[Expr, float], tol: float = 1e-10) -> None:
     """Redundant rows must still be satisfiable together: Gauss-Newton on ``Phi_init`` from the start values.
 
     Minimum-norm least-squares steps with a backtracking line search; when no step decreases
@@ -210,6 +236,7 @@ def _check_consistent(eq: Any, redundant: str, vals: dict[Expr, float], tol: flo
 
 
 __all__ = [
+    "DerivedEquations",
     "RedundantConstraintWarning",
     "check_equations",
     "check_system",

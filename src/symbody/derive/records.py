@@ -11,9 +11,12 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..symbolic.expr import Expr
+
+if TYPE_CHECKING:
+    from ..model.system import System
 
 
 @dataclass(frozen=True)
@@ -108,7 +111,7 @@ class JointInfo:
     reactions: dict = field(default_factory=dict)
 
 
-def parameter_records(system: Any) -> list[ParameterInfo]:
+def parameter_records(system: System) -> list[ParameterInfo]:
     """The parameters of a system, in declaration order."""
     return [
         ParameterInfo(p.name, p.symbol, p.value, p.unit, p.description, p.min, p.max)
@@ -116,14 +119,14 @@ def parameter_records(system: Any) -> list[ParameterInfo]:
     ]
 
 
-def coordinate_records(system: Any) -> list[CoordinateInfo]:
+def coordinate_records(system: System) -> list[CoordinateInfo]:
     """The coordinates of a system, in declaration order."""
     return [
         CoordinateInfo(c.name, c.q, c.dq, c.ddq, c.q0, c.dq0, c.unit, c.description, c.aux) for c in system.coordinates
     ]
 
 
-def input_records(system: Any) -> list[InputInfo]:
+def input_records(system: System) -> list[InputInfo]:
     """The inputs of a system, in declaration order."""
     return [
         InputInfo(u.name, u.symbol, u.value, u.unit, u.description, u.min, u.max, u.motion, u.signal)
@@ -131,17 +134,17 @@ def input_records(system: Any) -> list[InputInfo]:
     ]
 
 
-def state_records(system: Any) -> list[StateInfo]:
+def state_records(system: System) -> list[StateInfo]:
     """The first-order states of a system, in declaration order."""
     return [StateInfo(x.name, x.symbol, x.x0, x.unit, x.description) for x in system.states.values()]
 
 
-def output_records(system: Any) -> list[OutputInfo]:
+def output_records(system: System) -> list[OutputInfo]:
     """The outputs of a system, in declaration order."""
     return [OutputInfo(o.name, o.expr, o.unit, o.description) for o in system.outputs.values()]
 
 
-def joint_records(system: Any) -> list[JointInfo]:
+def joint_records(system: System) -> list[JointInfo]:
     """The joints of a system with their rows and reactions."""
     return [JointInfo(j.name, j.kind, tuple(j.rows), dict(j.reactions)) for j in system.joints.values()]
 

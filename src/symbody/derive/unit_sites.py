@@ -30,12 +30,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..dimensions import DimensionChecker, UnitMismatch, measured_factor, unit_text
 from ..symbolic.expr import Expr
 from ..symbolic.printing import to_str
+from .checks import DerivedEquations
 from .virtual_power import Assembler
+
+if TYPE_CHECKING:
+    from ..model.system import System
 
 #: objects named in one message
 MAX_SITES = 3
@@ -61,7 +65,7 @@ def _over(numerator: dict[str, Fraction], *dims: Any) -> tuple:
 class _Sites:
     """The dimension checks of the objects of one system against the checker of its equations."""
 
-    def __init__(self, system: Any, eq: Any):
+    def __init__(self, system: System, eq: DerivedEquations):
         self.system = system
         self.kin = system.kinematics
         self.chk = DimensionChecker(eq)
@@ -82,7 +86,9 @@ class _Sites:
     def points(self) -> Iterator[str]:
         ground = self.system.ground_base
         for point in self.system.points.values():
-            numbers = [] if point.vector is None else self.numbers(_components(point.vector))
+            if point.vector is None or point.parent is None:  # the origin
+                continue
+            numbers = self.numbers(_components(point.vector))
             if not numbers:
                 continue
             for what, vector, want in (
@@ -194,7 +200,7 @@ def _bare_data(sites: _Sites, load: Any) -> Iterator[tuple[str, str, str]]:
                 yield attr, _vector_text(value), numbers[0]
 
 
-def locate_unit_mismatch(system: Any, eq: Any, err: UnitMismatch) -> str:
+def locate_unit_mismatch(system: System, eq: DerivedEquations, err: UnitMismatch) -> str:
     """The message for a unit mismatch of the derived equations, naming the object where a bare number was written.
 
     ``err`` is the mismatch the check of the equations met; without such an object its own message is kept.

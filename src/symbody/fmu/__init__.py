@@ -60,6 +60,7 @@ from ..errors import ExportError
 
 if TYPE_CHECKING:  # for type checkers, which do not run __getattr__
     from ..equations import Equations
+    from ..model.system import System
     from .spec import FmuSpec
     from .variables import KINDS, SETTINGS, SOLVER_METHODS
 
@@ -98,7 +99,7 @@ def _progress(progress) -> tuple[Callable[[str], None], Callable[[], None]]:
 
 
 def export_fmu(
-    model,
+    model: System | Equations,
     path: str | Path,
     fmi_version: int = 2,
     kind: str | None = None,

@@ -4,7 +4,8 @@ A controller FMU is built like a model's (:func:`symbody.fmu.build.build_fmu`: t
 description writer, platforms, compilation cache and packaging) from other C: the generated
 ``controller.c`` holds data only (one ``SbcController``, ``fmu_templates/sbc_controller.h``) and the
 generic controller runtime of ``fmu_templates/`` (``sbc_runtime.c``, ``sbc_laws.c``, the FMI 2 and
-FMI 3 wrappers ``sbc_fmi2.c`` and ``sbc_fmi3.c``, and ``sb_linalg.c`` for the matrix exponential)
+FMI 3 wrappers ``sbc_fmi2.c`` and ``sbc_fmi3.c`` with what they share in ``sbc_calls.c``, and
+``sb_linalg.c`` for the matrix exponential)
 does the rest.  Value references: ``time`` 0, the measured inputs, the reference inputs, the
 outputs, the parameters.
 
@@ -37,8 +38,8 @@ from .spec import model_identifier
 from .structure import Known
 from .variables import FmuVariable
 
-CONTROLLER_SOURCES = ("sbc_runtime.c", "sbc_laws.c", "sb_linalg.c")
-CONTROLLER_HEADERS = ("sbc_controller.h", "sbc_runtime.h", "sb_linalg.h")
+CONTROLLER_SOURCES = ("sbc_runtime.c", "sbc_calls.c", "sbc_laws.c", "sb_linalg.c")
+CONTROLLER_HEADERS = ("sbc_controller.h", "sbc_runtime.h", "sbc_calls.h", "sb_linalg.h")
 CONTROLLER_WRAPPERS = ("sbc_fmi2.c", "sbc_fmi3.c")
 _KIND = {"linear": "SBC_LINEAR", "pid": "SBC_PID", "shaper": "SBC_SHAPER"}
 
@@ -122,6 +123,11 @@ class ControllerSpec:
     @property
     def model_identifier(self) -> str:
         return model_identifier(self.name)
+
+    @property
+    def event_indicators(self) -> int:
+        """None: a controller FMU is Co-Simulation only and has no events."""
+        return 0
 
     @property
     def wrapper_source(self) -> str:

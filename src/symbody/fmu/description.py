@@ -140,9 +140,7 @@ def _root(spec, tag_attrs: dict[str, str]) -> ET.Element:
 
 def _fmi2(spec, native: bool = True) -> bytes:
     root = _root(spec, {"fmiVersion": "2.0", "guid": spec.token})
-    nk = len(getattr(spec.eq, "contacts", ()))
-    nz = nk + len(getattr(spec.eq, "switches", ())) + len(getattr(spec.eq, "frictions", ()))
-    root.set("numberOfEventIndicators", str(nz) if spec.has_me else "0")  # contacts, switches, friction
+    root.set("numberOfEventIndicators", str(spec.event_indicators) if spec.has_me else "0")
     flag = "true" if native else "false"
     common = {
         "modelIdentifier": spec.model_identifier,

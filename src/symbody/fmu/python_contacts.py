@@ -35,7 +35,12 @@ Example (a resting ball: the closed contact carries its weight):
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+
+if TYPE_CHECKING:  # the runtime that owns these modes (never imported at run time: the FMU copies this file alone)
+    from .python_runtime import Model
 
 try:  # copied into the FMU next to this file
     import symbody_event_laws as laws  # type: ignore[import-not-found,unused-ignore]
@@ -76,7 +81,7 @@ class ContactModes:
     """Contact modes and forces of one FMU instance (``model``: its ``symbody_python_runtime.Model``, whose
     blocks module has ``contacts``)."""
 
-    def __init__(self, model) -> None:
+    def __init__(self, model: Model) -> None:
         self.m = model
         self.nk = int(model.info["nk"])
         self.names = list(model.info["contact_names"])

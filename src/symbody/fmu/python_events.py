@@ -24,8 +24,12 @@ Example (the minimum of the cubic through (0, 1) and (1, 1) with slopes -2 and 2
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:  # the runtime that owns these events (never imported at run time: the FMU copies this file alone)
+    from .python_runtime import Model
 
 try:  # the settings' order, the contact modes: copied into the FMU next to this file
     import symbody_python_contacts as contacts  # type: ignore[import-not-found,unused-ignore]
@@ -81,7 +85,7 @@ class Events(contacts.ContactModes):
     """Contact modes, contact forces and event location of one FMU instance (``model``: its
     ``symbody_python_runtime.Model``, whose blocks module has ``contacts`` and ``switches``)."""
 
-    def __init__(self, model) -> None:
+    def __init__(self, model: Model) -> None:
         super().__init__(model)
         self.nsw = int(model.info["nsw"])
 

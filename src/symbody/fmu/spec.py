@@ -178,6 +178,11 @@ class FmuSpec:
         return self.kind in ("me", "both")
 
     @property
+    def event_indicators(self) -> int:
+        """Event indicators of Model Exchange: the contacts, the switching functions, the friction elements."""
+        return len(self.eq.contacts) + len(self.eq.switches) + len(self.eq.frictions)
+
+    @property
     def has_cs(self) -> bool:
         return self.kind in ("cs", "both")
 

@@ -99,7 +99,7 @@ def unilateral_contacts(system: System) -> list[Unilateral]:
     return list(system.unilaterals)
 
 
-def add_unilateral(system: Any, name: str, gap: Any, restitution: Any = 0.0) -> Unilateral:
+def add_unilateral(system: System, name: str, gap: Any, restitution: Any = 0.0) -> Unilateral:
     """Unilateral contact keeping ``gap(q, t) >= 0``, with impacts and a compressive force while closed.
 
     The body of :meth:`symbody.System.unilateral` (documented there, with an example).
@@ -123,7 +123,7 @@ def add_unilateral(system: Any, name: str, gap: Any, restitution: Any = 0.0) -> 
     return c
 
 
-def contact_equations(system: Any) -> list[ContactInfo]:
+def contact_equations(system: System) -> list[ContactInfo]:
     """The derived blocks of every unilateral contact of ``system`` (see the module docstring)."""
     q = [c.q for c in system.coordinates]
     out = []

@@ -27,13 +27,16 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ModelError
 from ..symbolic.calculus import jacobian, subs_many, time_derivative
 from ..symbolic.expr import ZERO, Expr, neg
 from .deprecation import formerly_positional
 from .registry import Facet, atomic
+
+if TYPE_CHECKING:
+    from .system import System
 
 #: symbol kinds a normal force may depend on
 NORMAL_KINDS = (
@@ -81,7 +84,7 @@ class FrictionInfo:
     force: Expr
 
 
-def add_stick_slip(system: Any, name: str, along: Any, normal: Any, mu: Any, mu_static: Any = None) -> StickSlip:
+def add_stick_slip(system: System, name: str, along: Any, normal: Any, mu: Any, mu_static: Any = None) -> StickSlip:
     """Coulomb friction with stick and slip modes on the rate of ``along``, pressed by ``normal`` (which may be
 
     The body of :meth:`symbody.System.stick_slip` (documented there, with an example).
@@ -108,7 +111,7 @@ def add_stick_slip(system: Any, name: str, along: Any, normal: Any, mu: Any, mu_
     return f
 
 
-def friction_equations(system: Any) -> list[FrictionInfo]:
+def friction_equations(system: System) -> list[FrictionInfo]:
     """The derived blocks of every stick-slip element of ``system``."""
     dq = [c.dq for c in system.coordinates]
     zero = {v: ZERO for v in dq}

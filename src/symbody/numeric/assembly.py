@@ -175,7 +175,7 @@ def _held_values(nm: NumericModel, q: np.ndarray, t: float, u: Any = None) -> di
     rows = held_rows(eq)
     if not rows:
         return {}
-    r = nm.Phi_init(q, t, u)
+    r = nm.Phi_init(q, t=t, u=u)
     return {k: (j, float(q[j] - r[k] / float(eq.Phi_init_q[k][j]))) for k, j in rows.items()}
 
 
@@ -229,13 +229,13 @@ def _position_rows(nm: NumericModel, use_initial: bool, fixed: dict[int, float],
     n = eq.nq
 
     def fun(q: np.ndarray, t: float) -> np.ndarray:
-        parts = [nm.Phi_init(q, t, u)[keep] if use_initial else nm.Phi(q, t, u)]
+        parts = [nm.Phi_init(q, t=t, u=u)[keep] if use_initial else nm.Phi(q, t=t, u=u)]
         if fixed_items:
             parts.append(np.array([q[i] - v for i, v in fixed_items]))
         return np.concatenate(parts) if parts else np.zeros(0)
 
     def jac(q: np.ndarray, t: float) -> np.ndarray:
-        parts = [nm.Phi_init_q(q, t, u)[keep] if use_initial else nm.Phi_q(q, t, u)]
+        parts = [nm.Phi_init_q(q, t=t, u=u)[keep] if use_initial else nm.Phi_q(q, t=t, u=u)]
         if fixed_items:
             E = np.zeros((len(fixed_items), n))
             for k, (i, _) in enumerate(fixed_items):
@@ -323,7 +323,7 @@ def assemble(
     rank = numerical_rank(J) if J.size else 0
     keep = set(independent_rows(J)) if J.size else set()
     redundant = [names[i] for i in range(len(names)) if i not in keep]
-    D = nm.D(sol.x, t, uu) if eq.nc else np.zeros((0, eq.nq))
+    D = nm.D(sol.x, t=t, u=uu) if eq.nc else np.zeros((0, eq.nq))
     dof = eq.nq - (numerical_rank(D) if D.size else 0)
     res = float(np.max(np.abs(sol.residual))) if sol.residual.size else 0.0
     return AssemblyResult(

@@ -147,7 +147,7 @@ def check_consistency(nm: NumericModel, t: float, q: np.ndarray, dq: np.ndarray,
     eq = nm.eq
     names = [r.name for r in eq.constraint_rows]
     if eq.nh:
-        Phi = nm.Phi(q, t, u)
+        Phi = nm.Phi(q, t=t, u=u)
         k = int(np.argmax(np.abs(Phi)))
         if abs(Phi[k]) > tol:
             raise NumericalError(
@@ -155,7 +155,7 @@ def check_consistency(nm: NumericModel, t: float, q: np.ndarray, dq: np.ndarray,
                 f"(symbody.numeric.assemble) or pass consistent q0"
             )
     if eq.nc:
-        r = nm.D(q, t, u) @ dq - nm.beta(q, t, u)
+        r = nm.D(q, t=t, u=u) @ dq - nm.beta(q, t=t, u=u)
         k = int(np.argmax(np.abs(r)))
         if abs(r[k]) > tol:
             raise NumericalError(
@@ -302,13 +302,13 @@ def _postprocess(nm: NumericModel, form: Any, u: InputFunction, tr, formulation:
         U[k] = u(t, q, dq)
         DDQ[k], LAM[k] = form.output_accelerations(t, q, dq, U[k], x)
         if eq.nx:
-            DX[k] = nm.rates(q, dq, t, U[k], LAM[k], x)
+            DX[k] = nm.rates(q, dq, t=t, u=U[k], lam=LAM[k], x=x)
         if eq.outputs:
-            Y[k] = nm.outputs(q, dq, t, U[k], DDQ[k], LAM[k], x)
+            Y[k] = nm.outputs(q, dq, t=t, u=U[k], ddq=DDQ[k], lam=LAM[k], x=x)
         if eq.nh:
-            pv[k] = np.max(np.abs(nm.Phi(q, t, U[k])))
+            pv[k] = np.max(np.abs(nm.Phi(q, t=t, u=U[k])))
         if eq.nc:
-            vv[k] = np.max(np.abs(nm.D(q, t, U[k]) @ dq - nm.beta(q, t, U[k])))
+            vv[k] = np.max(np.abs(nm.D(q, t=t, u=U[k]) @ dq - nm.beta(q, t=t, u=U[k])))
     return SimulationResult(
         eq,
         T,

@@ -212,7 +212,7 @@ def static_equilibrium(
 
     def scales(J: np.ndarray, q_: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         k = n + nm_
-        rows, columns = _newton_scales(J[:k, :k], nm.M(q_, t, uu), n, fscale)
+        rows, columns = _newton_scales(J[:k, :k], nm.M(q_, t=t, u=uu), n, fscale)
         if not nx:
             return rows, columns
         # the rates' rows in a unit of their own; each state in the unit its columns then have
@@ -244,7 +244,7 @@ def static_equilibrium(
     qe, mult, xe = sol.x[:n], sol.x[n : n + nm_], sol.x[n + nm_ :]
     require_smooth(nm, qe, t, "static equilibrium", at_contact=True, u=uu)
     J = jac(sol.x)[: n + nm_, : n + nm_]
-    _warn_if_not_isolated(eq, J, n, *_newton_scales(J, nm.M(qe, t, uu), n, fscale))
+    _warn_if_not_isolated(eq, J, n, *_newton_scales(J, nm.M(qe, t=t, u=uu), n, fscale))
     lam = np.zeros(eq.nc)
     lam[:nh] = mult[:nh]
     holding = {nm2: float(-mu) for nm2, mu in zip(hold_names, mult[nh:])}

@@ -127,7 +127,7 @@ def simulate_events(
     return _postprocess(nm, form, log, rec, formulation, method)
 
 
-def _postprocess(nm, form: ContactDynamics, log: EventLog, rec: dict, formulation: str, method: str):
+def _postprocess(nm: NumericModel, form: ContactDynamics, log: EventLog, rec: dict, formulation: str, method: str):
     eq = nm.eq
     T = np.array(rec["t"])
     nt, n, k = len(T), eq.nq, len(form.contacts)
@@ -149,11 +149,11 @@ def _postprocess(nm, form: ContactDynamics, log: EventLog, rec: dict, formulatio
         DDQ[j], LAM[j], F[j], FR[j] = a.ddq, a.lam, a.contact, a.friction
         DX[j] = form.rates(t, q, dq, U[j], a, x)
         if eq.outputs:
-            OUT[j] = nm.outputs(q, dq, t, U[j], DDQ[j], np.concatenate([LAM[j], F[j], FR[j]]), x)
+            OUT[j] = nm.outputs(q, dq, t=t, u=U[j], ddq=DDQ[j], lam=np.concatenate([LAM[j], F[j], FR[j]]), x=x)
         if eq.nh:
-            pv[j] = np.max(np.abs(nm.Phi(q, t, U[j])))
+            pv[j] = np.max(np.abs(nm.Phi(q, t=t, u=U[j])))
         if eq.nc:
-            vv[j] = np.max(np.abs(nm.D(q, t, U[j]) @ dq - nm.beta(q, t, U[j])))
+            vv[j] = np.max(np.abs(nm.D(q, t=t, u=U[j]) @ dq - nm.beta(q, t=t, u=U[j])))
     form.closed[:], form.slip[:] = saved
     return ContactSimulationResult(
         eq,

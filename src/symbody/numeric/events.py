@@ -123,7 +123,7 @@ class EventLog:
         self.rest_velocity = rest_velocity
         self.max_events = max_events
         self.friction_names = [f.name for f in form.frictions]
-        self.switch_names = [f"switch {k}: {e}"[:80] for k, e in enumerate(getattr(form.eq, "switches", ()))]
+        self.switch_names = [f"switch {k}: {e}"[:80] for k, e in enumerate(form.eq.switches)]
         self.events: list[Event] = []
         self.anchors: dict[int, _Anchor] = {}
         self.t_start = -np.inf  # the initial slip directions are no events

@@ -268,7 +268,7 @@ def inverse_dynamics(
     Y = np.zeros((nt, len(eq.outputs)))
     if eq.outputs:
         for k in range(nt):
-            Y[k] = nm.outputs(Q[k], DQ[k], T[k], U[k], DDQ[k], LAM[k], X[k])
+            Y[k] = nm.outputs(Q[k], DQ[k], t=T[k], u=U[k], ddq=DDQ[k], lam=LAM[k], x=X[k])
     X_out = X if eq.nx else None
     return InverseDynamicsResult(eq, T, Q, DQ, DDQ, LAM, U, Y, X_out, None, actuators=act, residual=RES, p=nm.p.copy())
 
@@ -325,10 +325,10 @@ def _check_motion(nm: NumericModel, t: float, q, dq, ddq, tol: float, u: np.ndar
     names = [r.name for r in eq.constraint_rows]
     checks = []
     if eq.nh:
-        checks.append(("position", nm.Phi(q, t, u), 1.0))
-    D = nm.D(q, t, u)
-    checks.append(("velocity", D @ dq - nm.beta(q, t, u), max(1.0, float(np.max(np.abs(dq))))))
-    g = nm.gamma(q, dq, t, u)
+        checks.append(("position", nm.Phi(q, t=t, u=u), 1.0))
+    D = nm.D(q, t=t, u=u)
+    checks.append(("velocity", D @ dq - nm.beta(q, t=t, u=u), max(1.0, float(np.max(np.abs(dq))))))
+    g = nm.gamma(q, dq, t=t, u=u)
     checks.append(("acceleration", D @ ddq - g, max(1.0, float(np.max(np.abs(ddq))), float(np.max(np.abs(g))))))
     for what, r, scale in checks:
         if r.size and np.max(np.abs(r)) > max(tol, 1e-6) * scale:

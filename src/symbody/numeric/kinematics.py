@@ -158,7 +158,7 @@ def split_coordinates(
     if not eq.nc:
         full = Partition([], list(range(n)), [], 0, 1.0)
         return CoordinateSplit(full, full)
-    D = nm.D(q, t, u)
+    D = nm.D(q, t=t, u=u)
     pv = partition(D, coordinate_indices(eq, independent), dependent_preference(eq), names=names)
     if eq.nh:
         Phi_q = D[: eq.nh]
@@ -195,7 +195,7 @@ def _independent_values(eq: Equations, part: Partition, values: Any, guess: np.n
     return x
 
 
-def _linear_problem(nm, D, rhs, independent, values, guess, what, check) -> LinearKinematicsResult:
+def _linear_problem(nm: NumericModel, D, rhs, independent, values, guess, what, check) -> LinearKinematicsResult:
     eq = nm.eq
     part = _partition_for(nm, D, independent)
     x = _independent_values(eq, part, values, guess)
@@ -254,7 +254,7 @@ def solve_velocities(
             x, [c.name for c in eq.coordinates], [], 0.0, 1.0, [c.name for c in eq.coordinates]
         )
     uu = nm.input_vector(u)
-    return _linear_problem(nm, nm.D(q, t, uu), nm.beta(q, t, uu), independent, values, guess, "velocity", check)
+    return _linear_problem(nm, nm.D(q, t=t, u=uu), nm.beta(q, t=t, u=uu), independent, values, guess, "velocity", check)
 
 
 @formerly_positional("t", where="symbody.numeric")
@@ -288,7 +288,7 @@ def solve_accelerations(
         )
     uu = nm.input_vector(u)
     return _linear_problem(
-        nm, nm.D(q, t, uu), nm.gamma(q, dq, t, uu), independent, values, guess, "acceleration", check
+        nm, nm.D(q, t=t, u=uu), nm.gamma(q, dq, t=t, u=uu), independent, values, guess, "acceleration", check
     )
 
 
@@ -444,10 +444,10 @@ def kinematic_simulation(
     zero = np.zeros(n)
 
     def pos(x: np.ndarray, t: float, z: np.ndarray, u: np.ndarray) -> np.ndarray:
-        return np.concatenate([nm.Phi(x, t, u) if nh else np.zeros(0), x[didx] - z[0]])
+        return np.concatenate([nm.Phi(x, t=t, u=u) if nh else np.zeros(0), x[didx] - z[0]])
 
     def pos_q(x: np.ndarray, t: float, u: np.ndarray) -> np.ndarray:
-        return np.vstack([nm.Phi_q(x, t, u) if nh else np.zeros((0, n)), E])
+        return np.vstack([nm.Phi_q(x, t=t, u=u) if nh else np.zeros((0, n)), E])
 
     def rates(t: float, x: np.ndarray) -> np.ndarray:
         """Velocities of the velocity problem at any ``x`` (minimum-norm least squares, unchecked)."""
@@ -479,12 +479,12 @@ def kinematic_simulation(
                 f"(residual {r.max():.3g}); the drivers may lead out of the reachable workspace or conflict"
             )
         qk = sol.x
-        A = np.vstack([nm.D(qk, t, uk) if eq.nc else np.zeros((0, n)), E])
+        A = np.vstack([nm.D(qk, t=t, u=uk) if eq.nc else np.zeros((0, n)), E])
         if k == 0:
             r = numerical_rank(A) if A.size else 0
             if r < n:
                 sugg = (
-                    partition(nm.D(qk, t, uk), prefer_dependent=dependent_preference(eq)).independent
+                    partition(nm.D(qk, t=t, u=uk), prefer_dependent=dependent_preference(eq)).independent
                     if eq.nc
                     else range(n)
                 )
@@ -493,9 +493,9 @@ def kinematic_simulation(
                     f"kinematic simulation of {eq.name!r}: {n - r} more driver(s) needed to fix the motion "
                     f"(drivers: {', '.join(names[i] for i in didx) or 'none'}; candidates: {', '.join(free)})"
                 )
-        beta = np.concatenate([nm.beta(qk, t, uk) if eq.nc else np.zeros(0), z[1]])
+        beta = np.concatenate([nm.beta(qk, t=t, u=uk) if eq.nc else np.zeros(0), z[1]])
         dqk = _solve_full(A, beta, "velocity", t)
-        gamma = np.concatenate([nm.gamma(qk, dqk, t, uk) if eq.nc else np.zeros(0), z[2]])
+        gamma = np.concatenate([nm.gamma(qk, dqk, t=t, u=uk) if eq.nc else np.zeros(0), z[2]])
         ddqk = _solve_full(A, gamma, "acceleration", t)
         Q[k], DQ[k], DDQ[k] = qk, dqk, ddqk
         res[k] = float(np.max(np.abs(sol.residual))) if sol.residual.size else 0.0
@@ -549,7 +549,7 @@ def _outputs_without_multipliers(nm: NumericModel, ts, Q, DQ, DDQ, U) -> np.ndar
     if not ok:
         return Y
     for k, t in enumerate(ts):
-        Y[k, ok] = nm.outputs(Q[k], DQ[k], t, U[k], DDQ[k], None)[ok]
+        Y[k, ok] = nm.outputs(Q[k], DQ[k], t=t, u=U[k], ddq=DDQ[k], lam=None)[ok]
     return Y
 
 

@@ -256,7 +256,7 @@ def linearize(
 
         check_consistency(nm, t, q, dq, check, uu)
     if ddq is None or lam is None:
-        a, lm = nm.accelerations(q, dq, t, uu, xs)
+        a, lm = nm.accelerations(q, dq, t=t, u=uu, x=xs)
         ddq = a if ddq is None else np.asarray(ddq, dtype=float)
         lam = lm if lam is None else np.asarray(lam, dtype=float)
     ddq = np.asarray(ddq, dtype=float)
@@ -391,7 +391,7 @@ class _Perturbations:
     nx: int
 
 
-def _jacobians(eq: Equations, nm, op: _OperatingPoint) -> dict[str, np.ndarray]:
+def _jacobians(eq: Equations, nm: NumericModel, op: _OperatingPoint) -> dict[str, np.ndarray]:
     """The blocks of the linearization at the operating point (zeros for those the model lacks)."""
     n, nc, nu, nx = eq.nq, eq.nc, eq.nu, eq.nx
     names = ["M", "delta_q", "delta_dq", "delta_u", "Mddq_q", "Mddq_u"]
@@ -407,7 +407,7 @@ def _jacobians(eq: Equations, nm, op: _OperatingPoint) -> dict[str, np.ndarray]:
     return vals
 
 
-def _output_matrices(eq: Equations, nm, out_names, op: _OperatingPoint, maps: _Perturbations):
+def _output_matrices(eq: Equations, nm: NumericModel, out_names, op: _OperatingPoint, maps: _Perturbations):
     rows = _output_rows(eq, out_names)
     nx, iu = maps.nx, maps.iu
     ny = len(rows)

@@ -110,38 +110,48 @@ class NumericModel:
     def _states(self, x) -> np.ndarray:
         return self.eq.x0 if x is None else np.asarray(x, dtype=float)
 
-    def M(self, q, t: float = 0.0, u=None) -> np.ndarray:
+    @formerly_positional("t", "u", where="NumericModel")
+    def M(self, q, *, t: float = 0.0, u=None) -> np.ndarray:
         """Mass matrix (``u``: the inputs, which motion inputs make part of the geometry)."""
         return self._fn("M")(*self._args(q, None, t, u))[0]
 
-    def delta(self, q, dq, t: float = 0.0, u=None, x=None) -> np.ndarray:
+    @formerly_positional("t", "u", "x", where="NumericModel")
+    def delta(self, q, dq, *, t: float = 0.0, u=None, x=None) -> np.ndarray:
         """Generalized forces (``x``: the first-order states, default their start values)."""
         return self._fn("delta")(*self._args(q, dq, t, u), None, None, self._states(x))[0]
 
-    def M_delta(self, q, dq, t: float = 0.0, u=None, x=None) -> tuple[np.ndarray, np.ndarray]:
+    @formerly_positional("t", "u", "x", where="NumericModel")
+    def M_delta(self, q, dq, *, t: float = 0.0, u=None, x=None) -> tuple[np.ndarray, np.ndarray]:
         """Mass matrix and generalized forces evaluated jointly."""
         return self._fn("M", "delta")(*self._args(q, dq, t, u), None, None, self._states(x))
 
-    def Phi(self, q, t: float = 0.0, u=None) -> np.ndarray:
+    @formerly_positional("t", "u", where="NumericModel")
+    def Phi(self, q, *, t: float = 0.0, u=None) -> np.ndarray:
         return self._fn("Phi")(*self._args(q, None, t, u))[0]
 
-    def Phi_q(self, q, t: float = 0.0, u=None) -> np.ndarray:
+    @formerly_positional("t", "u", where="NumericModel")
+    def Phi_q(self, q, *, t: float = 0.0, u=None) -> np.ndarray:
         return self._fn("Phi_q")(*self._args(q, None, t, u))[0]
 
-    def Phi_init(self, q, t: float = 0.0, u=None) -> np.ndarray:
+    @formerly_positional("t", "u", where="NumericModel")
+    def Phi_init(self, q, *, t: float = 0.0, u=None) -> np.ndarray:
         return self._fn("Phi_init")(*self._args(q, None, t, u))[0]
 
-    def Phi_init_q(self, q, t: float = 0.0, u=None) -> np.ndarray:
+    @formerly_positional("t", "u", where="NumericModel")
+    def Phi_init_q(self, q, *, t: float = 0.0, u=None) -> np.ndarray:
         return self._fn("Phi_init_q")(*self._args(q, None, t, u))[0]
 
-    def D(self, q, t: float = 0.0, u=None) -> np.ndarray:
+    @formerly_positional("t", "u", where="NumericModel")
+    def D(self, q, *, t: float = 0.0, u=None) -> np.ndarray:
         """Velocity-level constraint Jacobian ``[Phi_q; A_nh]``."""
         return self._fn("D")(*self._args(q, None, t, u))[0]
 
-    def beta(self, q, t: float = 0.0, u=None) -> np.ndarray:
+    @formerly_positional("t", "u", where="NumericModel")
+    def beta(self, q, *, t: float = 0.0, u=None) -> np.ndarray:
         return self._fn("beta")(*self._args(q, None, t, u))[0]
 
-    def gamma(self, q, dq, t: float = 0.0, u=None) -> np.ndarray:
+    @formerly_positional("t", "u", where="NumericModel")
+    def gamma(self, q, dq, *, t: float = 0.0, u=None) -> np.ndarray:
         return self._fn("gamma")(*self._args(q, dq, t, u))[0]
 
     def _lam_with_forces(self, lam) -> np.ndarray:
@@ -151,18 +161,21 @@ class NumericModel:
             lam = np.concatenate([lam, np.full(n_forces, np.nan)])
         return lam
 
-    def outputs(self, q, dq, t: float = 0.0, u=None, ddq=None, lam=None, x=None) -> np.ndarray:
+    @formerly_positional("t", "u", "ddq", "lam", "x", where="NumericModel")
+    def outputs(self, q, dq, *, t: float = 0.0, u=None, ddq=None, lam=None, x=None) -> np.ndarray:
         t_, q_, dq_, u_, p_ = self._args(q, dq, t, u)
         ddq = np.zeros(self.eq.nq) if ddq is None else np.asarray(ddq, dtype=float)
         return self._fn("outputs")(t_, q_, dq_, u_, p_, ddq, self._lam_with_forces(lam), self._states(x))[0]
 
-    def rates(self, q, dq, t: float = 0.0, u=None, lam=None, x=None) -> np.ndarray:
+    @formerly_positional("t", "u", "lam", "x", where="NumericModel")
+    def rates(self, q, dq, *, t: float = 0.0, u=None, lam=None, x=None) -> np.ndarray:
         """Rates ``dx/dt`` of the first-order states (``lam``: the multipliers, then the contact and
         friction forces where the rates use them)."""
         t_, q_, dq_, u_, p_ = self._args(q, dq, t, u)
         return self._fn("rates")(t_, q_, dq_, u_, p_, None, self._lam_with_forces(lam), self._states(x))[0]
 
-    def accelerations(self, q, dq, t: float = 0.0, u=None, x=None) -> tuple[np.ndarray, np.ndarray]:
+    @formerly_positional("t", "u", "x", where="NumericModel")
+    def accelerations(self, q, dq, *, t: float = 0.0, u=None, x=None) -> tuple[np.ndarray, np.ndarray]:
         """Accelerations and multipliers from ``[M D^T; D 0][ddq; lam] = [delta; gamma]``.
 
         Redundant constraint rows are handled: only a maximal independent set of

@@ -107,7 +107,7 @@ def modal_analysis(
     require_smooth(nm, q, t, "modal analysis")
     if eq.nc > eq.nh:
         raise NumericalError(f"modal analysis of {eq.name!r}: non-holonomic systems are not supported")
-    ddq, _ = nm.accelerations(q, np.zeros(n), t, uu)
+    ddq, _ = nm.accelerations(q, np.zeros(n), t=t, u=uu)
     if np.max(np.abs(ddq)) > equilibrium_tol:
         raise NumericalError(
             f"modal analysis of {eq.name!r}: q is not a static equilibrium (max |ddq| at rest = "

@@ -20,7 +20,7 @@ from __future__ import annotations
 import html
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 
@@ -30,10 +30,17 @@ from .html import page_html
 from .poses import GeometryError
 from .scene import Scene, build_scene
 
+if TYPE_CHECKING:
+    from ..equations import Equations
+    from ..model.system import System
+
+#: what :func:`animate` draws: a model, its equations, a symbody FMU file or a geometry document already read
+Animated: TypeAlias = "System | Equations | str | Path | Mapping[str, Any]"
+
 FORMATS = (".html", ".gif", ".mp4")
 
 
-def geometry_of(model: Any) -> dict:
+def geometry_of(model: Animated) -> dict:
     """The geometry document of a System, Equations, FMU file or an already loaded document."""
     if isinstance(model, Mapping):
         return dict(model)
@@ -42,10 +49,12 @@ def geometry_of(model: Any) -> dict:
             raise GeometryError(f"{str(model)!r}: expected an FMU (.fmu), a System or Equations")
         return read_geometry(model)
     from ..codegen.geometry import geometry_document  # SymPy-backed: only for models, not for FMUs
+    from ..equations import Equations
+    from ..model.system import System
 
-    if hasattr(model, "geometry") and hasattr(model, "M"):  # Equations
+    if isinstance(model, Equations):
         return geometry_document(model)
-    if hasattr(model, "derive") and hasattr(model, "shapes"):  # System
+    if isinstance(model, System):
         return geometry_document(model.derive())
     raise GeometryError(f"cannot animate {type(model).__name__}: give a System, Equations or an FMU file")
 
@@ -164,7 +173,7 @@ class Animation:
 
 
 def animate(
-    model: Any,
+    model: Animated,
     result: Any,
     path: str | Path | None = None,
     *,
