@@ -59,7 +59,7 @@ def test_holding_forces_match_the_numeric_model_at_rest():
     eq = example("knuckle_crane", end_stops=False).derive()
     nm = NumericModel(eq)
     u = np.array([{"F_main": f_main, "F_jib": f_jib}.get(x.name, 0.0) for x in eq.inputs])
-    rows = nm.delta(nm.q0, np.zeros(eq.nq), 0.0, u)[1:3]
+    rows = nm.delta(nm.q0, np.zeros(eq.nq), t=0.0, u=u)[1:3]
     assert np.abs(rows).max() < 1e-9 * abs(f_main)
 
 
