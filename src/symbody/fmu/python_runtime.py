@@ -31,11 +31,14 @@ import math
 
 import numpy as np
 
-# The settings' order and rules, and the events (contacts, switching loads): files copied next to this one.
+# The laws of the constraints, the settings' order and rules, and the events (contacts, switching loads): files
+# copied next to this one.
 try:
+    import symbody_constraint_laws as claws  # type: ignore[import-not-found,unused-ignore]
     import symbody_python_events as events  # type: ignore[import-not-found,unused-ignore]
     import symbody_python_settings as setting  # type: ignore[import-not-found,unused-ignore]
 except ImportError:  # imported from the package (tests, documentation)
+    from ..numeric import constraint_laws as claws
     from . import python_events as events
     from . import python_settings as setting
 value_problem = setting.value_problem  # the slave checks the values it is given through this module
@@ -63,61 +66,6 @@ class HostError(Exception):
 # errors of Python arithmetic inside the generated blocks: math domain errors (ValueError), overflow
 # and division by zero (ArithmeticError); numpy's raise as FloatingPointError
 NUMERICAL_ERRORS = (StepFailure, np.linalg.LinAlgError, ArithmeticError, ValueError)
-
-
-#: as the C runtime's SB_FILTER_SWITCH, SB_VANISHING_ROW, SB_FILTER_LEVEL, SB_CORR_REG, SB_SINGULAR_GAP
-FILTER_SWITCH, VANISHING_ROW, FILTER_LEVEL, CORR_REG, SINGULAR_GAP = 1e-4, 1e-4, 1e-6, 1e-6, 1e-2
-#: as SB_UNDETERMINED, SB_SEED_STEP and SB_SEED_SHARE (fmu_templates/sb_singular.c)
-UNDETERMINED, SEED_STEP, SEED_SHARE = 1e3, 0.1, 1e-2
-
-
-def _min_norm(J: np.ndarray, r: np.ndarray, ref: float = 0.0, reg: float = CORR_REG) -> np.ndarray:
-    """J^T (J J^T + mu^2 I)^+ r, mu = reg max(|J|, sqrt(ref)): a step that never leaps to another branch."""
-    if J.shape[0] == 0:
-        return np.zeros(J.shape[1])
-    G = J @ J.T
-    G[np.diag_indices_from(G)] += reg**2 * max(float(np.max(np.diag(G))), ref, 0.0)
-    y = np.linalg.lstsq(G, r, rcond=1e-12)[0]
-    return J.T @ y
-
-
-def _schur(M: np.ndarray, D: np.ndarray, f: np.ndarray, g: np.ndarray, row_ref: np.ndarray):
-    """Range-space solution of [M D^T; D 0][x; lam] = [f; g]; None when M is not positive definite.
-
-    Where D M^-1 D^T is nearly singular or a row has fallen far below the largest norm it has had
-    (``row_ref``; a singular position), the multipliers are filtered: with the rows scaled by
-    E = diag(row_ref)^-1/2 and E D M^-1 D^T E = V diag(s) V^T, each mode is r s / (s^2 + tau^2)
-    instead of r / s, tau = FILTER_LEVEL max(s, 1 / max M_ii): exact where s >> tau, bounded.
-    Also returns the directions E V_k of the multipliers that the equations do not determine
-    (s_k < UNDETERMINED tau, a singular position; none where the solution is regular)."""
-    try:
-        L = np.linalg.cholesky(M)
-    except np.linalg.LinAlgError:
-        return None
-    X = np.linalg.solve(L.T, np.linalg.solve(L, np.column_stack([D.T, f])))
-    y, X = X[:, -1], X[:, :-1]
-    S = D @ X
-    r = D @ y - g
-    norms = np.sum(D * D, axis=1)
-    regular = not np.any(norms < VANISHING_ROW * row_ref)
-    if regular:
-        try:
-            Ls = np.linalg.cholesky(S)
-            regular = np.min(np.diag(Ls)) ** 2 > FILTER_SWITCH * np.max(np.diag(S))
-        except np.linalg.LinAlgError:
-            regular = False
-    undetermined = np.zeros((len(r), 0))
-    if regular:
-        lam = np.linalg.solve(Ls.T, np.linalg.solve(Ls, r))
-    else:
-        ref = np.maximum(row_ref, norms)
-        e = np.where(ref > 0, 1.0 / np.sqrt(np.where(ref > 0, ref, 1.0)), 1.0)
-        s, V = np.linalg.eigh(0.5 * (e[:, None] * S * e[None, :] + (e[:, None] * S * e[None, :]).T))
-        tau = FILTER_LEVEL * max(float(s.max()), 1.0 / float(np.max(np.diag(M))))
-        c = V.T @ (e * r)
-        lam = e * (V @ np.where(s > 0, c * s / (s * s + tau * tau), 0.0))
-        undetermined = e[:, None] * V[:, s < UNDETERMINED * tau]
-    return y - X @ lam, lam, undetermined
 
 
 class Model:
@@ -218,7 +166,7 @@ class Model:
             A[n:, :n] = D
             rhs = np.concatenate([delta, g])
             self.row_ref = np.maximum(self.row_ref, np.sum(D * D, axis=1))
-            sol = _schur(M, D, delta, g, self.row_ref)
+            sol = claws.range_space_solve(M, D, delta, g, self.row_ref)
             if sol is not None:
                 *sol, self.undetermined = sol
             else:  # M singular (coordinates without inertia)
@@ -328,8 +276,7 @@ class Model:
     def near_singular(self, t: float, x: np.ndarray) -> bool:
         """Fewer constraint rows clearly independent than usual (a singular position): no projection."""
         D, _ = self.b.D_beta(t, x[: self.n], x[self.n : 2 * self.n], self.u_at(t), self.p)
-        ref = max(float(np.max(self.row_ref)), float(np.max(np.sum(D * D, axis=1))))
-        rank = int(np.sum(np.linalg.svd(D, compute_uv=False) > SINGULAR_GAP * math.sqrt(ref)))
+        rank = claws.clear_rank(D, max(float(np.max(self.row_ref)), float(np.max(np.sum(D * D, axis=1)))))
         self.rank_ref = max(self.rank_ref, rank)
         return rank < self.rank_ref
 
@@ -343,11 +290,11 @@ class Model:
                 Phi_q, Phi = self.b.Phi_Phi_q(t, x[:n], x[n : 2 * n], u, self.p)
                 if np.abs(Phi).max() <= tol:
                     break
-                x[:n] -= _min_norm(Phi_q, Phi, float(np.max(self.row_ref)))
+                x[:n] -= claws.min_norm_step(Phi_q, Phi)
             else:
                 raise StepFailure(f"position projection did not converge (|Phi| = {np.abs(Phi).max():.3g})")
         D, beta = self.b.D_beta(t, x[:n], x[n : 2 * n], u, self.p)
-        x[n : 2 * n] += _min_norm(D, beta - D @ x[n : 2 * n], float(np.max(self.row_ref)))
+        x[n : 2 * n] += claws.min_norm_step(D, beta - D @ x[n : 2 * n])
 
     def initialize(self) -> None:
         """Assemble the initial configuration (constrained models) as the C runtime does."""
@@ -363,7 +310,7 @@ class Model:
                         r[k] = x[i] - start[i]
                 if np.abs(r).max() <= 1e-3 * tol:
                     break
-                step = _min_norm(J, r)
+                step = claws.min_norm_step(J, r)
                 x[:n] -= step
                 if np.abs(step).max() <= 1e-15 * (1 + np.abs(x[:n]).max()):
                     break
@@ -378,26 +325,18 @@ class Model:
         sb_seed_row_reference): a start at or next to a singular position filters the vanishing rows."""
         n = self.n
         q, dq = self.x[:n], self.x[n : 2 * n]
-        norms = [np.sum(self.b.D_beta(self.t, q, dq, self.u, self.p)[0] ** 2, axis=1)]
-        near = np.zeros(self.nc)
-        for i in range(n):
-            for side in (-1.0, 1.0):
-                qi = q.copy()
-                qi[i] += side * SEED_STEP
-                try:  # a configuration outside the model's domain tells nothing
-                    with np.errstate(all="ignore"):
-                        v = np.sum(self.b.D_beta(self.t, qi, dq, self.u, self.p)[0] ** 2, axis=1)
-                except NUMERICAL_ERRORS:
-                    continue
-                near = np.maximum(near, np.where(np.isfinite(v), v, 0.0))
-        self.row_ref = np.maximum(np.where(np.isfinite(norms[0]), norms[0], 0.0), SEED_SHARE * near)
+        norms = np.sum(self.b.D_beta(self.t, q, dq, self.u, self.p)[0] ** 2, axis=1)
+        near = claws.seed_row_reference(
+            lambda qi: np.sum(self.b.D_beta(self.t, qi, dq, self.u, self.p)[0] ** 2, axis=1), q, self.nc
+        )
+        self.row_ref = np.maximum(np.where(np.isfinite(norms), norms, 0.0), near)
 
     def _constrained_velocities(self, x: np.ndarray, keep: np.ndarray) -> tuple[float, int]:
         """D dq = beta with the velocities ``keep`` held, the others changed least; (violation, worst row)."""
         n = self.n
         D, beta = self.b.D_beta(self.t, x[:n], x[n : 2 * n], self.u, self.p)
         J = np.where(keep[None, :], 0.0, D)
-        x[n : 2 * n] += _min_norm(J, beta - D @ x[n : 2 * n], reg=0.0)  # initial velocities: exact
+        x[n : 2 * n] += claws.min_norm_step(J, beta - D @ x[n : 2 * n], reg=0.0)  # initial velocities: exact
         r = D @ x[n : 2 * n] - beta
         scale = max(1.0, float(np.abs(D * x[n : 2 * n]).max(initial=0.0)), float(np.abs(beta).max(initial=0.0)))
         worst = int(np.argmax(np.abs(r))) if r.size else 0
