@@ -47,6 +47,8 @@ RUNTIME = Path(__file__).with_name("python_runtime.py")
 SETTINGS = Path(__file__).with_name("python_settings.py")  # imported by the runtime
 EVENTS = Path(__file__).with_name("python_events.py")  # imported by the runtime: contacts, switching loads
 CONTACTS = Path(__file__).with_name("python_contacts.py")  # imported by the events: contact modes
+ASSEMBLY = Path(__file__).with_name("python_assembly.py")  # imported by the runtime: assembly, projection
+SOLVERS = Path(__file__).with_name("python_solvers.py")  # imported by the runtime: rk4, dopri5, rosenbrock23
 LAWS = Path(__file__).parents[1] / "numeric" / "event_laws.py"  # the laws of events, shared with numeric
 CONSTRAINT_LAWS = LAWS.with_name("constraint_laws.py")  # the laws of the constraints, shared with numeric
 #: their names inside the FMU
@@ -57,8 +59,10 @@ RUNTIME_MODULES = (
     "symbody_python_contacts",
     "symbody_event_laws",
     "symbody_constraint_laws",
+    "symbody_python_assembly",
+    "symbody_python_solvers",
 )
-SHIPPED = dict(zip(RUNTIME_MODULES, (RUNTIME, SETTINGS, EVENTS, CONTACTS, LAWS, CONSTRAINT_LAWS)))
+SHIPPED = dict(zip(RUNTIME_MODULES, (RUNTIME, SETTINGS, EVENTS, CONTACTS, LAWS, CONSTRAINT_LAWS, ASSEMBLY, SOLVERS)))
 
 
 def blocks_module(spec: FmuSpec) -> str:
