@@ -182,3 +182,18 @@ def test_clear_rank_c_and_numpy_agree(kernel, seed):
         Dc = np.ascontiguousarray(D)
         assert laws.clear_rank(D, 1.0) == nc - lost
         assert kernel.test_clear_rank(nc, 5, Dc.ctypes.data, 1.0, laws.SINGULAR_GAP) == nc - lost
+
+
+def test_baumgarte_terms_give_the_drift_a_damped_oscillation():
+    """A unit mass held at q = 0 by one row (Phi = q, D = [1]), found off it at q = 0.01 moving at 0.2: with
+    ``D ddq = gamma - terms`` its error follows e'' + 2 alpha e' + beta^2 e = 0, the same in the range-space solve
+    of the FMUs and numeric's saddle solve."""
+    from symbody.numeric.linalg import solve_saddle
+
+    alpha, beta, q, dq = 10.0, 10.0, 0.01, 0.2
+    g = np.zeros(1) - laws.baumgarte_terms(np.array([dq]), np.array([q]), 2 * alpha, beta**2)
+    x, lam, _ = laws.range_space_solve(np.eye(1), np.ones((1, 1)), np.zeros(1), g, np.ones(1))
+    assert x[0] == pytest.approx(-(2 * alpha * dq + beta**2 * q), rel=1e-14)
+    assert solve_saddle(np.eye(1), np.ones((1, 1)), np.zeros(1), g)[0][0] == pytest.approx(x[0], rel=1e-14)
+    # rows without a position error (velocity rows) take the rate term only
+    assert laws.baumgarte_terms(np.array([dq, dq]), np.array([q]), 2 * alpha, beta**2)[1] == 2 * alpha * dq

@@ -110,7 +110,7 @@ class ContactModes:
 
     def baumgarte(self, gap, rate) -> np.ndarray:
         s = self.m.settings
-        return 2.0 * s[setting.ALPHA] * rate + s[setting.BETA] ** 2 * gap
+        return claws.baumgarte_terms(rate, gap, 2.0 * s[setting.ALPHA], s[setting.BETA] ** 2)
 
     # -- accelerations of the mode -----------------------------------------------------------------
     def accelerations(self, t: float, x: np.ndarray, ddq: np.ndarray, lam: np.ndarray):

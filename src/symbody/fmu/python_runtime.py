@@ -144,8 +144,8 @@ class Model(assembly.Assembly, solvers.Solvers):
             lam = np.zeros(0)
         else:
             D, beta, gamma, Phi = self.b.constraints(t, q, dq, u, self.p)
-            g = gamma - 2.0 * self.settings[setting.ALPHA] * (D @ dq - beta)
-            g[:nh] -= self.settings[setting.BETA] ** 2 * Phi
+            a, b = 2.0 * self.settings[setting.ALPHA], self.settings[setting.BETA] ** 2
+            g = gamma - claws.baumgarte_terms(D @ dq - beta, Phi[:nh], a, b)
             A = np.zeros((n + nc, n + nc))
             A[:n, :n] = M
             A[:n, n:] = D.T

@@ -12,6 +12,8 @@ It imports only numpy and math, so that the Python backend copies it into its FM
   independent, with filtered multipliers where they are nearly dependent or vanish (a singular position;
   ``sb_factor_schur``, ``sb_factor_filter`` and ``sb_filter_multipliers``; ``sb_filter_modes`` and
   ``sb_filter_apply`` are the C kernels).
+* :func:`baumgarte_terms`: Baumgarte's stabilization of the constraint rows, ``a (D dq - beta) + b Phi``, taken
+  from their ``gamma`` (``sb_accelerations``, and the closed contacts' rows of ``sb_events.c``).
 * :func:`clear_rank` and :func:`seed_row_reference`: how many constraint rows are clearly independent (fewer
   than usual: a singular position, where the projections pause; ``sb_near_singular``, kernel ``sb_clear_rank``)
   and the reference norms of the rows at the start, from those next to it (``sb_seed_row_reference``).
@@ -60,6 +62,23 @@ def min_norm_step(J: np.ndarray, r: np.ndarray, reg: float = CORR_REG) -> np.nda
         G[np.diag_indices_from(G)] += reg * reg * gmax
         return J.T @ np.linalg.solve(G, r)
     return J.T @ np.linalg.lstsq(G, r, rcond=GRAM_RCOND)[0]  # redundant rows: one of the equal steps
+
+
+def baumgarte_terms(rate: np.ndarray, position: np.ndarray, a: float, b: float) -> np.ndarray:
+    """``a rate + b position`` on the first ``position.size`` rows, ``a rate`` on the others: Baumgarte's terms of
+    constraint rows with velocity errors ``rate`` (``D dq - beta``) and position errors ``position`` (``Phi`` of
+    the holonomic rows, which come first; the gaps of closed contacts).  With ``a = 2 alpha`` and ``b = beta^2``
+    (the FMUs' ``baumgarte.alpha`` and ``baumgarte.beta``; ``symbody.numeric.simulate``'s ``(xi, omega)`` is
+    ``alpha = xi omega``, ``beta = omega``) a row solved with ``D ddq = gamma - terms`` drifts as
+    ``e'' + 2 alpha e' + beta^2 e = 0``.
+
+    Example (a velocity error of 0.5 and a position error of 0.1 on the first of two rows):
+        >>> baumgarte_terms(np.array([0.5, 0.5]), np.array([0.1]), 20.0, 100.0).tolist()
+        [20.0, 10.0]
+    """
+    terms = a * np.asarray(rate, dtype=float)
+    terms[: np.size(position)] += b * np.asarray(position, dtype=float)
+    return terms
 
 
 #: D M^-1 D^T with a Cholesky pivot below this part of its largest diagonal entry: filtered multipliers

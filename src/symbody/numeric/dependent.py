@@ -190,9 +190,7 @@ class DependentCoordinates:
             return solve_saddle(M, np.zeros((0, self.n)), d, np.zeros(0))
         M, d, D, g, Phi, beta = self._f(t, q, dq, u, p, None, None, x)
         if self.a or self.b:
-            g = g - self.a * (D @ dq - beta)
-            if Phi.size:
-                g[: Phi.size] -= self.b * Phi
+            g = g - constraint_laws.baumgarte_terms(D @ dq - beta, Phi, self.a, self.b)
         # the largest constraint row met so far tells a row that vanishes (a singular position)
         self.row_ref = np.maximum(self.row_ref, np.sum(D * D, axis=1))
         self.row_scale = max(self.row_scale, float(np.max(self.row_ref)))
