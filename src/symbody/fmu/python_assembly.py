@@ -63,6 +63,7 @@ class Assembly:
     values: Callable[[], Any]  # ... computed again
 
     def u_at(self, t: float) -> np.ndarray:
+        """The inputs at ``t`` (``Model.u_at`` moves the motion inputs inside a step)."""
         return self.u
 
     def near_singular(self, t: float, x: np.ndarray) -> bool:
