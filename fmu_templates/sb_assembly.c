@@ -22,17 +22,11 @@
 /* Correction dx = J^T (J J^T + mu^2 I)^+ r for J (m x n), mu = reg |J|: the minimum-norm step
    along the well-conditioned directions of J; along a direction whose singular value s is small
    (rows becoming dependent at a singular position) the step is s r / (s^2 + mu^2) <= r / (2 mu)
-   instead of r / s, so that a projection never leaps to another assembly branch.  Returns the rank. */
+   instead of r / s, so that a projection never leaps to another assembly branch (sb_min_norm, in the
+   instance's workspace).  Returns the rank. */
 int sb_min_norm_step(SbInstance *inst, int m_rows, int n, const double *J, const double *r, double *dx, double reg)
 {
-    double *y = inst->proj.ytmp, gmax = 0.0;
-    sb_gram(m_rows, n, J, inst->proj.G);
-    for (int k = 0; k < m_rows; ++k) gmax = fmax(gmax, inst->proj.G[k * m_rows + k]);
-    for (int k = 0; k < m_rows; ++k) inst->proj.G[k * m_rows + k] += reg * reg * gmax;
-    int rank = sb_lu_factor(m_rows, inst->proj.G, inst->proj.gprow, inst->proj.gpcol, 1e-12);
-    sb_lu_solve(m_rows, inst->proj.G, inst->proj.gprow, inst->proj.gpcol, rank, r, y);
-    sb_matvec_t(m_rows, n, J, y, dx, 0);
-    return rank;
+    return sb_min_norm(m_rows, n, J, r, reg, inst->proj.G, inst->proj.gprow, inst->proj.gpcol, inst->proj.ytmp, dx);
 }
 
 /* Newton iterations on the rows `rows` (evaluated by eval) for positions q. */

@@ -227,6 +227,50 @@ void sb_gram(int m, int n, const double *A, double *G)
         }
 }
 
+int sb_min_norm(int m, int n, const double *J, const double *r, double reg, double *G, int *prow, int *pcol,
+                double *y, double *dx)
+{
+    double gmax = 0.0;
+    sb_gram(m, n, J, G);
+    for (int k = 0; k < m; ++k) gmax = fmax(gmax, G[k * m + k]);
+    for (int k = 0; k < m; ++k) G[k * m + k] += reg * reg * gmax;
+    int rank = sb_lu_factor(m, G, prow, pcol, 1e-12);
+    sb_lu_solve(m, G, prow, pcol, rank, r, y);
+    sb_matvec_t(m, n, J, y, dx, 0);
+    return rank;
+}
+
+double sb_filter_modes(int nc, double *ESE, double *V, double *s, double level, double least)
+{
+    sb_sym_eigen(nc, ESE, V, s);
+    double smax = least;
+    for (int k = 0; k < nc; ++k) smax = fmax(smax, s[k]);
+    return level * smax;
+}
+
+void sb_filter_apply(int nc, const double *V, const double *s, const double *e, double tau, double *lam, double *c)
+{
+    for (int k = 0; k < nc; ++k) { /* c = V^T E lam, filtered */
+        double v = 0.0;
+        for (int r = 0; r < nc; ++r) v += V[r * nc + k] * e[r] * lam[r];
+        c[k] = s[k] > 0.0 ? v * s[k] / (s[k] * s[k] + tau * tau) : 0.0;
+    }
+    for (int r = 0; r < nc; ++r) {
+        double v = 0.0;
+        for (int k = 0; k < nc; ++k) v += V[r * nc + k] * c[k];
+        lam[r] = e[r] * v;
+    }
+}
+
+int sb_clear_rank(int nc, double *G, double *V, double *w, double ref, double gap)
+{
+    sb_sym_eigen(nc, G, V, w);
+    int rank = 0;
+    for (int k = 0; k < nc; ++k)
+        if (w[k] > gap * gap * ref) ++rank;
+    return rank;
+}
+
 double sb_norm_inf(int n, const double *x)
 {
     double r = 0.0;

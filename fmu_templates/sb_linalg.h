@@ -176,6 +176,24 @@ void sb_matvec_t(int m, int n, const double *A, const double *x, double *y, int 
 /* G = A A^T (A is m x n, G is m x m). */
 void sb_gram(int m, int n, const double *A, double *G);
 
+/* The regularized minimum-norm correction dx = J^T (J J^T + mu^2 I)^+ r for J (m x n), mu^2 = reg^2
+   max_k |J_k|^2 (symbody.numeric.constraint_laws.min_norm_step is its numpy twin).  G (m x m), prow,
+   pcol (m each) and y (m) are workspace.  Returns the rank of the regularized J J^T. */
+int sb_min_norm(int m, int n, const double *J, const double *r, double reg, double *G, int *prow, int *pcol,
+                double *y, double *dx);
+
+/* The filtered multipliers at a singular position (symbody.numeric.constraint_laws.filter_modes and
+   filter_apply are the numpy twins).  sb_filter_modes: the eigen-decomposition E S E = V diag(s) V^T of the
+   Schur complement S = D M^-1 D^T with its rows scaled by E (ESE is overwritten) and the filter level
+   tau = level max(max s, least), which it returns.  sb_filter_apply: lam <- E V diag(s / (s^2 + tau^2)) V^T E lam
+   (modes with s <= 0 dropped); c (nc) is workspace. */
+double sb_filter_modes(int nc, double *ESE, double *V, double *s, double level, double least);
+void sb_filter_apply(int nc, const double *V, const double *s, const double *e, double tau, double *lam, double *c);
+
+/* How many rows of D are clearly independent: the eigenvalues of G = D D^T (nc x nc, overwritten; V and w
+   workspace) above gap^2 ref (symbody.numeric.constraint_laws.clear_rank is the numpy twin). */
+int sb_clear_rank(int nc, double *G, double *V, double *w, double ref, double gap);
+
 /* Largest absolute value of a vector (0 for n == 0); NaN if any entry is NaN. */
 double sb_norm_inf(int n, const double *x);
 

@@ -120,18 +120,7 @@ void sb_filter_multipliers(SbInstance *inst, double *lam)
     const int nc = inst->m->nc;
     double *c = inst->dyn.A, *e = inst->dyn.A + nc;
     for (int r = 0; r < nc; ++r) e[r] = row_weight(inst, r);
-    const double tau = inst->dyn.filter_tau;
-    for (int k = 0; k < nc; ++k) { /* c = V^T E lam, filtered */
-        double v = 0.0;
-        for (int r = 0; r < nc; ++r) v += inst->dyn.Sf[r * nc + k] * e[r] * lam[r];
-        const double sk = inst->dyn.sw[k];
-        c[k] = sk > 0.0 ? v * sk / (sk * sk + tau * tau) : 0.0;
-    }
-    for (int r = 0; r < nc; ++r) {
-        double v = 0.0;
-        for (int k = 0; k < nc; ++k) v += inst->dyn.Sf[r * nc + k] * c[k];
-        lam[r] = e[r] * v;
-    }
+    sb_filter_apply(nc, inst->dyn.Sf, inst->dyn.sw, e, inst->dyn.filter_tau, lam, c);
 }
 
 /* Filtered multipliers at a singular position (rows of D nearly dependent or vanishing): with Mf
@@ -150,14 +139,12 @@ void sb_factor_filter(SbInstance *inst, double t)
             for (int j = 0; j < n; ++j) v += inst->dyn.D[r * n + j] * inst->dyn.X[c * n + j];
             S[r * nc + c] = S[c * nc + r] = e[r] * v * e[c];
         }
-    sb_sym_eigen(nc, S, inst->dyn.Sf, inst->dyn.sw);
     /* the scale of a regular mode: the largest eigenvalue, or about the smallest of M^-1 (1 / max M_ii)
        when every row vanishes at once (a single row at a dead point) */
-    double smax = 0.0, mmax = 0.0;
-    for (int k = 0; k < nc; ++k) smax = fmax(smax, inst->dyn.sw[k]);
+    double mmax = 0.0;
     for (int i = 0; i < n; ++i) mmax = fmax(mmax, inst->dyn.M[i * n + i]);
-    if (inst->dyn.rho == 0.0 && mmax > 0.0) smax = fmax(smax, 1.0 / mmax);
-    inst->dyn.filter_tau = SB_FILTER_LEVEL * smax;
+    const double least = inst->dyn.rho == 0.0 && mmax > 0.0 ? 1.0 / mmax : 0.0;
+    inst->dyn.filter_tau = sb_filter_modes(nc, S, inst->dyn.Sf, inst->dyn.sw, SB_FILTER_LEVEL, least);
     inst->dyn.fact = SB_FACT_FILTER;
     inst->dyn.rank = inst->dyn.na;
     sb_log(inst, SB_OK, SB_LOG_SOLVER,
@@ -184,10 +171,7 @@ int sb_near_singular(SbInstance *inst, double t, const double *x)
     sb_D_beta(&pt, J, r);
     sb_gram(nc, n, J, inst->proj.G);
     for (int k = 0; k < nc; ++k) ref = fmax(ref, fmax(inst->dyn.row_ref[k], inst->proj.G[k * nc + k]));
-    sb_sym_eigen(nc, inst->proj.G, V, w);
-    int rank = 0;
-    for (int k = 0; k < nc; ++k)
-        if (w[k] > SB_SINGULAR_GAP * SB_SINGULAR_GAP * ref) ++rank;
+    const int rank = sb_clear_rank(nc, inst->proj.G, V, w, ref, SB_SINGULAR_GAP);
     if (rank > inst->dyn.rank_ref) inst->dyn.rank_ref = rank;
     return rank < inst->dyn.rank_ref;
 }

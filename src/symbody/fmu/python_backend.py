@@ -6,7 +6,9 @@ residual Jacobians, the blocks of the unilateral contacts and the switching
 functions of the loads, from :mod:`symbody.codegen.python`), the hand-written
 :mod:`symbody.fmu.python_runtime` (solvers, projection, assembly) with
 :mod:`symbody.fmu.python_settings` and :mod:`symbody.fmu.python_events`
-(contacts and switching loads inside ``doStep``), and a generated pythonfmu
+(contacts and switching loads inside ``doStep``), the laws it shares with
+:mod:`symbody.numeric` (:mod:`symbody.numeric.constraint_laws` and
+:mod:`symbody.numeric.event_laws`), and a generated pythonfmu
 slave class.  Variables and value references are those
 of the native FMU (:mod:`symbody.fmu.variables`), and the
 ``modelDescription.xml`` is symbody's own (units, ModelStructure), with the
@@ -45,7 +47,10 @@ RUNTIME = Path(__file__).with_name("python_runtime.py")
 SETTINGS = Path(__file__).with_name("python_settings.py")  # imported by the runtime
 EVENTS = Path(__file__).with_name("python_events.py")  # imported by the runtime: contacts, switching loads
 CONTACTS = Path(__file__).with_name("python_contacts.py")  # imported by the events: contact modes
+ASSEMBLY = Path(__file__).with_name("python_assembly.py")  # imported by the runtime: assembly, projection
+SOLVERS = Path(__file__).with_name("python_solvers.py")  # imported by the runtime: rk4, dopri5, rosenbrock23
 LAWS = Path(__file__).parents[1] / "numeric" / "event_laws.py"  # the laws of events, shared with numeric
+CONSTRAINT_LAWS = LAWS.with_name("constraint_laws.py")  # the laws of the constraints, shared with numeric
 #: their names inside the FMU
 RUNTIME_MODULES = (
     "symbody_python_runtime",
@@ -53,8 +58,11 @@ RUNTIME_MODULES = (
     "symbody_python_events",
     "symbody_python_contacts",
     "symbody_event_laws",
+    "symbody_constraint_laws",
+    "symbody_python_assembly",
+    "symbody_python_solvers",
 )
-SHIPPED = dict(zip(RUNTIME_MODULES, (RUNTIME, SETTINGS, EVENTS, CONTACTS, LAWS)))
+SHIPPED = dict(zip(RUNTIME_MODULES, (RUNTIME, SETTINGS, EVENTS, CONTACTS, LAWS, CONSTRAINT_LAWS, ASSEMBLY, SOLVERS)))
 
 
 def blocks_module(spec: FmuSpec) -> str:

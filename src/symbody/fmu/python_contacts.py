@@ -2,8 +2,9 @@
 
 The numpy counterpart of ``fmu_templates/sb_events.c`` and ``sb_events_resolve.c``, copied into the FMU (as
 ``symbody_python_contacts.py``) next to :mod:`symbody.fmu.python_events`, which locates the events inside
-``doStep``; it imports only numpy, math and the laws of events, :mod:`symbody.numeric.event_laws` (copied as
-``symbody_event_laws.py``), never the rest of symbody.
+``doStep``; it imports only numpy, math, the laws of events, :mod:`symbody.numeric.event_laws` (copied as
+``symbody_event_laws.py``), and those of the constraints, :mod:`symbody.numeric.constraint_laws` (copied as
+``symbody_constraint_laws.py``), never the rest of symbody.
 
 * A closed contact is a constraint ``g = 0`` with Baumgarte's terms of the bilateral rows; its force
   ``f >= 0`` solves ``W f = -(G ddq0 - gap_gamma + 2 alpha gdot + beta^2 g)``, ``ddq0`` the accelerations
@@ -43,9 +44,11 @@ if TYPE_CHECKING:  # the runtime that owns these modes (never imported at run ti
     from .python_runtime import Model
 
 try:  # copied into the FMU next to this file
+    import symbody_constraint_laws as claws  # type: ignore[import-not-found,unused-ignore]
     import symbody_event_laws as laws  # type: ignore[import-not-found,unused-ignore]
     import symbody_python_settings as setting  # type: ignore[import-not-found,unused-ignore]
 except ImportError:  # imported from the package (tests, documentation)
+    from ..numeric import constraint_laws as claws
     from ..numeric import event_laws as laws
     from . import python_settings as setting
 
@@ -66,15 +69,6 @@ def solve_lcp(W: np.ndarray, b: np.ndarray) -> np.ndarray:
         return laws.solve_lcp(W, b)
     except laws.ComplementarityError as e:
         raise StepFailure(str(e)) from None
-
-
-def min_norm(J: np.ndarray, r: np.ndarray) -> np.ndarray:
-    """``J^T (J J^T + mu^2 I)^+ r``, ``mu = 1e-6 |J|`` (a correction that never leaps to another branch)."""
-    if J.shape[0] == 0:
-        return np.zeros(J.shape[1])
-    G = J @ J.T
-    G[np.diag_indices_from(G)] += 1e-12 * max(float(np.max(np.diag(G))), 0.0)
-    return J.T @ np.linalg.lstsq(G, r, rcond=1e-12)[0]
 
 
 class ContactModes:
@@ -121,7 +115,7 @@ class ContactModes:
 
     def baumgarte(self, gap, rate) -> np.ndarray:
         s = self.m.settings
-        return 2.0 * s[setting.ALPHA] * rate + s[setting.BETA] ** 2 * gap
+        return claws.baumgarte_terms(rate, gap, 2.0 * s[setting.ALPHA], s[setting.BETA] ** 2)
 
     # -- accelerations of the mode -----------------------------------------------------------------
     def accelerations(self, t: float, x: np.ndarray, ddq: np.ndarray, lam: np.ndarray):
@@ -212,7 +206,7 @@ class ContactModes:
         self._project_positions(t, x, S, 1e-3 * PROJECT_GAP)
         if m.nc:
             D, beta = m.b.D_beta(t, x[:n], x[n : 2 * n], m.u_at(t), m.p)
-            x[n : 2 * n] += min_norm(D, beta - D @ x[n : 2 * n])
+            x[n : 2 * n] += claws.min_norm_step(D, beta - D @ x[n : 2 * n])
         m.changed()
         if inside.any():  # the rates at entry, the other touching contacts held
             gap, G, _, _, _, rate = self.blocks(t, x)
@@ -235,7 +229,7 @@ class ContactModes:
                 J, r = np.vstack([Phi_q, J]), np.concatenate([Phi, r])
             if np.max(np.abs(r)) <= tol:
                 break
-            x[:n] -= min_norm(J, r)
+            x[:n] -= claws.min_norm_step(J, r)
             gap, G = self.blocks(t, x)[:2]
         if not np.max(np.abs(gap[S])) <= max(tol, PROJECT_GAP):
             raise StepFailure(f"the positions cannot be projected onto the surface of contact '{self.names[S[0]]}'")

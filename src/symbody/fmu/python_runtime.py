@@ -1,10 +1,15 @@
 """Run time of symbody's Python (pythonfmu) FMUs: the numpy counterpart of ``fmu_templates/``.
 
 This file is copied into the FMU's resources next to the generated blocks
-module; it imports only numpy and math, never symbody.  It mirrors the C
-runtime: accelerations from ``[M D^T; D 0][ddq; lam] = [delta; gamma_B]``
-with Baumgarte terms, assembly at initialization, and the Co-Simulation
-solvers rk4, dopri5 and rosenbrock23 with projection after each step.  A
+module; it imports only numpy, math and the files copied with it, never
+symbody.  It mirrors the C runtime: accelerations from
+``[M D^T; D 0][ddq; lam] = [delta; gamma_B]`` with Baumgarte terms, the
+assembly at initialization and the projection after each step
+(:mod:`symbody.fmu.python_assembly`), and the Co-Simulation solvers rk4,
+dopri5 and rosenbrock23 (:mod:`symbody.fmu.python_solvers`); the laws it
+shares with :mod:`symbody.numeric` are :mod:`symbody.numeric.constraint_laws`
+and :mod:`symbody.numeric.event_laws`.  This module orchestrates the FMI
+calls: state, inputs, values at the current state, ``do_step``.  A
 failed step restores the state, keeps the reason in ``Model.problem`` and
 returns False (pythonfmu then returns ``fmi2Discard``).  Host errors (a value
 that ``Set`` must refuse, a step that does not start at the FMU's time or
@@ -31,28 +36,26 @@ import math
 
 import numpy as np
 
-# The settings' order and rules, and the events (contacts, switching loads): files copied next to this one.
+# The laws of the constraints, the settings' order and rules, and the events (contacts, switching loads): files
+# copied next to this one.
 try:
+    import symbody_constraint_laws as claws  # type: ignore[import-not-found,unused-ignore]
+    import symbody_python_assembly as assembly  # type: ignore[import-not-found,unused-ignore]
     import symbody_python_events as events  # type: ignore[import-not-found,unused-ignore]
     import symbody_python_settings as setting  # type: ignore[import-not-found,unused-ignore]
+    import symbody_python_solvers as solvers  # type: ignore[import-not-found,unused-ignore]
 except ImportError:  # imported from the package (tests, documentation)
+    from ..numeric import constraint_laws as claws
+    from . import python_assembly as assembly
     from . import python_events as events
     from . import python_settings as setting
+    from . import python_solvers as solvers
 value_problem = setting.value_problem  # the slave checks the values it is given through this module
 
-MAX_STEPS = 1000000
-
-
-RK4_UNSTABLE = 3.0  # estimate of h |lambda| beyond rk4's stability limit (2.785 on the real axis)
 MAX_RETRIES = 10  # the same discarded step asked for in a row before the FMU gives up
-RK4_ADVICE = "set a smaller solver.step, or solver.method = 2 (dopri5) or 3 (rosenbrock23, for stiff models)"
-
 
 StepFailure = events.StepFailure  # a numerical problem during a step (the step is discarded)
-
-
-class HostError(Exception):
-    """A call the FMU must refuse (a bad value, a step from the wrong time or past the stop time)."""
+HostError = setting.HostError  # a call the FMU must refuse (a bad value, a step from the wrong time, ...)
 
 
 # pythonfmu 0.7 answers an exception with fmi2Fatal and later instantiations in the same process may crash:
@@ -60,85 +63,16 @@ class HostError(Exception):
 # discarded (with fmi2Terminated) until the host sets a valid value: nothing runs silently with it.
 
 
-# errors of Python arithmetic inside the generated blocks: math domain errors (ValueError), overflow
-# and division by zero (ArithmeticError); numpy's raise as FloatingPointError
-NUMERICAL_ERRORS = (StepFailure, np.linalg.LinAlgError, ArithmeticError, ValueError)
+NUMERICAL_ERRORS = solvers.NUMERICAL_ERRORS  # errors of arithmetic in the blocks, failed steps
 
 
-#: as the C runtime's SB_FILTER_SWITCH, SB_VANISHING_ROW, SB_FILTER_LEVEL, SB_CORR_REG, SB_SINGULAR_GAP
-FILTER_SWITCH, VANISHING_ROW, FILTER_LEVEL, CORR_REG, SINGULAR_GAP = 1e-4, 1e-4, 1e-6, 1e-6, 1e-2
-#: as SB_UNDETERMINED, SB_SEED_STEP and SB_SEED_SHARE (fmu_templates/sb_singular.c)
-UNDETERMINED, SEED_STEP, SEED_SHARE = 1e3, 0.1, 1e-2
-
-
-def _min_norm(J: np.ndarray, r: np.ndarray, ref: float = 0.0, reg: float = CORR_REG) -> np.ndarray:
-    """J^T (J J^T + mu^2 I)^+ r, mu = reg max(|J|, sqrt(ref)): a step that never leaps to another branch."""
-    if J.shape[0] == 0:
-        return np.zeros(J.shape[1])
-    G = J @ J.T
-    G[np.diag_indices_from(G)] += reg**2 * max(float(np.max(np.diag(G))), ref, 0.0)
-    y = np.linalg.lstsq(G, r, rcond=1e-12)[0]
-    return J.T @ y
-
-
-def _schur(M: np.ndarray, D: np.ndarray, f: np.ndarray, g: np.ndarray, row_ref: np.ndarray):
-    """Range-space solution of [M D^T; D 0][x; lam] = [f; g]; None when M is not positive definite.
-
-    Where D M^-1 D^T is nearly singular or a row has fallen far below the largest norm it has had
-    (``row_ref``; a singular position), the multipliers are filtered: with the rows scaled by
-    E = diag(row_ref)^-1/2 and E D M^-1 D^T E = V diag(s) V^T, each mode is r s / (s^2 + tau^2)
-    instead of r / s, tau = FILTER_LEVEL max(s, 1 / max M_ii): exact where s >> tau, bounded.
-    Also returns the directions E V_k of the multipliers that the equations do not determine
-    (s_k < UNDETERMINED tau, a singular position; none where the solution is regular)."""
-    try:
-        L = np.linalg.cholesky(M)
-    except np.linalg.LinAlgError:
-        return None
-    X = np.linalg.solve(L.T, np.linalg.solve(L, np.column_stack([D.T, f])))
-    y, X = X[:, -1], X[:, :-1]
-    S = D @ X
-    r = D @ y - g
-    norms = np.sum(D * D, axis=1)
-    regular = not np.any(norms < VANISHING_ROW * row_ref)
-    if regular:
-        try:
-            Ls = np.linalg.cholesky(S)
-            regular = np.min(np.diag(Ls)) ** 2 > FILTER_SWITCH * np.max(np.diag(S))
-        except np.linalg.LinAlgError:
-            regular = False
-    undetermined = np.zeros((len(r), 0))
-    if regular:
-        lam = np.linalg.solve(Ls.T, np.linalg.solve(Ls, r))
-    else:
-        ref = np.maximum(row_ref, norms)
-        e = np.where(ref > 0, 1.0 / np.sqrt(np.where(ref > 0, ref, 1.0)), 1.0)
-        s, V = np.linalg.eigh(0.5 * (e[:, None] * S * e[None, :] + (e[:, None] * S * e[None, :]).T))
-        tau = FILTER_LEVEL * max(float(s.max()), 1.0 / float(np.max(np.diag(M))))
-        c = V.T @ (e * r)
-        lam = e * (V @ np.where(s > 0, c * s / (s * s + tau * tau), 0.0))
-        undetermined = e[:, None] * V[:, s < UNDETERMINED * tau]
-    return y - X @ lam, lam, undetermined
-
-
-class Model:
+class Model(assembly.Assembly, solvers.Solvers):
     """State, dynamics and solvers of one FMU instance.
 
     Args:
         blocks: the generated blocks module (functions ``M_delta``, ``constraints``, ...).
         info: sizes, start values, default settings, ``init_fix`` and ``independent``.
     """
-
-    DP_C = (0.0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1.0, 1.0)
-    DP_A = (
-        (),
-        (1 / 5,),
-        (3 / 40, 9 / 40),
-        (44 / 45, -56 / 15, 32 / 9),
-        (19372 / 6561, -25360 / 2187, 64448 / 6561, -212 / 729),
-        (9017 / 3168, -355 / 33, 46732 / 5247, 49 / 176, -5103 / 18656),
-        (35 / 384, 0.0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84),
-    )
-    DP_E = (71 / 57600, 0.0, -71 / 16695, 71 / 1920, -17253 / 339200, 22 / 525, -1 / 40)
 
     def __init__(self, blocks, info: dict):
         self.b = blocks
@@ -210,15 +144,15 @@ class Model:
             lam = np.zeros(0)
         else:
             D, beta, gamma, Phi = self.b.constraints(t, q, dq, u, self.p)
-            g = gamma - 2.0 * self.settings[setting.ALPHA] * (D @ dq - beta)
-            g[:nh] -= self.settings[setting.BETA] ** 2 * Phi
+            a, b = 2.0 * self.settings[setting.ALPHA], self.settings[setting.BETA] ** 2
+            g = gamma - claws.baumgarte_terms(D @ dq - beta, Phi[:nh], a, b)
             A = np.zeros((n + nc, n + nc))
             A[:n, :n] = M
             A[:n, n:] = D.T
             A[n:, :n] = D
             rhs = np.concatenate([delta, g])
             self.row_ref = np.maximum(self.row_ref, np.sum(D * D, axis=1))
-            sol = _schur(M, D, delta, g, self.row_ref)
+            sol = claws.range_space_solve(M, D, delta, g, self.row_ref)
             if sol is not None:
                 *sol, self.undetermined = sol
             else:  # M singular (coordinates without inertia)
@@ -324,272 +258,7 @@ class Model:
             found |= {int(i) for i in np.flatnonzero(change > scale)}
         return found
 
-    # -- constraints -----------------------------------------------------------------------
-    def near_singular(self, t: float, x: np.ndarray) -> bool:
-        """Fewer constraint rows clearly independent than usual (a singular position): no projection."""
-        D, _ = self.b.D_beta(t, x[: self.n], x[self.n : 2 * self.n], self.u_at(t), self.p)
-        ref = max(float(np.max(self.row_ref)), float(np.max(np.sum(D * D, axis=1))))
-        rank = int(np.sum(np.linalg.svd(D, compute_uv=False) > SINGULAR_GAP * math.sqrt(ref)))
-        self.rank_ref = max(self.rank_ref, rank)
-        return rank < self.rank_ref
-
-    def project(self, t: float, x: np.ndarray) -> None:
-        if self.nc == 0 or not self.settings[setting.PROJECTION] or self.near_singular(t, x):
-            return
-        n, u = self.n, self.u_at(t)
-        tol = self.settings[setting.PROJ_TOL]
-        if self.nh:
-            for _ in range(21):
-                Phi_q, Phi = self.b.Phi_Phi_q(t, x[:n], x[n : 2 * n], u, self.p)
-                if np.abs(Phi).max() <= tol:
-                    break
-                x[:n] -= _min_norm(Phi_q, Phi, float(np.max(self.row_ref)))
-            else:
-                raise StepFailure(f"position projection did not converge (|Phi| = {np.abs(Phi).max():.3g})")
-        D, beta = self.b.D_beta(t, x[:n], x[n : 2 * n], u, self.p)
-        x[n : 2 * n] += _min_norm(D, beta - D @ x[n : 2 * n], float(np.max(self.row_ref)))
-
-    def initialize(self) -> None:
-        """Assemble the initial configuration (constrained models) as the C runtime does."""
-        if self.nc:
-            n, fix = self.n, self.info["init_fix"]
-            x = self.x.copy()
-            start = x.copy()
-            tol = self.settings[setting.PROJ_TOL]
-            for _ in range(51):
-                J, r = self.b.Phi_init(self.t, x[:n], x[n : 2 * n], self.u, self.p)
-                for k, i in enumerate(fix):
-                    if i >= 0:
-                        r[k] = x[i] - start[i]
-                if np.abs(r).max() <= 1e-3 * tol:
-                    break
-                step = _min_norm(J, r)
-                x[:n] -= step
-                if np.abs(step).max() <= 1e-15 * (1 + np.abs(x[:n]).max()):
-                    break
-            self._initial_velocities(x, start[n : 2 * n], [i for i in fix if i >= 0])
-            self.x = x
-            self._seed_row_reference()
-        self.changed()
-        self.values()
-
-    def _seed_row_reference(self) -> None:
-        """Reference row norms at the initial configuration from the rows next to it (as
-        sb_seed_row_reference): a start at or next to a singular position filters the vanishing rows."""
-        n = self.n
-        q, dq = self.x[:n], self.x[n : 2 * n]
-        norms = [np.sum(self.b.D_beta(self.t, q, dq, self.u, self.p)[0] ** 2, axis=1)]
-        near = np.zeros(self.nc)
-        for i in range(n):
-            for side in (-1.0, 1.0):
-                qi = q.copy()
-                qi[i] += side * SEED_STEP
-                try:  # a configuration outside the model's domain tells nothing
-                    with np.errstate(all="ignore"):
-                        v = np.sum(self.b.D_beta(self.t, qi, dq, self.u, self.p)[0] ** 2, axis=1)
-                except NUMERICAL_ERRORS:
-                    continue
-                near = np.maximum(near, np.where(np.isfinite(v), v, 0.0))
-        self.row_ref = np.maximum(np.where(np.isfinite(norms[0]), norms[0], 0.0), SEED_SHARE * near)
-
-    def _constrained_velocities(self, x: np.ndarray, keep: np.ndarray) -> tuple[float, int]:
-        """D dq = beta with the velocities ``keep`` held, the others changed least; (violation, worst row)."""
-        n = self.n
-        D, beta = self.b.D_beta(self.t, x[:n], x[n : 2 * n], self.u, self.p)
-        J = np.where(keep[None, :], 0.0, D)
-        x[n : 2 * n] += _min_norm(J, beta - D @ x[n : 2 * n], reg=0.0)  # initial velocities: exact
-        r = D @ x[n : 2 * n] - beta
-        scale = max(1.0, float(np.abs(D * x[n : 2 * n]).max(initial=0.0)), float(np.abs(beta).max(initial=0.0)))
-        worst = int(np.argmax(np.abs(r))) if r.size else 0
-        return (float(np.abs(r).max(initial=0.0)) / scale, worst)
-
-    def _complete_kept(self, x: np.ndarray, keep: np.ndarray, held: list[int]) -> tuple[np.ndarray, bool]:
-        """``keep`` completed by the model's start velocities as complete_kept of sb_assembly.c (its independent
-        ones, then those of ``held``, then the others, each while the free ones span as many rows as all), and
-        whether one of ``held`` was added."""
-        D = self.b.D_beta(self.t, x[: self.n], x[self.n : 2 * self.n], self.u, self.p)[0]
-
-        def rank(J: np.ndarray) -> int:  # of J J^T at the tolerance of min_norm_step, relative to D D^T
-            return int(np.sum(np.linalg.svd(J, compute_uv=False) ** 2 > 1e-12 * scale))
-
-        scale = float(np.max(np.sum(D * D, axis=1)))
-        keep, full, added = keep.copy(), rank(D), False
-        for k, group in enumerate((np.asarray(self.info["independent"], bool), np.isin(np.arange(self.n), held), True)):
-            for j in np.flatnonzero(group & ~keep):
-                keep[j] = True
-                keep[j] = rank(np.where(keep[None, :], 0.0, D)) == full
-                added |= k == 1 and bool(keep[j])
-        return keep, added
-
-    def _initial_velocities(self, x: np.ndarray, start: np.ndarray, held: list[int]) -> None:
-        """Start velocities as the C runtime sets them: those the host set are kept (they are the independent
-        velocities), the model's complete them (_complete_kept), the others follow."""
-        n = self.n
-        keep, held_kept = self._complete_kept(x, self.dq_set, held)
-        err, worst = self._constrained_velocities(x, keep)
-        if not err <= 1e-9 and held_kept:
-            x[n : 2 * n] = start
-            keep = self._complete_kept(x, self.dq_set, [])[0]
-            err, worst = self._constrained_velocities(x, keep)
-        changed = self.dq_set & (start != np.asarray(self.info["dq0"], dtype=float))
-        if not err <= 1e-9 and not np.array_equal(self.dq_set, changed):  # velocities set to the model's own give way
-            x[n : 2 * n] = start
-            keep = self._complete_kept(x, changed, [])[0]
-            err, worst = self._constrained_velocities(x, keep)
-        if not err <= 1e-9:
-            names = self.info.get("coordinate_names", [])
-            kept = ", ".join(f"'d{names[i]}'" if i < len(names) else str(i) for i in np.flatnonzero(keep)) or "none"
-            rows = self.info.get("constraint_names", [])
-            row = rows[worst] if worst < len(rows) else str(worst)
-            raise HostError(
-                f"the start velocities contradict constraint '{row}' (relative violation {err:.3g}): kept "
-                f"velocities: {kept}; set only independent velocities, the others are computed from the constraints"
-            )
-
     # -- Co-Simulation ------------------------------------------------------------------------
-    def _error_norm(self, err, y0, y1) -> float:
-        sc = self.settings[setting.ATOL] + self.settings[setting.RTOL] * np.maximum(np.abs(y0), np.abs(y1))
-        return float(np.sqrt(np.mean((err / sc) ** 2))) if err.size else 0.0
-
-    def _initial_step(self, t, y, f0, order, span) -> float:
-        s = self.settings
-        sc = s[setting.ATOL] + s[setting.RTOL] * np.abs(y)
-        d0 = float(np.sqrt(np.mean((y / sc) ** 2)))
-        d1 = float(np.sqrt(np.mean((f0 / sc) ** 2)))
-        hmax = s[setting.MAX_STEP] if s[setting.MAX_STEP] > 0 else math.inf
-        h0 = 1e-6 if (d0 < 1e-5 or d1 < 1e-5) else 0.01 * d0 / d1
-        h0 = min(h0, span, hmax)
-        try:
-            f1 = self.derivatives(t + h0, y + h0 * f0)
-        except StepFailure:
-            return h0
-        d2 = float(np.sqrt(np.mean(((f1 - f0) / sc) ** 2))) / h0
-        dm = max(d1, d2)
-        h1 = max(1e-6, h0 * 1e-3) if dm <= 1e-15 else (0.01 / dm) ** (1.0 / (order + 1))
-        return min(100 * h0, h1, span, hmax)
-
-    def integrate(self, t0: float, tend: float) -> None:  # the solver alone: no events looked for
-        method = int(self.settings[setting.METHOD])
-        self._rk4(t0, tend) if method == setting.RK4 else self._adaptive(t0, tend, method)
-
-    def _rk4(self, t0: float, tend: float) -> None:
-        H, h = tend - t0, self.settings[setting.STEP]
-        N = max(1, math.ceil(H / h * (1 - 1e-12)))
-        y = self.x
-        for i in range(N):
-            t = t0 + H * i / N
-            hh = (tend if i == N - 1 else t0 + H * (i + 1) / N) - t
-            k1 = self.derivatives(t, y)
-            k2 = self.derivatives(t + 0.5 * hh, y + 0.5 * hh * k1)
-            k3 = self.derivatives(t + 0.5 * hh, y + 0.5 * hh * k2)
-            k4 = self.derivatives(t + hh, y + hh * k3)
-            self._rk4_stability(t, hh, y, k1, k2, k3)
-            y += hh / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4)
-            if not np.all(np.isfinite(y)):
-                raise StepFailure(
-                    f"the state is not finite after the rk4 step from t = {t!r} (h = {hh:g}): {RK4_ADVICE}"
-                )
-            self.project(t + hh, y)
-
-    def _rk4_stability(self, t: float, hh: float, y, k1, k2, k3) -> None:
-        """h |lambda| of the fastest excited motion from the stage differences, confirmed by a difference
-        quotient of the Jacobian at the start of the step (a switch inside the step is no instability)."""
-        v = k2 - k1
-        den = float(np.sum(v**2))
-        if not (den > 1e-20 * float(np.sum(k1**2)) and den > 0.0):
-            return
-        if not 2.0 * math.sqrt(float(np.sum((k3 - k2) ** 2)) / den) > RK4_UNSTABLE:
-            return
-        vnorm = math.sqrt(den)
-        eps = 1e-7 * (1.0 + float(np.linalg.norm(y))) / vnorm
-        try:
-            jv = self.derivatives(t, y + eps * v) - k1
-        except NUMERICAL_ERRORS:
-            return  # not confirmed: the step itself shows what happens
-        lam = float(np.linalg.norm(jv)) / (eps * vnorm)
-        if hh * lam > RK4_UNSTABLE:
-            raise StepFailure(
-                f"rk4 is unstable at t = {t!r}: solver.step = {hh:g} is beyond its stability limit for the "
-                f"model's fastest motion (|lambda| ~ {lam:.3g} 1/s needs solver.step < {2.78 / lam:.3g}); {RK4_ADVICE}"
-            )
-
-    def _adaptive(self, t: float, tend: float, method: int) -> None:
-        y = self.x
-        h = self.h_next
-        hmax = self.settings[setting.MAX_STEP] if self.settings[setting.MAX_STEP] > 0 else math.inf
-        order = 4 if method == setting.DOPRI5 else 2
-        k1 = None
-        rejected = False
-        count = 0
-        why = "local error test failed"
-        tiny = min(1e-13 * max(1.0, abs(tend)), 1e-3 * (tend - t))  # rounding of tend, never a whole tiny step
-        while tend - t > tiny:
-            count += 1
-            if count > MAX_STEPS:
-                raise StepFailure("too many internal steps")
-            if k1 is None:
-                k1 = self.derivatives(t, y)
-            if not h > 0:
-                h = self._initial_step(t, y, k1, order, tend - t)
-            hprop = min(h, hmax)
-            hs, last = hprop, False
-            if t + hs >= tend - tiny:
-                hs, last = tend - t, True
-            try:
-                y1, err, k_last = (self._dopri_step if method == setting.DOPRI5 else self._rosenbrock_step)(
-                    t, y, k1, hs
-                )
-                errn = self._error_norm(err, y, y1)
-            except NUMERICAL_ERRORS as e:  # a failed evaluation rejects the step (a smaller one may succeed)
-                errn, k_last = math.inf, None
-                why = str(e) if isinstance(e, StepFailure) else f"{type(e).__name__}: {e}"
-            if errn <= 1.0:
-                t = tend if last else t + hs
-                y[:] = y1
-                k1 = k_last
-                if self.nc and self.settings[setting.PROJECTION]:
-                    self.project(t, y)
-                    k1 = None
-                expo = -0.2 if method == setting.DOPRI5 else -1 / 3
-                safety = 0.9 if method == setting.DOPRI5 else 0.8
-                fac = 5.0 if errn == 0 else min(5.0, max(0.2, safety * errn**expo))
-                if rejected:
-                    fac = min(fac, 1.0)
-                h = hs * fac
-                if last and hs < hprop:
-                    h = max(h, hprop)
-                rejected = False
-            else:
-                expo = -0.2 if method == setting.DOPRI5 else -1 / 3
-                h = hs * (max(0.2, 0.9 * errn**expo) if math.isfinite(errn) else 0.25)
-                rejected = True
-            if h < 1e-14 * max(1.0, abs(t)):
-                self._underflow_at = t
-                raise StepFailure(f"step size underflow at t = {t!r} ({why})")
-        self.h_next = h
-
-    def _dopri_step(self, t, y, k1, h):
-        k = [k1]
-        for s in range(1, 7):
-            ys = y + h * sum(a * kk for a, kk in zip(self.DP_A[s], k) if a != 0.0)
-            k.append(self.derivatives(t + self.DP_C[s] * h, ys))
-        y1 = ys
-        err = h * sum(e * kk for e, kk in zip(self.DP_E, k) if e != 0.0)
-        return y1, err, k[6]
-
-    def _rosenbrock_step(self, t, y, F0, h):
-        d = 1.0 / (2.0 + math.sqrt(2.0))
-        e32 = 6.0 + math.sqrt(2.0)
-        J, T = (self.events.jacobian if self.events and self.events.closed.any() else self.state_jacobian)(t, y)
-        W = np.eye(y.size) - h * d * J
-        k1 = np.linalg.solve(W, F0 + h * d * T)
-        F1 = self.derivatives(t + 0.5 * h, y + 0.5 * h * k1)
-        k2 = np.linalg.solve(W, F1 - k1) + k1
-        y1 = y + h * k2
-        F2 = self.derivatives(t + h, y1)
-        k3 = np.linalg.solve(W, F2 - e32 * (k2 - F1) - 2.0 * (k1 - F0) + h * d * T)
-        return y1, h / 6.0 * (k1 - 2.0 * k2 + k3), F2
-
     def check_step(self, t0: float, H: float) -> None:
         """Refuse a step that does not start at the FMU's time (up to rounding) or goes past the stop time."""
         if not (math.isfinite(t0) and math.isfinite(H) and H >= 0):

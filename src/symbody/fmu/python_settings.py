@@ -13,6 +13,11 @@ from __future__ import annotations
 
 import math
 
+
+class HostError(Exception):
+    """A call the FMU must refuse (a bad value, a step from the wrong time or past the stop time)."""
+
+
 #: The settings of the runtime contract (``symbody.fmu.contract.SETTINGS``): (name, rule) in SbSetting
 #: order.  This file runs inside the FMU and cannot import symbody: tests/fmu/test_contract.py keeps the two equal.
 SETTING_RULES = (

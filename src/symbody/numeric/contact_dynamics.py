@@ -36,7 +36,7 @@ from ..codegen.evaluators import evaluator
 from ..errors import ModelError, NumericalError
 from ..model.contacts import contact_blocks, event_force_symbols
 from ..model.friction import friction_blocks
-from . import event_laws
+from . import constraint_laws, event_laws
 from .inputs import InputFunction
 from .linalg import regularized_correction, solve_saddle
 from .model import NumericModel
@@ -157,9 +157,10 @@ class ContactDynamics:
         D = np.vstack([s.D, s.G[C], s.A[S]])
         g = np.concatenate([s.gamma, s.gap_gamma[C], s.fr_gamma[S]])
         if self.a or self.b:
-            g = g - self.a * (D @ dq - np.concatenate([s.beta, s.gap_beta[C], s.fr_beta[S]]))
+            rate = D @ dq - np.concatenate([s.beta, s.gap_beta[C], s.fr_beta[S]])
             n_vel = s.D.shape[0] - s.Phi.size
-            g -= self.b * np.concatenate([s.Phi, np.zeros(n_vel), s.gap[C], np.zeros(int(S.sum()))])
+            position = np.concatenate([s.Phi, np.zeros(n_vel), s.gap[C]])  # the friction rows have none
+            g = g - constraint_laws.baumgarte_terms(rate, position, self.a, self.b)
         return D, g
 
     def accelerations(

@@ -22,6 +22,7 @@ import numpy as np
 from scipy.linalg import qr
 
 from ..errors import NumericalError
+from . import constraint_laws
 from .branch_guard import (
     RESOLVED,
     PassageWork,
@@ -38,7 +39,7 @@ from .model import NumericModel
 
 #: a constraint row counts as independent for the projections while its singular value exceeds
 #: this fraction of the largest row norm met (closer to dependence: a singular position)
-SINGULAR_GAP = 1e-2
+SINGULAR_GAP = constraint_laws.SINGULAR_GAP
 
 
 #: a redundant model keeps its set of constraint rows until the best set is this much better conditioned
@@ -117,9 +118,8 @@ def position_converged(err: float, step: float, tol: float, q: np.ndarray) -> bo
     return err <= tol or (step <= 1e-14 * (1.0 + float(np.max(np.abs(q)))) and err <= 1e3 * tol)
 
 
-#: the FMU runtime's SB_SEED_STEP (a change of each coordinate) and SB_SEED_SHARE (a share of the squared
-#: row norms met there) for the reference row norms at the start (fmu_templates/sb_singular.c)
-SEED_STEP, SEED_SHARE = 0.1, 1e-2
+#: the FMU runtime's SB_SEED_STEP and SB_SEED_SHARE (:mod:`symbody.numeric.constraint_laws`)
+SEED_STEP, SEED_SHARE = constraint_laws.SEED_STEP, constraint_laws.SEED_SHARE
 
 
 class DependentCoordinates:
@@ -169,19 +169,11 @@ class DependentCoordinates:
         """
         if self._fvel is None:
             return
-        z, near = np.zeros(self.n), np.zeros(self.eq.nc)
-        for i in range(self.n):
-            for side in (-1.0, 1.0):
-                qi = np.array(q, dtype=float)
-                qi[i] += side * SEED_STEP
-                try:  # a configuration outside the model's domain tells nothing
-                    with np.errstate(all="ignore"):
-                        v = np.sum(self._fvel(t, qi, z, self.eq.u0, self.nm.p)[0] ** 2, axis=1)
-                except (ArithmeticError, ValueError):
-                    continue
-                near = np.maximum(near, np.where(np.isfinite(v), v, 0.0))
-        self.row_ref = np.maximum(self.row_ref, SEED_SHARE * near)
-
+        fvel, z, p, u0 = self._fvel, np.zeros(self.n), self.nm.p, self.eq.u0
+        near = constraint_laws.seed_row_reference(
+            lambda qi: np.sum(fvel(t, qi, z, u0, p)[0] ** 2, axis=1), np.asarray(q, dtype=float), self.eq.nc
+        )
+        self.row_ref = np.maximum(self.row_ref, near)
 
     def split(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(q, dq, x)`` of a state vector."""
@@ -198,9 +190,7 @@ class DependentCoordinates:
             return solve_saddle(M, np.zeros((0, self.n)), d, np.zeros(0))
         M, d, D, g, Phi, beta = self._f(t, q, dq, u, p, None, None, x)
         if self.a or self.b:
-            g = g - self.a * (D @ dq - beta)
-            if Phi.size:
-                g[: Phi.size] -= self.b * Phi
+            g = g - constraint_laws.baumgarte_terms(D @ dq - beta, Phi, self.a, self.b)
         # the largest constraint row met so far tells a row that vanishes (a singular position)
         self.row_ref = np.maximum(self.row_ref, np.sum(D * D, axis=1))
         self.row_scale = max(self.row_scale, float(np.max(self.row_ref)))
@@ -255,8 +245,7 @@ class DependentCoordinates:
             return False
         D = self._fvel(t, q, np.zeros(self.n), self.eq.u0 if u is None else u, self.nm.p)[0]
         self.row_scale = max(self.row_scale, float(np.max(np.sum(D * D, axis=1))))
-        sv = np.linalg.svd(D, compute_uv=False)
-        rank = int(np.sum(sv > SINGULAR_GAP * np.sqrt(self.row_scale)))
+        rank = constraint_laws.clear_rank(D, self.row_scale)
         self.rank_ref = max(self.rank_ref, rank)
         return rank < self.rank_ref
 
@@ -276,7 +265,7 @@ class DependentCoordinates:
                 Phi, Phi_q = self._fpos(t, q, z, u0, p)
                 if position_converged(float(np.max(np.abs(Phi))), step, self.tol, q):
                     break
-                dx = regularized_correction(Phi_q, Phi, row_scale=self.row_scale)
+                dx = regularized_correction(Phi_q, Phi)
                 q -= dx
                 step = float(np.max(np.abs(dx)))
             else:
@@ -285,7 +274,7 @@ class DependentCoordinates:
                 )
         if self._fvel is not None:
             D, beta = self._fvel(t, q, z, u0, p)
-            dq -= regularized_correction(D, D @ dq - beta, row_scale=self.row_scale)
+            dq -= regularized_correction(D, D @ dq - beta)
         return np.concatenate([q, dq, y[2 * n :]])
 
     def check_branch(self, t: float, y: np.ndarray) -> None:

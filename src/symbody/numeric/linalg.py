@@ -34,6 +34,8 @@ import scipy.linalg as sla
 from scipy.linalg import lapack
 
 from ..errors import NumericalError
+from . import constraint_laws
+from .constraint_laws import CORR_REG, min_norm_step
 
 #: relative tolerance on the diagonal of pivoted QR factors below which a direction is taken as dependent
 RANK_TOL = 1e-9
@@ -290,37 +292,26 @@ def solve_dependent(
     return x, err
 
 
-#: relative regularization of :func:`regularized_correction`
-CORRECTION_REGULARIZATION = 1e-6
+#: relative regularization of :func:`regularized_correction` (the C runtime's SB_CORR_REG)
+CORRECTION_REGULARIZATION = CORR_REG
 
 
-def regularized_correction(
-    J: np.ndarray, r: np.ndarray, relative: float = CORRECTION_REGULARIZATION, row_scale: float = 0.0
-) -> np.ndarray:
+def regularized_correction(J: np.ndarray, r: np.ndarray, relative: float = CORRECTION_REGULARIZATION) -> np.ndarray:
     """Correction ``dx`` with ``J dx ~ r``: least squares regularized by ``mu^2 |dx|^2``.
 
-    ``mu = relative * max(|J|, sqrt(row_scale))``, ``row_scale`` the largest squared row
-    norm the caller has met (so that a row that vanishes is regularized too).
-
-    Along the well-conditioned directions of ``J`` this is the minimum-norm solution
-    (a Gauss-Newton step); along a direction whose singular value ``s`` is small
-    compared with ``mu`` (rows becoming dependent at a singular position) the step is
-    ``s r / (s^2 + mu^2) <= r / (2 mu)`` instead of ``r / s``: a projection never leaps
-    across to another assembly branch (Tikhonov regularization).
+    ``mu = relative * max_k |J_k|`` (the largest row norm of ``J``).  Along the well-conditioned
+    directions of ``J`` this is the minimum-norm solution (a Gauss-Newton step); along a direction
+    whose singular value ``s`` is small compared with ``mu`` (rows becoming dependent at a singular
+    position) the step is ``s r / (s^2 + mu^2) <= r / (2 mu)`` instead of ``r / s``: a projection never
+    leaps across to another assembly branch (Tikhonov regularization).  The law is
+    :func:`symbody.numeric.constraint_laws.min_norm_step`, the one of the FMUs' projections.
 
     Example:
         >>> J = np.array([[1.0, 0.0], [0.0, 1e-12]])
         >>> np.round(regularized_correction(J, np.array([1.0, 1e-9])), 6).tolist()
         [1.0, 0.0]
     """
-    J = np.atleast_2d(np.asarray(J, dtype=float))
-    m, n = J.shape
-    if m == 0 or _scale(J) == 0.0:
-        return np.zeros(n)
-    mu = relative * max(float(np.linalg.norm(J, 2)), float(np.sqrt(max(row_scale, 0.0))))
-    A = np.vstack([J, mu * np.eye(n)])
-    b = np.concatenate([np.asarray(r, dtype=float), np.zeros(n)])
-    return np.linalg.lstsq(A, b, rcond=None)[0]
+    return min_norm_step(J, r, relative)
 
 
 #: relative tolerance for dropping nearly redundant rows in :func:`solve_saddle`: states off the
@@ -411,12 +402,12 @@ def _singular_saddle() -> NumericalError:
 
 
 #: a row of ``D`` whose squared norm falls below this fraction of the largest met (``row_scale``
-#: of :func:`solve_saddle`) is vanishing: a singular position
-VANISHING_ROW = 1e-4
+#: of :func:`solve_saddle`) is vanishing: a singular position (the FMUs' law, :mod:`.constraint_laws`)
+VANISHING_ROW = constraint_laws.VANISHING_ROW
 
 
 #: relative filter level of :func:`solve_filtered` (on the eigenvalues of ``D M^-1 D^T``)
-FILTER_LEVEL = 1e-6
+FILTER_LEVEL = constraint_laws.FILTER_LEVEL
 
 
 def solve_filtered(
@@ -449,19 +440,15 @@ def solve_filtered(
         F = sla.cho_factor(M)
     except (np.linalg.LinAlgError, ValueError):
         return None
-    norms = np.sum(D * D, axis=1)
-    ref = np.maximum(np.broadcast_to(np.asarray(row_scale, dtype=float), norms.shape), norms)
-    e = np.where(ref > 0, 1.0 / np.sqrt(np.where(ref > 0, ref, 1.0)), 1.0)
+    e = constraint_laws.row_weights(D, row_scale)
     X = sla.cho_solve(F, D.T)
     y = sla.cho_solve(F, f)
-    S = (e[:, None] * (D @ X)) * e[None, :]
-    s, V = np.linalg.eigh(0.5 * (S + S.T))
     # the scale of a regular mode: its largest eigenvalue, or the smallest of M^-1 (about 1 / max M_ii)
     # when every row vanishes at once (a single row at a dead point)
-    tau = level * max(float(s.max()), 1.0 / float(np.max(np.diag(M))))
-    r = V.T @ (e.reshape((-1,) + (1,) * (np.ndim(g) - 1)) * (D @ y - g))
-    weights = np.where(s > 0, s / (s * s + tau * tau), 0.0) if tau > 0 else np.zeros_like(s)
-    lam = e.reshape((-1,) + (1,) * (np.ndim(g) - 1)) * (V @ (weights.reshape((-1,) + (1,) * (r.ndim - 1)) * r))
+    s, V, tau = constraint_laws.filter_modes(
+        (e[:, None] * (D @ X)) * e[None, :], level, 1.0 / float(np.max(np.diag(M)))
+    )
+    lam = constraint_laws.filter_apply(V, s, e, tau, D @ y - g)
     x = y - X @ lam
     if not (np.all(np.isfinite(x)) and np.all(np.isfinite(lam))):
         return None
