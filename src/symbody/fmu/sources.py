@@ -468,7 +468,7 @@ class ModelSource:
                 "M_delta",
                 [mblock, self._vector("_delta", eq.delta, qn, "delta", "generalized forces")],
                 "[M | delta]: mass matrix and generalized forces, exported jointly",
-                hot=True,
+                hot=not eq.accelerations,  # the hot path where model.c has no direct accelerations
             )
         )
         parts.extend(self._accelerations_direct())
