@@ -141,7 +141,7 @@ def c_function_pieces(
     :func:`c_function` writes it (one piece).  ``constants`` takes the parameter-only subexpressions
     (:mod:`symbody.codegen.constants`): every part reads those it uses from the block.  ``avx2`` compiles
     every part (or the one function) a second time for AVX2 processors, chosen at run time
-    (:func:`symbody.codegen.c_isa.avx2_clone`; the macros of ``fmu_templates/symbody_model.h``).
+    (:mod:`symbody.codegen.c_isa`; the macros of ``fmu_templates/symbody_model.h``).
     """
     part_size = part_size or PART_SIZE
     names = names or SymbolNames()
