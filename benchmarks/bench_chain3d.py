@@ -7,7 +7,8 @@ centre of mass off every axis, full inertia tensor, gravity.  For each ``n``
 
 - **accelerations**: symbody's ``model.c`` (generated as for the FMU) linked
   with the FMU runtime, one ``sb_accelerations()`` per evaluation
-  (``harness/chain3d_symbody.c``, ``gcc -O2`` as the FMU), against
+  (``harness/chain3d_symbody.c``, ``gcc -O2`` as the FMU, with its AVX2 clone of the hot function
+  where the processor has AVX2: ``symbody.codegen.c_isa``), against
   ``pinocchio::aba`` on the same chain built with ``JointModelSphericalZYX``
   joints, the same inertias, centres of mass and lengths
   (``harness/chain3d_pinocchio.cpp``, ``-O3 -DNDEBUG``, compiled once and
@@ -453,7 +454,8 @@ def eval_row(m: Measured, pin_reason: str) -> Row:
         ratio,
         target,
         ratio >= 2.0 if m.n == TARGET_N else None,
-        f"model.c + FMU runtime (sb_accelerations, gcc -O2; {hot_path(m)}) vs pinocchio::aba with "
+        f"model.c + FMU runtime (sb_accelerations, gcc -O2, model.c's AVX2 clone where the processor has AVX2; "
+        f"{hot_path(m)}) vs pinocchio::aba with "
         f"JointModelSphericalZYX (-O3 -DNDEBUG), C/C++ loops, interleaved rounds. {checked}",
     )
 

@@ -42,6 +42,28 @@
 #define SB_MODEL_LOCAL
 #endif
 
+/* The hot functions of model.c (the accelerations, M and delta) are compiled twice where GCC targets
+   x86-64 Linux: for any x86-64 processor and, as avx2_<name>, for AVX2 processors, whose three-operand
+   encoding of the same scalar operations runs faster; the code calls the clone where sb_cpu_avx2().  The
+   two give the same values bit for bit (the same double operations in the same order: AVX2 has no FMA
+   and the ISO C mode of the build contracts no multiply-add).  -DSB_NO_AVX2 keeps the plain ones only
+   (symbody/codegen/c_isa.py). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && !defined(SB_NO_AVX2)
+#define SB_AVX2 __attribute__((target("avx2")))
+#define SB_INLINE __attribute__((always_inline))
+static inline int sb_cpu_avx2(void)
+{
+    static int avx2 = -1; /* the same value whichever thread writes it first */
+    if (avx2 < 0) {
+        __builtin_cpu_init();
+        avx2 = __builtin_cpu_supports("avx2") != 0;
+    }
+    return avx2;
+}
+#else
+#define SB_INLINE
+#endif
+
 /* sign function of the generated code */
 static inline double sb_sign(double x) { return (double)((x > 0) - (x < 0)); }
 

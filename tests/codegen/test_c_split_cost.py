@@ -22,7 +22,11 @@ from symbody.symbolic.expr import Context, cos, sin, sum_exprs
 
 from support.trees import chain_3d
 
-_PART = re.compile(r"^(?:static|SB_MODEL_LOCAL) void (part\d+_\w+)\([^;]*\)\n\{\n(.*?)^\}", re.M | re.S)
+# a part, or the body of a part compiled twice (symbody.codegen.c_isa) whose wrappers call it
+_PART = re.compile(
+    r"^(?:static|SB_MODEL_LOCAL|static inline SB_INLINE) void ((?:body_)?part\d+_\w+)\([^;]*\)\n\{\n(.*?)^\}",
+    re.M | re.S,
+)
 _IMPORT = re.compile(r"^const double (_t\d+) = _w\[\d+\];$")
 _LOAD = re.compile(r"^const double (\w+) = _(?:in|v)->\w+(?:\[\d+\])?; /\* .* \*/$")  # a symbol or direction
 _EXPORT = re.compile(r"^_w\[\d+\] = _t\d+;$")

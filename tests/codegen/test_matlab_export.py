@@ -125,9 +125,10 @@ def _count(statements: list[str], functions: dict) -> int:
 
 
 def c_statements(source: str, function: str) -> list[str]:
-    """Right-hand sides of the statements of a function of model.c (and of its parts), as SymPy text."""
+    """Right-hand sides of the statements of a function of model.c (and of its parts; of their bodies where they
+    have an AVX2 clone, symbody.codegen.c_isa), as SymPy text."""
     out = []
-    for m in re.finditer(rf"void (part\d+_)?{function}\(", source):
+    for m in re.finditer(rf"void (body_)?(part\d+_)?{function}\(", source):
         body = source[source.index("{", m.start()) + 1 : source.index("\n}\n", m.start())]
         for line in body.splitlines():
             line = re.sub(r"/\*.*?\*/", "", line).strip().rstrip(";")

@@ -10,6 +10,9 @@ are installed (a fraction of a microsecond per call beyond the evaluation; see
 :mod:`symbody.codegen.c_call`), otherwise called through ``ctypes``, with the
 same checks and the same results; ``out=`` takes arrays to fill instead of new
 ones.  Arguments are checked: a wrong length is refused by the vector's name.
+The parameter-only subexpressions are computed once per parameter change, as in the FMU's
+constants block (:mod:`symbody.codegen.constants`): the compiled code keeps them with the
+parameter values they came from and computes them again when a call passes other values.
 
 Example:
     >>> import numpy as np
@@ -33,6 +36,7 @@ from ..errors import ModelError
 from ..symbolic.expr import Expr, free_symbols
 from .c import CAssignment, CBlock, c_function, nonzero
 from .c_call import Kernel, c_compiler, call_directly, call_path, compile_shared, kernel_function
+from .constants import ConstantsBlock
 from .evaluators import layout_of, select_blocks
 from .python import Layout, check_identifier
 
@@ -56,6 +60,9 @@ class CEvaluator:
         name: name of the C function.
         path: ``"auto"`` (a CPython extension module when Python's headers are installed, else
             ctypes), ``"extension"`` or ``"ctypes"``.
+        constants: compute the parameter-only subexpressions once per parameter change (a constants
+            block kept by the compiled code with the parameters it was computed from,
+            :func:`block_function`), not at every call.
 
     Attributes:
         source: the generated C source.
@@ -68,13 +75,15 @@ class CEvaluator:
         layout: Layout,
         name: str = "evaluate",
         path: str = "auto",
+        constants: bool = True,
     ):
         check_identifier(name, "function")
         self.names = [check_identifier(k, "block") for k in blocks]
         self.shapes = [tuple(blocks[k][1]) for k in self.names]
         self.sizes = [int(np.prod(s)) if len(s) else 1 for s in self.shapes]
         self._layout = layout
-        self.source = "#include <math.h>\n#include <string.h>\n" + _SIGN + block_function(blocks, layout, name)
+        self.source = "#include <math.h>\n#include <string.h>\n" + _SIGN
+        self.source += block_function(blocks, layout, name, constants)
         self.source += _packed_wrapper(name, self._slots, self.sizes)
         slots = tuple((vec, n, vec in ("ddq", "lam", "x")) for vec, n in self._slots)
         self._call = kernel_function(Kernel(name + "_packed", self.source, slots, tuple(self.shapes)), path)
@@ -98,9 +107,17 @@ class CEvaluator:
         return self._call(t, q, dq, u, p, ddq, lam, x, out=out)
 
 
-def block_function(blocks: Mapping[str, tuple[Sequence[Expr], tuple[int, ...]]], layout: Layout, name: str) -> str:
+def block_function(
+    blocks: Mapping[str, tuple[Sequence[Expr], tuple[int, ...]]], layout: Layout, name: str, constants: bool = True
+) -> str:
     """C function ``void <name>(double _t, const double *_q, ..., const double *_lam, const double *_x,
-    double *_out_<block>...)``."""
+    double *_out_<block>...)``.
+
+    With ``constants``, the parameter-only subexpressions form a constants block
+    (:mod:`symbody.codegen.constants`): ``<name>_constants`` computes them from ``_p`` into a
+    thread-local array, again only when ``_p`` differs (bit for bit) from the values of the last call
+    of the thread, and the blocks read them from there (:func:`_constants_cache`).
+    """
     sources: dict[Expr, str] = {}
     for vec in ("q", "dq", "ddq", "u", "p", "lam", "x"):
         for i, s in enumerate(getattr(layout, vec)):
@@ -112,12 +129,43 @@ def block_function(blocks: Mapping[str, tuple[Sequence[Expr], tuple[int, ...]]],
         asg = [CAssignment(f"_out_{k}[{i}]", e) for i, e in enumerate(exprs) if nonzero(e)]
         cblocks.append(CBlock(k, f"block {k}", asg, zero=[(f"_out_{k}", len(exprs))]))
     outs = "".join(f", double *_out_{k}" for k in blocks)
-    sig = (
-        f"void {name}(double _t, const double *_q, const double *_dq, const double *_u, const double *_p, "
-        f"const double *_ddq, const double *_lam, const double *_x{outs})"
+    args = (
+        "double _t, const double *_q, const double *_dq, const double *_u, const double *_p, "
+        f"const double *_ddq, const double *_lam, const double *_x{outs}"
     )
     unused = ["_t", "_q", "_dq", "_u", "_p", "_ddq", "_lam", "_x"]
-    return c_function(sig, cblocks, sources, unused=unused)
+    block = ConstantsBlock(layout.p, source=f"{name}_c[{{}}]") if constants else None
+    body = c_function(f"static void {name}_blocks({args})", cblocks, sources, unused=unused, constants=block)
+    if block is None or not len(block):
+        return body.replace(f"static void {name}_blocks(", f"void {name}(", 1)
+    calls = ", ".join(["_t", "_q", "_dq", "_u", "_p", "_ddq", "_lam", "_x", *(f"_out_{k}" for k in blocks)])
+    entry = f"\nvoid {name}({args})\n{{\n    {name}_refresh(_p);\n    {name}_blocks({calls});\n}}\n"
+    return _constants_cache(name, block, sources, len(layout.p)) + body + entry
+
+
+def _constants_cache(name: str, block: ConstantsBlock, sources: Mapping[Expr, str], np_: int) -> str:
+    """The constants block of ``<name>`` and its cache: ``<name>_c`` (the slots) and ``<name>_cp`` (the
+    parameters they were computed from) thread-local, so that concurrent calls with other parameters
+    (ctypes releases the GIL) never read another thread's block; ``<name>_refresh(_p)`` recomputes the
+    slots when ``_p`` differs from ``<name>_cp`` bit for bit, or on the thread's first call."""
+    asg = [CAssignment(f"_c[{k}]", e, f"read as {name}_c[{k}]") for k, e in enumerate(block.exprs)]
+    cblock = CBlock("constants", "parameter-only subexpressions", asg)
+    fill = c_function(f"static void {name}_constants(const double *_p, double *_c)", [cblock], sources, unused=["_p"])
+    size = max(np_, 1)
+    return f"""
+/* constants block of {name}: {len(block)} parameter-only subexpressions, computed once per parameter change */
+static __thread double {name}_c[{len(block)}];
+static __thread double {name}_cp[{size}]; /* the parameters of {name}_c */
+static __thread int {name}_cset; /* {name}_c computed on this thread */
+{fill}
+static void {name}_refresh(const double *_p)
+{{
+    if ({name}_cset && memcmp({name}_cp, _p, {np_} * sizeof(double)) == 0) return;
+    {name}_constants(_p, {name}_c);
+    memcpy({name}_cp, _p, {np_} * sizeof(double));
+    {name}_cset = 1;
+}}
+"""
 
 
 def _packed_wrapper(name: str, slots: list[tuple[str, int]], sizes: Sequence[int]) -> str:
@@ -171,6 +219,7 @@ class AccelerationEvaluator:
         eq: the derived equations; no constraints and no contact forces (their accelerations
             need the multipliers: :meth:`symbody.numeric.NumericModel.accelerations`).
         path: as for :class:`CEvaluator`.
+        constants: as for :class:`CEvaluator`.
 
     Raises:
         ModelError: the model has constraints or ``[M | delta]`` uses contact forces.
@@ -184,7 +233,7 @@ class AccelerationEvaluator:
         True
     """
 
-    def __init__(self, eq: Equations, path: str = "auto"):
+    def __init__(self, eq: Equations, path: str = "auto", constants: bool = True):
         if eq.nc:
             raise ModelError(
                 f"{eq.name!r} has {eq.nc} constraint rows: compiled accelerations are for unconstrained models "
@@ -205,7 +254,7 @@ class AccelerationEvaluator:
         name = "accelerations"
         self.source = "#include <math.h>\n#include <string.h>\n#include <stdlib.h>\n" + _SIGN
         kernel_text = _closed_form_kernel(name, n, layout) if closed else _LDLT + _acceleration_kernel(name, n, layout)
-        self.source += block_function(blocks, layout, name) + kernel_text
+        self.source += block_function(blocks, layout, name, constants) + kernel_text
         slots = tuple((vec, len(getattr(layout, vec)), False) for vec in VECTORS[:4])
         failure = "the mass matrix is not positive definite (pivot %d" + f" of {n})"
         kernel = Kernel(name + "_packed", self.source, slots, ((n,),), failure, single=True)

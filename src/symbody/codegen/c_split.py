@@ -62,6 +62,7 @@ from ..symbolic.expr import Expr
 from ..symbolic.plan import ExportPlan
 from ..symbolic.printing import CPrinter
 from .c import CBlock, SymbolNames, c_comment, input_reads, symbol_locals
+from .c_isa import avx2_body, avx2_calls, avx2_whole, avx2_wrappers
 
 if TYPE_CHECKING:
     from .constants import ConstantsBlock
@@ -125,6 +126,7 @@ def c_function_pieces(
     linkage: str = "static",
     derivative: bool = False,
     constants: ConstantsBlock | None = None,
+    avx2: bool = False,
 ) -> list[str]:
     """:func:`symbody.codegen.c.c_function`, with the body cut into parts of at most ``part_size`` statements
     and :data:`PART_COST` (:data:`DERIVATIVE_PART_COST` for ``derivative`` code: Jacobians, tangents) by
@@ -137,7 +139,9 @@ def c_function_pieces(
     pairs of terms (:class:`~symbody.symbolic.plan.ExportPlan`), which costs more time than it saves
     on large derivative code.  A function that fits one part and is optimized is returned as
     :func:`c_function` writes it (one piece).  ``constants`` takes the parameter-only subexpressions
-    (:mod:`symbody.codegen.constants`): every part reads those it uses from the block.
+    (:mod:`symbody.codegen.constants`): every part reads those it uses from the block.  ``avx2`` compiles
+    every part (or the one function) a second time for AVX2 processors, chosen at run time
+    (:mod:`symbody.codegen.c_isa`; the macros of ``fmu_templates/symbody_model.h``).
     """
     part_size = part_size or PART_SIZE
     names = names or SymbolNames()
@@ -166,8 +170,10 @@ def c_function_pieces(
     budget = DERIVATIVE_PART_COST if derivative else PART_COST
     parts = cut_parts(statements, set(reads), part_size, budget) or [[]]
     if len(parts) == 1 and optimize:
+        if avx2:
+            return [avx2_whole(signature, doc, _whole(avx2_body(signature), plan, statements, reads, "", unused))]
         return [_whole(signature, plan, statements, reads, doc, unused)]
-    return _pieces(signature, parts, reads, doc, blocks, linkage)
+    return _pieces(signature, parts, reads, doc, blocks, linkage, avx2)
 
 
 def _whole(signature, plan: ExportPlan, statements, reads: dict[str, str], doc, unused) -> str:
@@ -232,7 +238,7 @@ def cut_parts(
     return [*parts, part] if part else parts
 
 
-def _pieces(signature, parts, reads: dict[str, str], doc, blocks, linkage) -> list[str]:
+def _pieces(signature, parts, reads: dict[str, str], doc, blocks, linkage, avx2: bool = False) -> list[str]:
     """The parts and the function that calls them; ``reads``: local of each leaf -> the statement reading it."""
     fname, params, args = _parameters(signature)
     defined_in: dict[str, int] = {}
@@ -252,6 +258,9 @@ def _pieces(signature, parts, reads: dict[str, str], doc, blocks, linkage) -> li
         body = [f"(void){a};" for a in args]
         body += [text for w, text in reads.items() if w in words[0]]
         body += [text for _, text in parts[0]]
+        if avx2:
+            whole = "\n".join([avx2_body(signature), "{", *("    " + line for line in body), "}"]) + "\n"
+            return [avx2_whole(signature, doc, whole)]
         head = [f"/* {c_comment(doc)} */"] if doc else []
         return ["\n".join([*head, signature, "{", *("    " + line for line in body), "}"]) + "\n"]
     pieces: list[str] = []
@@ -263,14 +272,23 @@ def _pieces(signature, parts, reads: dict[str, str], doc, blocks, linkage) -> li
             body.append(text)
             if name in crossing and defined_in[name] == k:
                 body.append(f"_w[{crossing[name]}] = {name};")
+        part_sig = f"{linkage} void part{k + 1}_{fname}({params}, double *_w)"
         text = [f"/* {c_comment(fname)}, part {k + 1} of {len(parts)} */"]
-        text.append(f"{linkage} void part{k + 1}_{fname}({params}, double *_w)\n{{")
+        text.append(f"{avx2_body(part_sig) if avx2 else part_sig}\n{{")
         text += ["    " + line for line in body]
-        pieces.append("\n".join([*text, "}\n"]))
+        pieces.append("\n".join([*text, "}\n"]) + (avx2_wrappers(part_sig) if avx2 else ""))
     nw = len(crossing)
     if linkage != "static":  # the parts may live in other files
         out += [f"{linkage} void part{k + 1}_{fname}({params}, double *_w);" for k in range(len(parts))]
-    calls = [f"    part{k + 1}_{fname}({', '.join([*args, '_w'])});" for k in range(len(parts))]
+        if avx2:
+            out += ["#ifdef SB_AVX2"]
+            clones = [f"avx2_part{k + 1}_{fname}" for k in range(len(parts))]
+            out += [f"{linkage} SB_AVX2 void {clone}({params}, double *_w);" for clone in clones]
+            out += ["#endif"]
+    call_args = ", ".join([*args, "_w"])
+    calls = [f"    part{k + 1}_{fname}({call_args});" for k in range(len(parts))]
+    if avx2:
+        calls = avx2_calls([f"part{k + 1}_{fname}" for k in range(len(parts))], call_args)
     if doc:
         out.append(f"/* {c_comment(doc)} */")
     out.append(signature + "\n{")

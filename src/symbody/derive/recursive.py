@@ -193,6 +193,50 @@ def _parent_of(k: int, bodies: list[TreeBody]) -> TreeBody | None:
     return best
 
 
+def _deepest_base(point: Point) -> Base | None:
+    """The deepest base of the vectors from the origin to ``point`` (``None``: bases on two branches)."""
+    deepest = None
+    P = point
+    while P.parent is not None:
+        for B in P.vector.parts:
+            if deepest is None or _is_ancestor(deepest, B):
+                deepest = B
+            elif not _is_ancestor(B, deepest):
+                return None
+        P = P.parent
+    return deepest
+
+
+def _moves_with(kin: Kinematics, point: Point, top: Point, B: Base) -> bool:
+    """True if the vectors from ``top`` to ``point`` (``top`` an ancestor) are fixed in ``B``."""
+    P = point
+    while P is not top:
+        if not all(_fixed_in(kin, X, comps, B) for X, comps in P.vector.parts.items()):
+            return False
+        P = P.parent
+    return True
+
+
+def _particle_base(system: System, point: Point, solids: list[Solid]) -> Base:
+    """The base of a particle at ``point`` in the tree: the deepest base its point moves with.
+
+    A particle has no orientation of its own; in the tree it is a body without rotational inertia in
+    the deepest base of the vectors that place its point, or lower, in the base of a solid whose point
+    is above the particle's and in whose base those vectors are fixed (an axial vector settled in a base
+    above the solid's): a particle on a body of a chain then joins that body instead of the ground.
+    """
+    best = _deepest_base(point)
+    if best is None:
+        return system.ground_base
+    for solid in solids:
+        B = solid.base
+        if solid.is_particle or B.depth <= best.depth or not _is_ancestor(best, B):
+            continue
+        if _is_ancestor(solid.point, point) and _moves_with(system.kinematics, point, solid.point, B):
+            best = B
+    return best
+
+
 def tree_of(system: System) -> list[TreeBody] | None:
     """The solids as a tree of relative joints, parents first (``None`` if the model is not one).
 
@@ -201,10 +245,24 @@ def tree_of(system: System) -> list[TreeBody] | None:
     path between them.  The model is a tree of relative joints when every
     coordinate enters the joint of one solid only, the joint's vectors are fixed
     in bases at or below the parent's base, and no input other than a motion input enters a joint.
+
+    A particle, a body without orientation or rotational inertia, is placed in the tree first in the
+    ground's base (particles joined by vectors in bases of their own, as links on absolute angles), then,
+    if that is not a tree, in the deepest base its point moves with (:func:`_particle_base`): on a body of
+    a chain it joins that body, by its own coordinates if any.
     """
-    ground = TreeBody(None, system.ground_base, system.origin)
     solids = [s for s in system.solids.values() if s.has_inertia]
-    bodies = [ground] + [TreeBody(s, s.base, s.point) for s in solids]
+    order = _tree(system, [TreeBody(s, s.base, s.point) for s in solids])
+    if order is None and any(s.is_particle for s in solids):
+        bases = [_particle_base(system, s.point, solids) if s.is_particle else s.base for s in solids]
+        order = _tree(system, [TreeBody(s, B, s.point) for s, B in zip(solids, bases)])
+    return order
+
+
+def _tree(system: System, solids: list[TreeBody]) -> list[TreeBody] | None:
+    """The bodies ``solids`` (in their bases) as a tree of relative joints (see :func:`tree_of`)."""
+    ground = TreeBody(None, system.ground_base, system.origin)
+    bodies = [ground, *solids]
     coords = system.coordinates
     input_mask = 0  # plain inputs: a motion input moves a joint with time, as a law of time does
     for u in system.inputs.values():

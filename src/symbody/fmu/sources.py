@@ -325,9 +325,9 @@ class ModelSource:
         return "".join(out)
 
     # -- block functions ---------------------------------------------------------
-    def _fn(self, name: str, blocks: list[CBlock], doc: str, derivative: bool = False) -> list[str]:
-        """The block function ``name`` of the runtime contract, its arrays filled by ``blocks`` (``derivative``:
-        Jacobians, cut into smaller parts, see :mod:`symbody.codegen.c_split`)."""
+    def _fn(self, name: str, blocks: list[CBlock], doc: str, derivative: bool = False, hot: bool = False) -> list[str]:
+        """The block function ``name`` of the runtime contract filled by ``blocks`` (``derivative``: Jacobians, in
+        smaller parts, :mod:`symbody.codegen.c_split`; ``hot``: also for AVX2, :mod:`symbody.codegen.c_isa`)."""
         spec = block(name)
         args = [f"_{o}" for o in spec.outputs]
         sig = f"void {spec.c_name}(const SbPoint *_in" + "".join(f", double *{a}" for a in args) + ")"
@@ -338,7 +338,7 @@ class ModelSource:
         constants = None if derivative else self._hoist  # derivative code reads the parameters itself
         pieces = c_function_pieces(
             sig, blocks, self._sources, doc, self._names, unused, linkage=LOCAL, derivative=derivative,
-            constants=constants,
+            constants=constants, avx2=hot,
         )  # fmt: skip
         self._note_constants(spec.c_name, pieces)
         return pieces
@@ -387,7 +387,7 @@ class ModelSource:
         helper = "void direct_blocks(const SbPoint *_in, double *_ddq, double *_pivots)"
         pieces = c_function_pieces(
             helper, blocks, self._sources, f"ddq = M^-1 delta {how}, with its pivots", self._names, ["_in"],
-            linkage=LOCAL, constants=self._hoist,
+            linkage=LOCAL, constants=self._hoist, avx2=True,
         )  # fmt: skip
         self._note_constants("sb_accelerations_direct", pieces)
         pieces[-1] = pieces[-1].replace(f"\n{helper}\n", f"\nstatic {helper}\n", 1)
@@ -468,6 +468,7 @@ class ModelSource:
                 "M_delta",
                 [mblock, self._vector("_delta", eq.delta, qn, "delta", "generalized forces")],
                 "[M | delta]: mass matrix and generalized forces, exported jointly",
+                hot=not eq.accelerations,  # the hot path where model.c has no direct accelerations
             )
         )
         parts.extend(self._accelerations_direct())
