@@ -148,7 +148,7 @@ def run(quick: bool = False, smoke: bool = False) -> list[Row]:
             rows.append(Row("flexible crane", f"{n} coordinates, CS FMU (FMI 2.0), {label}, {window:g} s of slewing",
                             f"{fmt_time(wall)} wall", f"real time {window:g} s", window / wall, ">= 50x",
                             window / cpu >= 50 and dev <= TOLERANCE,
-                            f"CPU time {fmt_time(cpu)} ({window / cpu:.0f}x real time by CPU time); payload position "
+                            f"CPU time {fmt_time(cpu)} ({window / cpu:.3g}x real time by CPU time); payload position "
                             f"within {dev:.0e} of its amplitude of the reference (dopri5, rtol 1e-11, {stop:g} s in "
                             f"{ref_cpu:.1f} s CPU); fmpy, setReal/doStep/getReal every 10 ms"))  # fmt: skip
     return rows
