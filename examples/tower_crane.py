@@ -43,6 +43,12 @@ holds it), with the winch inertia ``m_winch`` reflected to the rope (kinetic
 energy ``m_winch dl^2 / 2``, as a point mass moving horizontally with the
 paid-out rope) and hoist damping ``b_l``.
 
+With ``flexible=True`` (``symbody export examples/tower_crane.py --option flexible=True``) the mast
+and jib bend: :func:`parked_crane` builds them as ``System.flexible_beam`` bodies of ``segments`` rigid
+finite elements each (bending only), the trolley parked at ``r0`` and the payload a point mass on a
+rope of fixed length ``l0``; coordinates ``theta``, the mast's and jib's bending angles, ``beta_r``
+and ``beta_t``; input ``tau_slew``; outputs ``x_payload``, ``y_payload``, ``z_payload``.
+
 Inputs: ``tau_slew`` (N.m, on the jib about the vertical axis, reacting on the
 tower), ``F_trolley`` (N, on the trolley along the jib, reacting on the jib),
 and ``F_hoist`` (N) with ``hoist=True``.
@@ -71,17 +77,38 @@ R_GYR_AXIAL = 0.2  # m, radius of gyration of the beam about its own long axis
 L0 = 20.0  # m, default rope length
 FALLS_SPACING = 0.4  # m, distance between the rope falls of the two-fall reeving
 JIB_LENGTH = 50.0  # m, reach of the jib from the slew axis (the default trolley radius 25 m is mid reach)
+SEGMENTS = 8  # rigid finite elements per flexible beam (mast and jib) with flexible=True
+STEEL = {"E": 2.1e11, "G": 8.1e10, "rho": 7850.0}  # Pa, Pa, kg/m3
+MAST = {"area": 0.051, "Iy": 0.037, "Iz": 0.037, "J": 0.074}  # equivalent lattice: 400 kg/m, EI = 7.8e9 N.m2
+JIB = {"area": 0.0255, "Iy": 0.019, "Iz": 0.030, "J": 0.05}  # 200 kg/m, EI = 4.0e9 N.m2 vertical, 6.3e9 sideways
+SECTION_UNITS = {"E": "Pa", "G": "Pa", "rho": "kg/m3", "area": "m2", "Iy": "m4", "Iz": "m4", "J": "m4"}
 
 
-def build(hoist: bool = False, r0: float = 25.0, l0: float = L0, theta0: float = 0.0, falls: int = 0) -> sb.System:
+def build(
+    hoist: bool = False,
+    r0: float = 25.0,
+    l0: float = L0,
+    theta0: float = 0.0,
+    falls: int = 0,
+    flexible: bool = False,
+    segments: int = SEGMENTS,
+) -> sb.System:
     """The tower crane; ``hoist=True`` makes the rope length a coordinate driven by ``F_hoist``.
 
     ``r0``, ``l0`` and ``theta0`` are the initial trolley radius, rope length and slew angle.
     ``falls=2`` or ``4``: the hook hangs in that many falls of an elastic wire rope from a hoist winch
     (:func:`reeved_hoist`) instead of the rigid rope.
+    ``flexible=True`` builds :func:`parked_crane` instead: a flexible mast and jib of ``segments``
+    rigid finite elements each, the trolley parked at ``r0``.
     """
+    if flexible and falls:
+        raise sb.ModelError("tower_crane: falls (a reeved hook on a winch) is not available with flexible=True")
+    if flexible:
+        return flexible_option(hoist, r0, l0, theta0, segments)
     if falls and (hoist or falls not in (2, 4)):
-        raise ValueError(f"falls must be 2 or 4 (a reeved hook on a winch, without hoist=True), not {falls!r}")
+        raise sb.ModelError(
+            f"tower_crane: falls must be 2 or 4 (a reeved hook on a winch, without hoist=True), not {falls!r}"
+        )
     s = sb.System(
         f"tower_crane_winch{falls}" if falls else ("tower_crane_hoist" if hoist else "tower_crane"),
         description="tower crane with a slender payload (after Ye & Huang 2021)"
@@ -290,3 +317,109 @@ def reeved_hoist(
     z_land = P("z_landing", 0.25, unit="m", description="height of the payload's centre of mass resting on the ground")
     landing = s.buffer("landing", pad, cog, k=k_land, free_length=z_land, damping=c_land)
     s.output("landing_force", landing.force, unit="N", description="ground force on the set-down payload")
+
+
+def flexible_option(hoist: bool, r0: float, l0: float, theta0: float, segments: int) -> sb.System:
+    """``build(flexible=True)``: :func:`parked_crane` with a flexible mast and jib, the trolley parked at ``r0``."""
+    if hoist:
+        raise sb.ModelError(
+            "tower_crane: flexible=True models a fixed rope length; hoist=True is not available with it"
+        )
+    if not 0.0 < r0 <= JIB_LENGTH:
+        raise sb.ModelError(
+            f"tower_crane: the trolley radius r0 = {r0!r} m must lie on the jib, in (0, {JIB_LENGTH:g}]"
+        )
+    return parked_crane(True, segments, r0=r0, l0=l0, theta0=theta0)
+
+
+def _jib_beam(s: sb.System, name: str, root: sb.Frame, length: float, segments: int, section: dict) -> sb.Frame:
+    """A part of the jib (``length`` m of it) as a flexible beam, bending only; its tip frame."""
+    return s.flexible_beam(name, root, length=length, segments=segments, **section, axial=False, torsion=False)
+
+
+def _jib_split(segments: int, r0: float, R: float) -> tuple[int, int]:
+    """Segments of the jib inside and outside the trolley (``segments`` in all, at least one on each part)."""
+    if r0 >= R:
+        return segments, 0
+    inner = min(max(1, round(segments * r0 / R)), segments - 1)
+    return inner, segments - inner
+
+
+def parked_crane(
+    flexible: bool = True,
+    segments: int = SEGMENTS,
+    H: float = 40.0,
+    R: float = JIB_LENGTH,
+    r0: float | None = None,
+    l0: float = L0,
+    theta0: float = 0.0,
+) -> sb.System:
+    """The tower crane with its trolley parked at ``r0`` (default: the jib's tip ``R``), mast and jib flexible or rigid.
+
+    The mast (height ``H``) and the jib (reach ``R``) are ``System.flexible_beam`` bodies of
+    equivalent lattice sections (``MAST``, ``JIB`` of steel; bending only: the axial and torsional
+    modes of a lattice lie far above the payload's), ``segments`` rigid finite elements each (the
+    jib's split at the trolley between its inner and outer parts); ``flexible=False`` gives the same
+    crane with a rigid mast and jib.  The slewing structure (counter-jib and ballast ``m_slew``,
+    ``J_slew``) turns on the mast top by ``theta`` under the input ``tau_slew``; the trolley carries
+    the payload, a point mass ``m_payload`` on a rope of fixed length ``l`` (swing angles ``beta_r``
+    in the jib plane, ``beta_t`` out of it, about the trolley's axes).  Outputs: the payload's
+    position ``x_payload``, ``y_payload``, ``z_payload``.  The sections give a first jib bending
+    mode near 1 Hz and a mast sway near 0.5 Hz unloaded.
+
+    Example:
+        >>> len(parked_crane(True, 4).coordinates), len(parked_crane(False).coordinates)
+        (19, 3)
+    """
+    r0 = R if r0 is None else r0
+    inner, outer = _jib_split(segments, r0, R)
+    s = sb.System(f"tower_crane_{'flexible' if flexible else 'parked'}")
+    P = s.parameter
+    g = P("g", G0, unit="m/s2", description="gravitational acceleration", min=0.0)
+    m_jib = 200.0 * R  # kg, the jib's own mass (200 kg/m)
+    m_slew = P("m_slew", 30000.0, unit="kg", description="counter-jib and ballast, on the slew axis", min=0.0)
+    J_slew = P("J_slew", 1.2e7 - m_jib * R**2 / 3, unit="kg.m2", description="their inertia about the slew axis")
+    m_payload = P("m_payload", M_PAYLOAD, unit="kg", description="payload mass (a point at the rope's end)", min=0.0)
+    m_trolley = P("m_trolley", 800.0, unit="kg", description="trolley mass", min=0.0)
+    l = P("l", l0, unit="m", description="rope length from the trolley to the payload", min=0.0)
+    c_slew = P("c_slew", 1.0e5, unit="N.m.s/rad", description="viscous damping of the slewing gear", min=0.0)
+    theta = s.coordinate("theta", theta0, unit="rad", description="slew angle")
+    up = s.base("mast_axes", s.ground_base, sb.Ry(-math.pi / 2))  # x up, along the mast
+    height = P("H", H, unit="m", description="height of the mast")
+    if flexible:
+        mast = {k: P(f"mast_{k}", v, unit=SECTION_UNITS[k]) for k, v in {**STEEL, **MAST}.items()}
+        top = s.flexible_beam("mast", s.frame("mast_root", s.origin, up), length=height, segments=segments, **mast,
+                              axial=False, torsion=False)  # fmt: skip
+    else:
+        top = s.frame("mast_top", s.point("T", s.origin, (0, 0, height)), up)
+        s.solid("mast", s.origin, up, mass=400.0 * H, com=(H / 2, 0, 0))
+    slew = s.base("slew", top.base, sb.Rx(theta))
+    slewing = s.solid("slewing_part", top.point, slew, mass=m_slew, inertia=(J_slew, J_slew, 0))
+    jib_root = s.frame("jib_root", top.point, s.base("jib_axes", slew, sb.Ry(math.pi / 2)))  # x out, z up
+    if flexible:
+        jib = {k: P(f"jib_{k}", v, unit=SECTION_UNITS[k]) for k, v in {**STEEL, **JIB}.items()}
+        trolley = _jib_beam(s, "jib", jib_root, r0, inner, jib)
+        if outer:
+            _jib_beam(s, "jib_out", trolley, R - r0, outer, jib)
+    else:
+        reach = P("r_trolley", r0, unit="m", description="trolley radius")
+        trolley = s.frame(
+            "trolley_frame", s.point("J", top.point, sb.Vector(jib_root.base, reach, 0, 0)), jib_root.base
+        )
+        i_jib = m_jib * R**2 / 12
+        s.solid("jib", top.point, jib_root.base, mass=m_jib, com=(R / 2, 0, 0), inertia=(0, i_jib, i_jib))
+    s.solid("trolley", trolley.point, trolley.base, mass=m_trolley)  # point masses on their frames: a tree of joints
+    beta_r = s.coordinate("beta_r", 0.0, unit="rad", description="radial rope swing")
+    beta_t = s.coordinate("beta_t", 0.0, unit="rad", description="tangential rope swing")
+    rope = s.base("rope", s.base("rope_1", trolley.base, sb.Ry(-beta_r)), sb.Rx(beta_t))  # from the trolley: a chain
+    hook = s.point("hook", trolley.point, sb.Vector(rope, 0, 0, -l))
+    s.solid("payload", hook, rope, mass=m_payload)
+    s.gravity((0, 0, -g))
+    s.viscous_friction("slew_damping", theta, c_slew)
+    tau_slew = s.input("tau_slew", 0.0, unit="N.m", description="slewing torque about the vertical axis")
+    mast_top = s.flexible_bodies["mast"].solids[-1] if flexible else None  # the slewing gear's reaction
+    s.torque("slew_drive", slewing, sb.Vector(slew, tau_slew, 0, 0), reaction=mast_top)
+    pos = s.position(hook).components(s.ground_base)
+    for axis, value in zip("xyz", pos):
+        s.output(f"{axis}_payload", value, unit="m", description=f"payload position, {axis}")
+    return s

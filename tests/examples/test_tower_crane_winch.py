@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import symbody as sb
 from symbody.cli import main
 from symbody.numeric import NumericModel, linearize, simulate
 
@@ -88,11 +89,13 @@ def test_rope_goes_slack_when_the_payload_is_set_down():
     assert any(e.kind == "switch" and "l_lead" in e.name for e in res.events)  # the slack located as an event
 
 
-def test_falls_are_two_or_four_without_the_rigid_hoist():
-    with pytest.raises(Exception, match="falls must be 2 or 4"):
+def test_falls_are_two_or_four_without_the_rigid_hoist_or_the_flexible_crane():
+    with pytest.raises(sb.ModelError, match="falls must be 2 or 4"):
         example("tower_crane", falls=3)
-    with pytest.raises(Exception, match="falls must be 2 or 4"):
+    with pytest.raises(sb.ModelError, match="falls must be 2 or 4"):
         example("tower_crane", falls=2, hoist=True)
+    with pytest.raises(sb.ModelError, match="not available with flexible=True"):
+        example("tower_crane", falls=2, flexible=True)
 
 
 def test_info_names_the_rope_the_winch_and_the_landing(capsys):

@@ -84,6 +84,18 @@ def test_substitution(xyz):
     assert subs(e, {x: y}) is sin(y) * y + z
 
 
+def test_substitutions_sharing_a_memo_do_a_shared_subexpression_once(xyz):
+    ctx, x, y, z = xyz
+    shared = sin(x) * y + x * z
+    first, second = shared * z, shared + y
+    cache: dict = {}
+    assert subs(first, {x: 0}, cache) is subs(first, {x: 0}) is ZERO
+    assert cache[shared] is ZERO
+    size = len(cache)
+    assert subs(second, {x: 0}, cache) is subs(second, {x: 0}) is y
+    assert len(cache) == size + 1  # only the new sum: the shared part came from the memo
+
+
 def test_printers_agree_numerically(xyz):
     ctx, x, y, z = xyz
     e = -(1 - x) * y / (z + 2) ** 2 + sqrt(x) - 3 * sin(y) ** 3 - x / y

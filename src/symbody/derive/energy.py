@@ -94,13 +94,14 @@ def kinetic_energy(system: Any, M: list[list[Expr]]) -> Expr:
     dq = [c.dq for c in system.coordinates]
     rest = {v: ZERO for v in dq}
     T = _quadratic_form(M, dq)
+    cache: dict[Expr, Expr] = {}  # one memo for all solids: their velocities share the chain's terms
     for solid in system.solids.values():
         if not solid.has_inertia:
             continue
         v = kin.velocity(solid.point)
         w = None if solid.is_particle else kin.omega(solid.base)
-        v_t = v.subs(rest)
-        w_t = None if w is None else w.subs(rest)
+        v_t = v.subs(rest, cache)
+        w_t = None if w is None else w.subs(rest, cache)
         if v_t.is_zero and (w_t is None or w_t.is_zero):
             continue
         full = _solid_kinetic_energy(kin, solid, v, w)

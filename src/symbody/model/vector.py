@@ -212,13 +212,13 @@ class Vector:
                 self._kin.add_part(parts, B, (diff(c[0], symbol), diff(c[1], symbol), diff(c[2], symbol)))  # type: ignore[union-attr]
         return Vector._from_parts(self._kin, parts)
 
-    def subs(self, mapping: dict) -> Vector:
-        """Substitute symbols in every component."""
+    def subs(self, mapping: dict, cache: dict | None = None) -> Vector:
+        """Substitute symbols in every component (``cache``: a memo shared by calls with the same ``mapping``)."""
         from ..symbolic.calculus import subs
 
         parts: dict = {}
         for B, c in self.parts.items():
-            self._kin.add_part(parts, B, tuple(subs(x, mapping) for x in c))  # type: ignore[union-attr,arg-type]
+            self._kin.add_part(parts, B, tuple(subs(x, mapping, cache) for x in c))  # type: ignore[union-attr,arg-type]
         return Vector._from_parts(self._kin, parts)
 
     @property

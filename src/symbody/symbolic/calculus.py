@@ -226,10 +226,11 @@ def time_derivative(e: Expr | float, ctx: Context, accelerations: bool = True) -
     return _derive(e, leaf, mask, cache)
 
 
-def subs(e: Expr, mapping: Mapping[Expr, object]) -> Expr:
+def subs(e: Expr, mapping: Mapping[Expr, object], cache: dict[Expr, Expr] | None = None) -> Expr:
     """Substitute symbols by expressions in an atomized expression.
 
-    Atoms that do not contain any substituted symbol are returned unchanged.
+    Atoms that do not contain any substituted symbol are returned unchanged.  ``cache`` is a memo
+    that calls with the same ``mapping`` may share (shared subexpressions then done once).
 
     Example:
         >>> from symbody.symbolic.expr import Context, sin
@@ -241,8 +242,7 @@ def subs(e: Expr, mapping: Mapping[Expr, object]) -> Expr:
     if not mapping:
         return e
     m, mask = _substitution(mapping)
-    cache: dict[Expr, Expr] = {}
-    return _subs(e, m, mask, cache)
+    return _subs(e, m, mask, {} if cache is None else cache)
 
 
 def _substitution(mapping: Mapping[Expr, object]) -> tuple[dict[Expr, Expr], int]:
