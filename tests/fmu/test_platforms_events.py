@@ -9,13 +9,10 @@ never below the ground."""
 from __future__ import annotations
 
 import math
-import zipfile
 from pathlib import Path
 
 import numpy as np
 import pytest
-
-from symbody.fmu import export_fmu
 
 from support import example
 from support.contact_models import ball_motion, ball_rest, bouncing_ball
@@ -23,6 +20,7 @@ from support.portable_hosts import (
     Case,
     assert_same,
     build_host,
+    extracted_fmus,
     need,
     run_fmpy,
     run_host,
@@ -42,20 +40,11 @@ TOL = 1e-6
 @pytest.fixture(scope="module")
 def fmus(tmp_path_factory) -> dict[tuple[str, int], Path]:
     """The ball and the crane, FMI 2 and 3, CS and ME in one FMU, every installed platform, extracted."""
-    tmp = tmp_path_factory.mktemp("event_platforms")
     systems = {
         "ball": bouncing_ball(H0, E, M),
         "overhead_crane": example("overhead_crane", end_stops=True, ground=True),
     }
-    out = {}
-    for model, system in systems.items():
-        for fmi in (2, 3):
-            fmu = export_fmu(system, tmp / f"{model}{fmi}.fmu", fmi_version=fmi)
-            folder = tmp / f"{model}{fmi}"
-            with zipfile.ZipFile(fmu) as zf:
-                zf.extractall(folder)
-            out[(model, fmi)] = folder
-    return out
+    return extracted_fmus(systems, tmp_path_factory.mktemp("event_platforms"))
 
 
 def cases(fmus, fmis) -> list[Case]:

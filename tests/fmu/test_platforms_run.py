@@ -4,7 +4,6 @@ rk4 through the Integer ``solver.method``; the importer's tolerance and ``solver
 
 from __future__ import annotations
 
-import zipfile
 from pathlib import Path
 
 import fmpy
@@ -13,13 +12,13 @@ import pytest
 from fmpy.fmi2 import FMU2Slave
 
 from symbody.cli import main
-from symbody.fmu import export_fmu
 
 from support import example
 from support.portable_hosts import (
     Case,
     assert_same,
     build_host,
+    extracted_fmus,
     run_fmpy,
     run_host,
     tools_missing,
@@ -39,17 +38,7 @@ def need(*tools: str) -> None:
 @pytest.fixture(scope="module")
 def cranes(tmp_path_factory) -> dict[tuple[str, int], Path]:
     """Both cranes, FMI 2 and 3, CS and ME in one FMU, every installed platform, extracted."""
-    tmp = tmp_path_factory.mktemp("cranes")
-    out = {}
-    for model in CRANES:
-        eq = example(model).derive()
-        for fmi in (2, 3):
-            fmu = export_fmu(eq, tmp / f"{model}{fmi}.fmu", fmi_version=fmi)
-            folder = tmp / f"{model}{fmi}"
-            with zipfile.ZipFile(fmu) as zf:
-                zf.extractall(folder)
-            out[(model, fmi)] = folder
-    return out
+    return extracted_fmus({model: example(model).derive() for model in CRANES}, tmp_path_factory.mktemp("cranes"))
 
 
 def _cases(cranes, fmis) -> list[Case]:

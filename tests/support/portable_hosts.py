@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,6 +20,7 @@ import numpy as np
 from fmpy.fmi2 import FMU2Model, FMU2Slave
 from fmpy.fmi3 import FMU3Model, FMU3Slave
 
+from symbody.fmu import export_fmu
 from symbody.fmu.build import fmi_headers_dir
 
 HOST_SOURCE = Path(__file__).resolve().parents[1] / "fmu" / "c" / "portable_host.c"
@@ -249,3 +251,16 @@ def assert_same(got: np.ndarray, want: np.ndarray, what: str, tol: float = 1e-9)
     scale = np.maximum(1.0, np.abs(want).max(axis=0))
     err = (np.abs(got - want) / scale).max()
     assert err <= tol, f"{what}: largest scaled difference {err:.3g} > {tol}"
+
+
+def extracted_fmus(models: dict, folder: Path) -> dict[tuple[str, int], Path]:
+    """Each model (a System or its Equations) exported for FMI 2 and 3 (CS and ME in one FMU, every installed
+    platform) and extracted into ``folder``: ``{(name, fmi): extracted folder}``."""
+    out = {}
+    for name, model in models.items():
+        for fmi in (2, 3):
+            fmu = export_fmu(model, folder / f"{name}{fmi}.fmu", fmi_version=fmi)
+            with zipfile.ZipFile(fmu) as zf:
+                zf.extractall(folder / f"{name}{fmi}")
+            out[(name, fmi)] = folder / f"{name}{fmi}"
+    return out
