@@ -139,7 +139,8 @@ int sb_error_held_flight(double r, double u, double e, double alpha0, double alp
         return 0;
     const double a = fmin(-alpha0, -alpha1), h = duration / steps;
     const double gain = r * r - u * u - 2.0 * u * u * fabs(alpha1 - alpha0) / a; /* (not from the change of alpha) */
-    return gain >= 0.25 * steps * a * a * h * h && (1.0 - e * e) * r * r <= 2.0 * gain;
+    const double loss = (1.0 - e * e) * r * r;
+    return gain >= 0.25 * steps * a * a * h * h && loss <= 2.0 * gain && gain <= 2.0 * loss;
 }
 
 int sb_sliding_forces(int ns, double *F, const double *mu, const double *s, SbNormalsOf normals, void *context,

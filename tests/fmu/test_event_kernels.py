@@ -160,7 +160,8 @@ def test_entry_rate_plastic_and_unresolved_c_and_numpy_agree(kernel):
 def test_error_held_flights_c_and_numpy_agree(kernel):
     """Both kernels agree on a grid that crosses every condition; an explicit Euler flight of a falling body
     (v^2 gains g^2 h^2 a step) near its cycle with e = 0.8 is held up by the master's error, the exact flight
-    (no gain) or one whose gain a growing gap acceleration explains is not, nor a flight of 100 steps or more."""
+    (no gain) or one whose gain a growing gap acceleration explains is not, nor one whose impact takes far more
+    or far less than the gain (e = 0.2; e = 1, 0.99), nor a flight of 100 steps or more."""
     kernel.test_error_held.argtypes = [ctypes.c_double] * 7
     g, h, u = 9.81, 1e-3, 0.05
     n = 2.0 * u / (g * h)
@@ -180,6 +181,8 @@ def test_error_held_flights_c_and_numpy_agree(kernel):
     assert not laws.error_held_flight(-u, u, 0.8, -g, -g, n * h, n)  # exact: r = -u
     assert not laws.error_held_flight(euler, u, 0.8, -g, -1.5 * g, n * h, n)  # the gap acceleration grew by half
     assert not laws.error_held_flight(euler, u, 0.2, -g, -g, n * h, n)  # the impact takes far more than Euler adds
+    assert not laws.error_held_flight(euler, u, 1.0, -g, -g, n * h, n)  # elastic: no accumulation to end
+    assert not laws.error_held_flight(euler, u, 0.99, -g, -g, n * h, n)  # Euler's gain outgrows the loss
     assert not laws.error_held_flight(-0.3, 0.2, 0.8, -g, -g, 2 * 0.2 / g, 100.0)  # resolved by 100 steps
 
 

@@ -173,9 +173,10 @@ def error_held_flight(r: float, u: float, e: float, alpha0: float, alpha1: float
     * is at least a quarter of what explicit Euler adds in ``steps`` steps of ``h = duration / steps`` under a
       constant ``alpha`` (``steps alpha^2 h^2``: a first-order master's error; an accurate one adds its
       tolerance),
-    * is at least half of what the impact takes, ``(1 - e^2) r^2``: the accumulation of impacts is near the
-      cycle in which the master's error balances the restitution (flights of about ``4 / (1 - e^2)`` steps)
-      and would never end.
+    * lies between half and twice what the impact takes, ``(1 - e^2) r^2``: the accumulation of impacts is
+      near the cycle in which the master's error balances the restitution (flights of about ``4 / (1 - e^2)``
+      steps) and would never end (an elastic contact, ``e = 1``, is never made plastic: it has no
+      accumulation, and bounces that grow with the master's error are not one either).
 
     Such an impact is plastic.
 
@@ -189,7 +190,8 @@ def error_held_flight(r: float, u: float, e: float, alpha0: float, alpha1: float
         return False
     a, h = min(-alpha0, -alpha1), duration / steps
     gain = r * r - u * u - 2.0 * u * u * abs(alpha1 - alpha0) / a  # (not from the change of alpha)
-    return gain >= 0.25 * steps * a * a * h * h and (1.0 - e * e) * r * r <= 2.0 * gain
+    loss = (1.0 - e * e) * r * r
+    return gain >= 0.25 * steps * a * a * h * h and loss <= 2.0 * gain and gain <= 2.0 * loss
 
 
 def sliding_forces(
