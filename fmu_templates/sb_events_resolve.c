@@ -160,8 +160,12 @@ static SbStatus impact(SbInstance *inst, const char *function, int m, int *chang
         const double r = ev->rate[i];
         double alpha = -ev->ggamma[i];
         for (int j = 0; j < n; ++j) alpha += ev->G[(size_t)i * n + j] * ev->a0[j];
-        const int plastic = sb_plastic_impact(r, ev->e[i], alpha, ev->late, SB_REST_VELOCITY, SB_GAP_TOL,
-                                              SB_REBOUND_RESOLUTION, ev->step, SB_FLIGHT_STEPS);
+        const int plastic =
+            sb_plastic_impact(r, ev->e[i], alpha, ev->late, SB_REST_VELOCITY, SB_GAP_TOL, SB_REBOUND_RESOLUTION,
+                              ev->step, SB_FLIGHT_STEPS) ||
+            (inst->interface == SB_ME &&
+             sb_error_held_flight(r, ev->left_rate[i], ev->e[i], ev->left_alpha[i], alpha, t - ev->left_time[i],
+                                  ev->completed - ev->left_steps[i], SB_ACCUMULATION_STEPS));
         ev->b[a] = (1.0 + (plastic ? 0.0 : ev->e[i])) * r;
     }
     int bad = sb_lcp(m, ev->W, ev->b, ev->z);
@@ -429,7 +433,37 @@ static void step_bound(SbEvents *ev, double t)
 
 void sb_events_step_completed(SbInstance *inst)
 {
-    if (inst->events) step_bound(sb_ev(inst), *inst->state.time);
+    if (!inst->events) return;
+    step_bound(sb_ev(inst), *inst->state.time);
+    sb_ev(inst)->completed += 1.0;
+}
+
+/* Model Exchange, after an event: the departures of the open contacts leaving their surfaces (against their
+   gap acceleration: they come back), for sb_error_held_flight at their next impact; a contact in flight whose
+   rate the event changed (an impulse elsewhere) loses its record, as does one that closed. */
+static SbStatus record_departures(SbInstance *inst, const char *function)
+{
+    SbEvents *ev = sb_ev(inst);
+    const int n = inst->m->nq, k = inst->m->nk;
+    const double t = *inst->state.time;
+    SbStatus s = sb_ev_open_accelerations(inst, function);
+    if (s != SB_OK) return s;
+    sb_ev_evaluate(inst, t, inst->state.x);
+    for (int i = 0; i < k; ++i) {
+        double alpha = -ev->ggamma[i];
+        for (int j = 0; j < n; ++j) alpha += ev->G[(size_t)i * n + j] * ev->a0[j];
+        const int open = inst->state.closed[i] == 0.0;
+        if (open && ev->gap[i] <= SB_GAP_TOL && ev->rate[i] > SB_REST_VELOCITY && alpha < 0.0) {
+            ev->left_time[i] = t;
+            ev->left_steps[i] = ev->completed;
+            ev->left_rate[i] = ev->rate[i];
+            ev->left_alpha[i] = alpha;
+        } else if (!open || fabs(ev->rate[i] - ev->rate0[i]) > SB_REST_VELOCITY) {
+            ev->left_rate[i] = 0.0;
+        }
+    }
+    sb_changed(inst);
+    return SB_OK;
 }
 
 /* The span of the importer's step that ended at t (0 where not known: Co-Simulation, no step yet, times set
@@ -488,6 +522,7 @@ SbStatus sb_events_resolve(SbInstance *inst, const char *function, int *changed)
         }
         if ((s = open_unloaded(inst, function, &opened)) != SB_OK || opened == 0) break;
     }
+    if (s == SB_OK && k > 0 && inst->interface == SB_ME) s = record_departures(inst, function);
     if (s == SB_OK) take_sides(inst);
     return s;
 }

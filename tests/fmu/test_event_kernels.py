@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ctypes
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -28,6 +29,10 @@ EXPORT int test_unresolved(double u, double alpha, double depth, double late, do
 EXPORT int test_plastic(double r, double e, double alpha, double late, double step)
 {
     return sb_plastic_impact(r, e, alpha, late, 1e-5, 1e-8, 10.0, step, 10.0);
+}
+EXPORT int test_error_held(double r, double u, double e, double a0, double a1, double duration, double steps)
+{
+    return sb_error_held_flight(r, u, e, a0, a1, duration, steps, 100.0);
 }
 EXPORT double test_kept(double bmax, double wmax, double largest, double tol)
 {
@@ -150,6 +155,35 @@ def test_entry_rate_plastic_and_unresolved_c_and_numpy_agree(kernel):
         assert got == laws.unresolved_flight(u, alpha, depth, late, step=h)
     for r, e, alpha, late, h in itertools.product(GRID, [0.0, 0.5, 1.0], [-9.81, 9.81], [0.0, 1e-3], steps):
         assert bool(kernel.test_plastic(r, e, alpha, late, h)) == laws.plastic_impact(r, e, alpha, late, step=h)
+
+
+def test_error_held_flights_c_and_numpy_agree(kernel):
+    """Both kernels agree on a grid that crosses every condition; an explicit Euler flight of a falling body
+    (v^2 gains g^2 h^2 a step) near its cycle with e = 0.8 is held up by the master's error, the exact flight
+    (no gain) or one whose gain a growing gap acceleration explains is not, nor one whose impact takes far more
+    or far less than the gain (e = 0.2; e = 1, 0.99), nor a flight of 100 steps or more."""
+    kernel.test_error_held.argtypes = [ctypes.c_double] * 7
+    g, h, u = 9.81, 1e-3, 0.05
+    n = 2.0 * u / (g * h)
+    euler = -math.sqrt(u * u + n * (g * h) ** 2)
+    cases = itertools.product(
+        [euler, -u, -2.0 * u, 0.0],
+        [u, 0.0],
+        [0.0, 0.8, 1.0],
+        [-g, 0.0],
+        [-g, -1.5 * g, 2.0],
+        [n * h, 0.0],
+        [n, 0.5, 100.0],
+    )
+    for case in cases:
+        assert bool(kernel.test_error_held(*case)) == laws.error_held_flight(*case), case
+    assert laws.error_held_flight(euler, u, 0.8, -g, -g, n * h, n)
+    assert not laws.error_held_flight(-u, u, 0.8, -g, -g, n * h, n)  # exact: r = -u
+    assert not laws.error_held_flight(euler, u, 0.8, -g, -1.5 * g, n * h, n)  # the gap acceleration grew by half
+    assert not laws.error_held_flight(euler, u, 0.2, -g, -g, n * h, n)  # the impact takes far more than Euler adds
+    assert not laws.error_held_flight(euler, u, 1.0, -g, -g, n * h, n)  # elastic: no accumulation to end
+    assert not laws.error_held_flight(euler, u, 0.99, -g, -g, n * h, n)  # Euler's gain outgrows the loss
+    assert not laws.error_held_flight(-0.3, 0.2, 0.8, -g, -g, 2 * 0.2 / g, 100.0)  # resolved by 100 steps
 
 
 @pytest.mark.parametrize("seed", range(4))

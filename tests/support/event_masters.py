@@ -7,7 +7,9 @@ Model Exchange (FMI 2 and 3, through fmpy's low-level classes), fixed steps:
   fmusim ``--solver euler``, fmpy's ``Euler`` and real-time hosts do: the event iteration runs at the state
   where the step ended, past the event;
 * ``"bisection"``: rk4 steps whose events are located by bisection on the domains of the indicators (the
-  state at a time inside the step by one rk4 step from its start), as simple hosts do.
+  state at a time inside the step by one rk4 step from its start), as simple hosts do;
+* ``"euler_bisection"``: the same with explicit Euler steps, as OMSimulator's Model Exchange Euler (first
+  order, its energy grows by ``g^2 h^2 / 2`` a step of a falling body, but its events are located).
 
 Every row of a :class:`Run` is recorded at a step end before the event iteration there, and once more after
 it; the first row is read right after ``ExitInitializationMode``, before the first event iteration.
@@ -36,7 +38,9 @@ from symbody.fmu.run import restore_fmi2_message_proxy
 from symbody.fmu.testing import fmu_simulation
 
 #: the fixed-step Model Exchange masters
-FIXED_STEP = ("euler", "rk4", "bisection")
+FIXED_STEP = ("euler", "rk4", "bisection", "euler_bisection")
+#: the methods that locate their events by bisection, and the step each bisects with
+LOCATING = {"bisection": "rk4", "euler_bisection": "euler"}
 #: bisection stops when the bracket is this short (relative to the step)
 BISECTION_TOL = 1e-12
 
@@ -145,8 +149,8 @@ class ModelExchange:
                 x_new = self._step(fmu, t, x, grid - t, method, calls)
                 z_new = self._indicators(fmu)
                 t_end = grid
-                if method == "bisection" and _crossed(z, z_new):
-                    t_end, x_new, z_new = self._bisect(fmu, t, x, z, grid - t, calls)
+                if method in LOCATING and _crossed(z, z_new):
+                    t_end, x_new, z_new = self._bisect(fmu, t, x, z, grid - t, LOCATING[method], calls)
                 if t_end >= grid:
                     k += 1
                 entered, terminate = self._completed(fmu)
@@ -200,7 +204,7 @@ class ModelExchange:
 
     def _step(self, fmu, t: float, x: np.ndarray, h: float, method: str, calls: list[int]) -> np.ndarray:
         """One step from (t, x); leaves the FMU at its end."""
-        if method == "euler":
+        if method in ("euler", "euler_bisection"):
             x_new = x + h * self._derivatives(fmu, t, x, calls)
         else:
             k1 = self._derivatives(fmu, t, x, calls)
@@ -212,18 +216,18 @@ class ModelExchange:
         fmu.setContinuousStates(_ptr(x_new), self.nx)
         return x_new
 
-    def _bisect(self, fmu, t: float, x: np.ndarray, z: np.ndarray, h: float, calls: list[int]):
-        """The earliest change of domain in (t, t + h]: bisection on the state reached by one rk4 step from t;
-        returns the time just past it, the state and the indicators there (the FMU left there)."""
+    def _bisect(self, fmu, t: float, x: np.ndarray, z: np.ndarray, h: float, method: str, calls: list[int]):
+        """The earliest change of domain in (t, t + h]: bisection on the state reached by one step of ``method``
+        from t; returns the time just past it, the state and the indicators there (the FMU left there)."""
         lo, hi = 0.0, h
         while hi - lo > BISECTION_TOL * max(h, abs(t)):
             mid = 0.5 * (lo + hi)
-            self._step(fmu, t, x, mid, "rk4", calls)
+            self._step(fmu, t, x, mid, method, calls)
             if _crossed(z, self._indicators(fmu)):
                 hi = mid
             else:
                 lo = mid
-        x_new = self._step(fmu, t, x, hi, "rk4", calls)
+        x_new = self._step(fmu, t, x, hi, method, calls)
         return t + hi, x_new, self._indicators(fmu)
 
 
@@ -319,7 +323,7 @@ class Master:
 
 
 #: the Model Exchange masters: events at step ends (Euler, rk4), rk4 with bisection, fmpy's CVode
-ME_MASTERS = [Master(m, "me", m, 1e-3) for m in FIXED_STEP] + [
+ME_MASTERS = [Master(m, "me", m, 1e-3) for m in ("euler", "rk4", "bisection")] + [
     Master(f"cvode rtol={r:g}", "me", "cvode", 0.01, r) for r in (1e-4, 1e-6, 1e-8)
 ]
 #: the Co-Simulation masters: every solver at tolerances 1e-3 and 1e-4, communication steps of 0.25 and 1 s
