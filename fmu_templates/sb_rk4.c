@@ -90,6 +90,8 @@ static double rk4_spectral_radius(SbInstance *inst, double t, double hh, const d
         radius = exp(sum / (double)((it + 1) / 2));
         if (!(hh * radius > SB_RK4_UNSTABLE)) break;
     }
+    un = sqrt(un);
+    for (int j = 0; j < nx; ++j) u[j] /= un; /* a unit direction, as the next start expects */
     w->rk4_dir_set = 1;
     return radius;
 }
