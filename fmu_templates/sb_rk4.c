@@ -34,15 +34,23 @@
 
 /* Stability of an rk4 step from its stages, at no extra evaluation: for x' = J x the stage differences
    are k2 - k1 = (h/2) J k1 and k3 - k2 = (h/2) J (k2 - k1), so |k3 - k2| / |k2 - k1| estimates
-   (h/2) |lambda| of the motion that dominates them, the fastest excited one (a power iteration).
-   A large estimate can also come from a switch inside the step (a sign function, a contact): it is
-   confirmed by one more evaluation, a difference quotient of J (k2 - k1) at the start y of the step,
-   where no switch intervenes.  Normal models never pay for it.  The two sums come from the loop that
-   forms the last stage's point (rk4_last_point), which reads k1, k2 and k3 anyway; the rest (whether
-   the differences exceed rounding, the size of y) only where the estimate is large. */
+   (h/2) |lambda| of the motion that dominates them, the fastest excited one.  It can exceed the spectral
+   radius by far: |J v| / |v| is bounded by the norm of J, not by its largest |lambda|, and the Jacobian of a
+   chain of relative coordinates is strongly non-normal (its norm a hundred times its spectral radius).  A
+   large estimate is therefore checked by power iteration on J at the start y of the step (difference
+   quotients, where no switch of the forces intervenes): the mean growth per iteration of |J^k u| over the
+   later iterations converges to the spectral radius whatever the non-normality.  It starts from the
+   direction of the last estimate (where the fastest mode was) with k2 - k1 mixed in (what is excited now),
+   and an estimate that clears the step stands for SB_RK4_RECHECK flagged steps of a communication step.
+   Normal models never pay for it.  The two sums come from the loop that forms the last stage's point
+   (rk4_last_point), which reads k1, k2 and k3 anyway. */
 typedef struct {
     double num, den; /* |k3 - k2|^2, |k2 - k1|^2 */
 } Rk4Sums;
+
+#define SB_RK4_POWER_MIN 8  /* (multiples of 4) power iterations before an estimate may clear a step */
+#define SB_RK4_POWER_MAX 48 /* power iterations before an estimate refuses one */
+#define SB_RK4_RECHECK 16   /* flagged steps an estimate that cleared the step stands for */
 
 /* The stages k1..k4 of an rk4 step and the point of the last one; on the stack of the step loop for up
    to 8 coordinates (their addresses are then constants of the frame, not reloaded after every call to
@@ -51,24 +59,65 @@ typedef struct {
     double *k[4], *yt;
 } Rk4Stages;
 
+/* The spectral radius of J = df/dx at (t, y) (f = k1 there) by power iteration from w->rk4_dir, updated:
+   the geometric mean of the growth |J u| / |u| over the later half of the iterations, from SB_RK4_POWER_MIN
+   iterations on until h times it is within SB_RK4_UNSTABLE, at most SB_RK4_POWER_MAX.  0 when an evaluation
+   fails or J u vanishes (nothing confirmed: the step itself shows what happens). */
+static double rk4_spectral_radius(SbInstance *inst, double t, double hh, const double *y, const double *k1)
+{
+    SbSolver *w = inst->solver;
+    const int nx = w->nx;
+    double *u = w->rk4_dir, ynorm = 0.0, un = 0.0, logs[SB_RK4_POWER_MAX];
+    for (int j = 0; j < nx; ++j) ynorm += y[j] * y[j], un += u[j] * u[j];
+    const double eps = 1e-7 * (1.0 + sqrt(ynorm));
+    double radius = 0.0;
+    for (int it = 0; it < SB_RK4_POWER_MAX; ++it) {
+        un = sqrt(un);
+        for (int j = 0; j < nx; ++j) w->y1[j] = y[j] + eps * u[j] / un;
+        if (sb_derivatives(inst, t, w->y1, w->err) != SB_OK) return w->rk4_dir_set = 0, 0.0;
+        double jv = 0.0;
+        for (int j = 0; j < nx; ++j) {
+            u[j] = (w->err[j] - k1[j]) / eps; /* J u / |u| */
+            jv += u[j] * u[j];
+        }
+        if (!(jv > 0.0) || !isfinite(jv)) return w->rk4_dir_set = 0, 0.0;
+        logs[it] = 0.5 * log(jv);
+        un = jv;
+        /* windows of even length: exact for an oscillator, whose |J u| alternates between its q and dq */
+        if (it + 1 < SB_RK4_POWER_MIN || (it + 1) % 4) continue;
+        double sum = 0.0;
+        for (int i = (it + 1) / 2; i <= it; ++i) sum += logs[i];
+        radius = exp(sum / (double)((it + 1) / 2));
+        if (!(hh * radius > SB_RK4_UNSTABLE)) break;
+    }
+    un = sqrt(un);
+    for (int j = 0; j < nx; ++j) u[j] /= un; /* a unit direction, as the next start expects */
+    w->rk4_dir_set = 1;
+    return radius;
+}
+
 /* The rare part of rk4_stability: confirm the estimate at the start of the step (k1, k2: its stages). */
 SB_COLD static SbStatus rk4_unstable(SbInstance *inst, double t, double hh, const double *y, const double *k1,
                              const double *k2, const Rk4Sums *sums)
 {
     SbSolver *w = inst->solver;
-    double f = 0.0, ynorm = 0.0; /* |k1|^2, |y|^2 */
-    for (int j = 0; j < w->nx; ++j) f += k1[j] * k1[j], ynorm += y[j] * y[j];
+    double f = 0.0; /* |k1|^2 */
+    for (int j = 0; j < w->nx; ++j) f += k1[j] * k1[j];
     if (!(sums->den > 1e-20 * f)) return SB_OK; /* differences at the level of rounding errors say nothing */
-    const double vnorm = sqrt(sums->den), eps = 1e-7 * (1.0 + sqrt(ynorm)) / vnorm;
-    for (int j = 0; j < w->nx; ++j) w->y1[j] = y[j] + eps * (k2[j] - k1[j]);
+    if (w->rk4_left > 0 && hh * w->rk4_radius <= SB_RK4_UNSTABLE) {
+        --w->rk4_left;
+        return SB_OK;
+    }
+    /* the start: the last direction (unit) with a tenth of the unit k2 - k1 */
+    const double mix = 1.0 / sqrt(sums->den);
+    for (int j = 0; j < w->nx; ++j)
+        w->rk4_dir[j] = (w->rk4_dir_set ? w->rk4_dir[j] + 0.1 * mix * (k2[j] - k1[j]) : mix * (k2[j] - k1[j]));
     char why[sizeof inst->problem];
     memcpy(why, inst->problem, sizeof why);
-    SbStatus s = sb_derivatives(inst, t, w->y1, w->err); /* J (k2 - k1) ~ (f(y + eps v) - f(y)) / eps */
+    const double lambda = rk4_spectral_radius(inst, t, hh, y, k1);
     memcpy(inst->problem, why, sizeof why);
-    if (s != SB_OK) return SB_OK; /* not confirmed: the step itself shows what happens */
-    double jv = 0.0;
-    for (int j = 0; j < w->nx; ++j) jv += (w->err[j] - k1[j]) * (w->err[j] - k1[j]);
-    const double lambda = sqrt(jv) / (eps * vnorm);
+    w->rk4_radius = lambda;
+    w->rk4_left = SB_RK4_RECHECK;
     if (!(hh * lambda > SB_RK4_UNSTABLE)) return SB_OK;
     snprintf(inst->problem, sizeof inst->problem,
              "rk4 is unstable at t = %.17g: solver.step = %g is beyond its stability limit for the model's "

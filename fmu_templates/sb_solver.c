@@ -44,6 +44,7 @@ SbStatus sb_solver_alloc(SbInstance *inst)
     ok &= (w->wrow = malloc((size_t)(nx > 0 ? nx : 1) * sizeof(int))) != NULL;
     ok &= (w->wcol = malloc((size_t)(nx > 0 ? nx : 1) * sizeof(int))) != NULL;
     ok &= (w->backup = malloc((size_t)inst->state.nS * sizeof(double))) != NULL;
+    ok &= (w->rk4_dir = malloc(v)) != NULL;
     return ok ? SB_OK : SB_ERROR;
 }
 
@@ -64,6 +65,7 @@ void sb_solver_free(SbInstance *inst)
     free(w->wrow);
     free(w->wcol);
     free(w->backup);
+    free(w->rk4_dir);
     free(w);
     inst->solver = NULL;
 }
@@ -423,6 +425,7 @@ SbStatus sb_do_step(SbInstance *inst, double t0, double H)
     inst->problem[0] = '\0';
     w->t_reached = t0;
     w->underflow = 0;
+    w->rk4_left = 0; /* rk4's stability is estimated anew in each communication step */
     inst->interpolating = 1; /* the inputs set at t0 are polynomials of t - t0 over the step */
     inst->input_time = t0;
     s = SB_EVENTS(inst->m) > 0 ? sb_events_integrate(inst, t0, tend) : sb_integrate(inst, t0, tend);

@@ -35,6 +35,10 @@ typedef struct {
     double *backup;       /* instance state at the start of the communication step */
     double t_reached;     /* time of the last accepted internal step */
     int underflow;        /* the adaptive step size fell below its limit */
+    double *rk4_dir;      /* rk4: the direction of its spectral radius estimate, warm start of the next one */
+    int rk4_dir_set;      /* whether rk4_dir holds one */
+    double rk4_radius;    /* rk4: the last estimate of the spectral radius of the Jacobian */
+    int rk4_left;         /* rk4: flagged steps rk4_radius still stands for (0: estimate again) */
 } SbSolver;
 
 /* Whether accepted internal steps are projected onto the constraints and the surfaces of the closed contacts

@@ -306,6 +306,7 @@ class Model(assembly.Assembly, solvers.Solvers):
         saved = (self.t, self.x.copy(), self.h_next, None if self.events is None else self.events.closed.copy())
         u_saved = self.u.copy()
         self._underflow_at, self.warning = math.nan, ""
+        self._rk4_left = 0  # rk4's stability is estimated anew in each communication step
         method = int(self.settings[setting.METHOD])
         try:
             with np.errstate(divide="raise", over="raise", invalid="raise"):

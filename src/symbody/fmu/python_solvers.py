@@ -40,6 +40,8 @@ NUMERICAL_ERRORS = (StepFailure, np.linalg.LinAlgError, ArithmeticError, ValueEr
 
 MAX_STEPS = 1000000
 RK4_UNSTABLE = 3.0  # estimate of h |lambda| beyond rk4's stability limit (2.785 on the real axis)
+RK4_POWER = (8, 48)  # power iterations (multiples of 4) of the spectral radius before it may clear a step, refuse one
+RK4_RECHECK = 16  # flagged rk4 steps an estimate that cleared the step stands for
 RK4_ADVICE = "set a smaller solver.step, or solver.method = 2 (dopri5) or 3 (rosenbrock23, for stiff models)"
 
 
@@ -53,6 +55,9 @@ class Solvers:
     events: Any = None
     h_next = 0.0
     _underflow_at = math.nan
+    _rk4_dir: np.ndarray | None = None  # direction of the last spectral radius estimate (warm start)
+    _rk4_radius = 0.0
+    _rk4_left = 0  # flagged rk4 steps _rk4_radius still stands for
     derivatives: Callable[[float, np.ndarray], np.ndarray]  # [dq; ddq; rates] at (t, x)
     project: Callable[[float, np.ndarray], None]  # x onto the constraints, in place
     state_jacobian: Callable[[float, np.ndarray], tuple[np.ndarray, np.ndarray]]  # d derivatives / d(x, t)
@@ -114,26 +119,54 @@ class Solvers:
             self.project(t + hh, y)
 
     def _rk4_stability(self, t: float, hh: float, y, k1, k2, k3) -> None:
-        """h |lambda| of the fastest excited motion from the stage differences, confirmed by a difference
-        quotient of the Jacobian at the start of the step (a switch inside the step is no instability)."""
+        """h |lambda| of the fastest excited motion from the stage differences; a large one is checked by the
+        spectral radius of the Jacobian at the start of the step (``_rk4_spectral_radius``), which stands for
+        ``RK4_RECHECK`` flagged steps of a communication step (sb_rk4.c: rk4_unstable)."""
         v = k2 - k1
         den = float(np.sum(v**2))
         if not (den > 1e-20 * float(np.sum(k1**2)) and den > 0.0):
             return
         if not 2.0 * math.sqrt(float(np.sum((k3 - k2) ** 2)) / den) > RK4_UNSTABLE:
             return
-        vnorm = math.sqrt(den)
-        eps = 1e-7 * (1.0 + float(np.linalg.norm(y))) / vnorm
-        try:
-            jv = self.derivatives(t, y + eps * v) - k1
-        except NUMERICAL_ERRORS:
-            return  # not confirmed: the step itself shows what happens
-        lam = float(np.linalg.norm(jv)) / (eps * vnorm)
+        if self._rk4_left > 0 and hh * self._rk4_radius <= RK4_UNSTABLE:
+            self._rk4_left -= 1
+            return
+        v = v / math.sqrt(den)
+        start = v if self._rk4_dir is None else self._rk4_dir + 0.1 * v
+        lam = self._rk4_spectral_radius(t, hh, y, k1, start)
+        self._rk4_radius, self._rk4_left = lam, RK4_RECHECK
         if hh * lam > RK4_UNSTABLE:
             raise StepFailure(
                 f"rk4 is unstable at t = {t!r}: solver.step = {hh:g} is beyond its stability limit for the "
                 f"model's fastest motion (|lambda| ~ {lam:.3g} 1/s needs solver.step < {2.78 / lam:.3g}); {RK4_ADVICE}"
             )
+
+    def _rk4_spectral_radius(self, t: float, hh: float, y, k1, u) -> float:
+        """The spectral radius of the Jacobian at (t, y) by power iteration on difference quotients from u:
+        the geometric mean of the growth |J u| / |u| over the later half of the iterations, which converges
+        to it however non-normal J is (|J u| / |u| alone is bounded by the norm of J only); from
+        ``RK4_POWER[0]`` iterations on until h times it is within ``RK4_UNSTABLE``, at most ``RK4_POWER[1]``.
+        0 when an evaluation fails or J u vanishes (not confirmed: the step itself shows what happens)."""
+        eps = 1e-7 * (1.0 + float(np.linalg.norm(y)))
+        logs: list[float] = []
+        radius = 0.0
+        self._rk4_dir = None
+        for it in range(1, RK4_POWER[1] + 1):
+            try:
+                ju = (self.derivatives(t, y + eps * u / np.linalg.norm(u)) - k1) / eps
+            except NUMERICAL_ERRORS:
+                return 0.0
+            g = float(np.linalg.norm(ju))
+            if not (g > 0.0 and math.isfinite(g)):
+                return 0.0
+            u = ju
+            logs.append(math.log(g))
+            if it >= RK4_POWER[0] and it % 4 == 0:  # an even window: exact for an oscillator's q and dq
+                radius = math.exp(sum(logs[it // 2 :]) / (it // 2))
+                if not hh * radius > RK4_UNSTABLE:
+                    break
+        self._rk4_dir = u / np.linalg.norm(u)
+        return radius
 
     def _adaptive(self, t: float, tend: float, method: int) -> None:
         y = self.x
