@@ -31,14 +31,14 @@ jib_cylinder_extension, jib_cylinder_force, jib_cylinder_flow1, jib_cylinder_flo
   dynamics     virtual power formulation"""
 
 FLEXIBLE_TOWER = """\
-flexible_tower_crane
+tower_crane_flexible
   coordinates  19 (theta, mast_rz1, mast_ry1, mast_rz2, mast_ry2, mast_rz3, mast_ry3, mast_rz4, ... (19))
   constraints  0 (0 holonomic, 0 non-holonomic), dof 19
   flexible     mast: 4 segments, 8 coordinates, 5 solids
   flexible     jib: 4 segments, 8 coordinates, 5 solids
   parameters   23 (g, m_slew, J_slew, m_payload, m_trolley, l, c_slew, H, ... (23))
-  inputs       0
-  outputs      0
+  inputs       1 (tau_slew)
+  outputs      3 (x_payload, y_payload, z_payload)
   atoms        #
   dynamics     articulated formulation, accelerations by articulated-body algorithm"""
 
