@@ -9,7 +9,8 @@
  *    [Phi; g]), the velocities onto the bilateral rows, and a contact found inside takes the rate at which it
  *    crossed its surface (sb_entry_rate: the projection neither gains nor loses energy along the gap).
  * 2. Impacts: Newton's multi-contact law (F. Pfeiffer and C. Glocker, Multibody Dynamics with Unilateral
- *    Contacts, Wiley, 1996, ch. 6) on the touching contacts (gap within SB_GAP_TOL, not separating): impulses
+ *    Contacts, Wiley, 1996, ch. 6) on the touching contacts (the closed ones whatever the drift of their gaps,
+ *    the open ones with gaps within SB_GAP_TOL, not separating): impulses
  *    P >= 0 with gdot+ = gdot- + W P, gdot+ + e gdot- >= 0, complementary (sb_lcp).  Plastic (e = 0) when
  *    sb_plastic_impact says so: approaches slower than SB_REST_VELOCITY, and impacts found late whose rebound
  *    would rise less than SB_REBOUND_RESOLUTION times the depth at which they were found; so accumulations of
@@ -122,7 +123,7 @@ static SbStatus project_found_late(SbInstance *inst, const char *function, int *
     sb_ev_evaluate(inst, t, inst->state.x);
     for (int i = 0; i < k && ms < SB_MAX_ENUMERATED; ++i) {
         const int touching =
-            ev->gap[i] <= SB_GAP_TOL && (inst->state.closed[i] != 0.0 || fabs(ev->rate[i]) <= SB_REST_VELOCITY);
+            inst->state.closed[i] != 0.0 || (ev->gap[i] <= SB_GAP_TOL && fabs(ev->rate[i]) <= SB_REST_VELOCITY);
         if (ev->depth[i] > 0.0 || touching) {
             rhs[ms] = ev->depth[i] > 0.0 ? ev->target[i] - ev->rate[i] : 0.0;
             all[ms] = ms;
@@ -495,9 +496,11 @@ SbStatus sb_events_resolve(SbInstance *inst, const char *function, int *changed)
     if (s != SB_OK) return s;
     int m = 0;
     for (int i = 0; i < k; ++i)
-        if (ev->gap[i] <= SB_GAP_TOL && (inst->state.closed[i] != 0.0 || ev->rate[i] <= SB_REST_VELOCITY ||
-                                         (ev->depth[i] > 0.0 && ev->rate0[i] > 0.0)))
-            ev->set[m++] = i; /* touching (a closed contact moved away from its surface opens) */
+        if (inst->state.closed[i] != 0.0 ||
+            (ev->gap[i] <= SB_GAP_TOL &&
+             (ev->rate[i] <= SB_REST_VELOCITY || (ev->depth[i] > 0.0 && ev->rate0[i] > 0.0))))
+            ev->set[m++] = i; /* touching (a closed contact's gap is held by its constraint: a drift out of its
+                                 surface is the importer's error, and the impulse and force problems open it) */
     if (m > SB_MAX_ENUMERATED)
         return sb_fail(inst, function, "%d contacts touch at once at t = %g: more than the %d this FMU handles", m, t,
                        SB_MAX_ENUMERATED);

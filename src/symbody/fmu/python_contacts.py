@@ -169,8 +169,8 @@ class ContactModes:
         touching = [
             i
             for i in range(self.nk)
-            if gap[i] <= GAP_TOL and (self.closed[i] or rate[i] <= REST_VELOCITY or (depth[i] > 0 and rate0[i] > 0))
-        ]
+            if self.closed[i] or (gap[i] <= GAP_TOL and (rate[i] <= REST_VELOCITY or (depth[i] > 0 and rate0[i] > 0)))
+        ]  # (a closed contact's gap is held by its constraint: a drift out of its surface is the importer's error)
         if len(touching) > MAX_ENUMERATED:
             raise StepFailure(f"{len(touching)} contacts touch at once at t = {t!r}: more than {MAX_ENUMERATED}")
         if touching and np.any(rate[touching] < -REST_VELOCITY):
@@ -210,7 +210,7 @@ class ContactModes:
         m.changed()
         if inside.any():  # the rates at entry, the other touching contacts held
             gap, G, _, _, _, rate = self.blocks(t, x)
-            held = np.flatnonzero(inside | ((gap <= GAP_TOL) & (self.closed | (np.abs(rate) <= REST_VELOCITY))))
+            held = np.flatnonzero(inside | self.closed | ((gap <= GAP_TOL) & (np.abs(rate) <= REST_VELOCITY)))
             Z = self.response(t, x, G[held])
             change = np.where(inside, target - rate, 0.0)[held]
             dP = laws.sym_solve(self.delassus(G[held], Z), list(range(held.size)), change)
