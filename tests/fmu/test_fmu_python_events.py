@@ -149,3 +149,43 @@ def test_python_events_call_only_generated_blocks():
     sources = [Path(module.__file__).read_text() for module in (python_events, python_contacts)]
     called = {name for text in sources for name in re.findall(r"\.b\.(\w+)\(", text)}
     assert {"contacts", "switches"} <= called <= defined
+
+
+def test_a_closed_contact_drifted_out_of_its_surface_takes_part_in_an_impact():
+    """A unit mass on a floor (closed, its gap y drifted 2e-5 out) slides at 1 m/s into a wall inclined so that
+    its impulse pushes the mass into the floor (gap 1 - x - y / 2, e = 1): the floor holds, the mass rebounds
+    along it (dq = (-1, 0)); with the floor counted as open the wall throws it down (dq = (-0.6, -0.8))."""
+    from symbody.fmu.python_contacts import ContactModes
+
+    class Blocks:
+        @staticmethod
+        def M_delta(t, q, dq, u, p, x=None):
+            return np.eye(2), np.array([0.0, -9.81])
+
+        @staticmethod
+        def contacts(t, q, dq, u, p):
+            gap = np.array([q[1], 1.0 - q[0] - 0.5 * q[1]])
+            G = np.array([[0.0, 1.0], [-1.0, -0.5]])
+            return gap, G, np.zeros(2), np.zeros(2), np.array([0.0, 1.0])
+
+    class Model:
+        n, nc, nh, b, u, p = 2, 0, 0, Blocks, None, None
+        info = dict(nk=2, nsw=0, contact_names=["floor", "wall"])
+        settings = np.array([2, 1e-3, 1e-6, 1e-8, 0.0, 1, 1e-10, 10.0, 10.0, 0])
+
+        @staticmethod
+        def u_at(t):
+            return None
+
+        @staticmethod
+        def changed():
+            pass
+
+    c = ContactModes(Model)
+    Model.accelerations = staticmethod(lambda t, x: c.accelerations(t, x, np.array([0.0, -9.81]), np.zeros(0)))
+    c.closed[:] = [True, False]
+    drift = 2e-5
+    x = np.array([1.0 - 0.5 * drift, drift, 1.0, 0.0])
+    c.resolve(0.0, x)
+    assert np.allclose(x[2:], [-1.0, 0.0], atol=1e-9), x
+    assert list(c.closed) == [True, False]
