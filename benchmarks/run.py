@@ -84,6 +84,33 @@ def note_key(row: str) -> str:
     return f"{benchmark}, {case}".replace("\\|", "|")
 
 
+def superseded_dropped(head: list[str], names: set[str]) -> list[str]:
+    """``head`` (the lines above the table) without the benchmarks in ``names`` in its earlier "Rows ... were
+    measured later" lines: a line whose rows are all measured again goes (with the blank line after it).
+
+    Example:
+        >>> head = ["# r", "", "Rows a, b were measured later: x.", "", "Rows c were measured later: y.", ""]
+        >>> superseded_dropped(head, {"b", "c"})
+        ['# r', '', 'Rows a were measured later: x.', '']
+    """
+    out: list[str] = []
+    skip_blank = False
+    for line in head:
+        if skip_blank and not line.strip():
+            skip_blank = False
+            continue
+        skip_blank = False
+        listed, sep, rest = line.partition(" were measured later")
+        if line.startswith("Rows ") and sep:
+            kept = [n for n in listed[5:].split(", ") if n not in names]
+            if not kept:
+                skip_blank = True
+                continue
+            line = f"Rows {', '.join(kept)}{sep}{rest}"
+        out.append(line)
+    return out
+
+
 def merged(old: str, rows: list[Row], info: dict, argv: list[str], seconds: float, failures: list[str]) -> str:
     """``old`` (a RESULTS.md) with the rows and notes of the benchmarks in ``rows`` replaced by them.
 
@@ -96,7 +123,7 @@ def merged(old: str, rows: list[Row], info: dict, argv: list[str], seconds: floa
     names = {r.benchmark for r in rows}
     lines = old.rstrip("\n").split("\n")
     first_row = next(i for i, line in enumerate(lines) if line.startswith("|---"))
-    head = lines[: first_row - 1]
+    head = superseded_dropped(lines[: first_row - 1], names)
     table = [line for line in lines[first_row + 1 :] if line.startswith("| ")]
     cells = [line.split(" | ")[0][2:] for line in table]
     notes: list[list[str]] = []  # each note with its continuation lines (an indented table, a paragraph)

@@ -57,3 +57,17 @@ def test_results_merge_replaces_only_the_rows_of_the_benchmarks_run():
     assert "kept note" in new and "a hand-written sub-table" in new
     assert "fresh note" in new and "stale note" not in new
     assert "Rows redone were measured later: `python benchmarks/run.py --merge`" in new
+
+
+def test_results_merge_drops_the_earlier_line_of_rows_measured_again():
+    run = importlib.import_module("run")
+    from common import Row
+
+    old = run.render([Row("a", "x", "1 ms", "2 ms", 2.0, ">= 1x", True), Row("b", "y", "1 ms", "2 ms", 2.0, "-", None)],
+                     {"python": "3"}, False, 1.0, [])  # fmt: skip
+    once = run.merged(old, [Row("a", "x", "3 ms", "2 ms", 0.7, ">= 1x", False)], {}, ["--only", "a"], 1.0, [])
+    both = run.merged(once, [Row("b", "y", "3 ms", "2 ms", 0.7, "-", None)], {}, ["--only", "b"], 1.0, [])
+    again = run.merged(both, [Row("a", "x", "1 ms", "2 ms", 2.0, ">= 1x", True)], {}, ["--only", "a"], 1.0, [])
+    later = [line for line in again.splitlines() if "were measured later" in line]
+    assert [line.split(" were")[0] for line in later] == ["Rows b", "Rows a"], later
+    assert "\n\n\n" not in again
