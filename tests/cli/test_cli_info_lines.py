@@ -1,4 +1,4 @@
-"""``symbody info MODEL.py`` is one loop over the table of its lines (``symbody.cli.INFO_LINES``).
+"""``symbody info MODEL.py`` is one loop over the table of its lines (``symbody.fmu.info_cli.INFO_LINES``).
 
 The lines of the examples with every kind of element (hydraulic cylinders, a rope and a winch on the knuckle
 crane; two flexible bodies on the tower crane) are those the command printed before it was a table; a new
@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from symbody.cli import INFO_LINES, main
+from symbody.cli import main
+from symbody.fmu.info_cli import INFO_LINES
 
 ROOT = Path(__file__).resolve().parents[2]
 

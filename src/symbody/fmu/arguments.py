@@ -12,6 +12,7 @@ commands that run FMUs (``simulate``, ``validate``, ``sweep``, ``animate``) shar
 :func:`read_input_file`        ``--input-file CSV`` as fmpy reads it, names checked
 :func:`add_motion_rates`       the velocity and acceleration columns of motion inputs the file gives
 :func:`check_output_file`      ``-o FILE`` before any work: not a folder, suffix, folder exists
+:func:`add_model_options`      ``--option KEY=VALUE`` of the commands that read model files
 =============================  ==========================================================
 
 This module imports neither SymPy nor fmpy: simulating an FMU stays quick.
@@ -51,6 +52,7 @@ __all__ = [
     "input_file_gap",
     "add_motion_rates",
     "check_output_file",
+    "add_model_options",
 ]
 
 
@@ -331,3 +333,23 @@ def check_output_file(text: str | Path, suffixes: Sequence[str], flag: str) -> P
     if not folder.is_dir():
         raise ArgumentError(f"{flag} {raw!r}: output folder {str(folder)!r} does not exist")
     return path
+
+
+def add_model_options(parser: Any) -> None:
+    """Give ``parser`` (an ``argparse`` parser of a command that reads model files) the repeatable
+    ``--option KEY=VALUE`` of the model's ``build(**options)`` (parsed by :func:`symbody.loader.load_model_file`).
+
+    Example:
+        >>> import argparse
+        >>> p = argparse.ArgumentParser()
+        >>> add_model_options(p)
+        >>> p.parse_args(["--option", "falls=2", "--option", "flexible=true"]).option
+        ['falls=2', 'flexible=true']
+    """
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="option passed to the model's build(**options); VALUE is a Python literal or true/false (repeatable)",
+    )

@@ -30,6 +30,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from ..fmu.arguments import add_model_options
+
 
 def add_sweep(sub, common: argparse.ArgumentParser) -> None:
     """Add ``sweep`` to the subcommands of ``symbody`` (``common`` gives it ``--debug``)."""
@@ -79,9 +81,7 @@ def add_sweep(sub, common: argparse.ArgumentParser) -> None:
         help="the column --plot draws: NAME.final, NAME.min or NAME.max of an --output (default: the first's .max)",
     )
     p.add_argument("--fmi", type=int, choices=(2, 3), default=2, help="FMI version when exporting a model file")
-    p.add_argument(
-        "--option", action="append", default=[], metavar="KEY=VALUE", help="option of the model's build(**options)"
-    )
+    add_model_options(p)
     p.set_defaults(handler=run)
 
 

@@ -27,6 +27,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from ..fmu.arguments import add_model_options
+
 SUFFIXES = (".html", ".gif", ".mp4")
 
 
@@ -43,7 +45,7 @@ def add_parser(sub: Any, common: argparse.ArgumentParser | None = None) -> None:
     p.add_argument("--interval", type=float, default=None, help="output interval of the simulation")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="start value (repeatable)")
     p.add_argument("--input-file", default=None, metavar="CSV", help="inputs over time: time column, then inputs")
-    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="model build option")
+    add_model_options(p)
     p.add_argument("--trail", action="append", default=[], metavar="POINT", help="draw the path of a point")
     p.add_argument("--plot", action="append", default=[], metavar="NAME", help="plot a variable beside the 3-D view")
     p.add_argument("--fps", type=float, default=None, help="frames per second (default 30 for pages, 12 for movies)")
