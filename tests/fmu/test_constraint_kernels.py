@@ -14,7 +14,7 @@ import pytest
 from symbody.codegen.c_eval import compile_shared
 from symbody.fmu.build import template_dir
 from symbody.numeric import constraint_laws as laws
-from symbody.numeric.linalg import regularized_correction
+from symbody.numeric.saddle import regularized_correction
 
 EXPORTS = r"""
 #include "sb_linalg.h"
@@ -162,7 +162,7 @@ def test_range_space_solve_exact_where_regular_and_bounded_at_a_singular_positio
             assert undetermined.shape == (1, 0)
         else:
             assert abs(lam[0]) < 1.0 and undetermined.shape == (1, 1)  # exact: lam = 1/h * 2/3 (f . (1, 1) / ...)
-            from symbody.numeric.linalg import solve_filtered
+            from symbody.numeric.saddle import solve_filtered
 
             x2, lam2 = solve_filtered(M, D, f, np.zeros(1), row_scale=np.array([2.0]))
             assert np.allclose(x2, x, rtol=1e-12) and np.allclose(lam2, lam, rtol=1e-9, atol=1e-15)
@@ -188,7 +188,7 @@ def test_baumgarte_terms_give_the_drift_a_damped_oscillation():
     """A unit mass held at q = 0 by one row (Phi = q, D = [1]), found off it at q = 0.01 moving at 0.2: with
     ``D ddq = gamma - terms`` its error follows e'' + 2 alpha e' + beta^2 e = 0, the same in the range-space solve
     of the FMUs and numeric's saddle solve."""
-    from symbody.numeric.linalg import solve_saddle
+    from symbody.numeric.saddle import solve_saddle
 
     alpha, beta, q, dq = 10.0, 10.0, 0.01, 0.2
     g = np.zeros(1) - laws.baumgarte_terms(np.array([dq]), np.array([q]), 2 * alpha, beta**2)

@@ -11,7 +11,8 @@ import pytest
 
 import symbody as sb
 from symbody.numeric import Sampled, energy, is_conservative, kinetic_energy, potential_energy, simulate
-from symbody.numeric.linalg import independent_rows, null_space_basis, partition, solve_saddle
+from symbody.numeric.linalg import independent_rows, null_space_basis, partition
+from symbody.numeric.saddle import solve_saddle
 
 G = 9.81
 

@@ -1,12 +1,12 @@
 """The augmented system ``[M D^T; D 0][ddq; lam] = [delta; gamma]``: exact where it is regular.
 
-:func:`symbody.numeric.linalg.solve_saddle` filters the multipliers at singular positions (rows of
+:func:`symbody.numeric.saddle.solve_saddle` filters the multipliers at singular positions (rows of
 ``D`` nearly dependent, or vanishing against the norms they have had).  Everywhere else its
 accelerations, multipliers and the linearizations built on it are those of
 ``numpy.linalg.solve`` of the same augmented system, to rounding: relative 1e-12, on every
 configuration whose augmented matrix, scaled for its units (coordinates by ``1 / sqrt(M_ii)``,
 constraint rows to unit norm in those coordinates), has a condition number below 1e3.  The
-choice is made on the scaled ``D M^-1 D^T`` (:func:`symbody.numeric.linalg.schur_condition`), not
+choice is made on the scaled ``D M^-1 D^T`` (:func:`symbody.numeric.saddle.schur_condition`), not
 on raw LU pivots: a rear frame of 85 kg beside wheels of 0.12 kg m^2 (the Whipple bicycle) or
 inertias of 1e-7 kg m^2 beside a 0.05 kg body (Andrews' squeezer) made pivots 1e-3 and 1e-4 apart
 and sent regular configurations to the filter (relative errors 1e-8).
@@ -22,7 +22,7 @@ import pytest
 
 from symbody.fmu.testing import cached_equations
 from symbody.numeric import NumericModel, assemble, linearize, solve_velocities
-from symbody.numeric.linalg import REGULAR_CONDITION, schur_condition, solve_saddle
+from symbody.numeric.saddle import REGULAR_CONDITION, schur_condition, solve_saddle
 
 from support import EXAMPLES, MODELS
 

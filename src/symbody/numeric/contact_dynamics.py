@@ -38,8 +38,8 @@ from ..model.contacts import contact_blocks, event_force_symbols
 from ..model.friction import friction_blocks
 from . import constraint_laws, event_laws
 from .inputs import InputFunction
-from .linalg import regularized_correction, solve_saddle
 from .model import NumericModel
+from .saddle import regularized_correction, solve_saddle
 
 BLOCKS = ("M", "delta", "D", "gamma", "Phi", "beta", "gap", "gap_q", "gap_beta", "gap_gamma", "restitution")
 FRICTION_BLOCKS = ("fr_A", "fr_beta", "fr_gamma", "fr_mu", "fr_mu_static", "switch")

@@ -34,8 +34,8 @@ from .branch_guard import (
     vanishing_row,
 )
 from .inputs import InputFunction
-from .linalg import regularized_correction, solve_saddle
 from .model import NumericModel
+from .saddle import regularized_correction, solve_saddle
 
 #: a constraint row counts as independent for the projections while its singular value exceeds
 #: this fraction of the largest row norm met (closer to dependence: a singular position)

@@ -40,7 +40,7 @@ from __future__ import annotations
 import numpy as np
 
 from .complementarity import solve_lcp
-from .linalg import solve_saddle
+from .saddle import solve_saddle
 
 
 def contact_response(M: np.ndarray, D: np.ndarray, G: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

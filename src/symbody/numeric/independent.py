@@ -26,9 +26,9 @@ from .linalg import (
     partition,
     select_columns,
     solve_dependent,
-    solve_saddle,
 )
 from .model import NumericModel
+from .saddle import solve_saddle
 
 #: the sets of dependent coordinates one swap away are compared once the current one's condition has grown
 #: by this factor since the last comparison

@@ -56,8 +56,9 @@ from ..symbolic.atoms import symbol_name
 from .blocks import evaluator
 from .contact_checks import require_smooth
 from .kinematics import CoordinateSplit, split_coordinates
-from .linalg import null_space_basis, solve_saddle
+from .linalg import null_space_basis
 from .model import as_numeric
+from .saddle import solve_saddle
 
 if TYPE_CHECKING:
     from ..equations import Equations

@@ -34,7 +34,7 @@ from ..errors import NumericalError
 from ..model.contacts import event_force_symbols
 from ..model.deprecation import formerly_positional
 from .blocks import evaluator as _block_evaluator
-from .linalg import solve_saddle
+from .saddle import solve_saddle
 
 
 class NumericModel:
