@@ -1,6 +1,6 @@
 """The boundary between the layers is typed: a function that takes the equations or a model says which.
 
-Every parameter named ``eq``, ``model``, ``equations`` or ``nm`` in the package has an annotation other than
+Every parameter named ``eq``, ``model``, ``equations``, ``nm`` or ``system`` in the package has an annotation other than
 ``Any`` (``Equations``, ``NumericModel``, ``System | Equations``, the checks' protocol below ``Equations``...),
 so that mypy checks what is passed; and no ``getattr(eq, "field", default)`` reads a field that every
 ``Equations`` has.
@@ -14,7 +14,7 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "symbody"
 
-BOUNDARY_NAMES = {"eq", "equations", "model", "nm"}
+BOUNDARY_NAMES = {"eq", "equations", "model", "nm", "system"}
 
 
 def untyped_boundary_parameters(source: str) -> list[str]:

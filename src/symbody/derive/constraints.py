@@ -19,12 +19,17 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
+from ..errors import ModelError
+from ..model.constraints import ConstraintRow
 from ..model.expressions import explicit_rate
 from ..symbolic.calculus import jacobian, subs_many, time_derivative
 from ..symbolic.expr import ZERO, Expr, neg
 from .records import ConstraintInfo
+
+if TYPE_CHECKING:
+    from ..model.system import System
 
 
 @dataclass(frozen=True)
@@ -44,7 +49,7 @@ class ConstraintRows:
     lam: list[Expr]
 
 
-def constraint_rows(system: Any) -> ConstraintRows:
+def constraint_rows(system: System) -> ConstraintRows:
     """The holonomic, velocity and initial-position rows of ``system`` and their derivatives."""
     hol = [r for r in system.constraints if r.kind == "holonomic"]
     vel = [r for r in system.constraints if r.kind == "velocity"]
@@ -73,8 +78,15 @@ def constraint_rows(system: Any) -> ConstraintRows:
         Phi_init_q=jacobian(Phi_init, q),
         constraint_rows=[ConstraintInfo(r.name, r.kind, r.group, r.multiplier) for r in hol + vel],
         initial_rows=[ConstraintInfo(r.name, r.kind, r.group, None) for r in init],
-        lam=[r.multiplier for r in hol + vel],
+        lam=[_multiplier(r) for r in hol + vel],
     )
 
 
 __all__ = ["ConstraintRows", "constraint_rows"]
+
+
+def _multiplier(row: ConstraintRow) -> Expr:
+    """The Lagrange multiplier symbol of a holonomic or velocity row (every such row has one)."""
+    if row.multiplier is None:
+        raise ModelError(f"constraint row {row.name!r} has no Lagrange multiplier")
+    return row.multiplier

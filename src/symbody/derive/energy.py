@@ -46,6 +46,7 @@ from .virtual_power import Assembler
 
 if TYPE_CHECKING:
     from ..model.kinematics import Kinematics
+    from ..model.system import System
 
 
 def _solid_kinetic_energy(kin: Kinematics, solid: Any, v: Any, w: Any) -> Expr:
@@ -83,7 +84,7 @@ def _quadratic_form(M: list[list[Expr]], x: list[Expr]) -> Expr:
     return out
 
 
-def kinetic_energy(system: Any, M: list[list[Expr]]) -> Expr:
+def kinetic_energy(system: System, M: list[list[Expr]]) -> Expr:
     """Kinetic energy ``T(q, dq, t)`` of every solid of ``system``, given its mass matrix ``M``.
 
     ``T = 1/2 dq^T M dq`` holds for the parts of the velocities linear in ``dq``; a solid
@@ -106,12 +107,12 @@ def kinetic_energy(system: Any, M: list[list[Expr]]) -> Expr:
             continue
         full = _solid_kinetic_energy(kin, solid, v, w)
         # the part that 1/2 dq^T M dq already holds
-        in_M = _solid_kinetic_energy(kin, solid, v - v_t, None if w is None else w - w_t)
+        in_M = _solid_kinetic_energy(kin, solid, v - v_t, None if w is None or w_t is None else w - w_t)
         T = add(T, sub(full, in_M))
     return T
 
 
-def potential_energy(system: Any) -> tuple[Expr, list[Expr], list[str]]:
+def potential_energy(system: System) -> tuple[Expr, list[Expr], list[str]]:
     """The loads' potential energy and what remains beyond it.
 
     Returns:

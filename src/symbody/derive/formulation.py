@@ -25,15 +25,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..errors import ModelError
+from ..symbolic.atoms import symbol_name
 from ..symbolic.expr import NEG, NUM, SYM, Expr, walk
 from ..symbolic.plan import ExportPlan
 from .articulated import applies, articulated_accelerations
 from .elimination import eliminated_accelerations
 from .recursive import TreeBody, assemble_recursive, tree_of
 from .virtual_power import assemble
+
+if TYPE_CHECKING:
+    from ..model.system import System
+
 
 FORMULATIONS = ("auto", "recursive", "virtual_power", "articulated")
 
@@ -72,7 +77,7 @@ class Dynamics:
     m_delta_ops: int | None = None  # the export count of [M|delta] when the choice of formulation made one
 
 
-def mass_and_forces(system: Any, progress: Progress | None, formulation: str) -> Dynamics:
+def mass_and_forces(system: System, progress: Progress | None, formulation: str) -> Dynamics:
     """``M``, ``delta``, the formulation used and the direct accelerations (see the module docstring)."""
     dyn = _mass_and_forces(system, progress, formulation)
     if formulation == "auto" and not dyn.accelerations:
@@ -80,7 +85,7 @@ def mass_and_forces(system: Any, progress: Progress | None, formulation: str) ->
     return dyn
 
 
-def _mass_and_forces(system: Any, progress: Progress | None, formulation: str) -> Dynamics:
+def _mass_and_forces(system: System, progress: Progress | None, formulation: str) -> Dynamics:
     if formulation not in FORMULATIONS:
         raise ModelError(f"unknown formulation {formulation!r}: use one of {', '.join(FORMULATIONS)}")
     tree = tree_of(system) if formulation != "virtual_power" else None
@@ -110,7 +115,7 @@ def _mass_and_forces(system: Any, progress: Progress | None, formulation: str) -
     return _with_accelerations(system, tree, rec_dyn, formulation)
 
 
-def _with_accelerations(system: Any, tree: list[TreeBody], dyn: Dynamics, formulation: str) -> Dynamics:
+def _with_accelerations(system: System, tree: list[TreeBody], dyn: Dynamics, formulation: str) -> Dynamics:
     """``dyn`` with the articulated-body accelerations when asked for, or (``"auto"``) when they take
     fewer operations than ``[M|delta]`` plus the factorization and solve with ``M`` (weighted by
     :data:`SOLVE_WEIGHT`)."""
@@ -124,7 +129,7 @@ def _with_accelerations(system: Any, tree: list[TreeBody], dyn: Dynamics, formul
     return Dynamics(dyn.M, delta, "articulated", ddq, pivots, "articulated-body algorithm")
 
 
-def unconstrained(system: Any) -> bool:
+def unconstrained(system: System) -> bool:
     """Whether the model's ``ddq`` is ``M^-1 delta``: no constraint rows, unilateral contacts or stick-slip
     friction (their multipliers need ``M`` itself)."""
     if system.unilaterals or system.frictions:
@@ -132,7 +137,7 @@ def unconstrained(system: Any) -> bool:
     return not any(r.kind in ("holonomic", "velocity") for r in system.constraints)
 
 
-def _with_elimination(system: Any, dyn: Dynamics) -> Dynamics:
+def _with_elimination(system: System, dyn: Dynamics) -> Dynamics:
     """``dyn`` with ``ddq = M^-1 delta`` by symbolic elimination where the model is small and unconstrained
     and that takes fewer operations than ``[M|delta]`` and the runtime's dense factorization and solve
     (weighted by :data:`SOLVE_WEIGHT`)."""
@@ -180,7 +185,7 @@ def _m_delta_blocks(M: list[list[Expr]], delta: list[Expr]) -> dict[str, list[Ex
     return {"M": [M[i][j] for i in range(n) for j in range(i, n)], "delta": list(delta)}
 
 
-def _direct_and_m_delta_ops(direct: dict[str, list[Expr]], dyn: Dynamics, system: Any) -> tuple[int, int]:
+def _direct_and_m_delta_ops(direct: dict[str, list[Expr]], dyn: Dynamics, system: System) -> tuple[int, int]:
     """Operations of closed-form accelerations and of ``[M|delta]``, counted alike (:func:`block_ops`); the
     export count of ``[M|delta]`` that the choice of formulation made is used again, not recomputed."""
     if dyn.m_delta_ops is not None and _atoms(direct) <= EXACT_COUNT_UP_TO:
@@ -193,11 +198,11 @@ def _atoms(blocks: dict[str, list[Expr]]) -> int:
     return sum(e.op not in (SYM, NUM, NEG) for e in walk([e for b in blocks.values() for e in b]))
 
 
-def _plan_ops(blocks: dict[str, list[Expr]], system: Any) -> int:
-    return ExportPlan(blocks, {s: s.name for s in system.ctx.symbols}).op_count()
+def _plan_ops(blocks: dict[str, list[Expr]], system: System) -> int:
+    return ExportPlan(blocks, {s: symbol_name(s) for s in system.ctx.symbols}).op_count()
 
 
-def block_ops(alternatives: list[dict[str, list[Expr]]], system: Any) -> list[int]:
+def block_ops(alternatives: list[dict[str, list[Expr]]], system: System) -> list[int]:
     """Operations of each alternative (blocks exported jointly): the export plans' counts when all are small,
     else their atoms' (negations are free in sums)."""
     atoms = [_atoms(alt) for alt in alternatives]
@@ -220,11 +225,11 @@ def atom_count(M: list[list[Expr]], delta: list[Expr]) -> int:
     return sum(e.op not in (SYM, NUM, NEG) for e in walk(roots))
 
 
-def export_op_count(M: list[list[Expr]], delta: list[Expr], system: Any) -> int:
+def export_op_count(M: list[list[Expr]], delta: list[Expr], system: System) -> int:
     """The size-optimal export plan's operation count of ``[M|delta]`` (upper triangle of ``M``)."""
     n = len(M)
     blocks = {"M": [M[i][j] for i in range(n) for j in range(i, n)], "delta": list(delta)}
-    return ExportPlan(blocks, {s: s.name for s in system.ctx.symbols}).op_count()
+    return ExportPlan(blocks, {s: symbol_name(s) for s in system.ctx.symbols}).op_count()
 
 
 __all__ = [
