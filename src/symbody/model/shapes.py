@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import ModelError
-from ..symbolic.evaluate import evaluate
+from ..symbolic.evaluate import evaluate, evaluate_many
 from ..symbolic.expr import Expr, num
 from .base import Base, Rotation, as_matrix3
 from .bodies import Solid
@@ -504,13 +504,22 @@ def _value(e: Expr, values: dict) -> float:
         return math.nan
 
 
+def _values(exprs: list[Expr], values: dict) -> list[float]:
+    """The values of ``exprs`` at the defaults in one walk of their shared atoms (:func:`_value` of each where one
+    of them cannot be evaluated)."""
+    try:
+        return [float(x) for x in evaluate_many(exprs, values)]
+    except (ArithmeticError, ValueError, TypeError, KeyError):
+        return [_value(e, values) for e in exprs]
+
+
 def _default_view(system: System) -> list[ShapeAttachment]:
     """Lines along the point tree, spheres at the centres of mass (radius ~ mass^(1/3)), ground axes."""
     values = system.default_values()
     ground = system.ground_base
-    positions = [
-        [_value(c, values) for c in system.kinematics.position(p).components(ground)] for p in system.points.values()
-    ]
+    positions = _values([c for p in system.points.values() for c in system.kinematics.position(p).components(ground)],
+                        values)  # fmt: skip
+    positions = [positions[i : i + 3] for i in range(0, len(positions), 3)]
     norms = [math.sqrt(sum(x * x for x in p)) for p in positions]
     extent = max((r for r in norms if math.isfinite(r)), default=0.0)
     extent = extent if math.isfinite(extent) and extent > 0 else 1.0
