@@ -6,7 +6,7 @@ that use them), ``M``, ``delta``, the constraint blocks and the outputs computed
 ``Equations`` (no export plan, no optimizer) to 1e-12 relative to each block's size; the
 accelerations equal the closed form (1e-12) or the solution of ``[M D^T; D 0] [ddq; lam] = [delta; gamma]``
 (to the conditioning of that matrix).  The pendulum and the four-bar run by default; every example with
-``--slow``.
+``--slow`` (the knuckle crane without its end stops).
 """
 
 from __future__ import annotations
@@ -132,6 +132,13 @@ def test_blocks_equal_the_equations(name, tmp_path):
 @pytest.mark.parametrize("name", [n for n in EXAMPLES if n not in ("simple_pendulum", "four_bar")])
 def test_blocks_of_every_example(name, tmp_path):
     check_blocks(name, tmp_path)
+
+
+@pytest.mark.slow
+def test_blocks_of_the_knuckle_crane_without_end_stops(tmp_path):
+    """Motion inputs (the ship's heave, roll and pitch with their rates) among the inputs; its end stops are
+    contacts, which the MATLAB export refuses with a message (the FMU handles them)."""
+    check_equations(example("knuckle_crane", end_stops=False).derive(), tmp_path)
 
 
 def test_numbers_read_back_exactly_in_octave():
