@@ -186,6 +186,29 @@ class Output:
     description: str = ""
 
 
+def _declare_scalar(
+    system: System,
+    kind: str,
+    name: str,
+    value: float,
+    unit: str | None,
+    description: str,
+    min: float | None,
+    max: float | None,
+) -> Expr:
+    """Declare a parameter or an input (``kind``): its name claimed, unit and value checked, its symbol returned."""
+    system.registry.check(name, kind)
+    unit, description = check_unit_and_description(unit, description, f"{kind} {name!r}")
+    value = to_number(value, f"{kind} {name!r}")
+    system.registry.claim(name, kind)
+    s = system.ctx.symbol(name, kind)
+    cls, table = (Parameter, system.parameters) if kind == "parameter" else (Input, system.inputs)
+    quantity = cls(name, s, value, unit, description, min, max)
+    s.value = quantity
+    table[name] = quantity  # type: ignore[assignment]
+    return s
+
+
 def declare_parameter(
     system: System,
     name: str,
@@ -199,15 +222,7 @@ def declare_parameter(
 
     The body of :meth:`symbody.System.parameter` (documented there, with an example).
     """
-    system.registry.check(name, "parameter")
-    unit, description = check_unit_and_description(unit, description, f"parameter {name!r}")
-    value = to_number(value, f"parameter {name!r}")
-    system.registry.claim(name, "parameter")
-    s = system.ctx.symbol(name, "parameter")
-    p = Parameter(name, s, value, unit, description, min, max)
-    s.value = p
-    system.parameters[name] = p
-    return s
+    return _declare_scalar(system, "parameter", name, value, unit, description, min, max)
 
 
 def declare_parameters(system: System, spec: str, value: float = 0.0, unit: str | None = None) -> tuple[Expr, ...]:
@@ -296,15 +311,7 @@ def declare_input(
 
     The body of :meth:`symbody.System.input` (documented there, with an example).
     """
-    system.registry.check(name, "input")
-    unit, description = check_unit_and_description(unit, description, f"input {name!r}")
-    value = to_number(value, f"input {name!r}")
-    system.registry.claim(name, "input")
-    s = system.ctx.symbol(name, "input")
-    u = Input(name, s, value, unit, description, min, max)
-    s.value = u
-    system.inputs[name] = u
-    return s
+    return _declare_scalar(system, "input", name, value, unit, description, min, max)
 
 
 def declare_motion_input(

@@ -517,9 +517,9 @@ def _default_view(system: System) -> list[ShapeAttachment]:
     """Lines along the point tree, spheres at the centres of mass (radius ~ mass^(1/3)), ground axes."""
     values = system.default_values()
     ground = system.ground_base
-    positions = _values([c for p in system.points.values() for c in system.kinematics.position(p).components(ground)],
-                        values)  # fmt: skip
-    positions = [positions[i : i + 3] for i in range(0, len(positions), 3)]
+    flat = _values([c for p in system.points.values() for c in system.kinematics.position(p).components(ground)],
+                   values)  # fmt: skip
+    positions = [flat[i : i + 3] for i in range(0, len(flat), 3)]
     norms = [math.sqrt(sum(x * x for x in p)) for p in positions]
     extent = max((r for r in norms if math.isfinite(r)), default=0.0)
     extent = extent if math.isfinite(extent) and extent > 0 else 1.0
