@@ -530,6 +530,7 @@ def build_library(out: Path, version: int, flags: list[str]) -> tuple[Path, str,
     """The FMU's shared library (model.c + runtime + the version's wrapper), its token, value references."""
     from symbody.codegen.c_eval import c_compiler
     from symbody.fmu.build import fmi_headers_dir, template_dir
+    from symbody.fmu.description import FMI3_FIRST_VALUE_REFERENCE
     from symbody.fmu.spec import GENERIC_SOURCES, FmuSpec
     from symbody.fmu.testing import cached_equations
     from symbody.fmu.variables import fmu_variables
@@ -556,7 +557,8 @@ def build_library(out: Path, version: int, flags: list[str]) -> tuple[Path, str,
     ]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
-    vrs = {v.name: v.vr for v in fmu_variables(eq, "cs")}
+    first = 0 if version == 2 else FMI3_FIRST_VALUE_REFERENCE
+    vrs = {v.name: v.vr + first for v in fmu_variables(eq, "cs")}
     return lib, spec.token, vrs
 
 
