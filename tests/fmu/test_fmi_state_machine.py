@@ -481,7 +481,8 @@ def abuse(lib: str, version: int, kind: str, token: str, vrs: dict[str, int]) ->
         refused("Get NULL values", h(get, one(vrs["g"]), C.c_size_t(1), None, *tail), "NULL")
         refused("Set NULL values", h(set_, one(vrs["g"]), C.c_size_t(1), None, *tail), "NULL")
         refused("Get huge nvr, NULL arrays", h(get, None, huge, None, *(() if version == 2 else (huge,))), "NULL")
-        for bad in (len(vrs) + 5, 2**32 - 1):
+        # FMI 3 value references start at 1 (the 1-based positions in ModelVariables): 0 is no variable
+        for bad in (len(vrs) + 5, 2**32 - 1, *((0,) if version == 3 else ())):
             refused(
                 f"Get unknown value reference {bad}",
                 h(get, one(bad), C.c_size_t(1), values, *tail),
