@@ -44,7 +44,8 @@ static fmi3Instance instantiate(SbInterface iface, fmi3String instanceName, fmi3
                                 fmi3InstanceEnvironment env, fmi3LogMessageCallback logMessage)
 {
     const Fmi3Host host = {logMessage};
-    SbInstance *inst = sb_instantiate_hosted(iface, instanceName, token, env, fmi3_logger, &host, sizeof host, loggingOn);
+    SbInstance *inst =
+        sb_instantiate_hosted(iface, instanceName, token, env, fmi3_logger, &host, sizeof host, loggingOn);
     if (inst) inst->first_vr = SB_FMI3_FIRST_VR;
     return inst;
 }

@@ -244,7 +244,8 @@ def _fmi3(spec) -> bytes:
                 dependencies=_deps(spec, spec.runtime_deps(v), 3),
             )
     for v in spec.initial_unknowns:
-        ET.SubElement(ms, "InitialUnknown", valueReference=_ref(v.vr, 3), dependencies=_deps(spec, spec.init_deps(v), 3))
+        deps = _deps(spec, spec.init_deps(v), 3)
+        ET.SubElement(ms, "InitialUnknown", valueReference=_ref(v.vr, 3), dependencies=deps)
     for v in spec.variables:  # the unilateral contacts and the switching functions (sb_events.c)
         if v.kind == "event":
             ET.SubElement(ms, "EventIndicator", valueReference=_ref(v.vr, 3))
