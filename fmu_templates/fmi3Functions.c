@@ -25,6 +25,11 @@ static void fmi3_logger(SbInstance *inst, SbStatus status, const char *category,
     if (h && h->log) h->log(inst->env, (fmi3Status)status, category, message);
 }
 
+/* The value reference of the first variable: FMI 3 value references are the 1-based positions of the
+   variables in ModelVariables (symbody/fmu/description.py, FMI3_FIRST_VALUE_REFERENCE), the indices FMI 2
+   gives them; importers that read FMI 3 dependencies as FMI 2 indices name the right variables. */
+#define SB_FMI3_FIRST_VR 1u
+
 /* the FMI 3 status of an SbStatus (same values), for SB_ENTER and SB_NEED */
 #define SB_STATUS(s) ((fmi3Status)(s))
 
@@ -39,7 +44,10 @@ static fmi3Instance instantiate(SbInterface iface, fmi3String instanceName, fmi3
                                 fmi3InstanceEnvironment env, fmi3LogMessageCallback logMessage)
 {
     const Fmi3Host host = {logMessage};
-    return sb_instantiate_hosted(iface, instanceName, token, env, fmi3_logger, &host, sizeof host, loggingOn);
+    SbInstance *inst =
+        sb_instantiate_hosted(iface, instanceName, token, env, fmi3_logger, &host, sizeof host, loggingOn);
+    if (inst) inst->first_vr = SB_FMI3_FIRST_VR;
+    return inst;
 }
 
 /* ---------------------------------------------------------------- common */

@@ -441,7 +441,7 @@ static SbStatus directional_by_differences(SbInstance *inst, const char *functio
         if (s != SB_OK) sb_log(inst, s, SB_LOG_DISCARD, "%s: %s", function, inst->problem);
     }
     for (size_t k = 0; k < n_unknowns && s == SB_OK; ++k) {
-        const SbVariable *v = &m->variables[unknowns[k]];
+        const SbVariable *v = sb_variable(inst, function, unknowns[k]); /* checked above */
         const int i = v->index;
         switch (v->kind) {
         case SB_VAR_Q: sensitivity[k] = sx[i]; break;
@@ -526,7 +526,7 @@ SbStatus sb_directional_derivative(SbInstance *inst, const char *function, const
         }
     }
     for (size_t k = 0; k < n_unknowns; ++k) {
-        const SbVariable *v = &m->variables[unknowns[k]];
+        const SbVariable *v = sb_variable(inst, function, unknowns[k]); /* checked above */
         const int i = v->index;
         double d = 0.0;
         switch (v->kind) {

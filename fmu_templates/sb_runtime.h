@@ -212,6 +212,9 @@ struct SbInstance {
     const void *host;    /* wrapper data (FMI 2 callback functions) */
     unsigned log_mask;   /* enabled categories */
     int logging_on;
+    unsigned first_vr;   /* value reference of m->variables[0], set by the wrapper: 0 in FMI 2 (its
+                            ModelStructure indices are the value references + 1), 1 in FMI 3 (the value
+                            references are the 1-based positions in ModelVariables, as FMI 2's indices) */
 
     SbState state;       /* copied by FMU state snapshots */
     double *constants;   /* the constants block (SbModel.nconst): a function of state.p, recomputed by

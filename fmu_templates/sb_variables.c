@@ -14,11 +14,12 @@
 
 const SbVariable *sb_variable(SbInstance *inst, const char *function, unsigned vr)
 {
-    if (vr >= (unsigned)inst->m->nvars) {
-        sb_fail(inst, function, "unknown value reference %u (this FMU has %d variables)", vr, inst->m->nvars);
+    const unsigned first = inst->first_vr, n = (unsigned)inst->m->nvars;
+    if (vr < first || vr - first >= n) {
+        sb_fail(inst, function, "unknown value reference %u (this FMU's are %u to %u)", vr, first, first + n - 1);
         return NULL;
     }
-    return &inst->m->variables[vr];
+    return &inst->m->variables[vr - first];
 }
 
 static const char *type_name(SbVarType t)
@@ -235,14 +236,14 @@ SbStatus sb_set_values(SbInstance *inst, const char *function, const unsigned *v
         if (s != SB_OK) return s;
     }
     int changed = 0, parameters = 0;
-    for (size_t k = 0; k < n; ++k) parameters |= inst->m->variables[vr[k]].kind == SB_VAR_P;
+    for (size_t k = 0; k < n; ++k) parameters |= sb_variable(inst, function, vr[k])->kind == SB_VAR_P;
     double *saved = NULL; /* the parameters before, restored when the coefficients of the events are refused */
     if (parameters && inst->m->nk + inst->m->nf > 0) {
         saved = malloc((size_t)(inst->m->np > 0 ? inst->m->np : 1) * sizeof(double));
         if (!saved) return sb_fail(inst, function, "out of memory");
         memcpy(saved, inst->state.p, (size_t)inst->m->np * sizeof(double));
     }
-    for (size_t k = 0; k < n; ++k) changed |= store_value(inst, &inst->m->variables[vr[k]], at(values, k));
+    for (size_t k = 0; k < n; ++k) changed |= store_value(inst, sb_variable(inst, function, vr[k]), at(values, k));
     if (parameters) sb_parameters_changed(inst); /* the constants block follows the parameters */
     if (changed) sb_changed(inst);
     if (saved) {
@@ -278,6 +279,14 @@ SbStatus sb_get_values(SbInstance *inst, const char *function, const unsigned *v
     return SB_OK;
 }
 
+/* The name of input j (an index in u). */
+static const char *input_name(const SbModel *m, int j)
+{
+    for (int k = 0; k < m->nvars; ++k)
+        if (m->variables[k].kind == SB_VAR_U && m->variables[k].index == j) return m->variables[k].name;
+    return "?";
+}
+
 /* The motion input whose position, velocity or acceleration is input j (its index in sb_model.motion), or -1;
    *role is 0, 1 or 2. */
 static int motion_of(const SbModel *m, int j, int *role)
@@ -307,12 +316,12 @@ SbStatus sb_set_input_derivatives(SbInstance *inst, const char *function, const 
         if (motion_of(m, v->index, &role) >= 0 && role > 0)
             return sb_fail(inst, function,
                            "'%s' is a rate of a motion input: give the derivatives of the motion input's position '%s'",
-                           v->name, m->variables[vr[k]].name);
+                           v->name, input_name(m, v->index - role));
         if (!isfinite(values[k]))
             return sb_fail(inst, function, "derivative %g of input '%s' is not finite", values[k], v->name);
     }
     for (size_t k = 0; k < n; ++k) {
-        const int j = m->variables[vr[k]].index;
+        const int j = sb_variable(inst, function, vr[k])->index;
         int role = 0;
         if (motion_of(m, j, &role) >= 0) /* a motion input: its rates are the inputs dz and ddz */
             inst->state.u[j + order[k]] = values[k];

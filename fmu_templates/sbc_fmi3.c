@@ -74,7 +74,11 @@ fmi3Instance fmi3InstantiateCoSimulation(fmi3String instanceName, fmi3String ins
         return NULL;
     }
     const Fmi3Host host = {instanceEnvironment, logMessage};
-    return sbc_instantiate_hosted(instanceName, instantiationToken, fmi3_logger, &host, sizeof host, loggingOn);
+    SbcInstance *inst =
+        sbc_instantiate_hosted(instanceName, instantiationToken, fmi3_logger, &host, sizeof host, loggingOn);
+    if (inst) inst->first_vr = 1u; /* FMI 3 value references: the 1-based positions in ModelVariables, as in
+                                      the plant FMUs (fmi3Functions.c) */
+    return inst;
 }
 
 fmi3Instance fmi3InstantiateScheduledExecution(fmi3String instanceName, fmi3String instantiationToken,

@@ -269,6 +269,13 @@ SbcStatus sbc_exit_initialization(SbcInstance *inst, const char *function)
 
 static int n_variables(const SbcController *c) { return 1 + c->nu + c->nr + c->ny + c->np; }
 
+/* The position of the variable with value reference vr (0: time), or n_variables when there is none. */
+static unsigned position(const SbcInstance *inst, unsigned vr)
+{
+    const unsigned n = (unsigned)n_variables(inst->c);
+    return vr >= inst->first_vr && vr - inst->first_vr < n ? vr - inst->first_vr : n;
+}
+
 SbcStatus sbc_get_real(SbcInstance *inst, const char *function, const unsigned vr[], size_t n, double values[])
 {
     const SbcController *c = inst->c;
@@ -280,7 +287,7 @@ SbcStatus sbc_get_real(SbcInstance *inst, const char *function, const unsigned v
     int computed = 0;
     SbcStatus status = SBC_OK;
     for (size_t k = 0; k < n && status == SBC_OK; ++k) {
-        const unsigned r = vr[k];
+        const unsigned r = position(inst, vr[k]);
         if (r == 0)
             values[k] = *inst->time;
         else if (r < first_output)
@@ -294,7 +301,7 @@ SbcStatus sbc_get_real(SbcInstance *inst, const char *function, const unsigned v
         } else if (r < (unsigned)n_variables(c))
             values[k] = inst->coef[c->parameter_slot[r - first_parameter]] / c->parameter_scale[r - first_parameter];
         else
-            status = sbc_fail(inst, function, "no Real variable has value reference %u", r);
+            status = sbc_fail(inst, function, "no Real variable has value reference %u", vr[k]);
     }
     if (outputs != y) free(outputs);
     return status;
@@ -302,7 +309,7 @@ SbcStatus sbc_get_real(SbcInstance *inst, const char *function, const unsigned v
 
 static const char *parameter_refused(const SbcController *c, int p, double v, char *buf, size_t size);
 
-/* The reason a value may not be set into variable vr now, or NULL. */
+/* The reason a value may not be set into the variable at position vr now, or NULL. */
 static const char *set_refused(const SbcInstance *inst, unsigned vr, double v, char *buf, size_t size)
 {
     const SbcController *c = inst->c;
@@ -351,12 +358,12 @@ SbcStatus sbc_set_real(SbcInstance *inst, const char *function, const unsigned v
     if (n > 0 && (!vr || !values)) return sbc_fail(inst, function, "NULL argument");
     char buf[300];
     for (size_t k = 0; k < n; ++k) { /* every value is checked before any is set */
-        const char *why = set_refused(inst, vr[k], values[k], buf, sizeof buf);
+        const char *why = set_refused(inst, position(inst, vr[k]), values[k], buf, sizeof buf);
         if (why) return sbc_fail(inst, function, "value reference %u: %s", vr[k], why);
     }
     const unsigned first_output = 1u + (unsigned)(c->nu + c->nr), first_parameter = first_output + (unsigned)c->ny;
     for (size_t k = 0; k < n; ++k) {
-        const unsigned r = vr[k];
+        const unsigned r = position(inst, vr[k]);
         if (r < first_output) {
             inst->in[r - 1] = values[k];
             if ((int)r > c->nu) inst->coef[c->reference_slot[r - 1 - (unsigned)c->nu]] = values[k];

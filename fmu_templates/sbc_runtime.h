@@ -65,6 +65,8 @@ struct SbcInstance {
     const void *host; /* the wrapper's callbacks */
     SbcLogger logger;
     unsigned log_mask;
+    unsigned first_vr; /* value reference of the first variable (time), set by the wrapper: 0 in FMI 2, 1 in
+                          FMI 3 (its value references are the 1-based positions in ModelVariables) */
     SbcMode mode;
     /* Everything that determines the future of the instance, in one array (FMU states copy it):
        [time, start, next, step, in (nu + nr), coef (nc), x (ns), held (ny), count, history (2 cap)] */

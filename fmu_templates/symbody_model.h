@@ -108,7 +108,7 @@ typedef enum {
     SB_TYPE_BOOLEAN = 2, /* FMI 2 / FMI 3 Boolean */
 } SbVarType;
 
-/* One FMU variable; its value reference is its index in sb_model.variables. */
+/* One FMU variable; its value reference is its index in sb_model.variables (FMI 2), the index + 1 (FMI 3). */
 typedef struct {
     const char *name; /* its name in modelDescription.xml */
     SbVarKind kind;   /* what it is */
@@ -132,7 +132,7 @@ typedef struct {
     int has_me;                          /* 1: the Model Exchange interface is compiled into this FMU */
     int has_cs;                          /* 1: the Co-Simulation interface is compiled into this FMU */
     int nvars;                           /* FMU variables */
-    const SbVariable *variables;         /* the FMU variables (nvars), by value reference */
+    const SbVariable *variables;         /* the FMU variables (nvars), in the order of their value references */
     const double *q0;                    /* start positions (nq) */
     const double *dq0;                   /* start velocities (nq) */
     const double *u0;                    /* start inputs (nu) */

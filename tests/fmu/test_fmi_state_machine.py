@@ -481,7 +481,8 @@ def abuse(lib: str, version: int, kind: str, token: str, vrs: dict[str, int]) ->
         refused("Get NULL values", h(get, one(vrs["g"]), C.c_size_t(1), None, *tail), "NULL")
         refused("Set NULL values", h(set_, one(vrs["g"]), C.c_size_t(1), None, *tail), "NULL")
         refused("Get huge nvr, NULL arrays", h(get, None, huge, None, *(() if version == 2 else (huge,))), "NULL")
-        for bad in (len(vrs) + 5, 2**32 - 1):
+        # FMI 3 value references start at 1 (the 1-based positions in ModelVariables): 0 is no variable
+        for bad in (len(vrs) + 5, 2**32 - 1, *((0,) if version == 3 else ())):
             refused(
                 f"Get unknown value reference {bad}",
                 h(get, one(bad), C.c_size_t(1), values, *tail),
@@ -530,6 +531,7 @@ def build_library(out: Path, version: int, flags: list[str]) -> tuple[Path, str,
     """The FMU's shared library (model.c + runtime + the version's wrapper), its token, value references."""
     from symbody.codegen.c_eval import c_compiler
     from symbody.fmu.build import fmi_headers_dir, template_dir
+    from symbody.fmu.description import FMI3_FIRST_VALUE_REFERENCE
     from symbody.fmu.spec import GENERIC_SOURCES, FmuSpec
     from symbody.fmu.testing import cached_equations
     from symbody.fmu.variables import fmu_variables
@@ -556,7 +558,8 @@ def build_library(out: Path, version: int, flags: list[str]) -> tuple[Path, str,
     ]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
-    vrs = {v.name: v.vr for v in fmu_variables(eq, "cs")}
+    first = 0 if version == 2 else FMI3_FIRST_VALUE_REFERENCE
+    vrs = {v.name: v.vr + first for v in fmu_variables(eq, "cs")}
     return lib, spec.token, vrs
 
 

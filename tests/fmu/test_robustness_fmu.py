@@ -433,7 +433,9 @@ def test_bad_values_are_errors_naming_the_variable(version, kind):
                 for method in (0, 4, -7):
                     assert inst.set_int(vr("solver.method"), method) == ERROR
                 assert "'solver.method'" in inst.text(n)
-            for bad in (len(inst.unit.md.modelVariables), 10**6, 2**32 - 1):
+            first = min(v.valueReference for v in inst.unit.md.modelVariables)  # 0 (FMI 2) or 1 (FMI 3)
+            past = first + len(inst.unit.md.modelVariables)
+            for bad in (past, 10**6, 2**32 - 1, *range(first)):
                 n = len(inst.messages)
                 assert inst.get_real(bad)[0] == ERROR and inst.set_real(bad, 1.0) == ERROR
                 assert f"unknown value reference {bad}" in inst.text(n)
@@ -1177,6 +1179,7 @@ class Oracle:
     def __init__(self, inst: Instance, faults: list[tuple[str, float]]):
         self.inst, self.mode, self.saved, self.faults = inst, "instantiated", [], faults
         self.vars = sorted(inst.unit.md.modelVariables, key=lambda v: v.valueReference)
+        self.time = self.vars[0].valueReference  # 0 in FMI 2, 1 in FMI 3: variable k has value reference time + k
 
     def kind_of(self, var) -> str | None:
         if var.causality == "input":
@@ -1214,45 +1217,47 @@ class Oracle:
         name, a, b = op
         n = len(inst.messages)
         if name == "set":
+            r = a + self.time  # the value reference of the variable drawn
             if a >= len(self.vars):
-                status = inst.set_real(a, 1.0 if b is None else b)
+                status = inst.set_real(r, 1.0 if b is None else b)
                 assert status == ERROR  # refused for the reference, or before that for the state (terminated)
-                return self.check_message(n, ERROR, f"unknown value reference {a}", "not allowed in terminated")
+                return self.check_message(n, ERROR, f"unknown value reference {r}", "not allowed in terminated")
             var = self.vars[a]
             real = var.type in ("Real", "Float64")
-            before = inst.get_real(a) if real else None
+            before = inst.get_real(r) if real else None
             if var.type == "Boolean":
-                status, value = inst.set_bool(a, b != 0), 1.0
+                status, value = inst.set_bool(r, b != 0), 1.0
             elif var.type in ("Integer", "Int64") and math.isfinite(b) and abs(b) < 1e9:
-                status, value = inst.set_int(a, round(b)), round(b)
+                status, value = inst.set_int(r, round(b)), round(b)
             elif var.type in ("Integer", "Int64"):  # a Real value for an enumeration: wrong type
-                assert inst.set_real(a, b) == ERROR
+                assert inst.set_real(r, b) == ERROR
                 return self.check_message(n, ERROR, f"'{var.name}'")
             else:
-                status, value = inst.set_real(a, b), b
+                status, value = inst.set_real(r, b), b
             expected = OK if self.set_ok(var, value) else ERROR
             assert status == expected, (var.name, value, self.mode, inst.text(n))
             if status == ERROR:  # a Set refused for the state (terminated; non-Real in continuous time) says so
                 self.check_message(n, ERROR, f"'{var.name}'", "not allowed in")
                 if real:  # unchanged (a calculated variable may be as undefined as before)
-                    after = inst.get_real(a)
+                    after = inst.get_real(r)
                     assert after[0] == before[0] and np.array_equal(after[1], before[1], equal_nan=True)
         elif name == "get":
+            r = a + self.time
             if a >= len(self.vars):
-                assert inst.get_real(a)[0] == ERROR
+                assert inst.get_real(r)[0] == ERROR
                 return self.check_message(n, ERROR, "unknown value reference")
             var = self.vars[a]
             if var.type not in ("Real", "Float64"):
-                assert inst.get_real(a)[0] == ERROR
+                assert inst.get_real(r)[0] == ERROR
                 return self.check_message(n, ERROR, f"'{var.name}'")
-            status, value = inst.get_real(a)
+            status, value = inst.get_real(r)
             assert status in (OK, DISCARD), (var.name, status)
             if status == OK:
                 assert math.isfinite(value), (var.name, value)
             else:
                 self.check_message(n, DISCARD, f"'{var.name}'")
         elif name == "step":
-            t = inst.get_real(0)[1]
+            t = inst.get_real(self.time)[1]
             t0 = t if a else t + 1.0
             before = snapshot(inst)
             status, _ = inst.do_step(t0, b)
@@ -1260,7 +1265,7 @@ class Oracle:
             # WARNING: the step stands, an output is outside its domain (reading it is discarded)
             assert status in ((OK, WARNING, DISCARD) if valid else (ERROR,)), (self.mode, a, b, inst.text(n))
             if status in (OK, WARNING):
-                assert inst.get_real(0)[1] == t + b
+                assert inst.get_real(self.time)[1] == t + b
             else:
                 assert np.array_equal(snapshot(inst), before)
                 self.check_message(n, status, "DoStep")

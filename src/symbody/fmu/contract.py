@@ -419,7 +419,9 @@ def c_model_types() -> list[str]:
     out += _c_enum("SbVarKind", VAR_KINDS, "What an FMU variable is.")
     out += _c_enum("SbVarType", VAR_TYPES, "FMI types of variables.")
     out += _c_struct(
-        "SbVariable", VARIABLE, "One FMU variable; its value reference is its index in sb_model.variables."
+        "SbVariable",
+        VARIABLE,
+        "One FMU variable; its value reference is its index in sb_model.variables (FMI 2), the index + 1 (FMI 3).",
     )
     out += _c_struct("SbModel", MODEL, "The model: sizes, variables, start values and names (model.c).")
     for ctype, name, comment in MODEL_DATA:

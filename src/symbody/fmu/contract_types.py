@@ -82,7 +82,8 @@ VAR_TYPES = (
     ("Boolean", "SB_TYPE_BOOLEAN", "FMI 2 / FMI 3 Boolean"),
 )
 
-#: SbVariable: one FMU variable; its value reference is its index in SbModel.variables.
+#: SbVariable: one FMU variable; its value reference is its index in SbModel.variables plus SbInstance.first_vr
+#: (0 in FMI 2, 1 in FMI 3).
 VARIABLE = (
     Field("const char *", "name", "its name in modelDescription.xml"),
     Field("SbVarKind", "kind", "what it is"),
@@ -108,7 +109,7 @@ MODEL = (
     Field("int", "has_me", "1: the Model Exchange interface is compiled into this FMU"),
     Field("int", "has_cs", "1: the Co-Simulation interface is compiled into this FMU"),
     Field("int", "nvars", "FMU variables"),
-    Field("const SbVariable *", "variables", "the FMU variables (nvars), by value reference"),
+    Field("const SbVariable *", "variables", "the FMU variables (nvars), in the order of their value references"),
     Field("const double *", "q0", "start positions (nq)"),
     Field("const double *", "dq0", "start velocities (nq)"),
     Field("const double *", "u0", "start inputs (nu)"),

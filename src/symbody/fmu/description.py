@@ -3,14 +3,18 @@
 The variables, value references and capability flags are those of
 :mod:`symbody.fmu.variables`; the ModelStructure dependencies come from
 :mod:`symbody.fmu.structure`.  Dependencies reference ScalarVariable indices
-(FMI 2) or value references (FMI 3).
+(FMI 2) or value references (FMI 3).  FMI 3 value references are the 1-based
+positions of the variables in ModelVariables, the numbers FMI 2's indices give
+them (:data:`FMI3_FIRST_VALUE_REFERENCE`): importers that read FMI 3
+dependencies or ``derivative`` attributes as positions (OMSimulator) then name
+the same variables as those that read them as value references.
 
 Example:
     >>> from symbody.models import pendulum
     >>> eq = pendulum().derive()
     >>> from symbody.fmu.spec import FmuSpec
     >>> xml = model_description(FmuSpec(eq, 3, "me")).decode()
-    >>> '<ContinuousStateDerivative valueReference="3" dependencies="1 4" />' in xml
+    >>> '<ContinuousStateDerivative valueReference="4" dependencies="2 5" />' in xml
     True
 """
 
@@ -24,6 +28,10 @@ from ..model.quantities import check_text
 from .contract import LOG_CATEGORIES
 from .units import base_units
 from .variables import FmuVariable
+
+#: The FMI 3 value reference of the first variable (``time``); variable ``v`` has ``v.vr + 1``.  The C
+#: runtime's FMI 3 wrappers take the same (``SB_FMI3_FIRST_VR`` in fmi3Functions.c, sbc_fmi3.c).
+FMI3_FIRST_VALUE_REFERENCE = 1
 
 DEFAULT_EXPERIMENT = {"startTime": "0", "stopTime": "10", "stepSize": "0.01", "tolerance": "1e-06"}
 
@@ -79,8 +87,14 @@ def _log_categories(spec) -> ET.Element:
     return cats
 
 
-def _common_attrs(v: FmuVariable) -> dict[str, str]:
-    a = {"name": v.name, "valueReference": str(v.vr)}
+def _ref(vr: int, fmi: int) -> str:
+    """How modelDescription.xml of FMI version ``fmi`` names variable ``vr``: its FMI 2 ScalarVariable index
+    (1-based) or its FMI 3 value reference (the same number)."""
+    return str(vr + 1 if fmi == 2 else vr + FMI3_FIRST_VALUE_REFERENCE)
+
+
+def _common_attrs(v: FmuVariable, fmi: int) -> dict[str, str]:
+    a = {"name": v.name, "valueReference": str(v.vr) if fmi == 2 else _ref(v.vr, 3)}
     if v.description:
         a["description"] = v.description
     a["causality"] = v.causality
@@ -104,13 +118,13 @@ def _type_attrs(v: FmuVariable, fmi: int) -> dict[str, str]:
     if v.start is not None and v.initial != "calculated":
         a["start"] = _start_text(v, v.start)
     if v.derivative is not None:
-        a["derivative"] = str(v.derivative + 1 if fmi == 2 else v.derivative)
+        a["derivative"] = _ref(v.derivative, fmi)
     return a
 
 
 def _deps(spec, known_sets, fmi: int) -> str:
     refs = sorted(spec.known_vr(k) for k in known_sets)
-    return " ".join(str(r + 1 if fmi == 2 else r) for r in refs)
+    return " ".join(_ref(r, fmi) for r in refs)
 
 
 def model_description(spec, native: bool = True) -> bytes:
@@ -171,7 +185,7 @@ def _fmi2(spec, native: bool = True) -> bytes:
     ET.SubElement(root, "DefaultExperiment", spec.default_experiment)
     mv = ET.SubElement(root, "ModelVariables")
     for v in spec.variables:
-        sv = ET.SubElement(mv, "ScalarVariable", _common_attrs(v))
+        sv = ET.SubElement(mv, "ScalarVariable", _common_attrs(v, 2))
         ET.SubElement(sv, v.type, _type_attrs(v, 2))
     ms = ET.SubElement(root, "ModelStructure")
     outputs = [v for v in spec.variables if v.causality == "output"]
@@ -214,26 +228,27 @@ def _fmi3(spec) -> bytes:
     mv = ET.SubElement(root, "ModelVariables")
     tag = {"Real": "Float64", "Integer": "Int64", "Boolean": "Boolean"}
     for v in spec.variables:
-        attrs = _common_attrs(v)
+        attrs = _common_attrs(v, 3)
         attrs.update(_type_attrs(v, 3))
         ET.SubElement(mv, tag[v.type], attrs)
     ms = ET.SubElement(root, "ModelStructure")
     for v in spec.variables:
         if v.causality == "output":
-            ET.SubElement(ms, "Output", valueReference=str(v.vr), dependencies=_deps(spec, spec.runtime_deps(v), 3))
+            ET.SubElement(ms, "Output", valueReference=_ref(v.vr, 3), dependencies=_deps(spec, spec.runtime_deps(v), 3))
     if spec.has_me:
         for v in spec.derivatives:
             ET.SubElement(
                 ms,
                 "ContinuousStateDerivative",
-                valueReference=str(v.vr),
+                valueReference=_ref(v.vr, 3),
                 dependencies=_deps(spec, spec.runtime_deps(v), 3),
             )
     for v in spec.initial_unknowns:
-        ET.SubElement(ms, "InitialUnknown", valueReference=str(v.vr), dependencies=_deps(spec, spec.init_deps(v), 3))
+        deps = _deps(spec, spec.init_deps(v), 3)
+        ET.SubElement(ms, "InitialUnknown", valueReference=_ref(v.vr, 3), dependencies=deps)
     for v in spec.variables:  # the unilateral contacts and the switching functions (sb_events.c)
         if v.kind == "event":
-            ET.SubElement(ms, "EventIndicator", valueReference=str(v.vr))
+            ET.SubElement(ms, "EventIndicator", valueReference=_ref(v.vr, 3))
     return _pretty(root)
 
 

@@ -131,7 +131,7 @@ class ModelSource:
     """The generated ``model.c`` of one model and FMU kind.
 
     Attributes:
-        variables: the FMU variables (value reference = position).
+        variables: the FMU variables (value reference = position; FMI 3: position + 1).
         jacobians: the symbolic residual and output Jacobians.
         jacobian_mode: how ``model.c`` gives the Jacobians: ``exact``, ``forward`` or ``none``
             (:func:`symbody.fmu.jacobians.jacobian_mode`; ``mode=None`` chooses by size).
@@ -254,7 +254,7 @@ class ModelSource:
 
     def _tables(self) -> str:
         eq = self.eq
-        out = ["/* FMU variables; the value reference of a variable is its index */\n"]
+        out = ["/* FMU variables; the value reference of a variable is its index (FMI 2), its index + 1 (FMI 3) */\n"]
         out.append("static const SbVariable variables[] = {\n")
         for v in self.variables:
             values = {

@@ -8,11 +8,12 @@ output ``x`` with its rate ``der(x)``.  The independent
 variable is ``time``.  Solver and stabilization settings are parameters with
 dotted names (``solver.method``, ``baumgarte.alpha``), which no model name can
 take; they come from the runtime contract (:mod:`symbody.fmu.contract`).
-Value references are the positions in :func:`fmu_variables`' list, in this
+Value references (``FmuVariable.vr``) are the positions in :func:`fmu_variables`' list, in this
 order: ``time``, positions, velocities, accelerations, first-order states, their rates, inputs, parameters,
 outputs, settings, event indicators (Model Exchange: unilateral contacts, switching functions, friction) -- the same
 for FMI 2 and FMI 3, for the C and the Python
-backends.
+backends; an FMI 3 modelDescription.xml numbers them from 1 instead of 0
+(:data:`symbody.fmu.description.FMI3_FIRST_VALUE_REFERENCE`).
 
 Example:
     >>> from symbody.models import pendulum

@@ -52,7 +52,7 @@ static fmi2Component instantiate(fmi2Type type, HostLog *log, const fmi2Callback
 static void get_all_reals(fmi2Component c, HostLog *log, double *values)
 {
     for (int i = 0; i < sb_model.nvars; ++i) {
-        const unsigned vr = (unsigned)i;
+        const unsigned vr = vr_at(i);
         values[i] = 0.0;
         if (sb_model.variables[i].type == SB_TYPE_REAL) EXPECT(log, fmi2OK, NULL, fmi2GetReal(c, &vr, 1, &values[i]));
     }
@@ -99,7 +99,7 @@ static void test_instantiate(void)
     c = fmi2Instantiate("quiet", fmi2ModelExchange, sb_model.token, "", &quiet, fmi2False, fmi2True);
     CHECK(c != NULL, "no logger");
     if (c) {
-        unsigned bad = (unsigned)sb_model.nvars;
+        unsigned bad = vr_at(sb_model.nvars);
         double v;
         CHECK(fmi2GetReal(c, &bad, 1, &v) == fmi2Error, "unknown value reference without a logger");
         CHECK(fmi2DoStep(c, 0.0, 0.1, fmi2False) == fmi2Error, "doStep on Model Exchange");
@@ -168,7 +168,7 @@ static void test_null_instance(void)
 /* Get/Set with bad arguments: unknown value references, NULL arrays, wrong types, bad values. */
 static void test_values(fmi2Component c, HostLog *log, const HostArgs *args)
 {
-    const unsigned unknown[] = {(unsigned)sb_model.nvars, (unsigned)sb_model.nvars + 1000u, 0xFFFFFFFFu};
+    const unsigned unknown[] = {vr_at(sb_model.nvars), vr_at(sb_model.nvars) + 1000u, 0xFFFFFFFFu};
     double r = 0.0;
     fmi2Integer i = 0;
     fmi2Boolean b = 0;
@@ -193,7 +193,7 @@ static void test_values(fmi2Component c, HostLog *log, const HostArgs *args)
         EXPECT(log, fmi2Error, "unknown value reference", fmi2SetReal(c, pair, 2, vals));
         EXPECT(log, fmi2Error, "not finite", fmi2SetReal(c, pair2, 2, vals2));
         const double after = get_real(c, log, (unsigned)in);
-        CHECK(after == before, "a rejected SetReal changed '%s' to %g", sb_model.variables[in].name, after);
+        CHECK(after == before, "a rejected SetReal changed '%s' to %g", var_of((unsigned)in)->name, after);
     }
 
     /* NULL arrays: an error when values are asked for, fine when there are none */
@@ -219,11 +219,11 @@ static void test_values(fmi2Component c, HostLog *log, const HostArgs *args)
     const double one = 1.0;
     EXPECT(log, fmi2Error, "'time'", fmi2SetReal(c, &t, 1, &one));
     const unsigned ddq = (unsigned)first_of_kind(SB_VAR_DDQ);
-    EXPECT(log, fmi2Error, sb_model.variables[ddq].name, fmi2SetReal(c, &ddq, 1, &one));
+    EXPECT(log, fmi2Error, var_of(ddq)->name, fmi2SetReal(c, &ddq, 1, &one));
     const int y = first_of_kind(SB_VAR_Y);
     if (y >= 0) {
         const unsigned vy = (unsigned)y;
-        EXPECT(log, fmi2Error, sb_model.variables[y].name, fmi2SetReal(c, &vy, 1, &one));
+        EXPECT(log, fmi2Error, var_of((unsigned)y)->name, fmi2SetReal(c, &vy, 1, &one));
     }
 
     /* non-finite values: inputs, parameters, states, settings; the old value stays */
@@ -234,7 +234,7 @@ static void test_values(fmi2Component c, HostLog *log, const HostArgs *args)
                                            var->kind == SB_VAR_Q || var->kind == SB_VAR_DQ ||
                                            var->kind == SB_VAR_SETTING))
             continue;
-        const unsigned vr = (unsigned)v;
+        const unsigned vr = vr_at(v);
         const double before = get_real(c, log, vr);
         for (int k = 0; k < 3; ++k) EXPECT(log, fmi2Error, var->name, fmi2SetReal(c, &vr, 1, &bad[k]));
         double after = get_real(c, log, vr);
@@ -378,7 +378,7 @@ static void test_fmu_state(fmi2Component c, HostLog *log, const HostArgs *args)
 static void test_directional_derivatives(fmi2Component c, HostLog *log)
 {
     const unsigned ddq = (unsigned)first_of_kind(SB_VAR_DDQ), q = (unsigned)first_of_kind(SB_VAR_Q);
-    const unsigned p = (unsigned)first_of_kind(SB_VAR_P), bad = (unsigned)sb_model.nvars;
+    const unsigned p = (unsigned)first_of_kind(SB_VAR_P), bad = vr_at(sb_model.nvars);
     const double one = 1.0, nan = NAN;
     double d = 0.0;
     EXPECT(log, fmi2OK, NULL, fmi2GetDirectionalDerivative(c, &ddq, 1, &q, 1, &one, &d));
@@ -387,7 +387,7 @@ static void test_directional_derivatives(fmi2Component c, HostLog *log)
     EXPECT(log, fmi2Error, "unknown value reference", fmi2GetDirectionalDerivative(c, &bad, 1, &q, 1, &one, &d));
     EXPECT(log, fmi2Error, "unknown value reference", fmi2GetDirectionalDerivative(c, &ddq, 1, &bad, 1, &one, &d));
     if (first_of_kind(SB_VAR_P) >= 0)
-        EXPECT(log, fmi2Error, sb_model.variables[p].name, fmi2GetDirectionalDerivative(c, &ddq, 1, &p, 1, &one, &d));
+        EXPECT(log, fmi2Error, var_of(p)->name, fmi2GetDirectionalDerivative(c, &ddq, 1, &p, 1, &one, &d));
     EXPECT(log, fmi2Error, "not finite", fmi2GetDirectionalDerivative(c, &ddq, 1, &q, 1, &nan, &d));
     EXPECT(log, fmi2Error, "NULL", fmi2GetDirectionalDerivative(c, &ddq, 1, &q, 1, NULL, &d));
     EXPECT(log, fmi2Error, "NULL", fmi2GetDirectionalDerivative(c, &ddq, 1, &q, 1, &one, NULL));
@@ -470,7 +470,7 @@ static void test_co_simulation(const HostArgs *args)
     EXPECT(&log, fmi2Error, "fmi2DoStep", fmi2DoStep(c, 0.0, 0.1, fmi2False));
     const unsigned q = (unsigned)first_of_kind(SB_VAR_Q);
     const double nan = NAN, q0 = sb_model.q0[0];
-    EXPECT(&log, fmi2Error, sb_model.variables[q].name, fmi2SetReal(c, &q, 1, &nan));
+    EXPECT(&log, fmi2Error, var_of(q)->name, fmi2SetReal(c, &q, 1, &nan));
     EXPECT(&log, fmi2OK, NULL, fmi2SetReal(c, &q, 1, &q0));
     EXPECT(&log, fmi2OK, NULL, fmi2ExitInitializationMode(c));
 

@@ -14,6 +14,8 @@
  * Exit status 0 when every check passed (see fmi2_host.c for the arguments).
  */
 #include "fmi3Functions.h"
+
+#define HOST_FIRST_VR 1u /* FMI 3 value references: the 1-based positions (host_common.h) */
 #include "sb_runtime.h"
 
 static const char *const HOST = "fmi3_host";
@@ -68,7 +70,7 @@ static void test_instantiate(void)
     fmi3Instance c = fmi3InstantiateModelExchange(NULL, NULL, NULL, fmi3False, fmi3True, NULL, NULL);
     CHECK(c != NULL, "NULL name, token and logger");
     if (c) {
-        unsigned bad = (unsigned)sb_model.nvars;
+        unsigned bad = vr_at(sb_model.nvars);
         double v;
         CHECK(fmi3GetFloat64(c, &bad, 1, &v, 1) == fmi3Error, "unknown value reference without a logger");
         CHECK(fmi3DoStep(c, 0.0, 0.1, fmi3False, NULL, NULL, NULL, NULL) == fmi3Error, "doStep on Model Exchange");
@@ -180,11 +182,11 @@ static void test_null_instance(void)
 /* Get/Set with bad arguments: unknown value references, NULL arrays, wrong counts and types, bad values. */
 static void test_values(fmi3Instance c, HostLog *log, const HostArgs *args)
 {
-    const unsigned unknown[] = {(unsigned)sb_model.nvars, (unsigned)sb_model.nvars + 1000u, 0xFFFFFFFFu};
+    const unsigned unknown[] = {0u, vr_at(sb_model.nvars), vr_at(sb_model.nvars) + 1000u, 0xFFFFFFFFu};
     double r = 0.0;
     fmi3Int64 i = 0;
     fmi3Boolean b = 0;
-    for (int k = 0; k < 3; ++k) {
+    for (int k = 0; k < 4; ++k) {
         const unsigned *vr = &unknown[k];
         EXPECT(log, fmi3Error, "unknown value reference", fmi3GetFloat64(c, vr, 1, &r, 1));
         EXPECT(log, fmi3Error, "unknown value reference", fmi3SetFloat64(c, vr, 1, &r, 1));
@@ -273,7 +275,7 @@ static void test_values(fmi3Instance c, HostLog *log, const HostArgs *args)
     const double one = 1.0;
     EXPECT(log, fmi3Error, "'time'", fmi3SetFloat64(c, &t, 1, &one, 1));
     const unsigned ddq = (unsigned)first_of_kind(SB_VAR_DDQ);
-    EXPECT(log, fmi3Error, sb_model.variables[ddq].name, fmi3SetFloat64(c, &ddq, 1, &one, 1));
+    EXPECT(log, fmi3Error, var_of(ddq)->name, fmi3SetFloat64(c, &ddq, 1, &one, 1));
 
     /* non-finite values; the old value stays, also when a good value comes first in the call */
     const double bad[] = {NAN, INFINITY, -INFINITY};
@@ -283,7 +285,7 @@ static void test_values(fmi3Instance c, HostLog *log, const HostArgs *args)
                                            var->kind == SB_VAR_Q || var->kind == SB_VAR_DQ ||
                                            var->kind == SB_VAR_SETTING))
             continue;
-        const unsigned vr = (unsigned)v, pair[2] = {vr, vr};
+        const unsigned vr = vr_at(v), pair[2] = {vr, vr};
         const double before = get_real(c, log, vr);
         for (int k = 0; k < 3; ++k) {
             const double vals[2] = {before + 0.5, bad[k]};
@@ -409,7 +411,7 @@ static void test_fmu_state(fmi3Instance c, HostLog *log, const HostArgs *args)
 static void test_directional_derivatives(fmi3Instance c, HostLog *log)
 {
     const unsigned ddq = (unsigned)first_of_kind(SB_VAR_DDQ), q = (unsigned)first_of_kind(SB_VAR_Q);
-    const unsigned p = (unsigned)first_of_kind(SB_VAR_P), bad = (unsigned)sb_model.nvars;
+    const unsigned p = (unsigned)first_of_kind(SB_VAR_P), bad = vr_at(sb_model.nvars);
     const double one = 1.0, nan = NAN;
     double d = 0.0;
     EXPECT(log, fmi3OK, NULL, fmi3GetDirectionalDerivative(c, &ddq, 1, &q, 1, &one, 1, &d, 1));
@@ -419,7 +421,7 @@ static void test_directional_derivatives(fmi3Instance c, HostLog *log)
     EXPECT(log, fmi3Error, "unknown value reference", fmi3GetDirectionalDerivative(c, &bad, 1, &q, 1, &one, 1, &d, 1));
     EXPECT(log, fmi3Error, "unknown value reference", fmi3GetDirectionalDerivative(c, &ddq, 1, &bad, 1, &one, 1, &d, 1));
     if (first_of_kind(SB_VAR_P) >= 0)
-        EXPECT(log, fmi3Error, sb_model.variables[p].name, fmi3GetDirectionalDerivative(c, &ddq, 1, &p, 1, &one, 1, &d, 1));
+        EXPECT(log, fmi3Error, var_of(p)->name, fmi3GetDirectionalDerivative(c, &ddq, 1, &p, 1, &one, 1, &d, 1));
     EXPECT(log, fmi3Error, "not finite", fmi3GetDirectionalDerivative(c, &ddq, 1, &q, 1, &nan, 1, &d, 1));
     EXPECT(log, fmi3Error, "NULL", fmi3GetDirectionalDerivative(c, &ddq, 1, &q, 1, NULL, 1, &d, 1));
     EXPECT(log, fmi3Error, "NULL", fmi3GetDirectionalDerivative(c, &ddq, 1, &q, 1, &one, 1, NULL, 1));
@@ -491,7 +493,7 @@ static void test_co_simulation(const HostArgs *args)
     EXPECT(&log, fmi3Error, "fmi3DoStep", fmi3DoStep(c, 0.0, 0.1, fmi3False, NULL, NULL, NULL, NULL));
     const unsigned q = (unsigned)first_of_kind(SB_VAR_Q);
     const double inf = INFINITY, q0 = sb_model.q0[0];
-    EXPECT(&log, fmi3Error, sb_model.variables[q].name, fmi3SetFloat64(c, &q, 1, &inf, 1));
+    EXPECT(&log, fmi3Error, var_of(q)->name, fmi3SetFloat64(c, &q, 1, &inf, 1));
     EXPECT(&log, fmi3OK, NULL, fmi3SetFloat64(c, &q, 1, &q0, 1));
     EXPECT(&log, fmi3OK, NULL, fmi3ExitInitializationMode(c));
 
@@ -505,7 +507,7 @@ static void test_co_simulation(const HostArgs *args)
         EXPECT(&log, fmi3OK, NULL, fmi3DoStep(c, 0.02 * k, 0.02, fmi3False, NULL, NULL, NULL, NULL));
     for (int v = 0; v < sb_model.nvars; ++v) {
         if (sb_model.variables[v].type != SB_TYPE_REAL) continue;
-        const double val = get_real(c, &log, (unsigned)v);
+        const double val = get_real(c, &log, vr_at(v));
         CHECK(isfinite(val), "'%s' = %g after 5 steps", sb_model.variables[v].name, val);
     }
     EXPECT(&log, fmi3Error, NULL, fmi3GetNumberOfContinuousStates(c, NULL));

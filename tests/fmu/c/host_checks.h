@@ -75,7 +75,7 @@ static void get_state(HostFmu c, HostLog *log, double *values)
         SbVarKind k = sb_model.variables[i].kind;
         values[i] = 0.0;
         if (k == SB_VAR_TIME || k == SB_VAR_Q || k == SB_VAR_DQ || k == SB_VAR_U || k == SB_VAR_P)
-            EXPECT(log, H_OK, NULL, h_get_real(c, (unsigned)i, &values[i]));
+            EXPECT(log, H_OK, NULL, h_get_real(c, vr_at(i), &values[i]));
     }
 }
 
@@ -170,8 +170,8 @@ static void test_initial_velocities(const HostArgs *args)
         double q[128], dq[128], D[4096], beta[128];
         for (int i = 0; i < sb_model.nvars; ++i) {
             const SbVariable *var = &sb_model.variables[i];
-            if (var->kind == SB_VAR_Q) q[var->index] = get_real(c, &log, (unsigned)i);
-            if (var->kind == SB_VAR_DQ) dq[var->index] = get_real(c, &log, (unsigned)i);
+            if (var->kind == SB_VAR_Q) q[var->index] = get_real(c, &log, vr_at(i));
+            if (var->kind == SB_VAR_DQ) dq[var->index] = get_real(c, &log, vr_at(i));
         }
         double u[3 * 128] = {0.0}; /* the inputs, then their two derivatives (symbody_model.h) */
         for (int j = 0; j < sb_model.nu; ++j) u[j] = sb_model.u0[j];
@@ -196,7 +196,7 @@ static void test_initial_velocities(const HostArgs *args)
         HostFmu c = h_instantiate(me, &log);
         EXPECT(&log, H_OK, NULL, h_enter_initialization(c, 0.0, 0, 0.0));
         for (int i = 0; i < sb_model.nvars; ++i)
-            if (sb_model.variables[i].kind == SB_VAR_DQ) EXPECT(&log, H_OK, NULL, h_set_real(c, (unsigned)i, 1.0 + 0.1 * i));
+            if (sb_model.variables[i].kind == SB_VAR_DQ) EXPECT(&log, H_OK, NULL, h_set_real(c, vr_at(i), 1.0 + 0.1 * i));
         EXPECT(&log, H_ERROR, "contradict constraint", h_exit_initialization(c));
         CHECK(strstr(log.text, name) != NULL, "the conflict does not name '%s':\n%s", name, log.text);
         h_free(c);
@@ -303,7 +303,7 @@ static void simulate(int me, int method, double seconds, double input, double *o
     }
     for (int v = 0; v < sb_model.nvars; ++v) {
         out[v] = 0.0;
-        if (sb_model.variables[v].type == SB_TYPE_REAL) EXPECT(&log, H_OK, NULL, h_get_real(c, (unsigned)v, &out[v]));
+        if (sb_model.variables[v].type == SB_TYPE_REAL) EXPECT(&log, H_OK, NULL, h_get_real(c, vr_at(v), &out[v]));
     }
     EXPECT(&log, H_OK, NULL, h_terminate(c));
     h_free(c);

@@ -89,11 +89,23 @@ static int finish(const char *host, const char *mode)
 
 /* ------------------------------------------------------------- variables */
 
+/* The value reference of sb_model.variables[0]: 0 in FMI 2, 1 in FMI 3 (whose value references are the
+   1-based positions in ModelVariables, symbody/fmu/description.py); the FMI 3 host defines it as 1. */
+#ifndef HOST_FIRST_VR
+#define HOST_FIRST_VR 0u
+#endif
+
+/* Value reference of variable i of sb_model.variables. */
+static unsigned vr_at(int i) { return HOST_FIRST_VR + (unsigned)i; }
+
+/* The variable with value reference vr (a valid one). */
+static const SbVariable *var_of(unsigned vr) { return &sb_model.variables[vr - HOST_FIRST_VR]; }
+
 /* Value reference of a variable of the linked model (exits when missing: a test setup error). */
 static unsigned vr_of(const char *name)
 {
     for (int i = 0; i < sb_model.nvars; ++i)
-        if (strcmp(sb_model.variables[i].name, name) == 0) return (unsigned)i;
+        if (strcmp(sb_model.variables[i].name, name) == 0) return vr_at(i);
     fprintf(stderr, "the model has no variable '%s'\n", name);
     exit(2);
 }
@@ -102,7 +114,7 @@ static unsigned vr_of(const char *name)
 static int first_of_kind(SbVarKind kind)
 {
     for (int i = 0; i < sb_model.nvars; ++i)
-        if (sb_model.variables[i].kind == kind) return i;
+        if (sb_model.variables[i].kind == kind) return (int)vr_at(i);
     return -1;
 }
 
@@ -115,7 +127,7 @@ unsigned long long sb_fnv1a(const void *data, size_t size, unsigned long long ha
 /* Byte offset of the value of variable `vr` in a serialized state (time, q, dq, states, u with its two derivatives, p, settings, h_next). */
 static size_t serialized_offset(unsigned vr)
 {
-    const SbVariable *v = &sb_model.variables[vr];
+    const SbVariable *v = var_of(vr);
     const size_t nx = 2 * (size_t)sb_model.nq + (size_t)sb_model.ns, nu = 3 * (size_t)sb_model.nu;
     const size_t np = (size_t)sb_model.np;
     size_t slot = 0;
