@@ -63,14 +63,15 @@ int sb_plastic_impact(double r, double e, double alpha, double late, double rest
 /* The approach rate that an impact with approach rate r < 0 and restitution e < 1 takes in its law (rebound
    -e times it): r, or the rate without the importer's error where the flight it ends gained energy that the
    importer made. The contact left its surface at rate u > 0 with gap acceleration alpha0 < 0 and came back,
-   duration later and after `steps` completed integrator steps, with gap acceleration alpha1 < 0; the change of
-   the gap acceleration explains x = 2 u^2 |alpha1 - alpha0| / min |alpha| of the gain r^2 - u^2; the rest is
-   the importer's error when it is at least a quarter of what explicit Euler adds over those steps
-   (steps alpha^2 h^2, h = duration / steps) and at most what it adds in one step over the flight
-   (max alpha^2 duration^2). Then the impact takes -sqrt(u^2 + x), or 0 (plastic) where the rebound's flight
-   would be shorter than h: the accumulation ends as the exact one does. An elastic contact (e = 1) keeps r
-   (symbody.numeric.event_laws.error_free_rate). */
-double sb_error_free_rate(double r, double u, double e, double alpha0, double alpha1, double duration, double steps);
+   duration later, after `steps` completed integrator steps whose spans h_i have the sum of squares `squares`,
+   with gap acceleration alpha1 < 0; the change of the gap acceleration explains x = 2 u^2 |alpha1 - alpha0| /
+   min |alpha| of the gain r^2 - u^2; the rest is the importer's error when it is what explicit Euler adds
+   (alpha^2 h_i^2 a step: sum alpha^2 h_i^2) to within a factor 4 (min alpha^2 squares / 4 to
+   4 max alpha^2 squares). Then the impact takes -sqrt(u^2 + x), or 0 (plastic) where the rebound's flight
+   would be shorter than the mean step duration / steps: the accumulation ends as the exact one does. An
+   elastic contact (e = 1) keeps r (symbody.numeric.event_laws.error_free_rate). */
+double sb_error_free_rate(double r, double u, double e, double alpha0, double alpha1, double duration, double steps,
+                          double squares);
 
 /* The normal forces N (ns) of the slipping friction elements with their slip forces F (ns); 0 on success. */
 typedef int (*SbNormalsOf)(void *context, const double *F, double *N);

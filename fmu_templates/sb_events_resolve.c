@@ -166,7 +166,8 @@ static SbStatus impact(SbInstance *inst, const char *function, int m, int *chang
         /* Model Exchange: the approach without the importer's error (explicit Euler's gain in the flight) */
         const double held = inst->interface == SB_ME
                                 ? sb_error_free_rate(r, ev->left_rate[i], ev->e[i], ev->left_alpha[i], alpha,
-                                                     t - ev->left_time[i], ev->completed - ev->left_steps[i])
+                                                     t - ev->left_time[i], ev->completed - ev->left_steps[i],
+                                                     ev->squares - ev->left_squares[i])
                                 : r;
         ev->b[a] = plastic ? r : held == r ? (1.0 + ev->e[i]) * r : r + ev->e[i] * held;
     }
@@ -426,9 +427,11 @@ static void take_sides(SbInstance *inst)
         if (ev->sw[j] != 0.0) inst->state.side[j] = ev->sw[j] > 0.0 ? 1.0 : -1.0;
 }
 
-/* Another end of the importer's steps (Model Exchange): a completed step or an event. */
+/* Another end of the importer's steps (Model Exchange): a completed step or an event; the square of the span
+   since the last one adds to `squares` (explicit Euler adds alpha^2 h^2 to a gap's r^2 in a step of h). */
 static void step_bound(SbEvents *ev, double t)
 {
+    if (t > ev->bounds[1]) ev->squares += (t - ev->bounds[1]) * (t - ev->bounds[1]);
     if (t != ev->bounds[1]) {
         ev->bounds[0] = ev->bounds[1];
         ev->bounds[1] = t;
@@ -460,6 +463,7 @@ static SbStatus record_departures(SbInstance *inst, const char *function)
         if (open && ev->gap[i] <= SB_GAP_TOL && ev->rate[i] > SB_REST_VELOCITY && alpha < 0.0) {
             ev->left_time[i] = t;
             ev->left_steps[i] = ev->completed;
+            ev->left_squares[i] = ev->squares;
             ev->left_rate[i] = ev->rate[i];
             ev->left_alpha[i] = alpha;
         } else if (!open || fabs(ev->rate[i] - ev->rate0[i]) > SB_REST_VELOCITY) {
