@@ -132,15 +132,18 @@ int sb_plastic_impact(double r, double e, double alpha, double late, double rest
            sb_unresolved_flight(-e * r, alpha, 0.0, late, gap_tol, resolution, step, flight_steps);
 }
 
-int sb_error_held_flight(double r, double u, double e, double alpha0, double alpha1, double duration, double steps,
-                         double max_steps)
+double sb_error_free_rate(double r, double u, double e, double alpha0, double alpha1, double duration, double steps,
+                          double squares)
 {
-    if (!(r < 0.0 && u > 0.0 && alpha0 < 0.0 && alpha1 < 0.0 && duration > 0.0 && steps >= 1.0 && steps < max_steps))
-        return 0;
-    const double a = fmin(-alpha0, -alpha1), h = duration / steps;
-    const double gain = r * r - u * u - 2.0 * u * u * fabs(alpha1 - alpha0) / a; /* (not from the change of alpha) */
-    const double loss = (1.0 - e * e) * r * r;
-    return gain >= 0.25 * steps * a * a * h * h && loss <= 2.0 * gain && gain <= 2.0 * loss;
+    if (!(e >= 0.0 && e < 1.0 && r < 0.0 && u > 0.0 && alpha0 < 0.0 && alpha1 < 0.0 && duration > 0.0 &&
+          steps >= 1.0 && squares > 0.0))
+        return r;
+    const double a = fmin(-alpha0, -alpha1), big = fmax(-alpha0, -alpha1), h = duration / steps;
+    const double explained = 2.0 * u * u * fabs(alpha1 - alpha0) / a; /* (the change of alpha) */
+    const double gain = r * r - u * u - explained;
+    if (!(0.25 * a * a * squares <= gain && gain <= 4.0 * big * big * squares)) return r; /* (Euler: alpha^2 squares) */
+    const double rate = -sqrt(u * u + explained);
+    return 2.0 * e * -rate < a * h ? 0.0 : rate;
 }
 
 int sb_sliding_forces(int ns, double *F, const double *mu, const double *s, SbNormalsOf normals, void *context,

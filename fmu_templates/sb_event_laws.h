@@ -60,16 +60,18 @@ int sb_unresolved_flight(double u, double alpha, double depth, double late, doub
 int sb_plastic_impact(double r, double e, double alpha, double late, double rest_velocity, double gap_tol,
                       double resolution, double step, double flight_steps);
 
-/* Whether an impact with approach rate r < 0 and restitution e ends a flight held up by the importer's error:
-   the contact left its surface at rate u > 0 with gap acceleration alpha0 < 0 and came back, duration later
-   and after `steps` (< max_steps) completed integrator steps, with gap acceleration alpha1 < 0 and with a
-   gain r^2 - u^2 of its gap's energy that the change of the gap acceleration does not explain (at most
-   2 u^2 |alpha1 - alpha0| / min |alpha|), that is at least a quarter of what explicit Euler adds over those
-   steps (steps alpha^2 h^2, h = duration / steps) and between half and twice what the impact takes
-   ((1 - e^2) r^2: the importer's error balances the restitution; an elastic contact, e = 1, never).
-   Such an impact is plastic (symbody.numeric.event_laws.error_held_flight). */
-int sb_error_held_flight(double r, double u, double e, double alpha0, double alpha1, double duration, double steps,
-                         double max_steps);
+/* The approach rate that an impact with approach rate r < 0 and restitution e < 1 takes in its law (rebound
+   -e times it): r, or the rate without the importer's error where the flight it ends gained energy that the
+   importer made. The contact left its surface at rate u > 0 with gap acceleration alpha0 < 0 and came back,
+   duration later, after `steps` completed integrator steps whose spans h_i have the sum of squares `squares`,
+   with gap acceleration alpha1 < 0; the change of the gap acceleration explains x = 2 u^2 |alpha1 - alpha0| /
+   min |alpha| of the gain r^2 - u^2; the rest is the importer's error when it is what explicit Euler adds
+   (alpha^2 h_i^2 a step: sum alpha^2 h_i^2) to within a factor 4 (min alpha^2 squares / 4 to
+   4 max alpha^2 squares). Then the impact takes -sqrt(u^2 + x), or 0 (plastic) where the rebound's flight
+   would be shorter than the mean step duration / steps: the accumulation ends as the exact one does. An
+   elastic contact (e = 1) keeps r (symbody.numeric.event_laws.error_free_rate). */
+double sb_error_free_rate(double r, double u, double e, double alpha0, double alpha1, double duration, double steps,
+                          double squares);
 
 /* The normal forces N (ns) of the slipping friction elements with their slip forces F (ns); 0 on success. */
 typedef int (*SbNormalsOf)(void *context, const double *F, double *N);

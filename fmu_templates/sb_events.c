@@ -53,7 +53,8 @@ SbStatus sb_events_alloc(SbInstance *inst)
     ev->bounds[0] = ev->bounds[1] = NAN; /* (no step known yet) */
     double **d[] = {&ev->gap,   &ev->gbeta,  &ev->ggamma, &ev->e,  &ev->force, &ev->rate,   &ev->P,      &ev->rate0,
                     &ev->depth, &ev->target, &ev->b,      &ev->z,  &ev->mu,    &ev->mus,    &ev->normal, &ev->before,
-                    &ev->slide, &ev->signed_normal, &ev->left_time, &ev->left_steps, &ev->left_rate, &ev->left_alpha};
+                    &ev->slide, &ev->signed_normal, &ev->left_time, &ev->left_steps, &ev->left_rate, &ev->left_alpha,
+                    &ev->left_squares};
     for (size_t i = 0; i < sizeof d / sizeof d[0]; ++i)
         if (!(*d[i] = calloc((size_t)k, sizeof(double)))) return SB_ERROR;
     int **ip[] = {&ev->set, &ev->keep, &ev->held};
@@ -77,7 +78,7 @@ void sb_events_free(SbInstance *inst)
                        ev->rate0,  ev->depth, ev->target, ev->Z,   ev->W,      ev->Wc,     ev->b,      ev->z,
                        ev->set,    ev->keep, ev->held, ev->a0,     ev->dq0,    ev->sw,     ev->mu,     ev->mus,
                        ev->normal, ev->before, ev->slide, ev->Zs,  ev->sol0,   ev->lam_all, ev->signed_normal,
-                       ev->left_time, ev->left_steps, ev->left_rate, ev->left_alpha};
+                       ev->left_time, ev->left_steps, ev->left_rate, ev->left_alpha, ev->left_squares};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; ++i) free(buffers[i]);
     free(ev);
     inst->events = NULL;

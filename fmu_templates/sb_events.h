@@ -46,12 +46,6 @@
    step that found the event, from the times of its completed integrator steps and of the events): a master
    with fixed steps (the FMU Compliance Checker's explicit Euler) resolves those flights */
 #define SB_FLIGHT_STEPS 10.0
-/* An impact that ends a flight of fewer than SB_ACCUMULATION_STEPS completed integrator steps (Model Exchange)
-   is plastic when the flight's gain of energy along the gap is the importer's error, not the model's
-   (sb_error_held_flight): a master that locates its events but integrates with explicit Euler gains
-   g^2 h^2 / 2 a step, which balances the restitution in flights of about 4 / (1 - e^2) steps and would hold
-   the accumulation up for ever */
-#define SB_ACCUMULATION_STEPS 100.0
 
 /* Workspace of the contacts (NULL for models without contacts). */
 SbStatus sb_events_alloc(SbInstance *inst);

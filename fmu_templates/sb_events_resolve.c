@@ -161,13 +161,15 @@ static SbStatus impact(SbInstance *inst, const char *function, int m, int *chang
         const double r = ev->rate[i];
         double alpha = -ev->ggamma[i];
         for (int j = 0; j < n; ++j) alpha += ev->G[(size_t)i * n + j] * ev->a0[j];
-        const int plastic =
-            sb_plastic_impact(r, ev->e[i], alpha, ev->late, SB_REST_VELOCITY, SB_GAP_TOL, SB_REBOUND_RESOLUTION,
-                              ev->step, SB_FLIGHT_STEPS) ||
-            (inst->interface == SB_ME &&
-             sb_error_held_flight(r, ev->left_rate[i], ev->e[i], ev->left_alpha[i], alpha, t - ev->left_time[i],
-                                  ev->completed - ev->left_steps[i], SB_ACCUMULATION_STEPS));
-        ev->b[a] = (1.0 + (plastic ? 0.0 : ev->e[i])) * r;
+        const int plastic = sb_plastic_impact(r, ev->e[i], alpha, ev->late, SB_REST_VELOCITY, SB_GAP_TOL,
+                                              SB_REBOUND_RESOLUTION, ev->step, SB_FLIGHT_STEPS);
+        /* Model Exchange: the approach without the importer's error (explicit Euler's gain in the flight) */
+        const double held = inst->interface == SB_ME
+                                ? sb_error_free_rate(r, ev->left_rate[i], ev->e[i], ev->left_alpha[i], alpha,
+                                                     t - ev->left_time[i], ev->completed - ev->left_steps[i],
+                                                     ev->squares - ev->left_squares[i])
+                                : r;
+        ev->b[a] = plastic ? r : held == r ? (1.0 + ev->e[i]) * r : r + ev->e[i] * held;
     }
     int bad = sb_lcp(m, ev->W, ev->b, ev->z);
     if (bad)
@@ -179,7 +181,9 @@ static SbStatus impact(SbInstance *inst, const char *function, int m, int *chang
         if (ev->z[a] > 0.0 && ev->rate[i] < -SB_REST_VELOCITY)
             sb_log(inst, SB_OK, SB_LOG_EVENTS, "%s: t = %.17g: impact of contact '%s' (rate %g, impulse %g%s)",
                    function, t, inst->m->contact_names[i], ev->rate[i], ev->z[a],
-                   ev->b[a] == ev->rate[i] ? ", plastic" : "");
+                   ev->b[a] == ev->rate[i]                            ? ", plastic"
+                   : ev->b[a] != (1.0 + ev->e[i]) * ev->rate[i] ? ", rebound without the importer's error"
+                                                                      : "");
         for (int j = 0; j < n; ++j) inst->state.x[n + j] += ev->z[a] * ev->Z[(size_t)a * na + j];
     }
     *changed = 1;
@@ -423,9 +427,11 @@ static void take_sides(SbInstance *inst)
         if (ev->sw[j] != 0.0) inst->state.side[j] = ev->sw[j] > 0.0 ? 1.0 : -1.0;
 }
 
-/* Another end of the importer's steps (Model Exchange): a completed step or an event. */
+/* Another end of the importer's steps (Model Exchange): a completed step or an event; the square of the span
+   since the last one adds to `squares` (explicit Euler adds alpha^2 h^2 to a gap's r^2 in a step of h). */
 static void step_bound(SbEvents *ev, double t)
 {
+    if (t > ev->bounds[1]) ev->squares += (t - ev->bounds[1]) * (t - ev->bounds[1]);
     if (t != ev->bounds[1]) {
         ev->bounds[0] = ev->bounds[1];
         ev->bounds[1] = t;
@@ -440,7 +446,7 @@ void sb_events_step_completed(SbInstance *inst)
 }
 
 /* Model Exchange, after an event: the departures of the open contacts leaving their surfaces (against their
-   gap acceleration: they come back), for sb_error_held_flight at their next impact; a contact in flight whose
+   gap acceleration: they come back), for sb_error_free_rate at their next impact; a contact in flight whose
    rate the event changed (an impulse elsewhere) loses its record, as does one that closed. */
 static SbStatus record_departures(SbInstance *inst, const char *function)
 {
@@ -457,6 +463,7 @@ static SbStatus record_departures(SbInstance *inst, const char *function)
         if (open && ev->gap[i] <= SB_GAP_TOL && ev->rate[i] > SB_REST_VELOCITY && alpha < 0.0) {
             ev->left_time[i] = t;
             ev->left_steps[i] = ev->completed;
+            ev->left_squares[i] = ev->squares;
             ev->left_rate[i] = ev->rate[i];
             ev->left_alpha[i] = alpha;
         } else if (!open || fabs(ev->rate[i] - ev->rate0[i]) > SB_REST_VELOCITY) {

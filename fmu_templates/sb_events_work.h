@@ -30,8 +30,10 @@ typedef struct SbEvents {
     double step;                          /* the span of the importer's step that found it (0: not known) */
     double bounds[2];                     /* the last two ends of the importer's steps and events (ME; NaN) */
     double completed;                     /* completed integrator steps so far (ME) */
+    double squares;                       /* the sum of the squared spans between those ends so far (ME) */
     double *left_time, *left_steps;       /* a contact's last departure from its surface: time, `completed` then, */
-    double *left_rate, *left_alpha;       /* its rate (0: none since, or an impulse changed it in flight), alpha (nk) */
+    double *left_rate, *left_alpha;       /* its rate (0: none since, or an impulse changed it in flight), alpha, */
+    double *left_squares;                 /* `squares` then (nk) */
     double *Z;                            /* responses [X; Y] to unit forces, one row of nq + nc per event row */
     double *W, *Wc, *b, *z;               /* Delassus matrix of a set, a condensed one, LCP vectors */
     int *set, *keep;

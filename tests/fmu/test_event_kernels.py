@@ -30,9 +30,10 @@ EXPORT int test_plastic(double r, double e, double alpha, double late, double st
 {
     return sb_plastic_impact(r, e, alpha, late, 1e-5, 1e-8, 10.0, step, 10.0);
 }
-EXPORT int test_error_held(double r, double u, double e, double a0, double a1, double duration, double steps)
+EXPORT double test_error_free(double r, double u, double e, double a0, double a1, double duration, double steps,
+                              double squares)
 {
-    return sb_error_held_flight(r, u, e, a0, a1, duration, steps, 100.0);
+    return sb_error_free_rate(r, u, e, a0, a1, duration, steps, squares);
 }
 EXPORT double test_kept(double bmax, double wmax, double largest, double tol)
 {
@@ -157,33 +158,60 @@ def test_entry_rate_plastic_and_unresolved_c_and_numpy_agree(kernel):
         assert bool(kernel.test_plastic(r, e, alpha, late, h)) == laws.plastic_impact(r, e, alpha, late, step=h)
 
 
-def test_error_held_flights_c_and_numpy_agree(kernel):
-    """Both kernels agree on a grid that crosses every condition; an explicit Euler flight of a falling body
-    (v^2 gains g^2 h^2 a step) near its cycle with e = 0.8 is held up by the master's error, the exact flight
-    (no gain) or one whose gain a growing gap acceleration explains is not, nor one whose impact takes far more
-    or far less than the gain (e = 0.2; e = 1, 0.99), nor a flight of 100 steps or more."""
-    kernel.test_error_held.argtypes = [ctypes.c_double] * 7
-    g, h, u = 9.81, 1e-3, 0.05
-    n = 2.0 * u / (g * h)
-    euler = -math.sqrt(u * u + n * (g * h) ** 2)
-    cases = itertools.product(
-        [euler, -u, -2.0 * u, 0.0],
-        [u, 0.0],
-        [0.0, 0.8, 1.0],
-        [-g, 0.0],
-        [-g, -1.5 * g, 2.0],
-        [n * h, 0.0],
-        [n, 0.5, 100.0],
-    )
-    for case in cases:
-        assert bool(kernel.test_error_held(*case)) == laws.error_held_flight(*case), case
-    assert laws.error_held_flight(euler, u, 0.8, -g, -g, n * h, n)
-    assert not laws.error_held_flight(-u, u, 0.8, -g, -g, n * h, n)  # exact: r = -u
-    assert not laws.error_held_flight(euler, u, 0.8, -g, -1.5 * g, n * h, n)  # the gap acceleration grew by half
-    assert not laws.error_held_flight(euler, u, 0.2, -g, -g, n * h, n)  # the impact takes far more than Euler adds
-    assert not laws.error_held_flight(euler, u, 1.0, -g, -g, n * h, n)  # elastic: no accumulation to end
-    assert not laws.error_held_flight(euler, u, 0.99, -g, -g, n * h, n)  # Euler's gain outgrows the loss
-    assert not laws.error_held_flight(-0.3, 0.2, 0.8, -g, -g, 2 * 0.2 / g, 100.0)  # resolved by 100 steps
+def euler_flight(u: float, g: float, h: float) -> tuple[float, float, float, float]:
+    """A flight under explicit Euler with steps h, its event located: left the floor at u, back after n steps and
+    a part of one at r; returns r, the duration, the steps (the part one) and the sum of their squares."""
+    v, y, t, n = u, 0.0, 0.0, 0
+    while y + h * v > 0.0:
+        y, v, t, n = y + h * v, v - g * h, t + h, n + 1
+    tau = y / -v  # (the located part of the last step)
+    return v - g * tau, t + tau, n + 1.0, n * h * h + tau * tau
+
+
+def test_error_free_rates_c_and_numpy_agree(kernel):
+    """Both kernels agree, bit for bit, on a grid that crosses every condition, with flights of explicit Euler
+    from 2 to 900 steps (a ball bouncing with e near 1 leaves the floor at 4.4 m/s: 900 steps of 1 ms)."""
+    kernel.test_error_free.argtypes = [ctypes.c_double] * 8
+    kernel.test_error_free.restype = ctypes.c_double
+    g, h = 9.81, 1e-3
+    for u in (0.004, 0.05, 0.4, 4.4):
+        r, duration, steps, squares = euler_flight(u, g, h)
+        cases = itertools.product(
+            [r, -u, -2.0 * u, 0.0],
+            [u, 0.0],
+            [0.0, 0.8, 0.98, 0.995, 1.0],
+            [-g, 0.0],
+            [-g, -1.5 * g, 2.0],
+            [duration, 0.0],
+            [steps, 0.5],
+            [squares, 0.1 * squares, 10.0 * squares, 0.0],
+        )
+        for case in cases:
+            assert kernel.test_error_free(*case) == laws.error_free_rate(*case), case
+
+
+@pytest.mark.parametrize("e", [0.8, 0.9, 0.95, 0.98, 0.99, 0.995])
+@pytest.mark.parametrize("u", [4.4, 0.4, 0.05])
+def test_an_euler_flight_takes_the_rate_it_left_with(e, u):
+    """A flight of explicit Euler (steps of 1 ms, event located) returns faster than it left by Euler's gain
+    g^2 h^2 a step: the impact takes the rate it left with, whatever the flight's length (90 to 900 steps for
+    u = 0.4 to 4.4 m/s: with e >= 0.98 Euler's cycle has flights of 4 / (1 - e^2) >= 100 steps), so the rebounds
+    decay as e^k.  The exact flight, one whose gain a change of the gap acceleration explains, a gain far from
+    Euler's and an elastic contact keep their rate; a flight whose rebound would be shorter than a step ends the
+    accumulation."""
+    g, h = 9.81, 1e-3
+    r, duration, steps, squares = euler_flight(u, g, h)
+    flight = (duration, steps, squares)
+    assert r**2 - u**2 == pytest.approx(g * g * squares)  # (Euler's gain)
+    assert laws.error_free_rate(r, u, e, -g, -g, *flight) == pytest.approx(-u, rel=1e-12)
+    assert laws.error_free_rate(-u, u, e, -g, -g, *flight) == -u  # exact: no gain
+    assert laws.error_free_rate(r, u, e, -g, -1.5 * g, *flight) == r  # the gap acceleration grew by half
+    assert laws.error_free_rate(r, u, 1.0, -g, -g, *flight) == r  # elastic: no accumulation to end
+    for gain in (5.0, 0.2):  # far more, or far less, than Euler adds: the model's, or an accurate master's
+        rate = -math.sqrt(u * u + gain * g * g * squares)
+        assert laws.error_free_rate(rate, u, e, -g, -g, *flight) == rate
+    tiny, *short = euler_flight(g * h / 4, g, h)
+    assert laws.error_free_rate(tiny, g * h / 4, e, -g, -g, *short) == 0.0  # rebound within one step: plastic
 
 
 @pytest.mark.parametrize("seed", range(4))

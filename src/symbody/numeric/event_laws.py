@@ -51,8 +51,6 @@ FORCE_TOL = 1e-8
 REBOUND_RESOLUTION = 10.0
 #: ... if its flight also lasts less than this many of the importer's steps, where that step is known
 FLIGHT_STEPS = 10.0
-#: a flight the master resolved with fewer completed steps than this may end an accumulation held up by its error
-ACCUMULATION_STEPS = 100.0
 
 
 class ComplementarityError(ArithmeticError):
@@ -160,38 +158,48 @@ def plastic_impact(r: float, e: float, alpha: float, late: float, rest_velocity:
                                                        flight_steps)  # fmt: skip
 
 
-def error_held_flight(r: float, u: float, e: float, alpha0: float, alpha1: float, duration: float, steps: float,
-                      max_steps: float = ACCUMULATION_STEPS) -> bool:  # fmt: skip
-    """Whether an impact with approach rate ``r < 0`` and restitution ``e`` ends a flight that the master's
-    error, not the model, holds up: the contact left its surface at rate ``u > 0`` with gap acceleration
-    ``alpha0 < 0`` and came back ``duration`` later, after ``steps < max_steps`` completed integrator steps,
-    with gap acceleration ``alpha1 < 0``, and its gap gained energy ``r^2 - u^2`` that
+def error_free_rate(r: float, u: float, e: float, alpha0: float, alpha1: float, duration: float, steps: float,
+                    squares: float) -> float:  # fmt: skip
+    """The approach rate an impact with approach rate ``r < 0`` and restitution ``e < 1`` takes in its law
+    (the rebound is ``-e`` times it): ``r`` itself, or the rate without the master's error where the flight
+    the impact ends gained energy that its master, not the model, made.
 
-    * the change of the gap acceleration does not explain (along the gap ``d(r^2) = 2 alpha dg``: a constant
-      ``alpha`` returns the contact at ``-u``, one that varies by ``|alpha1 - alpha0|`` within the flight, whose
-      apex is ``u^2 / (2 |alpha|)``, changes ``r^2`` by at most ``2 u^2 |alpha1 - alpha0| / min |alpha|``),
-    * is at least a quarter of what explicit Euler adds in ``steps`` steps of ``h = duration / steps`` under a
-      constant ``alpha`` (``steps alpha^2 h^2``: a first-order master's error; an accurate one adds its
-      tolerance),
-    * lies between half and twice what the impact takes, ``(1 - e^2) r^2``: the accumulation of impacts is
-      near the cycle in which the master's error balances the restitution (flights of about ``4 / (1 - e^2)``
-      steps) and would never end (an elastic contact, ``e = 1``, is never made plastic: it has no
-      accumulation, and bounces that grow with the master's error are not one either).
+    The contact left its surface at rate ``u > 0`` with gap acceleration ``alpha0 < 0`` and came back
+    ``duration`` later, after ``steps`` completed integrator steps whose spans ``h_i`` have the sum of squares
+    ``squares``, with gap acceleration ``alpha1 < 0``.  Along the gap ``d(r^2) = 2 alpha dg``: a constant
+    ``alpha`` returns the contact at ``-u``, one that varies by ``|alpha1 - alpha0|`` within the flight, whose
+    apex is ``u^2 / (2 |alpha|)``, changes ``r^2`` by at most ``x = 2 u^2 |alpha1 - alpha0| / min |alpha|``.
+    Explicit Euler adds ``alpha^2 h_i^2`` to ``r^2`` in each step (``v^2 + 2 |alpha| g`` of a free flight), an
+    accurate master its tolerance: the gain ``r^2 - u^2 - x`` is the master's error when it is Euler's to
+    within a factor 4 (``min alpha^2 squares / 4`` to ``4 max alpha^2 squares``).
 
-    Such an impact is plastic.
+    The impact then takes ``-sqrt(u^2 + x)``.  A master that locates its events but integrates with explicit
+    Euler gains ``2 u |alpha| h`` a flight, which balanced the loss ``(1 - e^2) u^2`` of the impacts in a cycle
+    of flights of ``4 / (1 - e^2)`` steps that never ended (hundreds of steps for ``e`` near 1).  Without that
+    gain the rebounds decay as ``e^k``, as in the exact motion, until a rebound's flight ``2 e |r| / |alpha|``
+    would be shorter than the flight's mean step ``h = duration / steps``: such an impact is plastic (rate 0),
+    and the accumulation ends about when the exact one does (each flight up to a step late).  Any change is
+    within the master's error (the gain): an accurate master, whose gain is far below Euler's, keeps its rates,
+    and an elastic contact, ``e = 1``, keeps ``r``: it has no accumulation to end.
 
-    Example (a ball under Euler at h = 1 ms, e = 0.8: left at 0.05 m/s, back at 0.059 m/s after 10 steps):
-        >>> error_held_flight(-0.059, 0.05, 0.8, -9.81, -9.81, 0.0102, 10.0)
-        True
-        >>> error_held_flight(-0.05, 0.05, 0.8, -9.81, -9.81, 0.0102, 10.0)  # an accurate master: no gain
-        False
+    Example (a ball under Euler at h = 1 ms, e = 0.8: left at 0.05 m/s, back at 0.0597 m/s after 12 steps):
+        >>> error_free_rate(-0.0597, 0.05, 0.8, -9.81, -9.81, 0.0112, 12.0, 1.1e-5)
+        -0.05
+        >>> error_free_rate(-0.05, 0.05, 0.8, -9.81, -9.81, 0.0112, 12.0, 1.1e-5)  # an accurate master: no gain
+        -0.05
+        >>> error_free_rate(-0.0101, 0.0005, 0.8, -9.81, -9.81, 0.0011, 2.0, 1.01e-6)  # rebound 0.4 mm/s: plastic
+        0.0
     """
-    if not (r < 0.0 and u > 0.0 and alpha0 < 0.0 and alpha1 < 0.0 and duration > 0.0 and 1.0 <= steps < max_steps):
-        return False
-    a, h = min(-alpha0, -alpha1), duration / steps
-    gain = r * r - u * u - 2.0 * u * u * abs(alpha1 - alpha0) / a  # (not from the change of alpha)
-    loss = (1.0 - e * e) * r * r
-    return gain >= 0.25 * steps * a * a * h * h and loss <= 2.0 * gain and gain <= 2.0 * loss
+    if not (0.0 <= e < 1.0 and r < 0.0 and u > 0.0 and alpha0 < 0.0 and alpha1 < 0.0 and duration > 0.0
+            and steps >= 1.0 and squares > 0.0):  # fmt: skip
+        return r
+    a, big, h = min(-alpha0, -alpha1), max(-alpha0, -alpha1), duration / steps
+    explained = 2.0 * u * u * abs(alpha1 - alpha0) / a
+    gain = r * r - u * u - explained
+    if not (0.25 * a * a * squares <= gain <= 4.0 * big * big * squares):  # (Euler: alpha^2 squares)
+        return r
+    rate = -math.sqrt(u * u + explained)
+    return 0.0 if 2.0 * e * -rate < a * h else rate
 
 
 def sliding_forces(
@@ -264,7 +272,6 @@ __all__ = [
     "MAX_ENUMERATED",
     "REBOUND_RESOLUTION",
     "FLIGHT_STEPS",
-    "ACCUMULATION_STEPS",
-    "error_held_flight",
+    "error_free_rate",
     "FORCE_TOL",
 ]
