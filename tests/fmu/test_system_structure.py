@@ -109,6 +109,21 @@ def test_ssd_carries_omsimulators_fixed_step_master_at_the_communication_step(fm
         assert structure.step == 2.5e-05 and structure.stop == 3.0
 
 
+def test_omsimulator_tolerance_is_the_tightest_default_experiments_or_its_own_default():
+    from types import SimpleNamespace
+
+    from symbody.fmu.ssp import OMS_TOLERANCE, _relative_tolerance
+    from symbody.fmu.system_structure import Element, SystemStructure
+
+    def element(name, experiment):
+        return Element(name, Path(f"{name}.fmu"), SimpleNamespace(defaultExperiment=experiment))
+
+    loose, tight = SimpleNamespace(tolerance="1e-4"), SimpleNamespace(tolerance="1e-8")
+    mixed = [element("a", loose), element("b", tight), element("c", None), element("d", SimpleNamespace(tolerance=None))]
+    assert _relative_tolerance(SystemStructure("s", mixed, [], step=0.01)) == 1e-8
+    assert _relative_tolerance(SystemStructure("s", mixed[2:], [], step=0.01)) == OMS_TOLERANCE == 1e-4
+
+
 def test_a_schema_violation_is_refused(fmus):
     structure = system_structure([fmus["plant"]], [])
     xml = system_description(structure).replace(b"generationTool=", b'colour="red" generationTool=', 1)

@@ -110,7 +110,7 @@ def _decimal(value: float) -> str:
     return format(Decimal(repr(float(value))), "f")
 
 
-def relative_tolerance(structure: SystemStructure) -> float:
+def _relative_tolerance(structure: SystemStructure) -> float:
     """The tightest relative tolerance of the FMUs' default experiments (:data:`OMS_TOLERANCE` if none names one).
 
     OMSimulator passes one tolerance to every FMU (``fmi2SetupExperiment``, ``fmi3EnterInitializationMode``),
@@ -129,7 +129,7 @@ def _simulation_information(system: ET.Element, structure: SystemStructure) -> N
     note = ET.SubElement(ET.SubElement(system, "ssd:Annotations"), "ssc:Annotation", type="org.openmodelica")
     info = ET.SubElement(ET.SubElement(note, "oms:Annotations"), "oms:SimulationInformation")
     ET.SubElement(info, "oms:FixedStepMaster", description="oms-ma", stepSize=_decimal(structure.step),
-                  relativeTolerance=_decimal(relative_tolerance(structure)))
+                  relativeTolerance=_decimal(_relative_tolerance(structure)))
 
 
 def system_description(structure: SystemStructure) -> bytes:
