@@ -75,6 +75,55 @@ def test_ssp_package_validates_and_reads_back_in_another_library(fmus, tmp_path)
     assert units["x"] == "m" and units["u"] == "N"
 
 
+def test_ssd_carries_omsimulators_fixed_step_master_at_the_communication_step(fmus, tmp_path):
+    """OMSimulator takes a system only with OpenModelica's vendor annotation naming its master: ``oms-ma`` at the
+    ``--step`` (an ``xs:decimal``, no exponent), the tolerance of the FMUs' default experiments; libcosim's
+    annotation and the schema validation stay as they were."""
+    import io
+    import xml.etree.ElementTree as ET
+
+    from symbody.fmu.ssp import NS
+
+    out = tmp_path / "loop.ssp"
+    assert main(["system", str(fmus["plant"]), str(fmus["gain"]), *sum((["--connect", c] for c in LOOP), []),
+                 "--step", "2.5e-05", "--stop-time", "3", "-o", str(out)]) == 0
+    with zipfile.ZipFile(out) as zf:
+        ssd = zf.read(SSD_NAME)
+        fmus_inside = [zipfile.ZipFile(io.BytesIO(zf.read(f"resources/{c}.fmu"))) for c in ("plant", "gain")]
+    tolerances = {ET.fromstring(f.read("modelDescription.xml")).find("DefaultExperiment").get("tolerance")
+                  for f in fmus_inside}
+    validate_description(ssd)
+    assert tolerances == {"1e-06"}
+    root = ET.fromstring(ssd)
+    system = root.find("ssd:System", NS)
+    assert system is not None and system[-1].tag == f"{{{NS['ssd']}}}Annotations"  # the schema's place for it
+    (note,) = system.findall("ssd:Annotations/ssc:Annotation", NS)
+    assert note.get("type") == "org.openmodelica"
+    (master,) = note.findall("oms:Annotations/oms:SimulationInformation/*", NS)
+    assert master.tag == f"{{{NS['oms']}}}FixedStepMaster"
+    assert master.attrib == {"description": "oms-ma", "stepSize": "0.000025", "relativeTolerance": "0.000001"}
+    assert b"<oms:FixedStepMaster " in ssd and b'xmlns:oms="https://raw.githubusercontent.com/OpenModelica/' in ssd
+    (fixed,) = root.findall("ssd:DefaultExperiment/ssd:Annotations/ssc:Annotation/osp:Algorithm/*", NS)
+    assert fixed.attrib == {"baseStepSize": "2.5e-05"}
+    with open_ssp(out) as structure:
+        assert structure.step == 2.5e-05 and structure.stop == 3.0
+
+
+def test_omsimulator_tolerance_is_the_tightest_default_experiments_or_its_own_default():
+    from types import SimpleNamespace
+
+    from symbody.fmu.ssp import OMS_TOLERANCE, _relative_tolerance
+    from symbody.fmu.system_structure import Element, SystemStructure
+
+    def element(name, experiment):
+        return Element(name, Path(f"{name}.fmu"), SimpleNamespace(defaultExperiment=experiment))
+
+    loose, tight = SimpleNamespace(tolerance="1e-4"), SimpleNamespace(tolerance="1e-8")
+    mixed = [element("a", loose), element("b", tight), element("c", None), element("d", SimpleNamespace(tolerance=None))]
+    assert _relative_tolerance(SystemStructure("s", mixed, [], step=0.01)) == 1e-8
+    assert _relative_tolerance(SystemStructure("s", mixed[2:], [], step=0.01)) == OMS_TOLERANCE == 1e-4
+
+
 def test_a_schema_violation_is_refused(fmus):
     structure = system_structure([fmus["plant"]], [])
     xml = system_description(structure).replace(b"generationTool=", b'colour="red" generationTool=', 1)

@@ -7,10 +7,12 @@ input and output of their FMU (type and unit from the model description, the uni
 SSD's ``Units``), a connector of kind ``parameter`` per bound parameter, and the bound values inline
 (``ParameterBindings`` with an ``ssv:ParameterSet`` named ``initialValues``); the connections follow in
 the order given.  The communication step goes into the ``DefaultExperiment`` as OSP's annotation
-(``osp:FixedStepAlgorithm baseStepSize``), which libcosim reads.
+(``osp:FixedStepAlgorithm baseStepSize``), which libcosim reads, and onto the system as OpenModelica's
+(``org.openmodelica``: ``oms:SimulationInformation`` with the fixed-step master ``oms-ma`` at that step),
+without which OMSimulator refuses the system (it finds no system type).
 
-The XML is written with the standard library, with the prefixes ``ssd``, ``ssc``, ``ssv`` and ``osp``
-literally (libcosim's parser matches prefixes, not namespaces), and every SSD is validated against the
+The XML is written with the standard library, with the prefixes ``ssd``, ``ssc``, ``ssv``, ``osp`` and ``oms``
+literally (libcosim's and OMSimulator's parsers match prefixes, not namespaces), and every SSD is validated against the
 normative XML schemas of SSP 1.0 (vendored in ``symbody/fmu/ssp_schema``, BSD 2-clause, the Modelica
 Association) with xmlschema before the package is written.  pyssp-standard was tried and not used: its
 SSD writer puts ``Units`` after ``DefaultExperiment`` (invalid against the schema) and fails on ``Real``
@@ -32,6 +34,7 @@ import xml.etree.ElementTree as ET
 import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
 
@@ -46,11 +49,14 @@ NS = {
     "ssc": "http://ssp-standard.org/SSP1/SystemStructureCommon",
     "ssv": "http://ssp-standard.org/SSP1/SystemStructureParameterValues",
     "osp": "http://opensimulationplatform.com/SSP/OSPAnnotations",
+    "oms": "https://raw.githubusercontent.com/OpenModelica/OMSimulator/master/schema/oms.xsd",
 }
 SSD_NAME = "SystemStructure.ssd"
 OSP_NAME = "resources/OspSystemStructure.xml"
 FMU_TYPE = "application/x-fmu-sharedlibrary"
 PARAMETER_SET = "initialValues"
+#: OMSimulator's default relative tolerance, written when no FMU's default experiment names one.
+OMS_TOLERANCE = 1e-4
 #: SSP 1.0 connector types of the FMI variable types (SSP 1.0 knows 32-bit Integer and Real only).
 CONNECTOR_TYPES = {"Real": "Real", "Float64": "Real", "Float32": "Real", "Integer": "Integer", "Int32": "Integer",
                    "Int64": "Integer", "Boolean": "Boolean", "String": "String"}
@@ -99,6 +105,33 @@ def _component(system: ET.Element, element: Element, bindings: dict, units: set[
     return comp
 
 
+def _decimal(value: float) -> str:
+    """``value`` as an ``xs:decimal`` (no exponent), exact to its shortest round-trip digits."""
+    return format(Decimal(repr(float(value))), "f")
+
+
+def _relative_tolerance(structure: SystemStructure) -> float:
+    """The tightest relative tolerance of the FMUs' default experiments (:data:`OMS_TOLERANCE` if none names one).
+
+    OMSimulator passes one tolerance to every FMU (``fmi2SetupExperiment``, ``fmi3EnterInitializationMode``),
+    which replaces a symbody FMU's ``solver.rtol`` unless that is set explicitly; the tightest keeps every FMU
+    at least as accurate as its own default.
+    """
+    tolerances = [float(e.md.defaultExperiment.tolerance) for e in structure.elements
+                  if e.md.defaultExperiment is not None and e.md.defaultExperiment.tolerance]
+    return min(tolerances, default=OMS_TOLERANCE)
+
+
+def _simulation_information(system: ET.Element, structure: SystemStructure) -> None:
+    """OMSimulator's vendor annotation on the system: a weakly coupled system run by its fixed-step master
+    (``oms-ma``) at the communication step.  Without it OMSimulator finds no system type and refuses the SSD."""
+    assert structure.step is not None
+    note = ET.SubElement(ET.SubElement(system, "ssd:Annotations"), "ssc:Annotation", type="org.openmodelica")
+    info = ET.SubElement(ET.SubElement(note, "oms:Annotations"), "oms:SimulationInformation")
+    ET.SubElement(info, "oms:FixedStepMaster", description="oms-ma", stepSize=_decimal(structure.step),
+                  relativeTolerance=_decimal(_relative_tolerance(structure)))
+
+
 def system_description(structure: SystemStructure) -> bytes:
     """``SystemStructure.ssd`` of a structure (UTF-8 bytes)."""
     root = ET.Element("ssd:SystemStructureDescription", {f"xmlns:{p}": uri for p, uri in NS.items()})
@@ -117,6 +150,8 @@ def system_description(structure: SystemStructure) -> bytes:
         for link in structure.links:
             ET.SubElement(connections, "ssd:Connection", startElement=link.source, startConnector=link.output,
                           endElement=link.target, endConnector=link.input)
+    if structure.step is not None:
+        _simulation_information(system, structure)
     if units:
         defs = ET.SubElement(root, "ssd:Units")
         for name in sorted(units):
