@@ -368,12 +368,41 @@ static SbStatus dip(SbInstance *inst, SbWatch *w, double ta, double *tb, double 
 
 /* -- the communication step ------------------------------------------------------------------------ */
 
-/* The adaptive solvers hold at least these tolerances in models with events, whatever the importer passes
-   (solver.rtol, solver.atol, fmi2SetupExperiment, fmi3EnterInitializationMode): an event function that comes
-   within the error of the motion from zero is a guess, and the error accumulated on the way to a grazing
-   impact decides whether there is one (a gap dipping 1e-7 below zero, an apex a hair from a stop). */
+/* The adaptive solvers hold at least these tolerances in models with unilateral contacts or stick-slip
+   friction, whatever the importer passes (solver.rtol, solver.atol, fmi2SetupExperiment,
+   fmi3EnterInitializationMode): the modes of contacts and friction elements change at events only (no
+   evaluation of the forces sees a gap close or a slip stop), so an event function that comes within the
+   error of the motion from zero is a guess, and the error accumulated on the way to a grazing impact decides
+   whether there is one (a gap dipping 1e-7 below zero, an apex a hair from a stop): missed, it is an error
+   of the size of the motion.  The switching functions of the loads (the kinks and jumps of Abs and sign:
+   ropes, slings, buffers, valves) hold no mode: every evaluation of the forces takes the side the state is
+   on, so the error control of the step answers for a switch the location passes by, and models with no
+   other event function run at the importer's tolerance.  rk4's steps are solver.step; the event atol is the
+   floor of its trust check in every model with events. */
 #define SB_EVENT_RTOL 1e-9
 #define SB_EVENT_ATOL 1e-11
+
+static int event_tolerance_held(const SbInstance *inst)
+{
+    return inst->m->nk + inst->m->nf > 0 || !adaptive_method(inst);
+}
+
+/* Tell the user (logSolver), once for each pair of tolerances, that the adaptive solver runs tighter than
+   asked, and why. */
+static void tell_event_tolerance(SbInstance *inst, double rtol, double atol)
+{
+    double *told = inst->history.floor_told;
+    if (!adaptive_method(inst) || (rtol <= SB_EVENT_RTOL && atol <= SB_EVENT_ATOL) ||
+        (told[0] == rtol && told[1] == atol))
+        return;
+    told[0] = rtol;
+    told[1] = atol;
+    sb_log(inst, SB_OK, SB_LOG_SOLVER,
+           "DoStep: the solver runs at rtol %g, atol %g (asked: solver.rtol %g, solver.atol %g): the model has "
+           "unilateral contacts or stick-slip friction, whose events hold at least rtol %g, atol %g in "
+           "Co-Simulation (a grazing impact or a stop within the error of the motion would be a guess)",
+           fmin(rtol, SB_EVENT_RTOL), fmin(atol, SB_EVENT_ATOL), rtol, atol, SB_EVENT_RTOL, SB_EVENT_ATOL);
+}
 
 static SbStatus integrate(SbInstance *inst, SbWatch *w, double t0, double tend)
 {
@@ -485,8 +514,11 @@ SbStatus sb_events_integrate(SbInstance *inst, double t0, double tend)
     w.acc = malloc((size_t)(nf + 1) * sizeof(double));
     w.ta = t0;
     const double rtol = inst->state.set[SB_SET_RTOL], atol = inst->state.set[SB_SET_ATOL];
-    inst->state.set[SB_SET_RTOL] = fmin(rtol, SB_EVENT_RTOL);
-    inst->state.set[SB_SET_ATOL] = fmin(atol, SB_EVENT_ATOL);
+    if (event_tolerance_held(inst)) {
+        tell_event_tolerance(inst, rtol, atol);
+        inst->state.set[SB_SET_RTOL] = fmin(rtol, SB_EVENT_RTOL);
+        inst->state.set[SB_SET_ATOL] = fmin(atol, SB_EVENT_ATOL);
+    }
     SbStatus s = w.S0 && w.Sa && w.z && w.off && w.rate && w.dip && w.watched && w.divided && w.v && w.acc
                      ? integrate(inst, &w, t0, tend)
                      : sb_problem(inst, SB_ERROR, "out of memory");

@@ -1,0 +1,84 @@
+"""The tolerance of the Co-Simulation solvers in models with events (docs/reference/fmu-export.md).
+
+Unilateral contacts and stick-slip friction change their modes at events only: the adaptive solvers hold
+at least rtol 1e-9, atol 1e-11 in models that have them, and say so once (logSolver) when that is tighter than
+the importer asked.  The switching functions of the loads (ropes, slings, buffers, valves) hold no mode: a
+model with no other event function runs at the importer's tolerance, and its motion is as accurate as that
+tolerance says -- a hook dropped on a slack rope (taut and slack again every 0.31 s) against its closed form.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from symbody.fmu import export_fmu
+from symbody.fmu.testing import FmuSession
+
+from support.contact_models import bouncing_ball
+from support.friction_models import sine_pushed_block
+from support.hoist_models import FALL, drop_motion, dropped_on_rope
+
+DOPRI5, RK4 = 2, 1
+H, STEPS = 0.05, 20  # 1 s: three falls onto the rope and three rebounds
+HELD = "the solver runs at rtol"
+
+
+@pytest.fixture(scope="module")
+def fmus(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("event_tolerance")
+    return {
+        "rope": export_fmu(dropped_on_rope(1), folder / "rope.fmu", fmi_version=3, kind="cs"),
+        "ball": export_fmu(bouncing_ball(1.0, 0.8, 1.0), folder / "ball.fmu", fmi_version=2, kind="cs"),
+        "block": export_fmu(sine_pushed_block(), folder / "block.fmu", fmi_version=3, kind="cs"),
+    }
+
+
+def run(fmu, method: int, rtol: float, steps: int = STEPS) -> tuple[np.ndarray, list[str]]:
+    """The first coordinate at each communication point, and the logSolver messages."""
+    messages: list[str] = []
+
+    def logger(*args):
+        messages.append(args[-1].decode() if isinstance(args[-1], bytes) else args[-1])
+
+    s = FmuSession(fmu, logger=logger, debug_logging=True)
+    try:
+        s.fmu.setDebugLogging(True, ["logSolver"])
+        s.initialize(**{"solver.method": method, "solver.rtol": rtol, "solver.atol": rtol * 1e-2})
+        name = next(n for n in ("y", "x") if n in s.vr)
+        values = []
+        for _ in range(steps):
+            s.step(H)
+            values.append(s.get(name)[0])
+    finally:
+        s.close()
+    return np.array(values), messages
+
+
+def accepted(messages: list[str]) -> int:
+    return sum("accepted step" in m for m in messages)
+
+
+def test_switching_loads_run_at_the_importers_tolerance(fmus):
+    """rtol 1e-4: the closed form to a small multiple of rtol times the hook's distance from the sheave (a missed
+    rope tension would leave the hook falling freely, 0.03 m off within a period), at a third of the steps
+    the event tolerance takes, and no message."""
+    exact = np.array([drop_motion(H * (k + 1)) for k in range(STEPS)])
+    y, loose = run(fmus["rope"], DOPRI5, 1e-4)
+    assert np.max(np.abs(y - exact)) < 10 * 1e-4 * FALL
+    y_tight, tight = run(fmus["rope"], DOPRI5, 1e-9)
+    assert np.max(np.abs(y_tight - exact)) < 10 * 1e-9 * FALL
+    assert accepted(loose) < 0.5 * accepted(tight), (accepted(loose), accepted(tight))
+    assert not any(HELD in m for m in loose + tight)
+
+
+@pytest.mark.parametrize("model", ["ball", "block"])
+def test_contacts_and_friction_hold_the_event_tolerance_and_say_so_once(fmus, model):
+    _, loose = run(fmus[model], DOPRI5, 1e-4)
+    told = [m for m in loose if HELD in m]
+    assert len(told) == 1, told
+    assert "rtol 1e-09, atol 1e-11 (asked: solver.rtol 0.0001, solver.atol 1e-06)" in told[0]
+    _, tight = run(fmus[model], DOPRI5, 1e-10)  # tighter than the event tolerance: nothing to say
+    _, fixed = run(fmus[model], RK4, 1e-4)  # rk4's steps are solver.step, whatever the tolerance
+    assert not any(HELD in m for m in tight + fixed)
+    assert accepted(loose) == accepted(run(fmus[model], DOPRI5, 1e-9)[1])  # the same steps as at rtol 1e-9
