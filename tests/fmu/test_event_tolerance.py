@@ -82,3 +82,28 @@ def test_contacts_and_friction_hold_the_event_tolerance_and_say_so_once(fmus, mo
     _, fixed = run(fmus[model], RK4, 1e-4)  # rk4's steps are solver.step, whatever the tolerance
     assert not any(HELD in m for m in tight + fixed)
     assert accepted(loose) == accepted(run(fmus[model], DOPRI5, 1e-9)[1])  # the same steps as at rtol 1e-9
+
+
+@pytest.fixture(scope="module")
+def python_fmus(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("event_tolerance_py")
+    return {
+        "rope": export_fmu(dropped_on_rope(1), folder / "rope_py.fmu", backend="python"),
+        "ball": export_fmu(bouncing_ball(1.0, 0.8, 1.0), folder / "ball_py.fmu", backend="python"),
+    }
+
+
+def test_python_backend_switching_loads_at_the_importers_tolerance(python_fmus):
+    exact = np.array([drop_motion(H * (k + 1)) for k in range(STEPS)])
+    y, messages = run(python_fmus["rope"], DOPRI5, 1e-4)
+    assert np.max(np.abs(y - exact)) < 10 * 1e-4 * FALL
+    assert not any(HELD in m for m in messages)
+
+
+def test_python_backend_contacts_hold_the_event_tolerance_and_say_so_once(python_fmus):
+    _, loose = run(python_fmus["ball"], DOPRI5, 1e-4)
+    told = [m for m in loose if HELD in m]
+    assert len(told) == 1, told
+    assert "rtol 1e-09, atol 1e-11 (asked: solver.rtol 0.0001, solver.atol 1e-06)" in told[0]
+    _, tight = run(python_fmus["ball"], DOPRI5, 1e-10)
+    assert not any(HELD in m for m in tight)
