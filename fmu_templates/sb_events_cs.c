@@ -398,10 +398,12 @@ static void tell_event_tolerance(SbInstance *inst, double rtol, double atol)
     told[0] = rtol;
     told[1] = atol;
     sb_log(inst, SB_OK, SB_LOG_SOLVER,
-           "DoStep: the solver runs at rtol %g, atol %g (asked: solver.rtol %g, solver.atol %g): the model has "
-           "unilateral contacts or stick-slip friction, whose events hold at least rtol %g, atol %g in "
+           "DoStep: the solver runs at rtol %g, atol %g, not at the %s %g and solver.atol %g asked for: the model "
+           "has unilateral contacts or stick-slip friction, whose events hold at least rtol %g, atol %g in "
            "Co-Simulation (a grazing impact or a stop within the error of the motion would be a guess)",
-           fmin(rtol, SB_EVENT_RTOL), fmin(atol, SB_EVENT_ATOL), rtol, atol, SB_EVENT_RTOL, SB_EVENT_ATOL);
+           fmin(rtol, SB_EVENT_RTOL), fmin(atol, SB_EVENT_ATOL),
+           inst->state.flags & SB_FLAG_RTOL_EXPERIMENT ? "importer's tolerance" : "solver.rtol", rtol, atol,
+           SB_EVENT_RTOL, SB_EVENT_ATOL);
 }
 
 static SbStatus integrate(SbInstance *inst, SbWatch *w, double t0, double tend)

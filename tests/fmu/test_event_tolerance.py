@@ -16,7 +16,7 @@ import pytest
 
 import symbody as sb
 from symbody.fmu import export_fmu
-from symbody.fmu.testing import FmuSession
+from symbody.fmu.testing import FmuSession, fmu_simulation
 
 from support.contact_models import T_HIT, V0, G, H, bouncing_ball
 from support.friction_models import sine_pushed_block
@@ -113,11 +113,23 @@ def test_contacts_and_friction_hold_the_event_tolerance_and_say_so_once(fmus, mo
     _, loose = run(fmus[model], DOPRI5, 1e-4)
     told = [m for m in loose if HELD in m]
     assert len(told) == 1, told
-    assert "rtol 1e-09, atol 1e-11 (asked: solver.rtol 0.0001, solver.atol 1e-06)" in told[0]
+    assert "rtol 1e-09, atol 1e-11, not at the solver.rtol 0.0001 and solver.atol 1e-06 asked for" in told[0]
     _, tight = run(fmus[model], DOPRI5, 1e-10)  # tighter than the event tolerance: nothing to say
     _, fixed = run(fmus[model], RK4, 1e-4)  # rk4's steps are solver.step, whatever the tolerance
     assert not any(HELD in m for m in tight + fixed)
     assert accepted(loose) == accepted(run(fmus[model], DOPRI5, 1e-9)[1])  # the same steps as at rtol 1e-9
+
+
+def test_the_message_names_the_importers_tolerance(fmus):
+    """fmi2SetupExperiment's tolerance replaces solver.rtol (unless that was set): the message says whose it is."""
+    messages: list[str] = []
+
+    def logger(*args):
+        messages.append(args[-1].decode() if isinstance(args[-1], bytes) else args[-1])
+
+    fmu_simulation(fmus["ball"], 0.5, STEP, relative_tolerance=1e-5, output=["y"], logger=logger, debug_logging=True)
+    told = [m for m in messages if HELD in m]
+    assert len(told) == 1 and "not at the importer's tolerance 1e-05 and solver.atol" in told[0], told
 
 
 @pytest.fixture(scope="module")
@@ -140,6 +152,6 @@ def test_python_backend_contacts_hold_the_event_tolerance_and_say_so_once(python
     _, loose = run(python_fmus["ball"], DOPRI5, 1e-4)
     told = [m for m in loose if HELD in m]
     assert len(told) == 1, told
-    assert "rtol 1e-09, atol 1e-11 (asked: solver.rtol 0.0001, solver.atol 1e-06)" in told[0]
+    assert "rtol 1e-09, atol 1e-11, not at the solver.rtol 0.0001 and solver.atol 1e-06 asked for" in told[0]
     _, tight = run(python_fmus["ball"], DOPRI5, 1e-10)
     assert not any(HELD in m for m in tight)

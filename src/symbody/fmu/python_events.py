@@ -281,10 +281,10 @@ class Events(contacts.ContactModes):
             return
         self._told = (rtol, atol)
         self.solver_messages.append(
-            f"DoStep: the solver runs at rtol {min(rtol, EVENT_RTOL):g}, atol {min(atol, EVENT_ATOL):g} (asked: "
-            f"solver.rtol {rtol:g}, solver.atol {atol:g}): the model has unilateral contacts, whose events hold at "
-            f"least rtol {EVENT_RTOL:g}, atol {EVENT_ATOL:g} in Co-Simulation (a grazing impact within the error "
-            "of the motion would be a guess)"
+            f"DoStep: the solver runs at rtol {min(rtol, EVENT_RTOL):g}, atol {min(atol, EVENT_ATOL):g}, not at the "
+            f"solver.rtol {rtol:g} and solver.atol {atol:g} asked for: the model has unilateral contacts, whose "
+            f"events hold at least rtol {EVENT_RTOL:g}, atol {EVENT_ATOL:g} in Co-Simulation (a grazing impact "
+            "within the error of the motion would be a guess)"
         )
 
     def _step(self, t0: float, tend: float) -> None:
