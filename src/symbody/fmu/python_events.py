@@ -163,7 +163,7 @@ class Events(contacts.ContactModes):
 
     def _locate(self, a: float, fa: float, b: float, fb: float) -> float:
         """The time in (a, b] where the smallest watched function reaches zero (Illinois); the state there."""
-        side = 0
+        t_end, side = b, 0  # (the function is not positive at the chunk's end)
         for it in range(ROOT_ITERATIONS):
             if not b - a > 4.0 * np.finfo(float).eps * max(1.0, abs(b)):
                 break
@@ -182,9 +182,24 @@ class Events(contacts.ContactModes):
                     fa *= 0.5
                 side = 1
         self._reach(a)  # the stages up to a lie before the event; a few ulps of time from a to b
-        if b > a:
-            self.m.integrate(a, b)
-        return b
+        return self._past_root(a, b, t_end)
+
+    def _past_root(self, a: float, b: float, t_end: float) -> float:
+        """The state strictly past the root found in (a, b], the state at ``a`` given: a function still on its side
+        would be found again at once.  One that crosses so slowly that some ulps of time leave the state's bits as
+        they were is taken further, the step doubling, up to ``t_end`` where it was not positive (as
+        sb_events_cs.c)."""
+        m = self.m
+        start, tries = (m.x.copy(), m.h_next), 0
+        while True:
+            if b > a:
+                m.integrate(a, b)
+            if self._smallest(b, m.x) < 0.0 or b >= t_end:
+                return b
+            tries += 1
+            m.x[:], m.h_next = start[0], start[1]
+            m.changed()
+            b = min(b + math.ldexp(math.nextafter(b, math.inf) - b, tries), t_end)
 
     def _rates(self, t: float, x: np.ndarray) -> np.ndarray:
         """Time derivatives of the raw event functions: the gap rates, then the switching functions' rates
