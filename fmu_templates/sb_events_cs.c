@@ -38,7 +38,6 @@
 #define SB_ROOT_ITERATIONS 200
 #define SB_MAX_CHUNKS 1000000L /* internal steps in one communication step (sb_solver.c: SB_MAX_STEPS) */
 #define SB_KINK_CUTS 12        /* an rk4 step holding a kink of the loads is cut down to 4^-12 of its length */
-#define SB_PAST_ROOT_TRIES 8   /* ulps added (doubling) to put a located event strictly past its root */
 
 static int adaptive_method(const SbInstance *inst)
 {
@@ -115,7 +114,7 @@ static double chunk(const SbInstance *inst, double t0, double tend)
    zero (to a few ulps); leaves the state there (the side where it is not positive). */
 static SbStatus locate(SbInstance *inst, SbWatch *w, double a, double fa, double b, double fb, double *te)
 {
-    const double ta = a;
+    const double ta = a, tb = b; /* (the function is not positive at the chunk's end tb) */
     int side = 0;
     SbStatus s;
     for (int it = 0; it < SB_ROOT_ITERATIONS && b - a > 4.0 * DBL_EPSILON * fmax(1.0, fabs(b)); ++it) {
@@ -142,15 +141,18 @@ static SbStatus locate(SbInstance *inst, SbWatch *w, double a, double fa, double
     if ((s = reach(inst, w, ta, a, &fend)) != SB_OK) return s;
     memcpy(w->Sa, inst->state.S, (size_t)inst->state.nS * sizeof(double));
     /* strictly past the root: a switching function exactly at zero would have sign() take neither side in
-       the first stage of the next step (an error of the order of the step times the jump) */
-    for (int tries = 0; tries <= SB_PAST_ROOT_TRIES; ++tries) {
+       the first stage of the next step (an error of the order of the step times the jump), and one still on
+       its side would be found again at once.  A function that crosses so slowly that some ulps of time leave
+       the state's bits as they were (x = sin t grazing a buffer at 1 - 1e-7 crosses at 4.5e-4 m/s) is taken
+       further, the step doubling, up to the chunk's end where it was not positive */
+    for (int tries = 0;; ++tries) {
         if (tries > 0) {
             memcpy(inst->state.S, w->Sa, (size_t)inst->state.nS * sizeof(double));
-            b += ldexp(nextafter(b, INFINITY) - b, tries); /* 2, 4, 8, ... ulps */
+            b = fmin(b + ldexp(nextafter(b, INFINITY) - b, tries), tb); /* 2, 4, 8, ... ulps */
         }
         if (b > a && (s = sb_integrate(inst, a, b)) != SB_OK) return s;
         if ((s = smallest(inst, w, b, &fend)) != SB_OK) return s;
-        if (fend < 0.0) break;
+        if (fend < 0.0 || b >= tb) break;
     }
     *te = b;
     return SB_OK;
@@ -368,12 +370,43 @@ static SbStatus dip(SbInstance *inst, SbWatch *w, double ta, double *tb, double 
 
 /* -- the communication step ------------------------------------------------------------------------ */
 
-/* The adaptive solvers hold at least these tolerances in models with events, whatever the importer passes
-   (solver.rtol, solver.atol, fmi2SetupExperiment, fmi3EnterInitializationMode): an event function that comes
-   within the error of the motion from zero is a guess, and the error accumulated on the way to a grazing
-   impact decides whether there is one (a gap dipping 1e-7 below zero, an apex a hair from a stop). */
+/* The adaptive solvers hold at least these tolerances in models with unilateral contacts or stick-slip
+   friction, whatever the importer passes (solver.rtol, solver.atol, fmi2SetupExperiment,
+   fmi3EnterInitializationMode): the modes of contacts and friction elements change at events only (no
+   evaluation of the forces sees a gap close or a slip stop), so an event function that comes within the
+   error of the motion from zero is a guess, and the error accumulated on the way to a grazing impact decides
+   whether there is one (a gap dipping 1e-7 below zero, an apex a hair from a stop): missed, it is an error
+   of the size of the motion.  The switching functions of the loads (the kinks and jumps of Abs and sign:
+   ropes, slings, buffers, valves) hold no mode: every evaluation of the forces takes the side the state is
+   on, so the error control of the step answers for a switch the location passes by, and models with no
+   other event function run at the importer's tolerance.  rk4's steps are solver.step; the event atol is the
+   floor of its trust check in every model with events. */
 #define SB_EVENT_RTOL 1e-9
 #define SB_EVENT_ATOL 1e-11
+
+static int event_tolerance_held(const SbInstance *inst)
+{
+    return inst->m->nk + inst->m->nf > 0 || !adaptive_method(inst);
+}
+
+/* Tell the user (logSolver), once for each pair of tolerances, that the adaptive solver runs tighter than
+   asked, and why. */
+static void tell_event_tolerance(SbInstance *inst, double rtol, double atol)
+{
+    double *told = inst->history.floor_told;
+    if (!adaptive_method(inst) || (rtol <= SB_EVENT_RTOL && atol <= SB_EVENT_ATOL) ||
+        (told[0] == rtol && told[1] == atol))
+        return;
+    told[0] = rtol;
+    told[1] = atol;
+    sb_log(inst, SB_OK, SB_LOG_SOLVER,
+           "DoStep: the solver runs at rtol %g, atol %g, not at the %s %g and solver.atol %g asked for: the model "
+           "has unilateral contacts or stick-slip friction, whose events hold at least rtol %g, atol %g in "
+           "Co-Simulation (a grazing impact or a stop within the error of the motion would be a guess)",
+           fmin(rtol, SB_EVENT_RTOL), fmin(atol, SB_EVENT_ATOL),
+           inst->state.flags & SB_FLAG_RTOL_EXPERIMENT ? "importer's tolerance" : "solver.rtol", rtol, atol,
+           SB_EVENT_RTOL, SB_EVENT_ATOL);
+}
 
 static SbStatus integrate(SbInstance *inst, SbWatch *w, double t0, double tend)
 {
@@ -485,8 +518,11 @@ SbStatus sb_events_integrate(SbInstance *inst, double t0, double tend)
     w.acc = malloc((size_t)(nf + 1) * sizeof(double));
     w.ta = t0;
     const double rtol = inst->state.set[SB_SET_RTOL], atol = inst->state.set[SB_SET_ATOL];
-    inst->state.set[SB_SET_RTOL] = fmin(rtol, SB_EVENT_RTOL);
-    inst->state.set[SB_SET_ATOL] = fmin(atol, SB_EVENT_ATOL);
+    if (event_tolerance_held(inst)) {
+        tell_event_tolerance(inst, rtol, atol);
+        inst->state.set[SB_SET_RTOL] = fmin(rtol, SB_EVENT_RTOL);
+        inst->state.set[SB_SET_ATOL] = fmin(atol, SB_EVENT_ATOL);
+    }
     SbStatus s = w.S0 && w.Sa && w.z && w.off && w.rate && w.dip && w.watched && w.divided && w.v && w.acc
                      ? integrate(inst, &w, t0, tend)
                      : sb_problem(inst, SB_ERROR, "out of memory");

@@ -332,6 +332,7 @@ void sb_reset(SbInstance *inst)
     inst->history.stop_defined = 0;
     inst->history.stop_time = INFINITY;
     inst->history.discards = 0;
+    inst->history.floor_told[0] = inst->history.floor_told[1] = 0.0;
     memset(inst->history.dq_set, 0, (size_t)(n > 0 ? n : 1));
 }
 

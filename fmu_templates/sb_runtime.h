@@ -201,6 +201,8 @@ typedef struct {
     unsigned char *dq_set; /* per coordinate: the host set its start velocity (it is kept at initialization) */
     double discard_t, discard_h; /* the last discarded step, and how often in a row it was asked for */
     long discards;
+    double floor_told[2]; /* the solver.rtol and solver.atol the event tolerance last replaced in a message
+                             (sb_events_cs.c; 0: none yet) */
 } SbHistory;
 
 struct SbInstance {

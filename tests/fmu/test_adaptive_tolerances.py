@@ -3,7 +3,7 @@
 The driven oscillator of ``test_rk4_stability.py`` (closed form, no switching function): rosenbrock23, a
 second-order method with error control per step, takes about ``rtol^(-1/3)`` steps and keeps the error of
 the position to a modest multiple of ``rtol`` times the step count; a tighter tolerance is more accurate
-and costs more steps.  (Models with events hold at least rtol 1e-9 whatever solver.rtol says:
+and costs more steps.  (Models with contacts or stick-slip friction hold at least rtol 1e-9 whatever solver.rtol says:
 ``SB_EVENT_RTOL``, docs/reference/fmu-export.md.)
 """
 

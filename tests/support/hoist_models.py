@@ -56,6 +56,21 @@ def drop_times(falls: int = 1) -> tuple[float, float, float, float, float]:
     return t_in, t_out, w, y_st, amp
 
 
+def drop_motion(t: float) -> float:
+    """The hook's height ``y`` of :func:`dropped_on_rope` (one fall, no damping) at ``t``: free fall from
+    rest, the harmonic motion on the taut rope, the flight back up to the start (a period of t_out + t_in)."""
+    t_in, t_out, w, y_st, _ = drop_times(1)
+    y0, v = -(FALL - SLACK), math.sqrt(2 * G * SLACK)
+    tau = math.fmod(t, t_out + t_in)
+    if tau <= t_in:
+        return y0 - G * tau * tau / 2
+    if tau <= t_out:
+        s = tau - t_in
+        return -FALL - (y_st * (1 - math.cos(w * s)) + v / w * math.sin(w * s))
+    s = tau - t_out
+    return -FALL + v * s - G * s * s / 2
+
+
 def hook_on_sling_and_buffer(k: float, rest: float, free: float) -> sb.System:
     """A mass at ``x`` on a line: a sling from the origin (pulls beyond ``rest``) and a buffer from
     the origin (pushes below ``free``); between them it moves freely."""

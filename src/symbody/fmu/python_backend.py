@@ -273,6 +273,9 @@ class {name}(Fmi2Slave):
             for message in self.model.events.messages:
                 self.log(message, Fmi2Status.ok, "logEvents")
             self.model.events.messages = []
+            for message in self.model.events.solver_messages:  # the event tolerance replacing the importer's
+                self.log(message, Fmi2Status.ok, "logSolver")
+            self.model.events.solver_messages = []
         if ok and self.model.warning:
             self.log(self.model.warning, Fmi2Status.warning)
         if not ok:

@@ -5,15 +5,18 @@ The numpy counterpart of ``fmu_templates/sb_events_cs.c``, copied into the FMU n
 The contact modes, their forces and the resolution of an event are :mod:`symbody.fmu.python_contacts`, the
 laws :mod:`symbody.numeric.event_laws`.
 
-Inside a communication step the solver runs in chunks of one internal step, at least at the event tolerance
-(rtol 1e-9, atol 1e-11: an event function that comes within the error of the motion from zero is a guess,
-whatever tolerance the importer passes).  After each chunk the event functions are checked (the gap of an
-open contact, the force of a closed one, the switching functions of the loads); a sign change is located by
-the Illinois variant of regula falsi (M. Dowell and P. Jarratt, BIT 11, 1971) on the state re-integrated from
-the start of the chunk, and an event function that decreases at the start of the chunk and increases at its
-end is checked for a dip below zero inside it (the minimum of the cubic Hermite interpolant of its values
-and rates, checked on the re-integrated state).  The gaps of the closed contacts are projected back onto
-their surfaces after each chunk.
+Inside a communication step the solver runs in chunks of one internal step; in a model with unilateral
+contacts, at least at the event tolerance (rtol 1e-9, atol 1e-11: a contact's mode changes at events only, and
+a gap that comes within the error of the motion from zero is a guess, whatever tolerance the importer passes;
+said once in ``solver_messages``).  The switching functions of the loads hold no mode (every evaluation of the
+forces takes the side the state is on): a model with no contacts runs at the importer's tolerance.
+
+After each chunk the event functions are checked (the gap of an open contact, the force of a closed one, the
+switching functions of the loads); a sign change is located by the Illinois variant of regula falsi (M. Dowell and
+P. Jarratt, BIT 11, 1971) on the state re-integrated from the start of the chunk, and an event function that
+decreases at the start of the chunk and increases at its end is checked for a dip below zero inside it (the minimum
+of the cubic Hermite interpolant of its values and rates, checked on the re-integrated state). The gaps of the
+closed contacts are projected back onto their surfaces after each chunk.
 
 Example (the minimum of the cubic through (0, 1) and (1, 1) with slopes -2 and 2):
     >>> s, v = hermite_minimum(1.0, -2.0, 1.0, 2.0)
@@ -44,7 +47,7 @@ MAX_EVENTS = 100000  # events in one communication step: more is an accumulation
 MAX_CHUNKS = 1000000  # internal steps in one communication step (as the C runtime)
 ROOT_ITERATIONS = 200
 DIP_REFINEMENTS = 8
-EVENT_RTOL, EVENT_ATOL = 1e-9, 1e-11  # the adaptive solvers hold at least these in models with events
+EVENT_RTOL, EVENT_ATOL = 1e-9, 1e-11  # the adaptive solvers hold at least these in models with contacts
 
 
 def hermite_minimum(v0: float, d0: float, v1: float, d1: float) -> tuple[float, float]:
@@ -88,6 +91,8 @@ class Events(contacts.ContactModes):
     def __init__(self, model: Model) -> None:
         super().__init__(model)
         self.nsw = int(model.info["nsw"])
+        self.solver_messages: list[str] = []  # the event tolerance replacing the importer's (logSolver)
+        self._told = (0.0, 0.0)  # the solver.rtol and solver.atol it last replaced in a message
 
     # -- event functions ---------------------------------------------------------------------------
     def indicators(self, t: float, x: np.ndarray) -> np.ndarray:
@@ -158,7 +163,7 @@ class Events(contacts.ContactModes):
 
     def _locate(self, a: float, fa: float, b: float, fb: float) -> float:
         """The time in (a, b] where the smallest watched function reaches zero (Illinois); the state there."""
-        side = 0
+        t_end, side = b, 0  # (the function is not positive at the chunk's end)
         for it in range(ROOT_ITERATIONS):
             if not b - a > 4.0 * np.finfo(float).eps * max(1.0, abs(b)):
                 break
@@ -177,9 +182,24 @@ class Events(contacts.ContactModes):
                     fa *= 0.5
                 side = 1
         self._reach(a)  # the stages up to a lie before the event; a few ulps of time from a to b
-        if b > a:
-            self.m.integrate(a, b)
-        return b
+        return self._past_root(a, b, t_end)
+
+    def _past_root(self, a: float, b: float, t_end: float) -> float:
+        """The state strictly past the root found in (a, b], the state at ``a`` given: a function still on its side
+        would be found again at once.  One that crosses so slowly that some ulps of time leave the state's bits as
+        they were is taken further, the step doubling, up to ``t_end`` where it was not positive (as
+        sb_events_cs.c)."""
+        m = self.m
+        start, tries = (m.x.copy(), m.h_next), 0
+        while True:
+            if b > a:
+                m.integrate(a, b)
+            if self._smallest(b, m.x) < 0.0 or b >= t_end:
+                return b
+            tries += 1
+            m.x[:], m.h_next = start[0], start[1]
+            m.changed()
+            b = min(b + math.ldexp(math.nextafter(b, math.inf) - b, tries), t_end)
 
     def _rates(self, t: float, x: np.ndarray) -> np.ndarray:
         """Time derivatives of the raw event functions: the gap rates, then the switching functions' rates
@@ -260,11 +280,27 @@ class Events(contacts.ContactModes):
                 f"communication step of {tend - t0:g}"
             )
         saved = m.settings[setting.RTOL], m.settings[setting.ATOL]
-        m.settings[setting.RTOL], m.settings[setting.ATOL] = min(saved[0], EVENT_RTOL), min(saved[1], EVENT_ATOL)
+        if self.nk or int(m.settings[setting.METHOD]) == setting.RK4:  # (rk4: atol floors its trust check)
+            self._tell_event_tolerance(*saved)
+            m.settings[setting.RTOL], m.settings[setting.ATOL] = min(saved[0], EVENT_RTOL), min(saved[1], EVENT_ATOL)
         try:
             self._step(t0, tend)
         finally:
             m.settings[setting.RTOL], m.settings[setting.ATOL] = saved
+
+    def _tell_event_tolerance(self, rtol: float, atol: float) -> None:
+        """Say, once for each pair of tolerances, that the adaptive solver runs tighter than asked, and why."""
+        if int(self.m.settings[setting.METHOD]) == setting.RK4 or (rtol <= EVENT_RTOL and atol <= EVENT_ATOL):
+            return
+        if self._told == (rtol, atol):
+            return
+        self._told = (rtol, atol)
+        self.solver_messages.append(
+            f"DoStep: the solver runs at rtol {min(rtol, EVENT_RTOL):g}, atol {min(atol, EVENT_ATOL):g}, not at the "
+            f"solver.rtol {rtol:g} and solver.atol {atol:g} asked for: the model has unilateral contacts, whose "
+            f"events hold at least rtol {EVENT_RTOL:g}, atol {EVENT_ATOL:g} in Co-Simulation (a grazing impact "
+            "within the error of the motion would be a guess)"
+        )
 
     def _step(self, t0: float, tend: float) -> None:
         m = self.m
