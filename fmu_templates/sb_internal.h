@@ -98,6 +98,11 @@ int sb_min_norm_step(SbInstance *inst, int m_rows, int n, const double *J, const
 /* Velocities onto the bilateral rows D dq = beta at (t, x), the least change (sb_assembly.c). */
 void sb_project_velocities(SbInstance *inst, double t, double *x);
 
+/* Positions onto the holonomic constraints and the gaps of the closed contacts to rounding (minimum-norm Newton steps
+   from x, so the nearest assembly), then the velocities onto D dq = beta (sb_assembly.c): a Discard with the
+   problem when the Newton iteration does not converge. */
+SbStatus sb_reassemble(SbInstance *inst, double t, double *x);
+
 /* The rates of the first-order states at pt into rates (ns), or a Discard naming the state whose rate is not
    finite (sb_dynamics.c). */
 SbStatus sb_state_rates(SbInstance *inst, const SbPoint *pt, double *rates);

@@ -17,6 +17,7 @@
  * passage (sb_branch_guard) and by the velocity through it at the accepted steps (sb_branch_step).
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "sb_internal.h"
@@ -36,8 +37,10 @@
 #define SB_BRANCH_NEAR 1e-2  /* branch check: rows next to a singular position, the least pivot of their Gram
                                 matrix scaled by their largest norms below this (a singular value of 0.1) */
 #define SB_BRANCH_JUMP 0.25  /* ... a velocity through the passage off its continuation by this part of the speed */
+#define SB_STEP_WORK 5e-2    /* ... work of the constraint forces in one accepted step, part of the kinetic energy */
 
 static void branch_mark(SbInstance *inst);
+static SbStatus branch_not_restored(SbInstance *inst, double t);
 
 /* Reference row norms at initialization (row_ref), before the motion has shown the norms the rows
    have: a mechanism started at or next to a singular position has rows that vanish there, and
@@ -54,9 +57,7 @@ void sb_seed_row_reference(SbInstance *inst, double t)
     const SbModel *m = inst->m;
     const int n = m->nq, nc = m->nc;
     if (nc == 0) return;
-    inst->dyn.passage_work = 0.0; /* no passage of a singular position yet (sb_branch_guard) */
-    inst->dyn.passage_t = NAN;
-    sb_branch_forget(inst);
+    sb_branch_reset(inst); /* no passage of a singular position yet (sb_branch_guard) */
     double *x = inst->proj.xwork, *J = inst->proj.Jrows, *r = inst->proj.rrows, *near = inst->dyn.stmp; /* free after assembly */
     memcpy(x, inst->state.x, (size_t)sb_nx(m) * sizeof(double));
     SbPoint pt;
@@ -300,13 +301,12 @@ SbStatus sb_branch_guard(SbInstance *inst, SbStatus s)
         return sb_problem(inst, SB_ERROR,
                           "the motion changed its assembly branch at a singular position earlier in this run (see the "
                           "first message); restore an FMU state from before it or reset");
-    if (s != SB_OK || inst->interface != SB_ME) return s;
+    if (inst->interface != SB_ME || nc == 0) return s;
+    double *kept = inst->state.kept;
+    if (!isnan(kept[SB_KEPT_ASKED]) && inst->state.mode == SB_MODE_CONTINUOUS && t != kept[SB_KEPT_ASKED])
+        return branch_not_restored(inst, t);
+    if (s != SB_OK) return s;
     branch_mark(inst);
-    if (inst->dyn.fact != SB_FACT_FILTER) { /* no singular position: the next passage starts afresh */
-        inst->dyn.passage_work = 0.0;
-        inst->dyn.passage_t = NAN;
-        return s;
-    }
     const double *dq = inst->state.x + n, *lam = inst->cache.lam, *M = inst->dyn.M;
     double *a = inst->dyn.stmp; /* free after the solve */
     double T = 0.0, P = 0.0, Tf = 0.0;
@@ -326,18 +326,25 @@ SbStatus sb_branch_guard(SbInstance *inst, SbStatus s)
         P += v * dq[i];
     }
     for (int r = 0; r < nc; ++r) P -= lam[r] * inst->dyn.beta[r];
-    if (!(t > inst->dyn.passage_t)) { /* the first evaluation of a passage, or one at an earlier time */
-        if (isnan(inst->dyn.passage_t)) inst->dyn.passage_t = t;
+    if (t > kept[SB_KEPT_STEP_T]) kept[SB_KEPT_STEP_WORK] += P * (t - kept[SB_KEPT_STEP_T]); /* (sb_branch_step) */
+    if (!(t <= kept[SB_KEPT_STEP_T])) kept[SB_KEPT_STEP_T] = t;
+    if (inst->dyn.fact != SB_FACT_FILTER) { /* no singular position: the next passage starts afresh */
+        kept[SB_KEPT_WORK] = 0.0;
+        kept[SB_KEPT_WORK_T] = NAN;
         return s;
     }
-    inst->dyn.passage_work += P * (t - inst->dyn.passage_t);
-    inst->dyn.passage_t = t;
+    if (!(t > kept[SB_KEPT_WORK_T])) { /* the first evaluation of a passage, or one at an earlier time */
+        if (isnan(kept[SB_KEPT_WORK_T])) kept[SB_KEPT_WORK_T] = t;
+        return s;
+    }
+    kept[SB_KEPT_WORK] += P * (t - kept[SB_KEPT_WORK_T]);
+    kept[SB_KEPT_WORK_T] = t;
     const double w = fmax(fmax(inst->state.set[SB_SET_ALPHA], inst->state.set[SB_SET_BETA]), SB_BRANCH_RATE);
     sb_ldlt_solve(n, inst->dyn.Mf, a); /* M^-1 delta (M + rho D^T D for massless coordinates: less) */
     for (int i = 0; i < n; ++i) Tf += 0.5 * a[i] * inst->dyn.delta[i];
     Tf /= w * w;
     const double scale = T + fabs(Tf);
-    if (!(fabs(inst->dyn.passage_work) > SB_BRANCH_WORK * scale) || !(drift_energy(inst, dq) < SB_BRANCH_RESOLVED * scale))
+    if (!(fabs(kept[SB_KEPT_WORK]) > SB_BRANCH_WORK * scale) || !(drift_energy(inst, dq) < SB_BRANCH_RESOLVED * scale))
         return s;
     /* the row of the dependent direction: the mode with the smallest eigenvalue of E S E */
     int k = 0, row = 0;
@@ -348,10 +355,22 @@ SbStatus sb_branch_guard(SbInstance *inst, SbStatus s)
         const double d = fabs(row_weight(inst, r) * inst->dyn.Sf[r * nc + k]);
         if (d > big) big = d, row = r;
     }
+    const double work = kept[SB_KEPT_WORK];
+    kept[SB_KEPT_WORK] = 0.0; /* (a state restored from before has its own) */
+    kept[SB_KEPT_WORK_T] = NAN;
+    if (!isnan(kept[SB_KEPT_T]) && kept[SB_KEPT_FIRED] == 0.0) { /* the next accepted step asks for an event */
+        kept[SB_KEPT_FIRED] = 1.0;
+        kept[SB_KEPT_ROW] = row;
+        sb_log(inst, SB_OK, SB_LOG_EVENTS,
+               "t = %.17g: the motion is leaving its assembly branch at a singular position, where constraint row "
+               "'%s' vanishes or becomes dependent on the others: the constraint forces have done work %.3g there "
+               "(kinetic energy %.3g, the model's units); the next completed integrator step asks for an event to "
+               "put the state back onto the branch of the state kept at t = %.17g",
+               t, m->constraint_names[row], work, T, kept[SB_KEPT_T]);
+        return s;
+    }
+    if (kept[SB_KEPT_FIRED] != 0.0) return s;
     inst->state.flags |= SB_FLAG_BRANCH_LOST;
-    const double work = inst->dyn.passage_work;
-    inst->dyn.passage_work = 0.0; /* a state restored from before starts the passage afresh */
-    inst->dyn.passage_t = NAN;
     sb_log(inst, SB_ERROR, SB_LOG_ERROR,
            "t = %.17g: the motion is leaving its assembly branch at a singular position, where constraint row '%s' "
            "vanishes or becomes dependent on the others: the constraint forces have done work %.3g there "
@@ -373,18 +392,37 @@ SbStatus sb_branch_guard(SbInstance *inst, SbStatus s)
    stopped at the pivot, the crank reversed): the power balance of sb_branch_guard does not see it.  On the
    branch the velocity is continuous through the passage and its accelerations bounded (sb_passage.c
    bridges them); onto another branch it jumps by a part of itself within the passage.  So, at every
-   accepted state (CompletedIntegratorStep) the velocity dq and acceleration ddq are kept; when a state
-   next to a singular position (the rows scaled by the largest norms they have had, the least pivot of
-   their Gram matrix below SB_BRANCH_NEAR of its diagonal) was evaluated since the kept one, the velocity
-   at the next accepted state must continue it: dq1 - dq0 - h (ddq0 + ddq1) / 2 within SB_BRANCH_JUMP of
-   the speed and of the velocity change the accelerations make in the step.  Else the run stops with an
-   Error (SB_FLAG_BRANCH_LOST, as the guard).  Events that change the velocities forget the kept state. */
+   accepted state (CompletedIntegratorStep) the positions q, velocity dq and acceleration ddq are kept
+   (SbState.kept: part of the FMU state, so that a host that restores an earlier state compares with the
+   state kept then); when a state next to a singular position (the rows scaled by the largest norms they
+   have had, the least pivot of their Gram matrix below SB_BRANCH_NEAR of its diagonal) was evaluated since
+   the kept one, the velocity at the next accepted state must continue it: dq1 - dq0 - h (ddq0 + ddq1) / 2
+   within SB_BRANCH_JUMP of the speed and of the velocity change the accelerations make in the step.  Else
+   the state is on another branch: CompletedIntegratorStep asks for an event (enterEventMode), and in event
+   mode sb_branch_restore puts it back onto the branch of the kept state.  A host that goes on without the
+   event, or a state that cannot be put back, stops the run with an Error (SB_FLAG_BRANCH_LOST, as the
+   guard).  Events that change the velocities forget the kept state. */
 
 void sb_branch_forget(SbInstance *inst)
 {
-    inst->dyn.branch_t = NAN;
-    inst->dyn.branch_near = 0;
-    inst->dyn.branch_least = INFINITY;
+    if (inst->m->nc == 0) return;
+    double *kept = inst->state.kept;
+    kept[SB_KEPT_T] = NAN;
+    kept[SB_KEPT_NEAR] = 0.0;
+    kept[SB_KEPT_ROW] = 0.0;
+    kept[SB_KEPT_LEAST] = INFINITY;
+    kept[SB_KEPT_ASKED] = NAN;
+    kept[SB_KEPT_STEP_WORK] = 0.0;
+    kept[SB_KEPT_FIRED] = 0.0;
+}
+
+void sb_branch_reset(SbInstance *inst)
+{
+    if (inst->m->nc == 0) return;
+    memset(inst->state.kept, 0, (size_t)sb_kept_size(inst->m) * sizeof(double));
+    inst->state.kept[SB_KEPT_WORK_T] = NAN;
+    inst->state.kept[SB_KEPT_STEP_T] = NAN;
+    sb_branch_forget(inst);
 }
 
 /* The least pivot of the Gram matrix of the rows of D scaled by the largest norms they have had (its diagonal
@@ -393,7 +431,7 @@ void sb_branch_forget(SbInstance *inst)
 static double scaled_rows_pivot(SbInstance *inst, int *row)
 {
     const int n = inst->m->nq, nc = inst->m->nc;
-    double *G = inst->dyn.branch_v + 2 * n, big = 0.0, least = INFINITY;
+    double *G = inst->dyn.branch_G, big = 0.0, least = INFINITY;
     for (int a = 0; a < nc; ++a)
         for (int b = 0; b <= a; ++b) {
             double v = 0.0;
@@ -423,63 +461,248 @@ static void branch_mark(SbInstance *inst)
 {
     int row;
     if (inst->m->nc == 0) return;
+    double *kept = inst->state.kept;
     const double least = scaled_rows_pivot(inst, &row);
-    if (inst->dyn.fact == SB_FACT_FILTER || least < SB_BRANCH_NEAR) inst->dyn.branch_near = 1;
-    if (least < inst->dyn.branch_least) {
-        inst->dyn.branch_least = least;
-        inst->dyn.branch_row = row;
+    if (inst->dyn.fact == SB_FACT_FILTER || least < SB_BRANCH_NEAR) kept[SB_KEPT_NEAR] = 1.0;
+    if (least < kept[SB_KEPT_LEAST]) {
+        kept[SB_KEPT_LEAST] = least;
+        kept[SB_KEPT_ROW] = row;
     }
 }
 
-SbStatus sb_branch_step(SbInstance *inst, const char *function)
+/* Keep the current state (its accelerations in inst->cache.ddq) as the one the next accepted states continue. */
+static void keep_state(SbInstance *inst, double t, int near)
+{
+    const int n = inst->m->nq;
+    double *kept = inst->state.kept;
+    memcpy(kept + SB_KEPT_HEAD, inst->state.x, (size_t)(2 * n) * sizeof(double)); /* q, dq */
+    memcpy(kept + SB_KEPT_HEAD + 2 * n, inst->cache.ddq, (size_t)n * sizeof(double));
+    kept[SB_KEPT_T] = t;
+    kept[SB_KEPT_NEAR] = near;
+    if (!near) kept[SB_KEPT_LEAST] = INFINITY;
+}
+
+/* Whether the velocity dq (accelerations ddq) at time t jumped from the continuation of the kept state:
+   |dq1 - dq0 - h (ddq0 + ddq1) / 2| above SB_BRANCH_JUMP of the speed and of the velocity change the
+   accelerations make in the step; the coordinate of the largest departure goes to *worst. */
+static int velocity_jumped(const SbInstance *inst, double t, const double *dq, const double *ddq, int *worst)
+{
+    const int n = inst->m->nq;
+    const double *v0 = inst->state.kept + SB_KEPT_HEAD + n, *a0 = v0 + n, h = t - inst->state.kept[SB_KEPT_T];
+    double off = 0.0, speed = 0.0, change = 0.0;
+    *worst = 0;
+    for (int i = 0; i < n; ++i) {
+        const double d = fabs(dq[i] - v0[i] - 0.5 * h * (a0[i] + ddq[i]));
+        if (d > off) off = d, *worst = i;
+        speed = fmax(speed, fmax(fabs(dq[i]), fabs(v0[i])));
+        change = fmax(change, h * fmax(fabs(a0[i]), fabs(ddq[i])));
+    }
+    return off > SB_BRANCH_JUMP * (speed + change) && off > 0.0;
+}
+
+/* The run stops: the state left its branch and was not put back (the verdict is part of the state). */
+static SbStatus branch_lost(SbInstance *inst, const char *function, double t, const char *why)
+{
+    const char *row = inst->m->constraint_names[(int)inst->state.kept[SB_KEPT_ROW]];
+    inst->state.flags |= SB_FLAG_BRANCH_LOST;
+    sb_log(inst, SB_ERROR, SB_LOG_ERROR,
+           "%s%st = %.17g: the motion left its assembly branch at a singular position after t = %.17g, where "
+           "constraint row '%s' vanishes or becomes dependent on the others, and %s; the constraint drift of the "
+           "integration was as large as the distance between the branches.  Integrate with a tighter tolerance; "
+           "the run stops here instead of continuing on another branch",
+           function ? function : "", function ? ": " : "", t, inst->state.kept[SB_KEPT_T], row, why);
+    return sb_problem(inst, SB_ERROR,
+                      "the motion left its assembly branch at the singular position of constraint row '%s' and %s "
+                      "(integrate with a tighter tolerance)", row, why);
+}
+
+static SbStatus branch_not_restored(SbInstance *inst, double t)
+{
+    return branch_lost(inst, NULL, t,
+                       "the host went on without the event CompletedIntegratorStep asked for (enterEventMode) to put "
+                       "the state back onto the branch");
+}
+
+/* The scale of the work test of an accepted step: the kinetic energy at the kept state and at the current one
+   (velocity dq), whichever is larger, plus the kinetic energy the loads give within a Baumgarte time (T_f of
+   sb_branch_guard); 0 (no test) where the factorization left no factors of M (singular M, redundant rows).
+   Uses the blocks of the last dynamics evaluation, at the current state. */
+static double step_energy(SbInstance *inst, const double *dq)
+{
+    const int n = inst->m->nq;
+    const double *M = inst->dyn.M, *v0 = inst->state.kept + SB_KEPT_HEAD + n;
+    if (inst->dyn.fact != SB_FACT_SCHUR && inst->dyn.fact != SB_FACT_FILTER) return INFINITY;
+    double T0 = 0.0, T1 = 0.0, Tf = 0.0, *a = inst->dyn.stmp; /* free after the solve */
+    for (int i = 0; i < n; ++i) {
+        double u = 0.0, v = 0.0;
+        for (int j = 0; j < n; ++j) u += M[i * n + j] * v0[j], v += M[i * n + j] * dq[j];
+        T0 += 0.5 * v0[i] * u;
+        T1 += 0.5 * dq[i] * v;
+        a[i] = inst->dyn.delta[i];
+    }
+    const double w = fmax(fmax(inst->state.set[SB_SET_ALPHA], inst->state.set[SB_SET_BETA]), SB_BRANCH_RATE);
+    sb_ldlt_solve(n, inst->dyn.Mf, a);
+    for (int i = 0; i < n; ++i) Tf += 0.5 * a[i] * inst->dyn.delta[i];
+    const double scale = (isnan(inst->state.kept[SB_KEPT_T]) ? T1 : fmax(T0, T1)) + fabs(Tf) / (w * w);
+    return isfinite(scale) ? scale : INFINITY;
+}
+
+SbStatus sb_branch_step(SbInstance *inst, const char *function, int *enter_event)
 {
     const SbModel *m = inst->m;
     const int n = m->nq;
     if (m->nc == 0 || inst->interface != SB_ME) return SB_OK;
+    double *kept = inst->state.kept;
+    const double t = *inst->state.time;
+    if (!isnan(kept[SB_KEPT_ASKED]))
+        return branch_lost(inst, function, t,
+                           "the host completed another step without the event CompletedIntegratorStep asked for "
+                           "(enterEventMode) to put the state back onto the branch");
     SbStatus s = sb_update(inst); /* the accelerations at the accepted state */
     if (s == SB_ERROR || s == SB_FATAL) return s;
     if (s != SB_OK) { /* no accelerations here (the host's next evaluation reports why): start afresh */
         sb_branch_forget(inst);
         return SB_OK;
     }
-    const double t = *inst->state.time, *dq = inst->state.x + n, *ddq = inst->cache.ddq;
-    double *v0 = inst->dyn.branch_v, *a0 = inst->dyn.branch_v + n;
+    const double *dq = inst->state.x + n, *ddq = inst->cache.ddq;
+    int row, worst;
+    const int near = scaled_rows_pivot(inst, &row) < SB_BRANCH_NEAR;
+    const double work = kept[SB_KEPT_STEP_WORK], scale = step_energy(inst, dq);
+    kept[SB_KEPT_STEP_WORK] = 0.0; /* (the next step's from here) */
+    if (kept[SB_KEPT_NEAR] != 0.0 && !near && t > kept[SB_KEPT_T] && velocity_jumped(inst, t, dq, ddq, &worst)) {
+        const double *v0 = kept + SB_KEPT_HEAD + n, *a0 = v0 + n;
+        kept[SB_KEPT_ASKED] = t;
+        *enter_event = 1;
+        sb_log(inst, SB_OK, SB_LOG_EVENTS,
+               "%s: t = %.17g: the motion left its assembly branch at a singular position between t = %.17g and "
+               "t = %.17g, where constraint row '%s' vanishes or becomes dependent on the others: the rate of "
+               "coordinate '%s' went from %.6g to %.6g, which the accelerations of the motion (%.6g and %.6g) do "
+               "not explain (the constraint drift of the integration was as large as the distance between the "
+               "branches); an event is requested to put the state back onto the branch",
+               function, t, kept[SB_KEPT_T], t, m->constraint_names[(int)kept[SB_KEPT_ROW]],
+               m->coordinate_names[worst], v0[worst], dq[worst], a0[worst], ddq[worst]);
+        return SB_OK;
+    }
+    if (kept[SB_KEPT_FIRED] != 0.0 && t > kept[SB_KEPT_T]) { /* sb_branch_guard saw the work of a passage */
+        kept[SB_KEPT_ASKED] = t;
+        *enter_event = 1;
+        sb_log(inst, SB_OK, SB_LOG_EVENTS,
+               "%s: t = %.17g: the constraint forces did work at the singular position of constraint row '%s' since "
+               "t = %.17g (see above): an event is requested to put the state back onto the branch",
+               function, t, m->constraint_names[(int)kept[SB_KEPT_ROW]], kept[SB_KEPT_T]);
+        return SB_OK;
+    }
+    if (t > kept[SB_KEPT_T] && fabs(work) > SB_STEP_WORK * scale) {
+        kept[SB_KEPT_ASKED] = t;
+        *enter_event = 1;
+        sb_log(inst, SB_OK, SB_LOG_EVENTS,
+               "%s: t = %.17g: the constraint forces did work %.3g in the step to here (kinetic energy %.3g with what "
+               "the loads give within a Baumgarte time, the model's units), which they do not on the motion: the "
+               "constraint drift of the integration drives the state off its assembly branch; an event is requested "
+               "to put the state back onto the branch of the state kept at t = %.17g",
+               function, t, work, scale, kept[SB_KEPT_T]);
+        return SB_OK;
+    }
+    if (!near || !(t > kept[SB_KEPT_T])) /* outside the passage (or the first one, or one restored from before) */
+        keep_state(inst, t, near);
+    return SB_OK;
+}
+
+#define SB_CARRY_STEPS 32 /* rk4 steps that carry the kept state to the present (sb_branch_restore) */
+
+/* The kept state (q0, dq0 at t0) carried to time t by SB_CARRY_STEPS rk4 steps of the model's own dynamics, into x
+   (the first-order states held at their present values): the motion through the passage on the kept state's
+   branch, with the exact accelerations bridged over the singular instant (sb_passage.c). */
+static SbStatus carry_kept_state(SbInstance *inst, double t, double *x)
+{
+    const int n = inst->m->nq, nx = sb_nx(inst->m);
+    const double t0 = inst->state.kept[SB_KEPT_T], hs = (t - t0) / SB_CARRY_STEPS;
+    double *k = inst->dyn.carry, *y = k + 4 * nx; /* k1..k4, then the stage state */
+    memcpy(x, inst->state.x, (size_t)nx * sizeof(double));
+    memcpy(x, inst->state.kept + SB_KEPT_HEAD, (size_t)(2 * n) * sizeof(double));
+    static const double c[4] = {0.0, 0.5, 0.5, 1.0}, w[4] = {1.0, 2.0, 2.0, 1.0};
+    /* on the constraints to rounding first: the host's drift, as large as the distance between the branches next
+       to the singular position, would turn the motion as it turned the host's */
+    SbStatus s = sb_reassemble(inst, t0, x);
+    if (s != SB_OK) return s;
+    for (int step = 0; step < SB_CARRY_STEPS; ++step) {
+        const double ts = t0 + step * hs;
+        for (int j = 0; j < 4; ++j) {
+            for (int i = 0; i < nx; ++i) y[i] = x[i] + (j ? c[j] * hs * k[(j - 1) * nx + i] : 0.0);
+            s = sb_derivatives(inst, ts + c[j] * hs, y, k + j * nx);
+            if (s != SB_OK) return s;
+            for (int i = 2 * n; i < nx; ++i) k[j * nx + i] = 0.0; /* (first-order states held) */
+        }
+        for (int i = 0; i < nx; ++i) {
+            double v = 0.0;
+            for (int j = 0; j < 4; ++j) v += w[j] * k[j * nx + i];
+            x[i] += hs / 6.0 * v;
+        }
+    }
+    return sb_all_finite(nx, x) ? SB_OK : sb_problem(inst, SB_DISCARD, "the carried state is not finite");
+}
+
+/* Put the state back onto the branch of the kept state (q0, dq0, ddq0 at t0): the kept state carried to the present
+   time t (the first accepted state after the passage, where the rows hold again) along its own motion
+   (carry_kept_state), re-assembled by minimum-norm Newton steps (which converge to the assembly nearest to it: the
+   branch the motion continues on) and its velocities projected onto the constraints.  The re-assembly must move
+   the carried state by less than SB_BRANCH_JUMP of the motion in the step (positions, h = t - t0: h (|dq0| +
+   h |ddq0|)) and of the speed and velocity change (velocities); else the run stops with an Error. */
+SbStatus sb_branch_restore(SbInstance *inst, const char *function, int *restored)
+{
+    const SbModel *m = inst->m;
+    const int n = m->nq, nx = sb_nx(m);
+    *restored = 0;
+    if (m->nc == 0 || inst->interface != SB_ME || isnan(inst->state.kept[SB_KEPT_ASKED])) return SB_OK;
+    double *kept = inst->state.kept, *x = inst->proj.xwork; /* free after initialization */
+    const double t = *inst->state.time, h = t - kept[SB_KEPT_T];
+    const double *v0 = kept + SB_KEPT_HEAD + n, *a0 = v0 + n;
+    kept[SB_KEPT_ASKED] = NAN;
+    if (!(h >= 0.0)) return branch_lost(inst, function, t, "the event to put it back is before the state it keeps");
+    SbStatus s = carry_kept_state(inst, t, x);
+    if (s != SB_OK) return branch_lost(inst, function, t, "the state kept before the passage cannot be carried to here");
+    double *carried = inst->dyn.carry + 5 * nx;
+    memcpy(carried, x, (size_t)nx * sizeof(double));
+    s = sb_reassemble(inst, t, x);
+    if (s != SB_OK) {
+        char why[sizeof inst->problem + 64];
+        snprintf(why, sizeof why, "could not be put back onto it (%s)", inst->problem);
+        return branch_lost(inst, function, t, why);
+    }
+    /* the re-assembly moves the carried state by a small part of the motion in the step, or the kept state does
+       not lead onto a branch here (the constraint drift is as large as the distance between the branches) */
+    double moved = 0.0, speed = 0.0, change = 0.0, turned = 0.0;
+    int worst = 0;
+    for (int i = 0; i < n; ++i) {
+        const double dv = fabs(x[n + i] - carried[n + i]);
+        moved = fmax(moved, fabs(x[i] - carried[i]));
+        speed = fmax(speed, fabs(v0[i]));
+        change = fmax(change, h * fabs(a0[i]));
+        if (dv > turned) turned = dv;
+        if (fabs(x[n + i] - inst->state.x[n + i]) > fabs(x[n + worst] - inst->state.x[n + worst])) worst = i;
+    }
+    if (!(moved <= SB_BRANCH_JUMP * h * (speed + change)) || !(turned <= SB_BRANCH_JUMP * (speed + change)))
+        return branch_lost(inst, function, t,
+                           "the state carried from the one kept before the passage does not re-assemble next to it");
+    const double was = inst->state.x[n + worst];
+    memcpy(inst->state.x, x, (size_t)(2 * n) * sizeof(double));
+    sb_changed(inst);
+    s = sb_update(inst);
+    if (s != SB_OK) return s;
     int row;
     const int near = scaled_rows_pivot(inst, &row) < SB_BRANCH_NEAR;
-    if (inst->dyn.branch_near && !near && t > inst->dyn.branch_t) {
-        const double h = t - inst->dyn.branch_t;
-        double off = 0.0, speed = 0.0, change = 0.0;
-        int worst = 0;
-        for (int i = 0; i < n; ++i) {
-            const double d = fabs(dq[i] - v0[i] - 0.5 * h * (a0[i] + ddq[i]));
-            if (d > off) off = d, worst = i;
-            speed = fmax(speed, fmax(fabs(dq[i]), fabs(v0[i])));
-            change = fmax(change, h * fmax(fabs(a0[i]), fabs(ddq[i])));
-        }
-        if (off > SB_BRANCH_JUMP * (speed + change) && off > 0.0) {
-            inst->state.flags |= SB_FLAG_BRANCH_LOST;
-            sb_log(inst, SB_ERROR, SB_LOG_ERROR,
-                   "%s: t = %.17g: the motion left its assembly branch at a singular position between t = %.17g and "
-                   "t = %.17g, where constraint row '%s' vanishes or becomes dependent on the others: the rate of "
-                   "coordinate '%s' went from %.6g to %.6g, which the accelerations of the motion (%.6g and %.6g) do "
-                   "not explain; the constraint drift of the integration was as large as the distance between the "
-                   "branches.  Integrate with a tighter tolerance; the run stops here instead of continuing on "
-                   "another branch",
-                   function, t, inst->dyn.branch_t, t, m->constraint_names[inst->dyn.branch_row],
-                   m->coordinate_names[worst], v0[worst], dq[worst], a0[worst], ddq[worst]);
-            return sb_problem(inst, SB_ERROR,
-                              "the motion left its assembly branch at the singular position of constraint row '%s' "
-                              "(coordinate '%s' rate jumped; integrate with a tighter tolerance)",
-                              m->constraint_names[inst->dyn.branch_row], m->coordinate_names[worst]);
-        }
-    }
-    if (!near || !(t > inst->dyn.branch_t)) {
-        /* keep this state: outside the passage (or the first one, or one restored from before) */
-        memcpy(v0, dq, (size_t)n * sizeof(double));
-        memcpy(a0, ddq, (size_t)n * sizeof(double));
-        inst->dyn.branch_t = t;
-        inst->dyn.branch_near = near;
-        inst->dyn.branch_least = near ? inst->dyn.branch_least : INFINITY;
-    }
+    sb_log(inst, SB_OK, SB_LOG_EVENTS,
+           "%s: t = %.17g: the state had left its assembly branch at the singular position of constraint row '%s' "
+           "(rate of coordinate '%s' %.6g): put back onto the branch of the motion (rate %.6g), re-assembled from the "
+           "state kept at t = %.17g; the continuous states changed",
+           function, t, m->constraint_names[(int)kept[SB_KEPT_ROW]], m->coordinate_names[worst], was,
+           inst->state.x[n + worst], kept[SB_KEPT_T]);
+    keep_state(inst, t, near); /* (next to the singular position still: the next accepted state after it checks) */
+    kept[SB_KEPT_WORK] = 0.0;
+    kept[SB_KEPT_WORK_T] = NAN;
+    kept[SB_KEPT_STEP_WORK] = 0.0;
+    kept[SB_KEPT_STEP_T] = t;
+    kept[SB_KEPT_FIRED] = 0.0;
+    *restored = 1;
     return SB_OK;
 }
