@@ -326,7 +326,15 @@ SbStatus sb_branch_guard(SbInstance *inst, SbStatus s)
         P += v * dq[i];
     }
     for (int r = 0; r < nc; ++r) P -= lam[r] * inst->dyn.beta[r];
-    if (t > kept[SB_KEPT_STEP_T]) kept[SB_KEPT_STEP_WORK] += P * (t - kept[SB_KEPT_STEP_T]); /* (sb_branch_step) */
+    /* the work of a step (sb_branch_step): the power of the bilateral constraint forces alone, lam^T (D dq - beta)
+       (contacts and friction do work on the motion) */
+    double Pc = 0.0;
+    for (int r = 0; r < nc; ++r) {
+        double v = -inst->dyn.beta[r];
+        for (int j = 0; j < n; ++j) v += inst->dyn.D[r * n + j] * dq[j];
+        Pc += lam[r] * v;
+    }
+    if (t > kept[SB_KEPT_STEP_T]) kept[SB_KEPT_STEP_WORK] += Pc * (t - kept[SB_KEPT_STEP_T]);
     if (!(t <= kept[SB_KEPT_STEP_T])) kept[SB_KEPT_STEP_T] = t;
     if (inst->dyn.fact != SB_FACT_FILTER) { /* no singular position: the next passage starts afresh */
         kept[SB_KEPT_WORK] = 0.0;
