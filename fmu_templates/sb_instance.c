@@ -160,7 +160,7 @@ static void alloc_dynamics(SbDynamics *d, const SbModel *m, int *ok)
     d->rhs = doubles(na, 1, ok);
     d->sol = doubles(na, 1, ok);
     d->bridge = doubles(5 * n + nc * n, 1, ok);
-    d->branch_G = doubles(nc, nc, ok);
+    d->branch_G = doubles(2 * nc + 1, nc, ok);
     d->carry = doubles(nc > 0 ? 6 : 0, sb_nx(m), ok);
     d->passage = SB_PASSAGE_NONE;
     d->step_cap = INFINITY;

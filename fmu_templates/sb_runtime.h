@@ -115,8 +115,9 @@ enum {
 enum {
     SB_KEPT_T = 0,     /* the time of the last accepted state kept (NAN: none) */
     SB_KEPT_NEAR,      /* 1: a state next to a singular position was evaluated since then */
-    SB_KEPT_ROW,       /* the constraint row of the least pivot met there */
-    SB_KEPT_LEAST,     /* ... that pivot (INFINITY: none) */
+    SB_KEPT_ROW,       /* the constraint row that lost its hold most there */
+    SB_KEPT_LEAST,     /* ... how clearly the usual rows held there (INFINITY: not measured) */
+    SB_KEPT_RANK,      /* the most constraint rows met that hold clearly (scaled_rows_hold) */
     SB_KEPT_WORK,      /* work of the constraint forces in the current passage (sb_branch_guard) */
     SB_KEPT_WORK_T,    /* ... the latest time it counts to (NAN: no passage) */
     SB_KEPT_STEP_WORK, /* work of the constraint forces since the last accepted state (sb_branch_guard) */
@@ -173,7 +174,8 @@ typedef struct {
     double *sw;          /* SB_FACT_FILTER: eigenvalues of E D M^-1 D^T E (nc); Sf holds the eigenvectors */
     double *row_ref;     /* largest squared norm each constraint row has had (nc): E = diag(row_ref)^-1/2 */
     int rank_ref;        /* largest number of clearly independent constraint rows met (projection) */
-    double *branch_G;    /* branch check (Model Exchange, sb_singular.c): the scaled Gram matrix of the rows (nc x nc);
+    double *branch_G;    /* branch check (Model Exchange, sb_singular.c): the scaled Gram matrix of the rows (nc x nc),
+                            its eigenvectors (nc x nc) and eigenvalues (nc);
                             what the checks remember is part of the state (SbState.kept) */
     double *carry;       /* ... the kept state carried to the present by rk4 (sb_branch_restore): 6 (2 nq + ns) */
     double filter_tau;   /* SB_FACT_FILTER: the filter level tau */

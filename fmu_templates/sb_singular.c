@@ -34,12 +34,13 @@
 #define SB_BRANCH_WORK 1e-3 /* branch guard: work of the constraint forces in a passage, part of T */
 #define SB_BRANCH_RATE 1e-3  /* ... w in 1/s when Baumgarte's terms are off */
 #define SB_BRANCH_RESOLVED 1e-2 /* ... only while the constraint errors' energy is below this part of T */
-#define SB_BRANCH_NEAR 1e-2  /* branch check: rows next to a singular position, the least pivot of their Gram
-                                matrix scaled by their largest norms below this (a singular value of 0.1) */
+#define SB_BRANCH_NEAR 1e-2  /* branch check: rows next to a singular position, fewer eigenvalues of their Gram
+                                matrix scaled by their largest norms above this than usual (singular values 0.1) */
 #define SB_BRANCH_JUMP 0.25  /* ... a velocity through the passage off its continuation by this part of the speed */
 #define SB_STEP_WORK 5e-2    /* ... work of the constraint forces in one accepted step, part of the kinetic energy */
 
 static void branch_mark(SbInstance *inst);
+static double scaled_rows_hold(SbInstance *inst, const double *D, int *row);
 static SbStatus branch_not_restored(SbInstance *inst, double t);
 
 /* Reference row norms at initialization (row_ref), before the motion has shown the norms the rows
@@ -97,6 +98,16 @@ void sb_seed_row_reference(SbInstance *inst, double t)
         }
         inst->dyn.row_ref[k] = fmax(inst->dyn.row_ref[k], seed);
     }
+    /* the usual number of rows that hold clearly (the branch check, scaled_rows_hold): the most met next to the
+       start, so that a start at a singular position is one */
+    for (int i = 0; i < n; ++i)
+        for (int side = -1; side <= 1; side += 2) {
+            int row;
+            x[i] = inst->state.x[i] + side * SB_SEED_STEP;
+            sb_D_beta(&pt, J, r);
+            (void)scaled_rows_hold(inst, J, &row);
+            x[i] = inst->state.x[i];
+        }
     if (worst >= 0)
         sb_log(inst, SB_OK, SB_LOG_EVENTS,
                "t = %.17g: the initial configuration is at or next to a singular position: constraint row '%s' "
@@ -403,7 +414,8 @@ SbStatus sb_branch_guard(SbInstance *inst, SbStatus s)
    accepted state (CompletedIntegratorStep) the positions q, velocity dq and acceleration ddq are kept
    (SbState.kept: part of the FMU state, so that a host that restores an earlier state compares with the
    state kept then); when a state next to a singular position (the rows scaled by the largest norms they
-   have had, the least pivot of their Gram matrix below SB_BRANCH_NEAR of its diagonal) was evaluated since
+   have had, fewer eigenvalues of their Gram matrix above SB_BRANCH_NEAR than usual: scaled_rows_hold) was
+   evaluated since
    the kept one, the velocity at the next accepted state must continue it: dq1 - dq0 - h (ddq0 + ddq1) / 2
    within SB_BRANCH_JUMP of the speed and of the velocity change the accelerations make in the step.  Else
    the state is on another branch: CompletedIntegratorStep asks for an event (enterEventMode), and in event
@@ -433,34 +445,41 @@ void sb_branch_reset(SbInstance *inst)
     sb_branch_forget(inst);
 }
 
-/* The least pivot of the Gram matrix of the rows of D scaled by the largest norms they have had (its diagonal
-   is at most 1: 1 for rows that keep their norms and stay orthogonal; 0 at a singular position); the row with
-   the least pivot goes to *row. */
-static double scaled_rows_pivot(SbInstance *inst, int *row)
+/* How clearly the usual number of constraint rows hold: the eigenvalues of the Gram matrix of the rows of D
+   scaled by the largest norms they have had (its diagonal is at most 1: 1 for rows that keep their norms and
+   stay orthogonal), sorted from the largest; the usual number r is the most eigenvalues of at least
+   SB_BRANCH_NEAR met (SB_KEPT_RANK, raised here and seeded at initialization).  Returns the r-th largest
+   eigenvalue (0 at a singular position; INFINITY for a model whose rows never hold clearly), and in *row the
+   row with the largest share in its eigenvector.  Rows that are always zero or always dependent on the others
+   (redundant) never count, so they do not make every state one next to a singular position. */
+static double scaled_rows_hold(SbInstance *inst, const double *D, int *row)
 {
     const int n = inst->m->nq, nc = inst->m->nc;
-    double *G = inst->dyn.branch_G, big = 0.0, least = INFINITY;
+    double *G = inst->dyn.branch_G, *V = G + nc * nc, *w = V + nc * nc, *kept = inst->state.kept;
     for (int a = 0; a < nc; ++a)
         for (int b = 0; b <= a; ++b) {
             double v = 0.0;
-            for (int j = 0; j < n; ++j) v += inst->dyn.D[a * n + j] * inst->dyn.D[b * n + j];
+            for (int j = 0; j < n; ++j) v += D[a * n + j] * D[b * n + j];
             v /= sqrt(fmax(inst->dyn.row_ref[a], 1e-300) * fmax(inst->dyn.row_ref[b], 1e-300));
-            G[a * nc + b] = G[b * nc + a] = v;
+            G[a * nc + b] = G[b * nc + a] = isfinite(v) ? v : 0.0;
         }
-    for (int a = 0; a < nc; ++a) big = fmax(big, G[a * nc + a]);
+    sb_sym_eigen(nc, G, V, w);
+    int count = 0;
+    for (int k = 0; k < nc; ++k) count += w[k] >= SB_BRANCH_NEAR;
+    if (count > kept[SB_KEPT_RANK]) kept[SB_KEPT_RANK] = count;
+    const int r = (int)kept[SB_KEPT_RANK];
     *row = 0;
-    for (int k = 0; k < nc; ++k) { /* Cholesky, L D L^T in place: the pivots */
-        double d = G[k * nc + k];
-        for (int j = 0; j < k; ++j) d -= G[k * nc + j] * G[k * nc + j] * G[j * nc + j];
-        G[k * nc + k] = d;
-        if (d < least) least = d, *row = k;
-        for (int i = k + 1; i < nc; ++i) {
-            double v = G[i * nc + k];
-            for (int j = 0; j < k; ++j) v -= G[i * nc + j] * G[k * nc + j] * G[j * nc + j];
-            G[i * nc + k] = d > 0.0 ? v / d : 0.0;
-        }
+    if (r == 0) return INFINITY;
+    int k = -1; /* the r-th largest eigenvalue: r - 1 of them are larger */
+    for (int i = 0; i < nc && k < 0; ++i) {
+        int larger = 0;
+        for (int j = 0; j < nc; ++j) larger += w[j] > w[i] || (w[j] == w[i] && j < i);
+        if (larger == r - 1) k = i;
     }
-    return big > 0.0 ? fmax(least, 0.0) : 0.0; /* the diagonal is at most 1 */
+    double big = -1.0;
+    for (int a = 0; a < nc; ++a)
+        if (fabs(V[a * nc + k]) > big) big = fabs(V[a * nc + k]), *row = a;
+    return fmax(w[k], 0.0);
 }
 
 /* Mark an evaluated state next to a singular position (sb_update, Model Exchange), with the row that loses
@@ -470,7 +489,7 @@ static void branch_mark(SbInstance *inst)
     int row;
     if (inst->m->nc == 0) return;
     double *kept = inst->state.kept;
-    const double least = scaled_rows_pivot(inst, &row);
+    const double least = scaled_rows_hold(inst, inst->dyn.D, &row);
     if (inst->dyn.fact == SB_FACT_FILTER || least < SB_BRANCH_NEAR) kept[SB_KEPT_NEAR] = 1.0;
     if (least < kept[SB_KEPT_LEAST]) {
         kept[SB_KEPT_LEAST] = least;
@@ -574,7 +593,7 @@ SbStatus sb_branch_step(SbInstance *inst, const char *function, int *enter_event
     }
     const double *dq = inst->state.x + n, *ddq = inst->cache.ddq;
     int row, worst;
-    const int near = scaled_rows_pivot(inst, &row) < SB_BRANCH_NEAR;
+    const int near = scaled_rows_hold(inst, inst->dyn.D, &row) < SB_BRANCH_NEAR;
     const double work = kept[SB_KEPT_STEP_WORK], scale = step_energy(inst, dq);
     kept[SB_KEPT_STEP_WORK] = 0.0; /* (the next step's from here) */
     if (kept[SB_KEPT_NEAR] != 0.0 && !near && t > kept[SB_KEPT_T] && velocity_jumped(inst, t, dq, ddq, &worst)) {
@@ -698,7 +717,7 @@ SbStatus sb_branch_restore(SbInstance *inst, const char *function, int *restored
     s = sb_update(inst);
     if (s != SB_OK) return s;
     int row;
-    const int near = scaled_rows_pivot(inst, &row) < SB_BRANCH_NEAR;
+    const int near = scaled_rows_hold(inst, inst->dyn.D, &row) < SB_BRANCH_NEAR;
     sb_log(inst, SB_OK, SB_LOG_EVENTS,
            "%s: t = %.17g: the state had left its assembly branch at the singular position of constraint row '%s' "
            "(rate of coordinate '%s' %.6g): put back onto the branch of the motion (rate %.6g), re-assembled from the "

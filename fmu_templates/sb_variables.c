@@ -181,6 +181,7 @@ static int kept_valid(const SbModel *m, const double *kept)
     ok = ok && !isinf(kept[SB_KEPT_STEP_T]) && isfinite(kept[SB_KEPT_STEP_WORK]);
     ok = ok && isfinite(kept[SB_KEPT_WORK]) && (kept[SB_KEPT_NEAR] == 0.0 || kept[SB_KEPT_NEAR] == 1.0);
     ok = ok && (kept[SB_KEPT_FIRED] == 0.0 || kept[SB_KEPT_FIRED] == 1.0);
+    ok = ok && kept[SB_KEPT_RANK] >= 0.0 && kept[SB_KEPT_RANK] <= m->nc && kept[SB_KEPT_RANK] == floor(kept[SB_KEPT_RANK]);
     ok = ok && (isnan(kept[SB_KEPT_ASKED]) || isfinite(kept[SB_KEPT_T])); /* a request needs a kept state */
     ok = ok && row >= 0.0 && row < m->nc && row == floor(row) && least >= 0.0;
     for (int i = SB_KEPT_HEAD; ok && i < sb_kept_size(m); ++i) ok = isfinite(kept[i]);

@@ -50,8 +50,9 @@ def dead_point_time() -> float:
 class Hand(ModelExchange):
     """One Model Exchange instance driven by hand: rk4 steps of the master, then the step onto the other branch."""
 
-    def __init__(self, version: int):
-        super().__init__(cached_fmu(sp.SLIDER_CRANK, version, "me", options=(("a10", A10),)), debug_logging=True)
+    def __init__(self, version: int, redundant: bool = False):
+        options = (("a10", A10), ("redundant", True)) if redundant else (("a10", A10),)
+        super().__init__(cached_fmu(sp.SLIDER_CRANK, version, "me", options=options), debug_logging=True)
         self.log: list[str] = []
         self.fmu = self._start(self.log)
         self._event_iteration(self.fmu)
@@ -124,8 +125,12 @@ def check_on_the_exact_motion(x: np.ndarray, t: float) -> None:
 
 
 @pytest.mark.parametrize("version", [2, 3])
-def test_a_state_on_the_other_branch_is_put_back_in_an_event(version):
-    run = Hand(version)
+@pytest.mark.parametrize("redundant", [False, True], ids=["", "redundant-row"])
+def test_a_state_on_the_other_branch_is_put_back_in_an_event(version, redundant):
+    """Also with the guide's row given twice (a row always dependent on the other): the rows that hold clearly
+    are counted against the most met (one), so the dependent row does not make every state one next to a
+    singular position, which left the check inactive for the whole model."""
+    run = Hand(version, redundant)
     try:
         run.rk4_to(T_KEPT)
         assert run.jump(), run.log[-3:]
