@@ -12,6 +12,7 @@
  *   sb_linalg.c     dense linear algebra: L D L^T, pivoted LU, symmetric eigenvalues (sb_linalg.h)
  *   sb_singular.c   filtered multipliers and no projection next to singular positions
  *   sb_passage.c    the exact accelerations bridged over a singular instant
+ *   sb_branch.c     the branch checks of Model Exchange and the state put back onto its branch
  *   sb_assembly.c   experiment setup, assembly of the initial configuration, projection
  *   sb_jacobians.c  state Jacobian and directional derivatives
  *   sb_tangents.c   Jacobian columns of models exported without exact Jacobian code (sb_tangents.h)
@@ -111,7 +112,7 @@ enum {
     SB_FLAGS_ALL = 31
 };
 
-/* The head of SbState.kept (Model Exchange branch checks, sb_singular.c), before q, dq, ddq of the kept state. */
+/* The head of SbState.kept (Model Exchange branch checks, sb_branch.c), before q, dq, ddq of the kept state. */
 enum {
     SB_KEPT_T = 0,     /* the time of the last accepted state kept (NAN: none) */
     SB_KEPT_NEAR,      /* 1: a state next to a singular position was evaluated since then */
@@ -144,7 +145,7 @@ typedef struct {
     double *p, *set;     /* parameters, settings (SbSetting) */
     double *h_next;      /* step size proposed by the adaptive solvers */
     double *kept;        /* Model Exchange, models with constraints: what the branch checks remember between calls
-                            (sb_singular.c): SB_KEPT_* then q, dq and ddq at the last accepted state kept (3 nq) */
+                            (sb_branch.c): SB_KEPT_* then q, dq and ddq at the last accepted state kept (3 nq) */
     double *closed;      /* per unilateral contact: 1 closed, 0 open (its mode; sb_events.c) */
     double *slip;        /* per friction element: 0 sticking, +1 or -1 the direction it slips (closed + nk) */
     double *side;        /* per switching function of the loads: +1 or -1, its side at the last event (the
@@ -174,7 +175,7 @@ typedef struct {
     double *sw;          /* SB_FACT_FILTER: eigenvalues of E D M^-1 D^T E (nc); Sf holds the eigenvectors */
     double *row_ref;     /* largest squared norm each constraint row has had (nc): E = diag(row_ref)^-1/2 */
     int rank_ref;        /* largest number of clearly independent constraint rows met (projection) */
-    double *branch_G;    /* branch check (Model Exchange, sb_singular.c): the scaled Gram matrix of the rows (nc x nc),
+    double *branch_G;    /* branch check (Model Exchange, sb_branch.c): the scaled Gram matrix of the rows (nc x nc),
                             its eigenvectors (nc x nc) and eigenvalues (nc);
                             what the checks remember is part of the state (SbState.kept) */
     double *carry;       /* ... the kept state carried to the present by rk4 (sb_branch_restore): 6 (2 nq + ns) */
@@ -349,7 +350,7 @@ int sb_multipliers_undetermined(const SbInstance *inst);
 SbStatus sb_undetermined_output(SbInstance *inst, const char *function, const SbVariable *v);
 /* the status of sb_update after the branch guard of Model Exchange (sb_singular.c) */
 SbStatus sb_branch_guard(SbInstance *inst, SbStatus s);
-/* the branch check of Model Exchange at an accepted state (sb_singular.c): the velocity through a passage of a
+/* the branch check of Model Exchange at an accepted state (sb_branch.c): the velocity through a passage of a
    singular position continues that before it, else *enter_event = 1 (the state is put back in event mode,
    sb_branch_restore) */
 SbStatus sb_branch_step(SbInstance *inst, const char *function, int *enter_event);
@@ -358,7 +359,7 @@ void sb_branch_forget(SbInstance *inst);
 /* forget it and the work of a passage (reset, initialization) */
 void sb_branch_reset(SbInstance *inst);
 /* in event mode of Model Exchange: a state that left its branch at the last accepted step put back onto the branch
-   of the kept state (*restored = 1), or an Error when it cannot be (sb_singular.c) */
+   of the kept state (*restored = 1), or an Error when it cannot be (sb_branch.c) */
 SbStatus sb_branch_restore(SbInstance *inst, const char *function, int *restored);
 
 /* ---- constraint projection ---- */
