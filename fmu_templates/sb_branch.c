@@ -30,14 +30,17 @@
    accepted state (CompletedIntegratorStep) the positions q, velocity dq and acceleration ddq are kept
    (SbState.kept: part of the FMU state, so that a host that restores an earlier state compares with the
    state kept then); when a state next to a singular position (the rows scaled by the largest norms they
-   have had, fewer eigenvalues of their Gram matrix above SB_BRANCH_NEAR than usual: scaled_rows_hold) was
-   evaluated since
-   the kept one, the velocity at the next accepted state must continue it: dq1 - dq0 - h (ddq0 + ddq1) / 2
-   within SB_BRANCH_JUMP of the speed and of the velocity change the accelerations make in the step.  Else
-   the state is on another branch: CompletedIntegratorStep asks for an event (enterEventMode), and in event
-   mode sb_branch_restore puts it back onto the branch of the kept state.  A host that goes on without the
-   event, or a state that cannot be put back, stops the run with an Error (SB_FLAG_BRANCH_LOST, as the
-   guard).  Events that change the velocities forget the kept state. */
+   have had, fewer eigenvalues of their Gram matrix above SB_BRANCH_NEAR than usual: sb_scaled_rows_hold) was
+   evaluated since the kept one, the velocity at the next accepted state must continue it: dq1 - dq0 - h (ddq0
+   + ddq1) / 2 within SB_BRANCH_JUMP of the speed and of the velocity change the accelerations make in the
+   step.  Far from singular positions a loose host's drift can turn the motion as well (the slider-crank
+   started at its dead point under CVode at rtol 1e-3 reversed its crank at t = 0.92 with no passage): the
+   work of the bilateral constraint forces in one accepted step stays below SB_STEP_WORK of the kinetic
+   energy.  Else the state is on another branch: CompletedIntegratorStep asks for an event (enterEventMode),
+   as it does after the work test of a passage fired in an evaluation (sb_branch_guard), and in event mode
+   sb_branch_restore puts it back onto the branch of the kept state.  A host that goes on without the event,
+   or a state that cannot be put back, stops the run with an Error (SB_FLAG_BRANCH_LOST, as the guard).
+   Events that change the velocities forget the kept state. */
 
 void sb_branch_forget(SbInstance *inst)
 {
