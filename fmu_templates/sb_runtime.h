@@ -118,7 +118,7 @@ enum {
     SB_KEPT_NEAR,      /* 1: a state next to a singular position was evaluated since then */
     SB_KEPT_ROW,       /* the constraint row that lost its hold most there */
     SB_KEPT_LEAST,     /* ... how clearly the usual rows held there (INFINITY: not measured) */
-    SB_KEPT_RANK,      /* the most constraint rows met that hold clearly (scaled_rows_hold) */
+    SB_KEPT_RANK,      /* the most constraint rows met that hold clearly (sb_scaled_rows_hold) */
     SB_KEPT_WORK,      /* work of the constraint forces in the current passage (sb_branch_guard) */
     SB_KEPT_WORK_T,    /* ... the latest time it counts to (NAN: no passage) */
     SB_KEPT_STEP_WORK, /* work of the constraint forces since the last accepted state (sb_branch_guard) */

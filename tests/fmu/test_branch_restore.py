@@ -233,3 +233,30 @@ def test_a_pending_event_request_is_part_of_the_fmu_state(version):
             run._completed(run.fmu)
     finally:
         run.close()
+
+
+KEPT_HEAD = 11  # SB_KEPT_* of sb_runtime.h before q, dq, ddq of the kept state (the last block of this model's state)
+
+
+@pytest.mark.parametrize("version", [2, 3])
+def test_a_serialized_state_with_an_invalid_kept_state_is_refused(version):
+    """The memory of the branch checks passes the checks of a restored state: a flag that is neither 0 nor 1 (the
+    'near' mark, the second value of the block, which ends the slider-crank's state) is refused with a message."""
+    import struct
+
+    from test_fmu_friction import fnv1a
+
+    run = Hand(version)
+    try:
+        run.rk4_to(T_KEPT)
+        blob = bytearray(run.serialize(run.state()))
+        near = len(blob) - 8 - (KEPT_HEAD + 3 * 2) * 8 + 8
+        assert struct.unpack_from("<d", blob, near)[0] == 0.0  # (kept at 0.05, before the dead point)
+        assert struct.unpack_from("<d", blob, near - 8)[0] == pytest.approx(T_KEPT)  # the time of the kept state
+        struct.pack_into("<d", blob, near, 0.5)
+        struct.pack_into("<Q", blob, len(blob) - 8, fnv1a(bytes(blob[:-8])))  # a valid checksum
+        with pytest.raises(Exception, match="error"):
+            run.deserialize(bytes(blob))
+        assert "the memory of the branch check in the FMU state is invalid" in run.log[-1], run.log[-3:]
+    finally:
+        run.close()
