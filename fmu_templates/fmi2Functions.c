@@ -239,9 +239,11 @@ fmi2Status fmi2CompletedIntegratorStep(fmi2Component c, fmi2Boolean noSetFMUStat
     SB_NEED(SB_ME);
     (void)noSetFMUStatePriorToCurrentPoint;
     if (!enterEventMode || !terminateSimulation) return SB_STATUS(sb_fail(inst, __func__, "NULL argument"));
-    *enterEventMode = fmi2False;
     *terminateSimulation = fmi2False;
-    return SB_STATUS(sb_completed_integrator_step(inst, __func__));
+    int enter = 0;
+    const SbStatus s = sb_completed_integrator_step(inst, __func__, &enter);
+    *enterEventMode = enter ? fmi2True : fmi2False;
+    return SB_STATUS(s);
 }
 
 fmi2Status fmi2SetTime(fmi2Component c, fmi2Real time)

@@ -452,9 +452,11 @@ fmi3Status fmi3CompletedIntegratorStep(fmi3Instance instance, fmi3Boolean noSetF
     SB_NEED(SB_ME);
     (void)noSetFMUStatePriorToCurrentPoint;
     if (!enterEventMode || !terminateSimulation) return SB_STATUS(sb_fail(inst, __func__, "NULL argument"));
-    *enterEventMode = fmi3False;
     *terminateSimulation = fmi3False;
-    return SB_STATUS(sb_completed_integrator_step(inst, __func__));
+    int enter = 0;
+    const SbStatus s = sb_completed_integrator_step(inst, __func__, &enter);
+    *enterEventMode = enter ? fmi3True : fmi3False;
+    return SB_STATUS(s);
 }
 
 fmi3Status fmi3SetTime(fmi3Instance instance, fmi3Float64 time)

@@ -167,6 +167,23 @@ SbStatus sb_project(SbInstance *inst, double t, double *x)
     return SB_OK;
 }
 
+SbStatus sb_reassemble(SbInstance *inst, double t, double *x)
+{
+    const SbModel *m = inst->m;
+    const int rows = m->nh + closed_contacts(inst);
+    int it = 0;
+    double res = 0.0;
+    if (rows > 0) {
+        SbStatus s = newton_positions(inst, t, x, rows, eval_Phi, 1e-13 * (1.0 + sb_norm_inf(m->nq, x)),
+                                      SB_ASSEMBLY_MAXIT, m->constraint_names, m->nh, &it, &res);
+        if (s != SB_OK) return s;
+    }
+    if (m->nc > 0) project_velocities(inst, t, x, 0);
+    if (!sb_all_finite(2 * m->nq, x)) return sb_problem(inst, SB_DISCARD, "the re-assembled state is not finite");
+    sb_log(inst, SB_OK, SB_LOG_SOLVER, "re-assembly at t = %.17g: %d Newton iterations, |Phi| = %g", t, it, res);
+    return SB_OK;
+}
+
 /* ------------------------------------------------------------------------ */
 /* initialization                                                           */
 /* ------------------------------------------------------------------------ */

@@ -163,12 +163,14 @@ SbStatus sb_set_time(SbInstance *inst, const char *function, double time)
     return SB_OK;
 }
 
-SbStatus sb_completed_integrator_step(SbInstance *inst, const char *function)
+SbStatus sb_completed_integrator_step(SbInstance *inst, const char *function, int *enter_event)
 {
+    *enter_event = 0;
     if (inst->state.flags & SB_FLAG_BRANCH_LOST) /* the branch guard fired (sb_singular.c) */
         return sb_fail(inst, function, "%s", inst->problem);
     sb_events_step_completed(inst);
-    return sb_branch_step(inst, function); /* the velocity continues through a singular position (sb_singular.c) */
+    /* the velocity continues through a singular position, else an event puts the state back (sb_branch.c) */
+    return sb_branch_step(inst, function, enter_event);
 }
 
 SbStatus sb_get_event_indicators(SbInstance *inst, const char *function, double *indicators, size_t n)
@@ -181,7 +183,12 @@ SbStatus sb_update_discrete_states(SbInstance *inst, const char *function, int *
 {
     *values_changed = 0; /* impacts and contact modes (sb_events.c) */
     if (inst->interface != SB_ME) return SB_OK;
-    SbStatus s = sb_events_resolve(inst, function, values_changed);
+    int restored; /* a state that left its assembly branch, put back (sb_branch.c) */
+    SbStatus s = sb_branch_restore(inst, function, &restored);
+    *values_changed = restored;
+    if (s != SB_OK) return s;
+    s = sb_events_resolve(inst, function, values_changed);
     if (*values_changed) sb_branch_forget(inst); /* an impact changes the velocities */
+    *values_changed |= restored;
     return s;
 }

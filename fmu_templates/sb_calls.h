@@ -104,11 +104,11 @@ SbStatus sb_serialized_size(SbInstance *inst, const char *function, size_t *size
 SbStatus sb_deserialize_fmu_state(SbInstance *inst, const char *function, const unsigned char *bytes, size_t size,
                                   void **state);
 
-/* Model Exchange: the time (finite), the check after an integrator step (an Error once the motion left its
-   assembly branch, sb_branch_guard), the event indicators, and the events resolved in event mode
-   (*values_changed: the velocities changed; nothing to resolve in Co-Simulation). */
+/* Model Exchange: the time (finite), the check after an integrator step (*enter_event = 1: the state left its
+   assembly branch and an event puts it back; an Error once it cannot, sb_singular.c), the event indicators, and
+   the events resolved in event mode (*values_changed: the states changed; nothing to resolve in Co-Simulation). */
 SbStatus sb_set_time(SbInstance *inst, const char *function, double time);
-SbStatus sb_completed_integrator_step(SbInstance *inst, const char *function);
+SbStatus sb_completed_integrator_step(SbInstance *inst, const char *function, int *enter_event);
 SbStatus sb_get_event_indicators(SbInstance *inst, const char *function, double *indicators, size_t n);
 SbStatus sb_update_discrete_states(SbInstance *inst, const char *function, int *values_changed);
 

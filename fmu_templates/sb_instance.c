@@ -111,10 +111,10 @@ static int *ints(int count, int *ok) { return zalloc((size_t)count, sizeof(int),
 static int imax(int a, int b) { return a > b ? a : b; }
 
 /* One array S = [time, x (2 nq + ns), u (3 nu: values, first and second derivatives), p (np), settings, h_next,
-   closed (nk), slip (nf), side (nsw)] and the named views into it. */
+   kept (the branch checks' memory), closed (nk), slip (nf), side (nsw)] and the named views into it. */
 static void alloc_state(SbState *s, const SbModel *m, int *ok)
 {
-    s->nS = 1 + sb_nx(m) + 3 * m->nu + m->np + SB_N_SETTINGS + 1 + m->nk + m->nf + m->nsw;
+    s->nS = 1 + sb_nx(m) + 3 * m->nu + m->np + SB_N_SETTINGS + 1 + sb_kept_size(m) + m->nk + m->nf + m->nsw;
     s->S = doubles(s->nS, 1, ok);
     if (!s->S) return;
     s->time = s->S;
@@ -123,7 +123,8 @@ static void alloc_state(SbState *s, const SbModel *m, int *ok)
     s->p = s->u + 3 * m->nu;
     s->set = s->p + m->np;
     s->h_next = s->set + SB_N_SETTINGS;
-    s->closed = s->h_next + 1;
+    s->kept = s->h_next + 1;
+    s->closed = s->kept + sb_kept_size(m);
     s->slip = s->closed + m->nk;
     s->side = s->slip + m->nf;
 }
@@ -159,9 +160,8 @@ static void alloc_dynamics(SbDynamics *d, const SbModel *m, int *ok)
     d->rhs = doubles(na, 1, ok);
     d->sol = doubles(na, 1, ok);
     d->bridge = doubles(5 * n + nc * n, 1, ok);
-    d->branch_v = doubles(2 * n + nc * nc, 1, ok);
-    d->branch_t = NAN;
-    d->branch_least = INFINITY;
+    d->branch_G = doubles(2 * nc + 1, nc, ok);
+    d->carry = doubles(nc > 0 ? 6 : 0, sb_nx(m), ok);
     d->passage = SB_PASSAGE_NONE;
     d->step_cap = INFINITY;
     d->lam_work = doubles(nc + m->nk + m->nf, 1, ok);
@@ -171,7 +171,7 @@ static void free_dynamics(SbDynamics *d)
 {
     void *buffers[] = {d->M,  d->delta, d->D,  d->beta,    d->gamma, d->Phi,  d->Phi_q, d->Mf,  d->X,
                        d->Sf, d->stmp,  d->sw, d->row_ref, d->A,     d->prow, d->pcol,  d->rhs, d->sol,
-                       d->bridge, d->lam_work, d->branch_v};
+                       d->bridge, d->lam_work, d->branch_G, d->carry};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; ++i) free(buffers[i]);
 }
 
@@ -326,6 +326,7 @@ void sb_reset(SbInstance *inst)
     *inst->state.h_next = 0.0;
     for (int i = 0; i < m->nk + m->nf; ++i) inst->state.closed[i] = 0.0; /* open contacts, sticking friction */
     for (int j = 0; j < m->nsw; ++j) inst->state.side[j] = 1.0;
+    sb_branch_reset(inst);
     inst->state.mode = SB_MODE_INSTANTIATED;
     inst->state.flags = 0;
     inst->cache.valid = 0;

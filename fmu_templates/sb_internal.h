@@ -98,6 +98,21 @@ int sb_min_norm_step(SbInstance *inst, int m_rows, int n, const double *J, const
 /* Velocities onto the bilateral rows D dq = beta at (t, x), the least change (sb_assembly.c). */
 void sb_project_velocities(SbInstance *inst, double t, double *x);
 
+/* The branch checks of Model Exchange (sb_branch.c) that the branch guard of a passage (sb_singular.c) uses: the
+   Baumgarte rate w in 1/s when its terms are off; how clearly the usual number of constraint rows D (nc x nq)
+   hold (0 at a singular position) with the row that holds least in *row (raising the usual number); an
+   evaluated state marked next to a singular position; and the Error of a host that went on without the event
+   asked for. */
+#define SB_BRANCH_RATE 1e-3
+double sb_scaled_rows_hold(SbInstance *inst, const double *D, int *row);
+void sb_branch_mark(SbInstance *inst);
+SbStatus sb_branch_not_restored(SbInstance *inst, double t);
+
+/* Positions onto the holonomic constraints and the gaps of the closed contacts to rounding (minimum-norm Newton steps
+   from x, so the nearest assembly), then the velocities onto D dq = beta (sb_assembly.c): a Discard with the
+   problem when the Newton iteration does not converge. */
+SbStatus sb_reassemble(SbInstance *inst, double t, double *x);
+
 /* The rates of the first-order states at pt into rates (ns), or a Discard naming the state whose rate is not
    finite (sb_dynamics.c). */
 SbStatus sb_state_rates(SbInstance *inst, const SbPoint *pt, double *rates);

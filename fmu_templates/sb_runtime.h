@@ -12,6 +12,7 @@
  *   sb_linalg.c     dense linear algebra: L D L^T, pivoted LU, symmetric eigenvalues (sb_linalg.h)
  *   sb_singular.c   filtered multipliers and no projection next to singular positions
  *   sb_passage.c    the exact accelerations bridged over a singular instant
+ *   sb_branch.c     the branch checks of Model Exchange and the state put back onto its branch
  *   sb_assembly.c   experiment setup, assembly of the initial configuration, projection
  *   sb_jacobians.c  state Jacobian and directional derivatives
  *   sb_tangents.c   Jacobian columns of models exported without exact Jacobian code (sb_tangents.h)
@@ -111,20 +112,40 @@ enum {
     SB_FLAGS_ALL = 31
 };
 
+/* The head of SbState.kept (Model Exchange branch checks, sb_branch.c), before q, dq, ddq of the kept state. */
+enum {
+    SB_KEPT_T = 0,     /* the time of the last accepted state kept (NAN: none) */
+    SB_KEPT_NEAR,      /* 1: a state next to a singular position was evaluated since then */
+    SB_KEPT_ROW,       /* the constraint row that lost its hold most there */
+    SB_KEPT_LEAST,     /* ... how clearly the usual rows held there (INFINITY: not measured) */
+    SB_KEPT_RANK,      /* the most constraint rows met that hold clearly (sb_scaled_rows_hold) */
+    SB_KEPT_WORK,      /* work of the constraint forces in the current passage (sb_branch_guard) */
+    SB_KEPT_WORK_T,    /* ... the latest time it counts to (NAN: no passage) */
+    SB_KEPT_STEP_WORK, /* work of the constraint forces since the last accepted state (sb_branch_guard) */
+    SB_KEPT_STEP_T,    /* ... the latest time it counts to (NAN: none) */
+    SB_KEPT_FIRED,     /* 1: the work of the constraint forces in a passage showed the state leaving the branch
+                          (sb_branch_guard); the next accepted step asks for the event */
+    SB_KEPT_ASKED,     /* the time of the accepted step whose state left the branch, where an event was requested to
+                          put it back (sb_branch_restore; NAN: none) */
+    SB_KEPT_HEAD
+};
+
 /* Everything that determines the future of an instance: exactly what FMU state snapshots copy
    (sb_snapshot.c).  The values live in one array so that a snapshot is one copy. */
 typedef struct {
     SbMode mode;
     int flags;           /* SB_FLAG_* */
     int nS;
-    double *S;           /* [time, x (2 nq + ns), u (3 nu), p (np), settings, h_next, closed (nk), slip (nf),
-                            side (nsw)] */
+    double *S;           /* [time, x (2 nq + ns), u (3 nu), p (np), settings, h_next, kept (sb_kept_size),
+                            closed (nk), slip (nf), side (nsw)] */
     double *time;        /* S + 0 */
     double *x;           /* q = x, dq = x + nq, the first-order states xs = x + 2 nq */
     double *u;           /* inputs (nu) at the FMU's time, then their first and second time derivatives (nu each:
                             fmi2SetRealInputDerivatives; a motion input's rates are the inputs dz and ddz) */
     double *p, *set;     /* parameters, settings (SbSetting) */
     double *h_next;      /* step size proposed by the adaptive solvers */
+    double *kept;        /* Model Exchange, models with constraints: what the branch checks remember between calls
+                            (sb_branch.c): SB_KEPT_* then q, dq and ddq at the last accepted state kept (3 nq) */
     double *closed;      /* per unilateral contact: 1 closed, 0 open (its mode; sb_events.c) */
     double *slip;        /* per friction element: 0 sticking, +1 or -1 the direction it slips (closed + nk) */
     double *side;        /* per switching function of the loads: +1 or -1, its side at the last event (the
@@ -154,14 +175,10 @@ typedef struct {
     double *sw;          /* SB_FACT_FILTER: eigenvalues of E D M^-1 D^T E (nc); Sf holds the eigenvectors */
     double *row_ref;     /* largest squared norm each constraint row has had (nc): E = diag(row_ref)^-1/2 */
     int rank_ref;        /* largest number of clearly independent constraint rows met (projection) */
-    double passage_work, passage_t; /* branch guard (Model Exchange): work of the constraint forces since the
-                                       multipliers were last filtered, and the latest time it counts to */
-    double *branch_v;    /* branch check (Model Exchange, sb_singular.c): dq and ddq at the last accepted state
-                            (2 nq), then the scaled Gram matrix of the rows (nc x nc) */
-    double branch_t;     /* ... the time of that state (NAN: none yet) */
-    int branch_near;     /* ... a state next to a singular position was evaluated since then */
-    int branch_row;      /* ... the row of the least pivot met there (branch_least) */
-    double branch_least;
+    double *branch_G;    /* branch check (Model Exchange, sb_branch.c): the scaled Gram matrix of the rows (nc x nc),
+                            its eigenvectors (nc x nc) and eigenvalues (nc);
+                            what the checks remember is part of the state (SbState.kept) */
+    double *carry;       /* ... the kept state carried to the present by rk4 (sb_branch_restore): 6 (2 nq + ns) */
     double filter_tau;   /* SB_FACT_FILTER: the filter level tau */
     double least_pivot;  /* SB_FACT_SCHUR: the least pivot of D M^-1 D^T relative to its largest diagonal entry */
     int passage;         /* SbPassage: what sb_accelerations evaluates for sb_singular_accelerations */
@@ -281,7 +298,7 @@ typedef double (*SbValueAt)(const void *values, size_t k);
 SbStatus sb_set_values(SbInstance *inst, const char *function, const unsigned *vr, size_t n, SbVarType type,
                        const void *values, SbValueAt at);
 
-/* Check the values of a state vector laid out as SbState.S (time, x, u, p, settings, h_next) as
+/* Check the values of a state vector laid out as SbState.S (time, x, u, p, settings, h_next, kept, modes) as
    sb_set_values checks the values a host sets: finite, inside the variables' ranges, valid
    settings.  Logs an error naming the first bad variable. */
 SbStatus sb_check_state_values(SbInstance *inst, const char *function, const double *S);
@@ -338,11 +355,17 @@ int sb_multipliers_undetermined(const SbInstance *inst);
 SbStatus sb_undetermined_output(SbInstance *inst, const char *function, const SbVariable *v);
 /* the status of sb_update after the branch guard of Model Exchange (sb_singular.c) */
 SbStatus sb_branch_guard(SbInstance *inst, SbStatus s);
-/* the branch check of Model Exchange at an accepted state (sb_singular.c): the velocity through a passage of a
-   singular position continues that before it, else an Error */
-SbStatus sb_branch_step(SbInstance *inst, const char *function);
+/* the branch check of Model Exchange at an accepted state (sb_branch.c): the velocity through a passage of a
+   singular position continues that before it, else *enter_event = 1 (the state is put back in event mode,
+   sb_branch_restore) */
+SbStatus sb_branch_step(SbInstance *inst, const char *function, int *enter_event);
 /* forget the accepted state the branch check compares with (after an event changed the velocities) */
 void sb_branch_forget(SbInstance *inst);
+/* forget it and the work of a passage (reset, initialization) */
+void sb_branch_reset(SbInstance *inst);
+/* in event mode of Model Exchange: a state that left its branch at the last accepted step put back onto the branch
+   of the kept state (*restored = 1), or an Error when it cannot be (sb_branch.c) */
+SbStatus sb_branch_restore(SbInstance *inst, const char *function, int *restored);
 
 /* ---- constraint projection ---- */
 /* Newton on Phi(q, t) = 0 with minimum-norm steps (positions) and D dq = beta (velocities). */
@@ -363,6 +386,9 @@ static inline void sb_changed(SbInstance *inst) { inst->cache.valid = 0; }
 
 /* Size of the continuous state x = [q; dq; xs]. */
 static inline int sb_nx(const SbModel *m) { return 2 * m->nq + m->ns; }
+
+/* Size of SbState.kept: the memory of the Model Exchange branch checks (models with constraints only). */
+static inline int sb_kept_size(const SbModel *m) { return m->nc > 0 ? SB_KEPT_HEAD + 3 * m->nq : 0; }
 
 /* Set the time derivatives of order `order` (1 or 2) of the inputs vr (fmi2SetRealInputDerivatives): a motion
    input's position takes them as its inputs dz and ddz; any other input keeps them for the next communication

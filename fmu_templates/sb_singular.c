@@ -13,8 +13,8 @@
  * The reference row norms start from the rows next to the initial configuration (a mechanism
  * started at a singular position), and reading an output that depends on reactions the equations
  * do not determine there returns a warning.  In Model Exchange, where the host's tolerance decides
- * the drift, a change of assembly branch is an Error: by the work of the constraint forces in a
- * passage (sb_branch_guard) and by the velocity through it at the accepted steps (sb_branch_step).
+ * the drift, a change of assembly branch is detected by the work of the constraint forces in a
+ * passage (sb_branch_guard, here) and at the accepted steps (sb_branch.c), where the state is put back.
  */
 #include <math.h>
 #include <string.h>
@@ -31,13 +31,8 @@
 #define SB_SEED_SHARE 1e-2   /* part of the squared row norms met there taken as reference */
 #define SB_SEED_VANISHED 1e-4 /* a start row below this part of its reference: a singular start (as sb_runtime.c) */
 #define SB_BRANCH_WORK 1e-3 /* branch guard: work of the constraint forces in a passage, part of T */
-#define SB_BRANCH_RATE 1e-3  /* ... w in 1/s when Baumgarte's terms are off */
 #define SB_BRANCH_RESOLVED 1e-2 /* ... only while the constraint errors' energy is below this part of T */
-#define SB_BRANCH_NEAR 1e-2  /* branch check: rows next to a singular position, the least pivot of their Gram
-                                matrix scaled by their largest norms below this (a singular value of 0.1) */
-#define SB_BRANCH_JUMP 0.25  /* ... a velocity through the passage off its continuation by this part of the speed */
 
-static void branch_mark(SbInstance *inst);
 
 /* Reference row norms at initialization (row_ref), before the motion has shown the norms the rows
    have: a mechanism started at or next to a singular position has rows that vanish there, and
@@ -54,9 +49,7 @@ void sb_seed_row_reference(SbInstance *inst, double t)
     const SbModel *m = inst->m;
     const int n = m->nq, nc = m->nc;
     if (nc == 0) return;
-    inst->dyn.passage_work = 0.0; /* no passage of a singular position yet (sb_branch_guard) */
-    inst->dyn.passage_t = NAN;
-    sb_branch_forget(inst);
+    sb_branch_reset(inst); /* no passage of a singular position yet (sb_branch_guard) */
     double *x = inst->proj.xwork, *J = inst->proj.Jrows, *r = inst->proj.rrows, *near = inst->dyn.stmp; /* free after assembly */
     memcpy(x, inst->state.x, (size_t)sb_nx(m) * sizeof(double));
     SbPoint pt;
@@ -96,6 +89,16 @@ void sb_seed_row_reference(SbInstance *inst, double t)
         }
         inst->dyn.row_ref[k] = fmax(inst->dyn.row_ref[k], seed);
     }
+    /* the usual number of rows that hold clearly (the branch check, scaled_rows_hold): the most met next to the
+       start, so that a start at a singular position is one */
+    for (int i = 0; i < n; ++i)
+        for (int side = -1; side <= 1; side += 2) {
+            int row;
+            x[i] = inst->state.x[i] + side * SB_SEED_STEP;
+            sb_D_beta(&pt, J, r);
+            (void)sb_scaled_rows_hold(inst, J, &row);
+            x[i] = inst->state.x[i];
+        }
     if (worst >= 0)
         sb_log(inst, SB_OK, SB_LOG_EVENTS,
                "t = %.17g: the initial configuration is at or next to a singular position: constraint row '%s' "
@@ -300,13 +303,12 @@ SbStatus sb_branch_guard(SbInstance *inst, SbStatus s)
         return sb_problem(inst, SB_ERROR,
                           "the motion changed its assembly branch at a singular position earlier in this run (see the "
                           "first message); restore an FMU state from before it or reset");
-    if (s != SB_OK || inst->interface != SB_ME) return s;
-    branch_mark(inst);
-    if (inst->dyn.fact != SB_FACT_FILTER) { /* no singular position: the next passage starts afresh */
-        inst->dyn.passage_work = 0.0;
-        inst->dyn.passage_t = NAN;
-        return s;
-    }
+    if (inst->interface != SB_ME || nc == 0) return s;
+    double *kept = inst->state.kept;
+    if (!isnan(kept[SB_KEPT_ASKED]) && inst->state.mode == SB_MODE_CONTINUOUS && t != kept[SB_KEPT_ASKED])
+        return sb_branch_not_restored(inst, t);
+    if (s != SB_OK) return s;
+    sb_branch_mark(inst);
     const double *dq = inst->state.x + n, *lam = inst->cache.lam, *M = inst->dyn.M;
     double *a = inst->dyn.stmp; /* free after the solve */
     double T = 0.0, P = 0.0, Tf = 0.0;
@@ -326,18 +328,33 @@ SbStatus sb_branch_guard(SbInstance *inst, SbStatus s)
         P += v * dq[i];
     }
     for (int r = 0; r < nc; ++r) P -= lam[r] * inst->dyn.beta[r];
-    if (!(t > inst->dyn.passage_t)) { /* the first evaluation of a passage, or one at an earlier time */
-        if (isnan(inst->dyn.passage_t)) inst->dyn.passage_t = t;
+    /* the work of a step (sb_branch_step): the power of the bilateral constraint forces alone, lam^T (D dq - beta)
+       (contacts and friction do work on the motion) */
+    double Pc = 0.0;
+    for (int r = 0; r < nc; ++r) {
+        double v = -inst->dyn.beta[r];
+        for (int j = 0; j < n; ++j) v += inst->dyn.D[r * n + j] * dq[j];
+        Pc += lam[r] * v;
+    }
+    if (t > kept[SB_KEPT_STEP_T]) kept[SB_KEPT_STEP_WORK] += Pc * (t - kept[SB_KEPT_STEP_T]);
+    if (!(t <= kept[SB_KEPT_STEP_T])) kept[SB_KEPT_STEP_T] = t;
+    if (inst->dyn.fact != SB_FACT_FILTER) { /* no singular position: the next passage starts afresh */
+        kept[SB_KEPT_WORK] = 0.0;
+        kept[SB_KEPT_WORK_T] = NAN;
         return s;
     }
-    inst->dyn.passage_work += P * (t - inst->dyn.passage_t);
-    inst->dyn.passage_t = t;
+    if (!(t > kept[SB_KEPT_WORK_T])) { /* the first evaluation of a passage, or one at an earlier time */
+        if (isnan(kept[SB_KEPT_WORK_T])) kept[SB_KEPT_WORK_T] = t;
+        return s;
+    }
+    kept[SB_KEPT_WORK] += P * (t - kept[SB_KEPT_WORK_T]);
+    kept[SB_KEPT_WORK_T] = t;
     const double w = fmax(fmax(inst->state.set[SB_SET_ALPHA], inst->state.set[SB_SET_BETA]), SB_BRANCH_RATE);
     sb_ldlt_solve(n, inst->dyn.Mf, a); /* M^-1 delta (M + rho D^T D for massless coordinates: less) */
     for (int i = 0; i < n; ++i) Tf += 0.5 * a[i] * inst->dyn.delta[i];
     Tf /= w * w;
     const double scale = T + fabs(Tf);
-    if (!(fabs(inst->dyn.passage_work) > SB_BRANCH_WORK * scale) || !(drift_energy(inst, dq) < SB_BRANCH_RESOLVED * scale))
+    if (!(fabs(kept[SB_KEPT_WORK]) > SB_BRANCH_WORK * scale) || !(drift_energy(inst, dq) < SB_BRANCH_RESOLVED * scale))
         return s;
     /* the row of the dependent direction: the mode with the smallest eigenvalue of E S E */
     int k = 0, row = 0;
@@ -348,10 +365,22 @@ SbStatus sb_branch_guard(SbInstance *inst, SbStatus s)
         const double d = fabs(row_weight(inst, r) * inst->dyn.Sf[r * nc + k]);
         if (d > big) big = d, row = r;
     }
+    const double work = kept[SB_KEPT_WORK];
+    kept[SB_KEPT_WORK] = 0.0; /* (a state restored from before has its own) */
+    kept[SB_KEPT_WORK_T] = NAN;
+    if (!isnan(kept[SB_KEPT_T]) && kept[SB_KEPT_FIRED] == 0.0) { /* the next accepted step asks for an event */
+        kept[SB_KEPT_FIRED] = 1.0;
+        kept[SB_KEPT_ROW] = row;
+        sb_log(inst, SB_OK, SB_LOG_EVENTS,
+               "t = %.17g: the motion is leaving its assembly branch at a singular position, where constraint row "
+               "'%s' vanishes or becomes dependent on the others: the constraint forces have done work %.3g there "
+               "(kinetic energy %.3g, the model's units); the next completed integrator step asks for an event to "
+               "put the state back onto the branch of the state kept at t = %.17g",
+               t, m->constraint_names[row], work, T, kept[SB_KEPT_T]);
+        return s;
+    }
+    if (kept[SB_KEPT_FIRED] != 0.0) return s;
     inst->state.flags |= SB_FLAG_BRANCH_LOST;
-    const double work = inst->dyn.passage_work;
-    inst->dyn.passage_work = 0.0; /* a state restored from before starts the passage afresh */
-    inst->dyn.passage_t = NAN;
     sb_log(inst, SB_ERROR, SB_LOG_ERROR,
            "t = %.17g: the motion is leaving its assembly branch at a singular position, where constraint row '%s' "
            "vanishes or becomes dependent on the others: the constraint forces have done work %.3g there "
@@ -363,123 +392,4 @@ SbStatus sb_branch_guard(SbInstance *inst, SbStatus s)
                       "the motion left its assembly branch at the singular position of constraint row '%s' (constraint "
                       "forces doing work; integrate with a tighter tolerance)",
                       m->constraint_names[row]);
-}
-
-/* ------------------------------------------------------------------------------------------ branch check */
-
-/* The branch check of Model Exchange.  A host at a loose tolerance carries a constraint drift as large as
-   the distance between the branches of a singular position into it, and Baumgarte's terms may then turn the
-   motion onto the other branch with the kinetic energy kept (the slider-crank with crank = rod, its slider
-   stopped at the pivot, the crank reversed): the power balance of sb_branch_guard does not see it.  On the
-   branch the velocity is continuous through the passage and its accelerations bounded (sb_passage.c
-   bridges them); onto another branch it jumps by a part of itself within the passage.  So, at every
-   accepted state (CompletedIntegratorStep) the velocity dq and acceleration ddq are kept; when a state
-   next to a singular position (the rows scaled by the largest norms they have had, the least pivot of
-   their Gram matrix below SB_BRANCH_NEAR of its diagonal) was evaluated since the kept one, the velocity
-   at the next accepted state must continue it: dq1 - dq0 - h (ddq0 + ddq1) / 2 within SB_BRANCH_JUMP of
-   the speed and of the velocity change the accelerations make in the step.  Else the run stops with an
-   Error (SB_FLAG_BRANCH_LOST, as the guard).  Events that change the velocities forget the kept state. */
-
-void sb_branch_forget(SbInstance *inst)
-{
-    inst->dyn.branch_t = NAN;
-    inst->dyn.branch_near = 0;
-    inst->dyn.branch_least = INFINITY;
-}
-
-/* The least pivot of the Gram matrix of the rows of D scaled by the largest norms they have had (its diagonal
-   is at most 1: 1 for rows that keep their norms and stay orthogonal; 0 at a singular position); the row with
-   the least pivot goes to *row. */
-static double scaled_rows_pivot(SbInstance *inst, int *row)
-{
-    const int n = inst->m->nq, nc = inst->m->nc;
-    double *G = inst->dyn.branch_v + 2 * n, big = 0.0, least = INFINITY;
-    for (int a = 0; a < nc; ++a)
-        for (int b = 0; b <= a; ++b) {
-            double v = 0.0;
-            for (int j = 0; j < n; ++j) v += inst->dyn.D[a * n + j] * inst->dyn.D[b * n + j];
-            v /= sqrt(fmax(inst->dyn.row_ref[a], 1e-300) * fmax(inst->dyn.row_ref[b], 1e-300));
-            G[a * nc + b] = G[b * nc + a] = v;
-        }
-    for (int a = 0; a < nc; ++a) big = fmax(big, G[a * nc + a]);
-    *row = 0;
-    for (int k = 0; k < nc; ++k) { /* Cholesky, L D L^T in place: the pivots */
-        double d = G[k * nc + k];
-        for (int j = 0; j < k; ++j) d -= G[k * nc + j] * G[k * nc + j] * G[j * nc + j];
-        G[k * nc + k] = d;
-        if (d < least) least = d, *row = k;
-        for (int i = k + 1; i < nc; ++i) {
-            double v = G[i * nc + k];
-            for (int j = 0; j < k; ++j) v -= G[i * nc + j] * G[k * nc + j] * G[j * nc + j];
-            G[i * nc + k] = d > 0.0 ? v / d : 0.0;
-        }
-    }
-    return big > 0.0 ? fmax(least, 0.0) : 0.0; /* the diagonal is at most 1 */
-}
-
-/* Mark an evaluated state next to a singular position (sb_update, Model Exchange), with the row that loses
-   its hold most there. */
-static void branch_mark(SbInstance *inst)
-{
-    int row;
-    if (inst->m->nc == 0) return;
-    const double least = scaled_rows_pivot(inst, &row);
-    if (inst->dyn.fact == SB_FACT_FILTER || least < SB_BRANCH_NEAR) inst->dyn.branch_near = 1;
-    if (least < inst->dyn.branch_least) {
-        inst->dyn.branch_least = least;
-        inst->dyn.branch_row = row;
-    }
-}
-
-SbStatus sb_branch_step(SbInstance *inst, const char *function)
-{
-    const SbModel *m = inst->m;
-    const int n = m->nq;
-    if (m->nc == 0 || inst->interface != SB_ME) return SB_OK;
-    SbStatus s = sb_update(inst); /* the accelerations at the accepted state */
-    if (s == SB_ERROR || s == SB_FATAL) return s;
-    if (s != SB_OK) { /* no accelerations here (the host's next evaluation reports why): start afresh */
-        sb_branch_forget(inst);
-        return SB_OK;
-    }
-    const double t = *inst->state.time, *dq = inst->state.x + n, *ddq = inst->cache.ddq;
-    double *v0 = inst->dyn.branch_v, *a0 = inst->dyn.branch_v + n;
-    int row;
-    const int near = scaled_rows_pivot(inst, &row) < SB_BRANCH_NEAR;
-    if (inst->dyn.branch_near && !near && t > inst->dyn.branch_t) {
-        const double h = t - inst->dyn.branch_t;
-        double off = 0.0, speed = 0.0, change = 0.0;
-        int worst = 0;
-        for (int i = 0; i < n; ++i) {
-            const double d = fabs(dq[i] - v0[i] - 0.5 * h * (a0[i] + ddq[i]));
-            if (d > off) off = d, worst = i;
-            speed = fmax(speed, fmax(fabs(dq[i]), fabs(v0[i])));
-            change = fmax(change, h * fmax(fabs(a0[i]), fabs(ddq[i])));
-        }
-        if (off > SB_BRANCH_JUMP * (speed + change) && off > 0.0) {
-            inst->state.flags |= SB_FLAG_BRANCH_LOST;
-            sb_log(inst, SB_ERROR, SB_LOG_ERROR,
-                   "%s: t = %.17g: the motion left its assembly branch at a singular position between t = %.17g and "
-                   "t = %.17g, where constraint row '%s' vanishes or becomes dependent on the others: the rate of "
-                   "coordinate '%s' went from %.6g to %.6g, which the accelerations of the motion (%.6g and %.6g) do "
-                   "not explain; the constraint drift of the integration was as large as the distance between the "
-                   "branches.  Integrate with a tighter tolerance; the run stops here instead of continuing on "
-                   "another branch",
-                   function, t, inst->dyn.branch_t, t, m->constraint_names[inst->dyn.branch_row],
-                   m->coordinate_names[worst], v0[worst], dq[worst], a0[worst], ddq[worst]);
-            return sb_problem(inst, SB_ERROR,
-                              "the motion left its assembly branch at the singular position of constraint row '%s' "
-                              "(coordinate '%s' rate jumped; integrate with a tighter tolerance)",
-                              m->constraint_names[inst->dyn.branch_row], m->coordinate_names[worst]);
-        }
-    }
-    if (!near || !(t > inst->dyn.branch_t)) {
-        /* keep this state: outside the passage (or the first one, or one restored from before) */
-        memcpy(v0, dq, (size_t)n * sizeof(double));
-        memcpy(a0, ddq, (size_t)n * sizeof(double));
-        inst->dyn.branch_t = t;
-        inst->dyn.branch_near = near;
-        inst->dyn.branch_least = near ? inst->dyn.branch_least : INFINITY;
-    }
-    return SB_OK;
 }

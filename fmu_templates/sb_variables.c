@@ -173,6 +173,22 @@ static int store_value(SbInstance *inst, const SbVariable *v, double value)
     return 1;
 }
 
+/* The memory of the branch checks (SbState.kept) as sb_singular.c leaves it: times finite or NAN (none), flags 0 or
+   1, a row of the model, a pivot that is not negative (INFINITY: none), finite work and vectors. */
+static int kept_valid(const SbModel *m, const double *kept)
+{
+    const double row = kept[SB_KEPT_ROW], least = kept[SB_KEPT_LEAST];
+    int ok = !isinf(kept[SB_KEPT_T]) && !isinf(kept[SB_KEPT_WORK_T]) && !isinf(kept[SB_KEPT_ASKED]);
+    ok = ok && !isinf(kept[SB_KEPT_STEP_T]) && isfinite(kept[SB_KEPT_STEP_WORK]);
+    ok = ok && isfinite(kept[SB_KEPT_WORK]) && (kept[SB_KEPT_NEAR] == 0.0 || kept[SB_KEPT_NEAR] == 1.0);
+    ok = ok && (kept[SB_KEPT_FIRED] == 0.0 || kept[SB_KEPT_FIRED] == 1.0);
+    ok = ok && kept[SB_KEPT_RANK] >= 0.0 && kept[SB_KEPT_RANK] <= m->nc && kept[SB_KEPT_RANK] == floor(kept[SB_KEPT_RANK]);
+    ok = ok && (isnan(kept[SB_KEPT_ASKED]) || isfinite(kept[SB_KEPT_T])); /* a request needs a kept state */
+    ok = ok && row >= 0.0 && row < m->nc && row == floor(row) && least >= 0.0;
+    for (int i = SB_KEPT_HEAD; ok && i < sb_kept_size(m); ++i) ok = isfinite(kept[i]);
+    return ok;
+}
+
 SbStatus sb_check_state_values(SbInstance *inst, const char *function, const double *S)
 {
     const SbModel *m = inst->m;
@@ -219,9 +235,12 @@ SbStatus sb_check_state_values(SbInstance *inst, const char *function, const dou
         if (side != 1.0 && side != -1.0)
             return sb_fail(inst, function, "the side %g of switching function %d in the FMU state is invalid", side, j);
     }
-    const double h_next = modes[-1];
-    if (!(isfinite(h_next) && h_next >= 0.0))
-        return sb_fail(inst, function, "the solver step size %g of the FMU state is invalid", h_next);
+    const double *h_next = S + 1 + nx + 3 * m->nu + m->np + SB_N_SETTINGS, *kept = h_next + 1;
+    if (!(isfinite(*h_next) && *h_next >= 0.0))
+        return sb_fail(inst, function, "the solver step size %g of the FMU state is invalid", *h_next);
+    if (m->nc > 0 && !kept_valid(m, kept))
+        return sb_fail(inst, function, "the memory of the branch check in the FMU state is invalid (time %g)",
+                       kept[SB_KEPT_T]);
     return SB_OK;
 }
 

@@ -47,6 +47,7 @@ GENERIC_SOURCES = (
     "sb_linalg.c",
     "sb_singular.c",
     "sb_passage.c",
+    "sb_branch.c",
     "sb_ltdl.c",
     "sb_tangents.c",
     "sb_events.c",
