@@ -73,6 +73,25 @@ def test_a_module_of_the_host_named_like_the_model_does_not_stand_in_for_its_scr
     assert sys.modules[eq.name] is impostor  # the host's module is given back
 
 
+def test_two_python_fmus_of_models_of_the_same_name_run_each_its_own_model(tmp_path, monkeypatch):
+    """Python keeps modules by name: the second Python FMU of a model named like the first (two balls of masses 1
+    and 2 kg, the tower crane with two and with four falls) ran the first's model, with OK; a runtime module of
+    another FMU (another symbody version) must not stand in for this FMU's either."""
+    import types
+
+    from support.contact_models import bouncing_ball
+
+    light = export_fmu(bouncing_ball(1.0, 0.8, 1.0), tmp_path / "light.fmu", backend="python")
+    heavy = export_fmu(bouncing_ball(1.0, 0.8, 2.0), tmp_path / "heavy.fmu", backend="python")
+
+    def resting_force(fmu: Path) -> float:
+        return float(fmpy.simulate_fmu(str(fmu), stop_time=6.0, output_interval=0.5, output=["N"])["N"][-1])
+
+    assert [resting_force(f) for f in (light, heavy, light)] == pytest.approx([9.81, 19.62, 9.81], rel=1e-9)
+    monkeypatch.setitem(sys.modules, "symbody_python_runtime", types.ModuleType("symbody_python_runtime"))
+    assert resting_force(heavy) == pytest.approx(19.62, rel=1e-9)
+
+
 # ---------------------------------------------------------------------------
 # refusals and discards of the Python backend (what the C runtime does, within pythonfmu's statuses)
 # ---------------------------------------------------------------------------

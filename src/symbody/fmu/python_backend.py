@@ -23,6 +23,7 @@ Example:
 from __future__ import annotations
 
 import builtins
+import hashlib
 import keyword
 import shutil
 import sys
@@ -130,11 +131,30 @@ def blocks_module(spec: FmuSpec) -> str:
 
 _SLAVE = '''"""pythonfmu slave of the symbody model {name!r} (generated; do not edit)."""
 
+import os as _os
+import sys as _sys
+
 from pythonfmu import Boolean, Fmi2Causality, Fmi2Slave, Fmi2Variability, Integer, Real
 from pythonfmu.enums import Fmi2Status
 
-import {blocks} as blocks
-import symbody_python_runtime as runtime
+
+def _own_modules(names):
+    """Import ``names`` from this FMU's folder: a module of that name that another FMU of the process loaded
+    (a model of the same name, a runtime of another symbody version) must not stand in for this FMU's."""
+    here = _os.path.dirname(_os.path.abspath(__file__))
+    for name in names:
+        module = _sys.modules.get(name)
+        where = getattr(module, "__file__", None) or ""
+        if module is not None and _os.path.dirname(_os.path.abspath(where)) != here:
+            del _sys.modules[name]  # (the FMUs that imported it keep their reference)
+    _sys.path.insert(0, here)
+    try:
+        return [__import__(name) for name in names]
+    finally:
+        _sys.path.remove(here)
+
+
+blocks, runtime = _own_modules({own_modules!r})[:2]
 
 # (name, kind, index, type, causality, variability, min, max) in value-reference order
 VARIABLES = {variables!r}
@@ -288,15 +308,26 @@ class {name}(Fmi2Slave):
 '''
 
 
+def slave_digest(slave: str, blocks: str) -> str:
+    """16 hex digits of the SHA-256 of the slave script, its blocks and the runtime shipped with them."""
+    h = hashlib.sha256()
+    for text in (slave, blocks, *(SHIPPED[m].read_text(encoding="utf-8") for m in RUNTIME_MODULES)):
+        h.update(text.encode())
+        h.update(b"\0")
+    return h.hexdigest()[:16]
+
+
 def slave_script(spec: FmuSpec, blocks_name: str) -> str:
     """Source of the pythonfmu slave class (its name is the model identifier)."""
     variables = [(v.name, v.kind, v.index, v.type, v.causality, v.variability, v.min, v.max) for v in spec.variables]
-    return _SLAVE.format(name=spec.model_identifier, blocks=blocks_name, variables=variables)
+    own = (blocks_name, "symbody_python_runtime", *(m for m in RUNTIME_MODULES if m != "symbody_python_runtime"))
+    return _SLAVE.format(name=spec.model_identifier, own_modules=own, variables=variables)
 
 
 #: global names of the slave script that the model's class must not replace
 _SLAVE_GLOBALS = frozenset(
     "Boolean Fmi2Causality Fmi2Slave Fmi2Variability Integer Real blocks runtime VARIABLES".split()
+    + ["_os", "_sys", "_own_modules"]
 )
 
 
@@ -361,9 +392,12 @@ def build_python_fmu(
         work = Path(tmp)
         src = work / "src"
         src.mkdir()
-        script = src / f"{name}.py"
-        script.write_text(slave_script(spec, blocks_name))
-        (src / f"{blocks_name}.py").write_text(blocks_module(spec))
+        slave, blocks = slave_script(spec, blocks_name), blocks_module(spec)
+        # the script's module is named after its content: the importer's process may hold the module of another
+        # FMU of a model of the same name (pythonfmu imports the script by name, and Python keeps modules by name)
+        script = src / f"{name}_{slave_digest(slave, blocks)}.py"
+        script.write_text(slave)
+        (src / f"{blocks_name}.py").write_text(blocks)
         for module, source in SHIPPED.items():
             shutil.copyfile(source, src / f"{module}.py")
         step("packaging")
@@ -371,7 +405,8 @@ def build_python_fmu(
         out.mkdir()
         # pythonfmu imports the script by its bare name: a module of the host process with the
         # model's name (a test's helper, a user's package) must not stand in for it
-        shadowed = {mod: sys.modules.pop(mod) for mod in (name, blocks_name, *RUNTIME_MODULES) if mod in sys.modules}
+        own = (script.stem, blocks_name, *RUNTIME_MODULES)
+        shadowed = {mod: sys.modules.pop(mod) for mod in own if mod in sys.modules}
         try:
             built = Path(
                 FmuBuilder.build_FMU(
@@ -383,7 +418,7 @@ def build_python_fmu(
         except Exception as e:  # noqa: BLE001 - report any pythonfmu failure as an export error
             raise ExportError(f"pythonfmu failed to build the FMU: {type(e).__name__}: {e}") from e
         finally:
-            for mod in (name, blocks_name, *RUNTIME_MODULES):
+            for mod in own:
                 sys.modules.pop(mod, None)
             sys.modules.update(shadowed)
 

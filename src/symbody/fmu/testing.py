@@ -18,6 +18,7 @@ Example:
 from __future__ import annotations
 
 import atexit
+import hashlib
 import shutil
 import tempfile
 from functools import cache
@@ -57,7 +58,9 @@ def cached_fmu(model_file: str, fmi_version: int, kind: str, backend: str = "c",
     from . import export_fmu
 
     eq = cached_equations(str(model_file), options)
-    out = _workdir() / f"{eq.name}_fmi{fmi_version}_{kind}_{backend}_{abs(hash(options))}.fmu"
+    # one file per model file and options: two model files may build models of the same name
+    key = hashlib.sha256(repr((str(Path(model_file).resolve()), options)).encode()).hexdigest()[:16]
+    out = _workdir() / f"{eq.name}_fmi{fmi_version}_{kind}_{backend}_{key}.fmu"
     return export_fmu(eq, out, fmi_version=fmi_version, kind=kind, backend=backend)
 
 
