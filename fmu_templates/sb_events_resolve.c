@@ -330,6 +330,13 @@ static SbStatus select_friction(SbInstance *inst, const char *function, int *cha
     if (tau > 0.0)
         sb_log(inst, SB_OK, SB_LOG_EVENTS, "%s: t = %.17g: a friction element went past its stop for %g s (found "
                "late): taken back", function, t, tau);
+    /* The holding forces at the rates zeroed: a sticking element's rate at the event (a step of motion past its
+       stop when found late) is not a force it must hold (its stabilization term would add m 2 alpha rate). */
+    const int n = inst->m->nq;
+    int zeroed = 0;
+    memcpy(ev->dq0, inst->state.x + n, (size_t)n * sizeof(double));
+    SbStatus s0 = stop_at_rest(inst, function, 0.0, &zeroed);
+    if (s0 != SB_OK) return s0;
     for (int round = 0; round <= nf; ++round) {
         sb_changed(inst);
         SbStatus s = sb_accelerations(inst, t, inst->state.x, ev->a0, NULL);
@@ -349,6 +356,11 @@ static SbStatus select_friction(SbInstance *inst, const char *function, int *cha
         }
         if (worst < 0) break;
         inst->state.slip[worst] = ev->lam_all[nc + k + worst] > 0.0 ? -1.0 : 1.0; /* against the holding force */
+    }
+    if (zeroed) { /* the rates as found, stopped below by the elements that stick */
+        memcpy(inst->state.x + n, ev->dq0, (size_t)n * sizeof(double));
+        sb_changed(inst);
+        sb_ev_evaluate(inst, t, inst->state.x);
     }
     SbStatus s = stop_at_rest(inst, function, tau, changed);
     if (s != SB_OK) return s;
