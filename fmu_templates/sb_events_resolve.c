@@ -5,7 +5,8 @@
  * 1. Events found late.  A master that sees events only at the ends of its steps (or whose tolerance lets a
  *    closed contact drift) hands over a state past the event: an open contact inside its surface (gap below
  *    -SB_PROJECT_GAP), a closed one that drifted inside.  The event is handled at that state: the positions are
- *    projected onto those surfaces with every bilateral constraint kept (Newton with minimum-norm steps on
+ *    projected onto those surfaces with every bilateral constraint kept (a first step in the metric of the
+ *    masses, as impulses along the gaps would move the bodies, then Newton with minimum-norm steps on
  *    [Phi; g]), the velocities onto the bilateral rows, and a contact found inside takes the rate at which it
  *    crossed its surface (sb_entry_rate: the projection neither gains nor loses energy along the gap).
  * 2. Impacts: Newton's multi-contact law (F. Pfeiffer and C. Glocker, Multibody Dynamics with Unilateral
@@ -16,7 +17,9 @@
  *    would rise less than SB_REBOUND_RESOLUTION times the depth at which they were found; so accumulations of
  *    impacts end, also in masters with fixed steps.
  * 3. Contact modes: the touching contacts at rest carry forces f >= 0 with gap accelerations W f + b >= 0,
- *    complementary; those with f > 0 close (their rates are zeroed), the others open.
+ *    complementary (the sticking friction elements held); those with f > 0 close (their rates are zeroed), the
+ *    others open, except those whose rates the sticking elements hold already (W_ii zero with them held: a
+ *    block stuck against its stop), which stay closed and share the load in the forces of the mode.
  * 4. Friction (stick or slip): the elements at rest stick while the force that holds them keeps a positive
  *    indicator, the most overloaded released first, sliding against that force (a heuristic for elements that
  *    load each other, as symbody.numeric.events).  An element that was slipping and whose rate has reversed
@@ -40,8 +43,8 @@
 /* events found late                                                        */
 /* ------------------------------------------------------------------------ */
 
-/* Newton on [Phi; g_set] = 0 for the positions, minimum-norm steps (the bilateral constraints and the gaps
-   of the m contacts set[0..m)). */
+/* Newton on [Phi; g_set] = 0 for the positions (the bilateral constraints and the gaps of the m contacts
+   set[0..m)): a first step in the metric of the masses, then minimum-norm steps. */
 static SbStatus project_positions(SbInstance *inst, const char *function, int m, const int *set)
 {
     SbEvents *ev = sb_ev(inst);
@@ -51,6 +54,26 @@ static SbStatus project_positions(SbInstance *inst, const char *function, int m,
     double *x = inst->state.x, *J = inst->proj.Jrows, *r = inst->proj.rrows, *dx = inst->proj.dx;
     const double tol = fmin(inst->state.set[SB_SET_PROJ_TOL], 1e-3 * SB_PROJECT_GAP);
     double err = INFINITY;
+    /* A first step in the metric of the mass matrix, the bilateral rows held: the bodies move back as impulses
+       along the gaps would move them (a step of least norm in the coordinates mixes metres and radians: a
+       payload found 4 mm inside the ground had its rope turned by 1.8e-3 rad rather than shortened, and the
+       trolley drifted 5 cm over the next 4 s).  Newton's steps below remove what is left (of second order). */
+    SbStatus s = sb_ev_open_accelerations(inst, function);
+    if (s != SB_OK) return s;
+    sb_ev_evaluate(inst, t, x);
+    sb_ev_response(inst, m, set);
+    {
+        int all[SB_MAX_ENUMERATED];
+        double rhs[SB_MAX_ENUMERATED], P[SB_MAX_ENUMERATED];
+        for (int a = 0; a < m; ++a) {
+            all[a] = a;
+            rhs[a] = -ev->gap[set[a]];
+        }
+        sb_sym_solve(m, ev->W, m, all, rhs, P);
+        for (int a = 0; a < m; ++a)
+            for (int j = 0; j < n; ++j) x[j] += P[a] * ev->Z[(size_t)a * inst->dyn.na + j];
+        sb_changed(inst);
+    }
     for (int it = 0; it <= SB_PROJECT_ITERATIONS; ++it) {
         SbPoint pt = sb_point(inst, t, x, NULL, NULL);
         if (nh > 0) sb_Phi_Phi_q(&pt, J, r);
@@ -220,6 +243,11 @@ static SbStatus select_modes(SbInstance *inst, const char *function, int touchin
         return sb_fail(inst, function, "%d contacts and sticking friction elements at t = %g: more than the %d this "
                        "FMU handles", m + h, t, SB_MAX_ENUMERATED);
     if (m > 0) {
+        double wfree[SB_MAX_ENUMERATED]; /* each contact's own Delassus entry, the sticking rows free */
+        if (h > 0) {
+            sb_ev_response(inst, m, ev->set);
+            for (int a = 0; a < m; ++a) wfree[a] = ev->W[a * m + a];
+        }
         sb_ev_response_held(inst, m, h, ev->set);
         const double alpha = inst->state.set[SB_SET_ALPHA], bb = inst->state.set[SB_SET_BETA];
         double bmax = 0.0, wmax = 1e-300;
@@ -239,7 +267,9 @@ static SbStatus select_modes(SbInstance *inst, const char *function, int touchin
         for (int a = 0; a < m; ++a) largest = fmax(largest, fabs(ev->z[a]));
         const double kept = sb_kept_force(bmax, wmax, largest, SB_FORCE_TOL);
         for (int a = 0; a < m; ++a)
-            if (ev->z[a] > kept) ev->keep[nkeep++] = a;
+            /* (a contact whose rate the sticking elements hold already, a block stuck against its stop, stays
+               closed: the forces of the mode share the load, and one that pulls opens with the unloaded ones) */
+            if (ev->z[a] > kept || (h > 0 && ev->W[a * m + a] <= SB_LCP_RCOND * wfree[a])) ev->keep[nkeep++] = a;
         if (nkeep > 0) { /* the closing contacts come exactly to rest */
             double rhs[SB_MAX_ENUMERATED], P[SB_MAX_ENUMERATED];
             int stopped = 0;
@@ -334,6 +364,13 @@ static SbStatus select_friction(SbInstance *inst, const char *function, int *cha
     if (tau > 0.0)
         sb_log(inst, SB_OK, SB_LOG_EVENTS, "%s: t = %.17g: a friction element went past its stop for %g s (found "
                "late): taken back", function, t, tau);
+    /* The holding forces at the rates zeroed: a sticking element's rate at the event (a step of motion past its
+       stop when found late) is not a force it must hold (its stabilization term would add m 2 alpha rate). */
+    const int n = inst->m->nq;
+    int zeroed = 0;
+    memcpy(ev->dq0, inst->state.x + n, (size_t)n * sizeof(double));
+    SbStatus s0 = stop_at_rest(inst, function, 0.0, &zeroed);
+    if (s0 != SB_OK) return s0;
     for (int round = 0; round <= nf; ++round) {
         sb_changed(inst);
         SbStatus s = sb_accelerations(inst, t, inst->state.x, ev->a0, NULL);
@@ -353,6 +390,11 @@ static SbStatus select_friction(SbInstance *inst, const char *function, int *cha
         }
         if (worst < 0) break;
         inst->state.slip[worst] = ev->lam_all[nc + k + worst] > 0.0 ? -1.0 : 1.0; /* against the holding force */
+    }
+    if (zeroed) { /* the rates as found, stopped below by the elements that stick */
+        memcpy(inst->state.x + n, ev->dq0, (size_t)n * sizeof(double));
+        sb_changed(inst);
+        sb_ev_evaluate(inst, t, inst->state.x);
     }
     SbStatus s = stop_at_rest(inst, function, tau, changed);
     if (s != SB_OK) return s;

@@ -233,7 +233,11 @@ class EventLog:
             a0 = form.accelerations(t, q, dq, u).ddq
             b = G @ a0 - s.gap_gamma[cand] + form.a * rate[cand] + form.b * s.gap[cand]
             f = contact_forces(W, b)
-            keep = cand[f > event_laws.kept_force(f, b, W)]
+            kept = f > event_laws.kept_force(f, b, W)
+            if form.held(s).shape[0] > s.D.shape[0]:  # a contact whose rate the sticking elements hold already
+                free = np.diag(contact_response(s.M, s.D, G)[1])  # (a block stuck against its stop) stays closed:
+                kept |= np.diag(W) <= event_laws.LCP_RCOND * free  # the forces of the mode share the load
+            keep = cand[kept]
             closed[keep] = True
             if keep.size:  # the closing contacts come exactly to rest (a plastic impulse of the size of the rate)
                 dq = self._stop(s.M, form.held(s), s.G[keep], rate[keep], dq)
