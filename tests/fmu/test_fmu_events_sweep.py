@@ -132,6 +132,8 @@ PUSHED_MASTERS = [
     Master("cs dopri5", "cs", "dopri5", 0.25, 1e-4),
     Master("bisection", "me", "bisection", 1e-3),
     Master("rk4", "me", "rk4", 1e-3),
+    Master("euler", "me", "euler", 1e-3),
+    Master("euler_bisection", "me", "euler_bisection", 1e-3),  # (rests since the rebounds shed Euler's gain)
     Master("cvode", "me", "cvode", 0.01, 1e-6),
 ]
 
