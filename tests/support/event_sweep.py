@@ -70,6 +70,13 @@ def resolved_impacts(master: Master, h0: float, e: float, count: int = 6) -> int
     return n
 
 
+def impacts_before_rest(master: Master, h0: float, e: float) -> int:
+    """About how many impacts a fixed-step master sees before the ball rests: until the rebound speed
+    e^k sqrt(2 g h0) falls to the speed g h a step of the master gives (its flight lasts two steps)."""
+    v1 = math.sqrt(2 * G * h0)
+    return 1 + max(0, math.ceil(math.log(G * master.step / v1) / math.log(e))) if 0.0 < e < 1.0 else 1
+
+
 def check_ball(master: Master, fmu, h0: float, e: float, m: float = 2.0) -> Failures:
     """A ball dropped from h0 with restitution e (start values of the FMU of support.contact_models.bouncing_ball):
     the impacts at their exact times, the apex heights e^(2k) h0, never below the floor by more than the master's
@@ -77,6 +84,8 @@ def check_ball(master: Master, fmu, h0: float, e: float, m: float = 2.0) -> Fail
     tol = ball_tolerances(master, h0, e)
     t_rest = ball_rest(h0, e)
     stop = t_rest + max(1.0, 0.25 * t_rest)
+    if tol["rest"] is None:  # each impact may end its flight late: run past the latest rest that allows
+        stop += 2 * (impacts_before_rest(master, h0, e) + 1) * tol["time"]
     trace, fail = run(master, fmu, stop, ["y", "dy", "N"], {"y": h0, "e": e, "m": m})
     if trace is None:
         return fail
