@@ -8,7 +8,8 @@
  *    projected onto those surfaces with every bilateral constraint kept (a first step in the metric of the
  *    masses, as impulses along the gaps would move the bodies, then Newton with minimum-norm steps on
  *    [Phi; g]), the velocities onto the bilateral rows, and a contact found inside takes the rate at which it
- *    crossed its surface (sb_entry_rate: the projection neither gains nor loses energy along the gap).
+ *    crossed its surface (sb_entry_rate: the projection neither gains nor loses energy along the gap; one
+ *    leaving where the importer located it, within SB_LOCATED_DEPTH, keeps its rate).
  * 2. Impacts: Newton's multi-contact law (F. Pfeiffer and C. Glocker, Multibody Dynamics with Unilateral
  *    Contacts, Wiley, 1996, ch. 6) on the touching contacts (the closed ones whatever the drift of their gaps,
  *    the open ones with gaps within SB_GAP_TOL, not separating): impulses
@@ -16,8 +17,10 @@
  *    sb_plastic_impact says so: approaches slower than SB_REST_VELOCITY, and impacts found late whose rebound
  *    would rise less than SB_REBOUND_RESOLUTION times the depth at which they were found; so accumulations of
  *    impacts end, also in masters with fixed steps.
- * 3. Contact modes: the touching contacts at rest carry forces f >= 0 with gap accelerations W f + b >= 0,
- *    complementary (the sticking friction elements held); those with f > 0 close (their rates are zeroed), the
+ * 3. Contact modes: the touching contacts at rest (or leaving slower than the importer resolves, under their gap
+ *    accelerations with the closed contacts held) carry forces f >= 0 with gap accelerations W f + b >= 0 at
+ *    their rates zeroed, complementary (the sticking friction elements held); those with f > 0 close (their
+ *    rates are zeroed, and so are those of the opening ones that approach slower than SB_REST_VELOCITY), the
  *    others open, except those whose rates the sticking elements hold already (W_ii zero with them held: a
  *    block stuck against its stop), which stay closed and share the load in the forces of the mode.
  * 4. Friction (stick or slip): the elements at rest stick while the force that holds them keeps a positive
