@@ -112,6 +112,7 @@ double sb_kept_force(double bmax, double wmax, double largest, double force_tol)
 double sb_entry_rate(double r, double alpha, double d)
 {
     if (r >= 0.0 && alpha <= 0.0) return r; /* drifted in: it never approached */
+    if (r >= 0.0 && d <= SB_LOCATED_DEPTH) return r; /* leaving where it was located: the importer's error */
     const double r2 = r * r + 2.0 * alpha * d;
     return r2 > 0.0 ? -sqrt(r2) : 0.0;
 }

@@ -18,6 +18,10 @@
 #define SB_LCP_TOL 1e-9
 /* eigenvalues of a Delassus matrix below this, relative to its largest, count as zero (redundant contacts) */
 #define SB_LCP_RCOND 1e-12
+/* a contact found at most this deep inside its surface was located there, not found late: twice the offset of
+   the event indicators in Model Exchange (sb_events.h, SB_EVENT_HYSTERESIS = 1e-10: an event is seen when an
+   open gap reaches -1e-10), far below any importer's accuracy, so the depth says nothing of how it entered */
+#define SB_LOCATED_DEPTH 2e-10
 
 /* The minimum-norm solution zs of W[S, S] zs = rhs for a symmetric positive semi-definite W (m x m,
    row-major) and the s indices S: its pseudo-inverse, eigenvalues below SB_LCP_RCOND of the largest
@@ -38,7 +42,8 @@ double sb_kept_force(double bmax, double wmax, double largest, double force_tol)
 /* The rate at which a contact found at depth d > 0 inside its surface, with gap rate r and gap acceleration
    alpha (every contact open), crossed the surface: under a constant alpha r^2 - 2 alpha g is kept along the
    gap g, so r_in^2 = r^2 + 2 alpha d, approaching (r_in <= 0; 0 when the motion could not have come from the
-   surface), unless it only drifted in (r >= 0 while alpha <= 0: r is kept).  Applied with the projection
+   surface), unless it only drifted in (r >= 0 while alpha <= 0: r is kept) or leaves where it was located
+   (r >= 0, d at most SB_LOCATED_DEPTH: r is kept; the rule would turn the importer's error into an approach).  Applied with the projection
    back onto the surface, the late event neither gains nor loses energy along the gap. */
 double sb_entry_rate(double r, double alpha, double d);
 

@@ -8,7 +8,8 @@
  *    projected onto those surfaces with every bilateral constraint kept (a first step in the metric of the
  *    masses, as impulses along the gaps would move the bodies, then Newton with minimum-norm steps on
  *    [Phi; g]), the velocities onto the bilateral rows, and a contact found inside takes the rate at which it
- *    crossed its surface (sb_entry_rate: the projection neither gains nor loses energy along the gap).
+ *    crossed its surface (sb_entry_rate: the projection neither gains nor loses energy along the gap; one
+ *    leaving where the importer located it, within SB_LOCATED_DEPTH, keeps its rate).
  * 2. Impacts: Newton's multi-contact law (F. Pfeiffer and C. Glocker, Multibody Dynamics with Unilateral
  *    Contacts, Wiley, 1996, ch. 6) on the touching contacts (the closed ones whatever the drift of their gaps,
  *    the open ones with gaps within SB_GAP_TOL, not separating): impulses
@@ -16,8 +17,10 @@
  *    sb_plastic_impact says so: approaches slower than SB_REST_VELOCITY, and impacts found late whose rebound
  *    would rise less than SB_REBOUND_RESOLUTION times the depth at which they were found; so accumulations of
  *    impacts end, also in masters with fixed steps.
- * 3. Contact modes: the touching contacts at rest carry forces f >= 0 with gap accelerations W f + b >= 0,
- *    complementary (the sticking friction elements held); those with f > 0 close (their rates are zeroed), the
+ * 3. Contact modes: the touching contacts at rest (or leaving slower than the importer resolves, under their gap
+ *    accelerations with the closed contacts held) carry forces f >= 0 with gap accelerations W f + b >= 0 at
+ *    their rates zeroed, complementary (the sticking friction elements held); those with f > 0 close (their
+ *    rates are zeroed, and so are those of the opening ones that approach slower than SB_REST_VELOCITY), the
  *    others open, except those whose rates the sticking elements hold already (W_ii zero with them held: a
  *    block stuck against its stop), which stay closed and share the load in the forces of the mode.
  * 4. Friction (stick or slip): the elements at rest stick while the force that holds them keeps a positive
@@ -221,15 +224,33 @@ static SbStatus select_modes(SbInstance *inst, const char *function, int touchin
     const int n = inst->m->nq, k = inst->m->nk, na = inst->dyn.na;
     const double t = *inst->state.time;
     int m = 0;
+    double coming[SB_MAX_ENUMERATED]; /* the gap accelerations of the open ones in the current modes */
     if (touching > 0) { /* (nothing touching: every contact opens, no force problem) */
-        SbStatus s = sb_ev_open_accelerations(inst, function);
-        if (s != SB_OK) return s;
+        /* An open contact leaving comes back under its gap acceleration with the closed contacts and the
+           sticking elements held, not with them all released: the overhead crane's payload lifting off the
+           ground while the trolley rests pressed against its stop (its gap acceleration -1.4e-4 held, +0.37
+           released) counted as in a resolved flight and stayed open with the importer's drift of the rate it
+           had closed (6e-5), found inside the ground at each of the importer's next steps. */
+        sb_changed(inst);
+        SbStatus s = sb_accelerations(inst, t, inst->state.x, ev->a0, NULL);
+        if (s != SB_OK) {
+            sb_log(inst, s, SB_LOG_DISCARD, "%s: at t = %g: %s", function, t, inst->problem);
+            return s;
+        }
+        sb_ev_evaluate(inst, t, inst->state.x);
+        for (int a = 0; a < touching; ++a) {
+            const int i = ev->set[a];
+            coming[a] = -ev->ggamma[i];
+            for (int j = 0; j < n; ++j) coming[a] += ev->G[(size_t)i * n + j] * ev->a0[j];
+        }
+        if ((s = sb_ev_open_accelerations(inst, function)) != SB_OK) return s;
         sb_ev_evaluate(inst, t, inst->state.x);
     }
     for (int a = 0; a < touching; ++a) { /* at rest, or leaving slower than the importer resolves */
         const int i = ev->set[a];
         double alpha = -ev->ggamma[i];
         for (int j = 0; j < n; ++j) alpha += ev->G[(size_t)i * n + j] * ev->a0[j];
+        if (inst->state.closed[i] == 0.0) alpha = coming[a];
         const double inside_leaving = ev->depth[i] > 0.0 && ev->rate0[i] > 0.0 ? ev->depth[i] : 0.0;
         if (fabs(ev->rate[i]) <= SB_REST_VELOCITY ||
             sb_unresolved_flight(ev->rate[i], alpha, inside_leaving, ev->late, SB_GAP_TOL, SB_REBOUND_RESOLUTION,
@@ -249,11 +270,15 @@ static SbStatus select_modes(SbInstance *inst, const char *function, int touchin
             for (int a = 0; a < m; ++a) wfree[a] = ev->W[a * m + a];
         }
         sb_ev_response_held(inst, m, h, ev->set);
-        const double alpha = inst->state.set[SB_SET_ALPHA], bb = inst->state.set[SB_SET_BETA];
+        const double bb = inst->state.set[SB_SET_BETA];
         double bmax = 0.0, wmax = 1e-300;
         for (int a = 0; a < m; ++a) {
             const int i = ev->set[a];
-            double v = -ev->ggamma[i] + 2.0 * alpha * ev->rate[i] + bb * bb * ev->gap[i];
+            /* (at the rate zeroed: the closing contacts come to rest, and the force they then carry decides; with
+               the stabilization of an approach rate below SB_REST_VELOCITY a contact lifting off closed with a
+               force the rest did not keep, and one at rest on the ground, its rate the importer's drift, opened
+               against a gap acceleration into the ground) */
+            double v = -ev->ggamma[i] + bb * bb * ev->gap[i];
             for (int j = 0; j < n; ++j) v += ev->G[(size_t)i * n + j] * ev->a0[j];
             ev->b[a] = v;
             bmax = fmax(bmax, fabs(v));
@@ -270,19 +295,26 @@ static SbStatus select_modes(SbInstance *inst, const char *function, int touchin
             /* (a contact whose rate the sticking elements hold already, a block stuck against its stop, stays
                closed: the forces of the mode share the load, and one that pulls opens with the unloaded ones) */
             if (ev->z[a] > kept || (h > 0 && ev->W[a * m + a] <= SB_LCP_RCOND * wfree[a])) ev->keep[nkeep++] = a;
-        if (nkeep > 0) { /* the closing contacts come exactly to rest */
-            double rhs[SB_MAX_ENUMERATED], P[SB_MAX_ENUMERATED];
-            int stopped = 0;
-            for (int c = 0; c < nkeep; ++c) {
-                rhs[c] = ev->rate[ev->set[ev->keep[c]]];
-                if (rhs[c] != 0.0) stopped = 1;
+        /* The closing contacts come exactly to rest, and so do those at rest that open while approaching
+           (slower than SB_REST_VELOCITY: plastic, as the impact law takes them): left open with their approach
+           rate, they are found inside their surfaces at the importer's next step, and again. */
+        int stop[SB_MAX_ENUMERATED], nstop = 0;
+        double rhs[SB_MAX_ENUMERATED], P[SB_MAX_ENUMERATED];
+        for (int a = 0, c = 0; a < m; ++a) {
+            const int closing = c < nkeep && ev->keep[c] == a;
+            c += closing;
+            if (closing || (ev->rate[ev->set[a]] < 0.0 && fabs(ev->rate[ev->set[a]]) <= SB_REST_VELOCITY)) {
+                rhs[nstop] = ev->rate[ev->set[a]];
+                stop[nstop++] = a;
             }
-            if (stopped) {
-                sb_sym_solve(m, ev->W, nkeep, ev->keep, rhs, P);
-                for (int c = 0; c < nkeep; ++c)
-                    for (int j = 0; j < n; ++j) inst->state.x[n + j] -= P[c] * ev->Z[(size_t)ev->keep[c] * na + j];
-                *changed = 1;
-            }
+        }
+        int stopped = 0;
+        for (int c = 0; c < nstop; ++c) stopped |= rhs[c] != 0.0;
+        if (stopped) {
+            sb_sym_solve(m, ev->W, nstop, stop, rhs, P);
+            for (int c = 0; c < nstop; ++c)
+                for (int j = 0; j < n; ++j) inst->state.x[n + j] -= P[c] * ev->Z[(size_t)stop[c] * na + j];
+            *changed = 1;
         }
     }
     for (int i = 0; i < k; ++i) ev->P[i] = 0.0; /* the new modes */

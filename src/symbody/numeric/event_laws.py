@@ -51,6 +51,10 @@ FORCE_TOL = 1e-8
 REBOUND_RESOLUTION = 10.0
 #: ... if its flight also lasts less than this many of the importer's steps, where that step is known
 FLIGHT_STEPS = 10.0
+#: a contact found at most this deep inside its surface was located there, not found late: twice the offset of
+#: the native FMUs' event indicators (an event is seen when an open gap reaches -1e-10), far below any
+#: importer's accuracy, so the depth says nothing of how the contact entered
+LOCATED_DEPTH = 2e-10
 
 
 class ComplementarityError(ArithmeticError):
@@ -115,8 +119,9 @@ def entry_rate(r: float, alpha: float, depth: float) -> float:
     acceleration ``alpha`` (every contact open) crossed the surface: under a constant ``alpha``,
     ``r^2 - 2 alpha g`` is kept along the gap ``g``, so ``r_in^2 = r^2 + 2 alpha depth``, approaching (``r_in
     <= 0``; 0 when the motion could not have come from the surface), unless it only drifted in (``r >= 0``
-    while ``alpha <= 0``: ``r`` is kept)."""
-    if r >= 0.0 and alpha <= 0.0:
+    while ``alpha <= 0``: ``r`` is kept) or leaves where it was located (``r >= 0``,
+    ``depth <= LOCATED_DEPTH``: ``r`` is kept; the rule would turn the master's error into an approach)."""
+    if r >= 0.0 and (alpha <= 0.0 or depth <= LOCATED_DEPTH):
         return r
     r2 = r * r + 2.0 * alpha * depth
     return -math.sqrt(r2) if r2 > 0.0 else 0.0
@@ -272,6 +277,7 @@ __all__ = [
     "MAX_ENUMERATED",
     "REBOUND_RESOLUTION",
     "FLIGHT_STEPS",
+    "LOCATED_DEPTH",
     "error_free_rate",
     "FORCE_TOL",
 ]

@@ -231,7 +231,8 @@ class EventLog:
             # gap accelerations with no contact force (the other rows held, with Baumgarte's terms)
             form.closed[:] = False
             a0 = form.accelerations(t, q, dq, u).ddq
-            b = G @ a0 - s.gap_gamma[cand] + form.a * rate[cand] + form.b * s.gap[cand]
+            # (at the rates zeroed: the closing contacts come to rest, and the forces they carry then decide)
+            b = G @ a0 - s.gap_gamma[cand] + form.b * s.gap[cand]
             f = contact_forces(W, b)
             kept = f > event_laws.kept_force(f, b, W)
             if form.held(s).shape[0] > s.D.shape[0]:  # a contact whose rate the sticking elements hold already
@@ -239,8 +240,11 @@ class EventLog:
                 kept |= np.diag(W) <= event_laws.LCP_RCOND * free  # the forces of the mode share the load
             keep = cand[kept]
             closed[keep] = True
-            if keep.size:  # the closing contacts come exactly to rest (a plastic impulse of the size of the rate)
-                dq = self._stop(s.M, form.held(s), s.G[keep], rate[keep], dq)
+            # the closing contacts come exactly to rest (a plastic impulse of the size of the rate), and so do those
+            # at rest that open while approaching (left open with their approach, they are found inside again)
+            stop = cand[kept | (rate[cand] < 0.0)]
+            if stop.size:
+                dq = self._stop(s.M, form.held(s), s.G[stop], rate[stop], dq)
         form.closed[:] = closed
         for i in np.flatnonzero(closed & ~before):
             self._add(Event(t, self.names[i], "close", float(rate[i])))
