@@ -12,25 +12,16 @@ from __future__ import annotations
 from test_rk4_stability import Q1, closed_form, driven_oscillator
 
 from symbody.fmu import export_fmu
-from symbody.fmu.testing import FmuSession
+
+from support.solver_log import logged_solver
 
 
 def run(fmu, method: int, rtol: float) -> tuple[int, float]:
     """(accepted steps, error of q1 relative to its amplitude at t = 1 s)."""
-    messages: list[str] = []
-
-    def logger(*args):
-        messages.append(args[-1].decode() if isinstance(args[-1], bytes) else args[-1])
-
-    s = FmuSession(fmu, logger=logger, debug_logging=True)
-    try:
-        s.fmu.setDebugLogging(True, ["logSolver"])
-        s.initialize(**{"solver.method": method, "solver.rtol": rtol, "solver.atol": rtol * 1e-2})
+    with logged_solver(fmu, method, rtol) as (s, messages):
         for _ in range(100):
             s.step(0.01)
         q1 = s.get("q1")[0]
-    finally:
-        s.close()
     return sum("accepted step" in m for m in messages), abs(q1 - closed_form(1.0)[0]) / Q1
 
 

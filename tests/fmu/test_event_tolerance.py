@@ -21,6 +21,7 @@ from symbody.fmu.testing import FmuSession, fmu_simulation
 from support.contact_models import GRAZE_DEPTH, T_HIT, V0, G, H, bouncing_ball
 from support.friction_models import sine_pushed_block
 from support.hoist_models import FALL, drop_motion, dropped_on_rope
+from support.solver_log import logged_solver
 
 RK4, DOPRI5, ROSENBROCK23 = 1, 2, 3
 SOFT_K = 4.0  # N/m, the soft ceiling
@@ -62,22 +63,12 @@ def grazed_buffer() -> sb.System:
 
 def run(fmu, method: int, rtol: float, steps: int = STEPS) -> tuple[np.ndarray, list[str]]:
     """The first coordinate at each communication point, and the logSolver messages."""
-    messages: list[str] = []
-
-    def logger(*args):
-        messages.append(args[-1].decode() if isinstance(args[-1], bytes) else args[-1])
-
-    s = FmuSession(fmu, logger=logger, debug_logging=True)
-    try:
-        s.fmu.setDebugLogging(True, ["logSolver"])
-        s.initialize(**{"solver.method": method, "solver.rtol": rtol, "solver.atol": rtol * 1e-2})
+    with logged_solver(fmu, method, rtol) as (s, messages):
         name = next(n for n in ("y", "x") if n in s.vr)
         values = []
         for _ in range(steps):
             s.step(STEP)
             values.append(s.get(name)[0])
-    finally:
-        s.close()
     return np.array(values), messages
 
 

@@ -1,0 +1,26 @@
+"""A symbody Co-Simulation FMU initialized with a solver and tolerance, its ``logSolver`` messages recorded."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from symbody.fmu.testing import FmuSession
+
+
+@contextmanager
+def logged_solver(fmu, method: int, rtol: float) -> Iterator[tuple[FmuSession, list[str]]]:
+    """The initialized session (``solver.method``, ``solver.rtol``, ``solver.atol = rtol / 100``) and the list
+    its ``logSolver`` messages go to; closed on leaving."""
+    messages: list[str] = []
+
+    def logger(*args):
+        messages.append(args[-1].decode() if isinstance(args[-1], bytes) else args[-1])
+
+    s = FmuSession(fmu, logger=logger, debug_logging=True)
+    try:
+        s.fmu.setDebugLogging(True, ["logSolver"])
+        s.initialize(**{"solver.method": method, "solver.rtol": rtol, "solver.atol": rtol * 1e-2})
+        yield s, messages
+    finally:
+        s.close()
