@@ -22,8 +22,8 @@ from .assembly import AssemblyResult, HeldCoordinateWarning, assemble
 from .dynamics import FORMULATIONS, SimulationResult, simulate
 from .energy import EnergyResult, energy, exact_potential_energy, is_conservative, kinetic_energy, potential_energy
 from .equilibrium import EquilibriumResult, NonIsolatedEquilibriumWarning, static_equilibrium
+from .event_records import Event
 from .event_simulation import ContactSimulationResult, simulate_events
-from .events import Event
 from .inputs import Sampled
 from .inverse import InverseDynamicsResult, JointReaction, inverse_dynamics, joint_reactions
 from .kinematics import (

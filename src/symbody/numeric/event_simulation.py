@@ -27,7 +27,8 @@ import numpy as np
 
 from .contact_dynamics import ContactDynamics
 from .dynamics import SimulationResult, _times, check_consistency, start_state
-from .events import EVENT_METHODS, EventLog, EventResult, integrate_events
+from .event_records import EventResult
+from .events import EVENT_METHODS, EventLog, integrate_events
 from .inputs import input_function
 from .integrators import Stretches
 from .model import as_numeric

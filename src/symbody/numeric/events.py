@@ -46,7 +46,7 @@ Example (a ball dropped from 1 m bounces with e = 0.5 and comes to rest):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -55,10 +55,10 @@ from scipy.optimize import brentq, minimize_scalar
 from ..errors import NumericalError
 from . import event_laws
 from .contact_dynamics import ContactDynamics, ContactState
+from .event_records import Event, EventResult
 from .impacts import contact_forces, contact_response, impact_impulses
 from .integrators import SCIPY_METHODS, Stretches
 from .integrators import _set_state as set_state
-from .results import TimeHistory
 
 #: methods usable with events (those with a dense output that can be restarted)
 EVENT_METHODS = ("RK45", "DOP853", "Radau", "BDF", "RK23")
@@ -71,29 +71,6 @@ MAX_REACH = 50
 #: crossings of one switching function within ``CHATTER_SPAN`` (relative time) that end a simulation
 CHATTER_EVENTS = 50
 CHATTER_SPAN = 1e-6
-
-
-@dataclass(frozen=True)
-class Event:
-    """One event met by the simulation.
-
-    Attributes:
-        time: when it happened.
-        name: the name of the contact, of the friction element or of the switching function.
-        kind: ``"impact"``, ``"close"``, ``"open"`` (contacts), ``"stick"``, ``"slip"`` (friction) or
-            ``"switch"`` (a switching function of the loads crossed zero).
-        velocity: the gap (or slip) rate before the event (negative: approaching).
-        impulse: the impulse the contact took (impacts).
-    """
-
-    time: float
-    name: str
-    kind: str
-    velocity: float = field(default=0.0, compare=False)
-    impulse: float = field(default=0.0, compare=False)
-
-    def __repr__(self) -> str:
-        return f"Event(time={self.time:.6g}, name={self.name!r}, kind={self.kind!r})"
 
 
 @dataclass
@@ -597,40 +574,6 @@ def _reach(
             return ts, ys, key, nfev
         t0, y0 = ts, ys
     raise NumericalError(f"the event at t = {t_e:.6g} could not be reached without stepping across it")
-
-
-@dataclass(repr=False)
-class EventResult(TimeHistory):
-    """Extra data of a simulation with events (mixed into the result of :func:`simulate_events`).
-
-    Attributes:
-        events: the :class:`Event` list, in time order.
-        contact_force: contact forces (``nt x ncontacts``), zero while open; also ``res[name]``.
-        closed: which contacts are closed at each output (``nt x ncontacts`` booleans).
-        friction_force: stick-slip friction forces along their rates (``nt x nfrictions``); also ``res[name]``.
-        slip: slip direction of each friction element at each output (+1, -1; 0 sticking).
-    """
-
-    events: list = field(default_factory=list)
-    contact_force: np.ndarray | None = None
-    closed: np.ndarray | None = None
-    friction_force: np.ndarray | None = None
-    slip: np.ndarray | None = None
-
-    @property
-    def contact_names(self) -> list[str]:
-        return [c.name for c in self.eq.contacts]
-
-    @property
-    def friction_names(self) -> list[str]:
-        return [f.name for f in self.eq.frictions]
-
-    def __getitem__(self, name: str) -> np.ndarray:
-        if name in self.contact_names and self.contact_force is not None:
-            return self.contact_force[:, self.contact_names.index(name)]
-        if name in self.friction_names and self.friction_force is not None:
-            return self.friction_force[:, self.friction_names.index(name)]
-        return super().__getitem__(name)
 
 
 __all__ = ["Event", "EventLog", "EventResult", "integrate_events", "EVENT_METHODS"]
