@@ -297,7 +297,7 @@ class ContactModes:
             return closed
         Z = self.response(t, x, G[S])
         W = self.delassus(G[S], Z)
-        b = G[S] @ ddq0 - ggamma[S] + self.baumgarte(gap[S], 0.0 * rate[S])  # (at the rates zeroed)
+        b = G[S] @ ddq0 - ggamma[S] + self.baumgarte(gap[S], np.zeros(S.size))  # (at the rates zeroed)
         f = solve_lcp(W, b)
         kept = f > laws.kept_force(f, b, W)
         keep = np.flatnonzero(kept)
