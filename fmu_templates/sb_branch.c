@@ -123,6 +123,7 @@ static void keep_state(SbInstance *inst, double t, int near)
     double *kept = inst->state.kept;
     memcpy(kept + SB_KEPT_HEAD, inst->state.x, (size_t)(2 * n) * sizeof(double)); /* q, dq */
     memcpy(kept + SB_KEPT_HEAD + 2 * n, inst->cache.ddq, (size_t)n * sizeof(double));
+    memcpy(kept + SB_KEPT_HEAD + 3 * n, inst->state.x + 2 * n, (size_t)inst->m->ns * sizeof(double)); /* xs */
     kept[SB_KEPT_T] = t;
     kept[SB_KEPT_NEAR] = near;
     if (!near) kept[SB_KEPT_LEAST] = INFINITY;
@@ -258,16 +259,17 @@ SbStatus sb_branch_step(SbInstance *inst, const char *function, int *enter_event
 
 #define SB_CARRY_STEPS 32 /* rk4 steps that carry the kept state to the present (sb_branch_restore) */
 
-/* The kept state (q0, dq0 at t0) carried to time t by SB_CARRY_STEPS rk4 steps of the model's own dynamics, into x
-   (the first-order states held at their present values): the motion through the passage on the kept state's
-   branch, with the exact accelerations bridged over the singular instant (sb_passage.c). */
+/* The kept state (q0, dq0 and the first-order states xs0 at t0) carried to time t by SB_CARRY_STEPS rk4 steps of
+   the model's own dynamics, into x: the motion through the passage on the kept state's branch, with the exact
+   accelerations bridged over the singular instant (sb_passage.c).  The first-order states (a drive's current, a
+   cylinder's pressure) are carried with it: the host integrated them along the motion on the other branch. */
 static SbStatus carry_kept_state(SbInstance *inst, double t, double *x)
 {
     const int n = inst->m->nq, nx = sb_nx(inst->m);
     const double t0 = inst->state.kept[SB_KEPT_T], hs = (t - t0) / SB_CARRY_STEPS;
     double *k = inst->dyn.carry, *y = k + 4 * nx; /* k1..k4, then the stage state */
-    memcpy(x, inst->state.x, (size_t)nx * sizeof(double));
     memcpy(x, inst->state.kept + SB_KEPT_HEAD, (size_t)(2 * n) * sizeof(double));
+    memcpy(x + 2 * n, inst->state.kept + SB_KEPT_HEAD + 3 * n, (size_t)(nx - 2 * n) * sizeof(double));
     static const double c[4] = {0.0, 0.5, 0.5, 1.0}, w[4] = {1.0, 2.0, 2.0, 1.0};
     /* on the constraints to rounding first: the host's drift, as large as the distance between the branches next
        to the singular position, would turn the motion as it turned the host's */
@@ -279,7 +281,6 @@ static SbStatus carry_kept_state(SbInstance *inst, double t, double *x)
             for (int i = 0; i < nx; ++i) y[i] = x[i] + (j ? c[j] * hs * k[(j - 1) * nx + i] : 0.0);
             s = sb_derivatives(inst, ts + c[j] * hs, y, k + j * nx);
             if (s != SB_OK) return s;
-            for (int i = 2 * n; i < nx; ++i) k[j * nx + i] = 0.0; /* (first-order states held) */
         }
         for (int i = 0; i < nx; ++i) {
             double v = 0.0;
@@ -333,7 +334,7 @@ SbStatus sb_branch_restore(SbInstance *inst, const char *function, int *restored
         return branch_lost(inst, function, t,
                            "the state carried from the one kept before the passage does not re-assemble next to it");
     const double was = inst->state.x[n + worst];
-    memcpy(inst->state.x, x, (size_t)(2 * n) * sizeof(double));
+    memcpy(inst->state.x, x, (size_t)nx * sizeof(double)); /* (the first-order states as carried) */
     sb_changed(inst);
     *restored = 1; /* the continuous states changed, whatever follows */
     kept[SB_KEPT_FIRED] = 0.0;

@@ -145,7 +145,8 @@ typedef struct {
     double *p, *set;     /* parameters, settings (SbSetting) */
     double *h_next;      /* step size proposed by the adaptive solvers */
     double *kept;        /* Model Exchange, models with constraints: what the branch checks remember between calls
-                            (sb_branch.c): SB_KEPT_* then q, dq and ddq at the last accepted state kept (3 nq) */
+                            (sb_branch.c): SB_KEPT_* then q, dq and ddq at the last accepted state kept (3 nq),
+                            then its first-order states (ns) */
     double *closed;      /* per unilateral contact: 1 closed, 0 open (its mode; sb_events.c) */
     double *slip;        /* per friction element: 0 sticking, +1 or -1 the direction it slips (closed + nk) */
     double *side;        /* per switching function of the loads: +1 or -1, its side at the last event (the
@@ -388,7 +389,7 @@ static inline void sb_changed(SbInstance *inst) { inst->cache.valid = 0; }
 static inline int sb_nx(const SbModel *m) { return 2 * m->nq + m->ns; }
 
 /* Size of SbState.kept: the memory of the Model Exchange branch checks (models with constraints only). */
-static inline int sb_kept_size(const SbModel *m) { return m->nc > 0 ? SB_KEPT_HEAD + 3 * m->nq : 0; }
+static inline int sb_kept_size(const SbModel *m) { return m->nc > 0 ? SB_KEPT_HEAD + 3 * m->nq + m->ns : 0; }
 
 /* Set the time derivatives of order `order` (1 or 2) of the inputs vr (fmi2SetRealInputDerivatives): a motion
    input's position takes them as its inputs dz and ddz; any other input keeps them for the next communication

@@ -24,7 +24,8 @@
 #include "sb_runtime.h"
 
 #define SB_SNAPSHOT_MAGIC 0x53425354u /* "SBST" */
-#define SB_SERIAL_VERSION 4u /* 3: the sides of the switching functions; 4: the branch checks' memory */
+#define SB_SERIAL_VERSION 5u /* 3: the sides of the switching functions; 4: the branch checks' memory; 5: with the
+                                 first-order states of the state it keeps */
 #define SB_HEADER_BYTES 32u
 #define SB_CHECKSUM_BYTES 8u
 

@@ -50,8 +50,10 @@ def dead_point_time() -> float:
 class Hand(ModelExchange):
     """One Model Exchange instance driven by hand: rk4 steps of the master, then the step onto the other branch."""
 
-    def __init__(self, version: int, redundant: bool = False):
-        options = (("a10", A10), ("redundant", True)) if redundant else (("a10", A10),)
+    def __init__(self, version: int, redundant: bool = False, rod_turned: bool = False):
+        options = (("a10", A10),) + ((("redundant", True),) if redundant else ()) + (
+            (("rod_turned", True),) if rod_turned else ()
+        )
         super().__init__(cached_fmu(sp.SLIDER_CRANK, version, "me", options=options), debug_logging=True)
         self.log: list[str] = []
         self.fmu = self._start(self.log)
@@ -71,8 +73,10 @@ class Hand(ModelExchange):
             assert not entered, self.log[-3:]
 
     def set(self, t: float, a1: float, a2: float, da1: float, da2: float) -> None:
+        """The state (a1, a2, da1, da2); a first-order state rod_turned follows the rod, a2 - a20, as a host
+        integrating its rate da2 along this motion has it."""
         self.fmu.setTime(t)
-        x = np.array([a1, a2, da1, da2])
+        x = np.array([a1, a2, da1, da2] + [a2 + A10] * (self.nx - 4))
         self.fmu.setContinuousStates(_ptr(x), self.nx)
 
     def derivatives(self) -> np.ndarray:
@@ -145,6 +149,29 @@ def test_a_state_on_the_other_branch_is_put_back_in_an_event(version, redundant)
         a, da = reference(run.t)
         assert abs(run.x[0] - a) < 10 * CARRY_TOL and abs(run.x[1] + run.x[0]) < 1e-9
         assert not any("Error" in m or "error" in m for m in run.log), run.log[-3:]
+    finally:
+        run.close()
+
+
+@pytest.mark.parametrize("version", [2, 3])
+def test_the_first_order_states_are_put_back_with_the_motion(version):
+    """A first-order state integrating the rod's rate (rod_turned = a2 - a20 on the motion): the host's step onto
+    the other branch turned the rod by pi + 2 a1 and its integral with it.  The state put back is carried with
+    its first-order states from the state kept before the passage: rod_turned = -(a1 - a10) of the exact motion
+    (held at the host's value, it was pi + 2 a1 = 6.2 rad off)."""
+    run = Hand(version, rod_turned=True)
+    try:
+        assert run.nx == 5
+        run.rk4_to(T_KEPT)
+        assert abs(run.x[4] - (run.x[1] + A10)) < 1e-9  # (the host's integral on the branch)
+        assert run.jump(), run.log[-3:]
+        changed, x = run.event()
+        assert changed
+        check_on_the_exact_motion(x, T_STEP)
+        a, _ = reference(T_STEP)
+        assert abs(x[4] + (a - A10)) < CARRY_TOL, (x[4], -(a - A10))
+        run.rk4_to(T_STEP + 0.5)  # and on, the integral following the rod
+        assert abs(run.x[4] - (run.x[1] + A10)) < 10 * CARRY_TOL
     finally:
         run.close()
 

@@ -15,7 +15,7 @@ rest at ``O``).  The motion that keeps its velocity stays on ``a2 = -a1``.
 import symbody as sb
 
 
-def build(omega: float = 3.0, a10: float = 0.0, redundant: bool = False) -> sb.System:
+def build(omega: float = 3.0, a10: float = 0.0, redundant: bool = False, rod_turned: bool = False) -> sb.System:
     s = sb.System("equal_slider_crank", description="slider-crank with rod length = crank length")
     P = s.parameter
     L = P("L", 1.0, unit="m", description="crank and rod length")
@@ -37,6 +37,8 @@ def build(omega: float = 3.0, a10: float = 0.0, redundant: bool = False) -> sb.S
     if redundant:  # the guide once more, through the rod's midpoint: a row always dependent on 'guide'
         s.constraint("guide_again", (s.position(b).components(s.ground_base)[1] + s.position(c).components(s.ground_base)[1]) / 2
                      - L * sb.sin(a1) / 2)  # fmt: skip
+    if rod_turned:  # a first-order state: the angle the rod turned since the start, a2 - a20 on the motion
+        s.state("rod_turned", 0.0, unit="rad", description="angle the rod turned", rate=s.dt(a2))
     s.output("x_c", s.position(c).components(s.ground_base)[0], unit="m", description="slider position")
     s.output("N", -s.multiplier("guide"), unit="N", description="normal force of the guide on the slider (+y)")
     return s
