@@ -39,7 +39,7 @@
    projected back onto its surface) and is found at its offset inside again, leaving or at rest, was found by
    the error of the importer's next step, not by a motion: fmpy's CVode restarts after every event with steps
    whose error in a gap reaches rtol times the coordinates it depends on (the overhead crane's payload lifting
-   off the ground under a slowly vanishing force, its gap h - l cos(theta) with l = 12 m, was found 1e-10 inside
+   off the ground under a slowly vanishing force, its gap h - l cos(theta) with l = 15.3 m, was found 1e-10 inside
    every 1e-6 s for 0.05 s at rtol 1e-6, 112,000 events in 10 s, each projecting it back and holding it on the
    ground).  Each time that happens its offset grows by SB_OFFSET_GROWTH, up to the error the importer's tolerance
    allows in that gap, rtol (1 + sum_j |dg/dq_j q_j|) (sb_offset_bound; rtol the experiment's tolerance, else

@@ -256,16 +256,19 @@ def test_indicator_offsets_c_and_numpy_agree(kernel):
 
 def test_an_offset_grows_geometrically_where_a_contact_is_found_again_and_is_reset_by_an_impact_or_a_flight():
     """Found at its offset inside, leaving (or at rest), again and again: 1e-10, 1e-9, ... up to the bound the
-    master's tolerance allows (the overhead crane's payload on the ground at rtol 1e-6: 1.3e-5 m, reached after
+    master's tolerance allows (the overhead crane's payload on the ground at rtol 1e-6: 1.66e-5 m, reached after
     6 events), then kept; found deeper than twice its offset (late): kept; an impact (an approach faster than
     1e-5 m/s) or an event that finds it farther from its surface than the bound: back to 1e-10."""
-    bound = laws.offset_bound(1e-6, np.array([0.0, -1.0, 0.0]), np.array([20.0, 12.0, 0.0]))
-    assert bound == pytest.approx(1.3e-5, rel=1e-12)
+    l, theta = 15.2877, -0.19432  # (x, l, theta at the lift-off; the gap h - l cos(theta))
+    G = np.array([0.0, -math.cos(theta), l * math.sin(theta)])
+    bound = laws.offset_bound(1e-6, G, np.array([20.0, l, theta]))
+    assert bound == pytest.approx(1e-6 * (1 + l * math.cos(theta) + l * math.sin(theta) * theta), rel=1e-12)
+    assert bound == pytest.approx(1.657e-5, rel=1e-3)
     offsets = [laws.EVENT_HYSTERESIS]
     for _ in range(7):
         o = offsets[-1]
         offsets.append(laws.indicator_offset(o, o, 1e-9, -o, bound))
-    assert offsets == pytest.approx([1e-10, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1.3e-5, 1.3e-5], rel=1e-12)
+    assert offsets == pytest.approx([1e-10, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, bound, bound], rel=1e-12)
     assert laws.indicator_offset(1e-6, 1e-6, -1e-6, -1e-6, bound) == pytest.approx(1e-5)  # a hair of approach
     assert laws.indicator_offset(1e-6, 3e-6, 1e-3, -3e-6, bound) == 1e-6  # found late, leaving: kept
     assert laws.indicator_offset(1e-6, 0.0, 0.0, 0.0, bound) == 1e-6  # touching (closed): kept

@@ -224,10 +224,10 @@ def test_a_payload_lifting_off_while_the_trolley_rests_at_its_stop_in_cvode(lift
     steps, where the rate at entry turned its leaving rate into an approach (-9.3e-6 from +6e-8) that was never
     stopped (719,178 events).  Then, with that fixed, the payload lifting off was still found 1e-10 (the offset of
     its event indicator) inside its surface every microsecond for 0.05 s: CVode's steps after each restart have
-    errors in the gap h - l cos(theta) (l = 12 m) far above 1e-10, and each event projected it back onto the
+    errors in the gap h - l cos(theta) (l = 15.3 m) far above 1e-10, and each event projected it back onto the
     ground, holding it there: in 6 s 77,798 events at 50 kN and rtol 1e-6; at rtol 1e-8 29,356 (20 kN) and 94,808
     (50 kN) with l 9.8e-6 and 3.5e-5 m off (LIFT_OFF_EVENTS: before, after).  The offset of a contact found again where it left its surface
-    grows tenfold each time up to the error rtol allows in its gap (1.3e-5 m at rtol 1e-6): 13 to 24 events in
+    grows tenfold each time up to the error rtol allows in its gap (1.66e-5 m at rtol 1e-6): 13 to 24 events in
     all, x, l and theta within 500 rtol of the reference (l 1.3e-6 m at rtol 1e-8)."""
     from support.event_sweep import CRANE_GRID, CRANE_OUTPUT, check_crane, crane_reference
 
@@ -249,7 +249,7 @@ def test_a_payload_lifting_off_while_the_trolley_rests_at_its_stop_in_cvode(lift
 def test_the_offsets_grow_up_to_the_tolerance_the_importer_passes(lifting_crane, version, monkeypatch):
     """The bound of the offsets is the error the importer's tolerance allows in the gap.  fmpy's CVode at rtol
     1e-4 does not pass its tolerance to a Model Exchange FMU (fmi2SetupExperiment, fmi3EnterInitializationMode
-    without one): the bound then follows solver.rtol's default 1e-6 (1.65e-5 m for the payload's gap), below
+    without one): the bound then follows solver.rtol's default 1e-6 (1.66e-5 m for the payload's gap), below
     CVode's error at 1e-4, and the payload lifting off at 50 kN is found again every 0.5 ms for 0.6 s (396
     events in 6 s; 191,466 with the offset fixed at 1e-10).  Passed to the FMU, the tolerance 1e-4 lets the offset
     grow to 1e-3 m: 18 events, the positions within 1e3 rtol of symbody.numeric.simulate."""

@@ -154,8 +154,8 @@ def indicator_offset(
     ``largest`` (:func:`offset_bound`).  Approaching faster (an impact, or found late) or found farther than
     ``largest`` from its surface (it flew): ``base``.  Else the offset is kept.
 
-    Example (a payload found 1e-10 inside the ground, rising at 1e-9 m/s, the bound 1.2e-5 m):
-        >>> indicator_offset(1e-10, 1e-10, 1e-9, -1e-10, 1.2e-5)
+    Example (a payload found 1e-10 inside the ground, rising at 1e-9 m/s, the bound 1.6e-5 m):
+        >>> indicator_offset(1e-10, 1e-10, 1e-9, -1e-10, 1.6e-5)
         1e-09
     """
     if r < -rest_velocity or (depth <= 0.0 and gap > largest):
@@ -169,9 +169,10 @@ def offset_bound(rtol: float, G: np.ndarray, q: np.ndarray) -> float:
     """The error a master at relative tolerance ``rtol`` (and absolute tolerance ``rtol``: FMI's nominal values
     1) may make in a gap with the Jacobian row ``G`` at the coordinates ``q``: ``rtol (1 + sum |G_j q_j|)``.
 
-    Example (the overhead crane's payload on the ground, h - l cos(theta) with l = 12 m, at rtol 1e-6):
-        >>> round(offset_bound(1e-6, np.array([0.0, -1.0, 0.0]), np.array([20.0, 12.0, 0.0])), 12)
-        1.3e-05
+    Example (the overhead crane's payload hanging straight down on the ground, h - l cos(theta) with
+    l = 15 m, at rtol 1e-6):
+        >>> round(offset_bound(1e-6, np.array([0.0, -1.0, 0.0]), np.array([20.0, 15.0, 0.0])), 12)
+        1.6e-05
     """
     s = 1.0
     for g, x in zip(np.asarray(G, dtype=float).tolist(), np.asarray(q, dtype=float).tolist()):
