@@ -631,7 +631,7 @@ SbStatus sb_events_resolve(SbInstance *inst, const char *function, int *changed)
         if ((s = open_unloaded(inst, function, &opened)) != SB_OK || opened == 0) break;
     }
     if (s == SB_OK && k > 0 && inst->interface == SB_ME) s = record_departures(inst, function);
-    if (s == SB_OK && inst->interface == SB_ME) grow_offsets(inst, function);
+    if (s == SB_OK && k > 0 && inst->interface == SB_ME) grow_offsets(inst, function);
     if (s == SB_OK) take_sides(inst);
     return s;
 }
