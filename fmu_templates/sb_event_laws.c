@@ -109,12 +109,27 @@ double sb_kept_force(double bmax, double wmax, double largest, double force_tol)
     return fmax(1e-10 * (1.0 + bmax / wmax), force_tol * (1.0 + largest));
 }
 
-double sb_entry_rate(double r, double alpha, double d)
+double sb_entry_rate(double r, double alpha, double d, double located)
 {
     if (r >= 0.0 && alpha <= 0.0) return r; /* drifted in: it never approached */
-    if (r >= 0.0 && d <= SB_LOCATED_DEPTH) return r; /* leaving where it was located: the importer's error */
+    if (r >= 0.0 && d <= located) return r; /* leaving where it was located: the importer's error */
     const double r2 = r * r + 2.0 * alpha * d;
     return r2 > 0.0 ? -sqrt(r2) : 0.0;
+}
+
+double sb_indicator_offset(double offset, double d, double r, double gap, double base, double largest,
+                           double growth, double rest_velocity)
+{
+    if (r < -rest_velocity || (d <= 0.0 && gap > largest)) return base; /* an impact, or flown away */
+    if (d > 0.0 && d <= 2.0 * offset) return fmax(offset, fmin(growth * offset, largest)); /* found again there */
+    return offset;
+}
+
+double sb_offset_bound(double rtol, int n, const double *G, const double *q)
+{
+    double s = 1.0;
+    for (int j = 0; j < n; ++j) s += fabs(G[j] * q[j]);
+    return rtol * s;
 }
 
 int sb_unresolved_flight(double u, double alpha, double depth, double late, double gap_tol, double resolution,

@@ -43,9 +43,24 @@ double sb_kept_force(double bmax, double wmax, double largest, double force_tol)
    alpha (every contact open), crossed the surface: under a constant alpha r^2 - 2 alpha g is kept along the
    gap g, so r_in^2 = r^2 + 2 alpha d, approaching (r_in <= 0; 0 when the motion could not have come from the
    surface), unless it only drifted in (r >= 0 while alpha <= 0: r is kept) or leaves where it was located
-   (r >= 0, d at most SB_LOCATED_DEPTH: r is kept; the rule would turn the importer's error into an approach).  Applied with the projection
+   (r >= 0, d at most `located`, twice the offset of its event indicator (SB_LOCATED_DEPTH with the first
+   offset): r is kept; the rule would turn the importer's error into an approach).  Applied with the projection
    back onto the surface, the late event neither gains nor loses energy along the gap. */
-double sb_entry_rate(double r, double alpha, double d);
+double sb_entry_rate(double r, double alpha, double d, double located);
+
+/* The offset of an open contact's event indicator in Model Exchange after an event (sb_events.h,
+   SB_EVENT_HYSTERESIS), from its offset before, the depth d at which the event found it inside its surface (0:
+   not inside), its gap and gap rate r then.  Found where it was located (0 < d <= 2 offset) and not approaching
+   faster than rest_velocity: the importer's error in its next step reached the offset, which grows by `growth`,
+   up to `largest` (the error the importer's tolerance allows in the gap: sb_offset_bound).  Approaching faster
+   (an impact, or found late) or found away from its surface by more than `largest` (it flew): the first
+   offset, base.  Else (closed, at rest, or hovering within the importer's error) the offset is kept. */
+double sb_indicator_offset(double offset, double d, double r, double gap, double base, double largest,
+                           double growth, double rest_velocity);
+
+/* The error an importer at relative tolerance rtol (absolute tolerance rtol: FMI's nominal values 1) may make
+   in a gap with the Jacobian row G (n) at the coordinates q (n): rtol (1 + sum_j |G_j q_j|). */
+double sb_offset_bound(double rtol, int n, const double *G, const double *q);
 
 /* Whether a contact leaving its surface at rate u >= 0 against its gap acceleration alpha < 0 (every contact
    open; it comes back) makes a flight the importer does not resolve, and so counts as at rest: found `depth` > 0

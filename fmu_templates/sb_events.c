@@ -54,7 +54,7 @@ SbStatus sb_events_alloc(SbInstance *inst)
     double **d[] = {&ev->gap,   &ev->gbeta,  &ev->ggamma, &ev->e,  &ev->force, &ev->rate,   &ev->P,      &ev->rate0,
                     &ev->depth, &ev->target, &ev->b,      &ev->z,  &ev->mu,    &ev->mus,    &ev->normal, &ev->before,
                     &ev->slide, &ev->signed_normal, &ev->left_time, &ev->left_steps, &ev->left_rate, &ev->left_alpha,
-                    &ev->left_squares};
+                    &ev->left_squares, &ev->gap0};
     for (size_t i = 0; i < sizeof d / sizeof d[0]; ++i)
         if (!(*d[i] = calloc((size_t)k, sizeof(double)))) return SB_ERROR;
     int **ip[] = {&ev->set, &ev->keep, &ev->held};
@@ -78,7 +78,8 @@ void sb_events_free(SbInstance *inst)
                        ev->rate0,  ev->depth, ev->target, ev->Z,   ev->W,      ev->Wc,     ev->b,      ev->z,
                        ev->set,    ev->keep, ev->held, ev->a0,     ev->dq0,    ev->sw,     ev->mu,     ev->mus,
                        ev->normal, ev->before, ev->slide, ev->Zs,  ev->sol0,   ev->lam_all, ev->signed_normal,
-                       ev->left_time, ev->left_steps, ev->left_rate, ev->left_alpha, ev->left_squares};
+                       ev->left_time, ev->left_steps, ev->left_rate, ev->left_alpha, ev->left_squares,
+                       ev->gap0};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; ++i) free(buffers[i]);
     free(ev);
     inst->events = NULL;
@@ -383,7 +384,7 @@ SbStatus sb_event_indicators(SbInstance *inst, const char *function, double *z, 
 double sb_hysteresis(const SbInstance *inst, int i)
 {
     const int k = inst->m->nk, nsw = inst->m->nsw;
-    if (i < k) return inst->state.closed[i] != 0.0 ? 0.0 : SB_EVENT_HYSTERESIS;
+    if (i < k) return inst->state.closed[i] != 0.0 ? 0.0 : inst->state.offset[i];
     if (i < k + nsw) return inst->state.side[i - k] * SB_EVENT_HYSTERESIS;
     return inst->state.slip[i - k - nsw] != 0.0 ? SB_EVENT_HYSTERESIS : 0.0;
 }

@@ -9,7 +9,7 @@
  *    masses, as impulses along the gaps would move the bodies, then Newton with minimum-norm steps on
  *    [Phi; g]), the velocities onto the bilateral rows, and a contact found inside takes the rate at which it
  *    crossed its surface (sb_entry_rate: the projection neither gains nor loses energy along the gap; one
- *    leaving where the importer located it, within SB_LOCATED_DEPTH, keeps its rate).
+ *    leaving where the importer located it, within twice the offset of its event indicator, keeps its rate).
  * 2. Impacts: Newton's multi-contact law (F. Pfeiffer and C. Glocker, Multibody Dynamics with Unilateral
  *    Contacts, Wiley, 1996, ch. 6) on the touching contacts (the closed ones whatever the drift of their gaps,
  *    the open ones with gaps within SB_GAP_TOL, not separating): impulses
@@ -33,6 +33,8 @@
  *    SB_FORCE_TOL of the largest: the complementarity problem and the forces of the mode agree to rounding
  *    only) open, and the friction modes are chosen again.  The switching functions of the loads take their
  *    sides (the hysteresis of their indicators).
+ * 6. Model Exchange: the offsets of the contacts' event indicators (sb_events.h, SB_OFFSET_GROWTH): grown for a
+ *    contact found again where it left its surface, back to the first after an impact or a flight.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -112,7 +114,8 @@ static SbStatus project_found_late(SbInstance *inst, const char *function, int *
         ev->depth[i] = 0.0;
         if (!closed && ev->gap[i] < -SB_PROJECT_GAP) {
             ev->depth[i] = -ev->gap[i];
-            ev->late = fmax(ev->late, ev->depth[i]);
+            if (ev->depth[i] > 2.0 * inst->state.offset[i]) /* (not at its offset: where it was located) */
+                ev->late = fmax(ev->late, ev->depth[i]);
             ev->set[m++] = i;
             ++inside;
         } else if (closed && ev->gap[i] < -SB_PROJECT_GAP) { /* (one that moved out opens unless it touches) */
@@ -131,7 +134,7 @@ static SbStatus project_found_late(SbInstance *inst, const char *function, int *
             if (ev->depth[i] == 0.0) continue;
             double alpha = -ev->ggamma[i];
             for (int j = 0; j < n; ++j) alpha += ev->G[(size_t)i * n + j] * ev->a0[j];
-            ev->target[i] = sb_entry_rate(ev->rate[i], alpha, ev->depth[i]);
+            ev->target[i] = sb_entry_rate(ev->rate[i], alpha, ev->depth[i], 2.0 * inst->state.offset[i]);
             sb_log(inst, SB_OK, SB_LOG_EVENTS,
                    "%s: t = %.17g: contact '%s' found %g inside its surface (rate %g): projected onto it, rate "
                    "at entry %g", function, t, inst->m->contact_names[i], ev->depth[i], ev->rate[i], ev->target[i]);
@@ -448,6 +451,7 @@ static SbStatus remember_rates(SbInstance *inst)
     const int k = inst->m->nk, nf = inst->m->nf;
     int late = 0;
     memcpy(ev->rate0, ev->rate, (size_t)(k + nf) * sizeof(double));
+    memcpy(ev->gap0, ev->gap, (size_t)k * sizeof(double));
     for (int j = 0; j < nf; ++j) {
         ev->slide[j] = 0.0;
         late |= inst->state.slip[j] * ev->rate[k + j] < -SB_REST_VELOCITY;
@@ -548,6 +552,26 @@ static SbStatus record_departures(SbInstance *inst, const char *function)
     return SB_OK;
 }
 
+/* Model Exchange, after an event: the offsets of the contacts' event indicators (module comment, 6), from where
+   and how the event found each. */
+static void grow_offsets(SbInstance *inst, const char *function)
+{
+    SbEvents *ev = sb_ev(inst);
+    const int n = inst->m->nq;
+    sb_ev_evaluate(inst, *inst->state.time, inst->state.x);
+    for (int i = 0; i < inst->m->nk; ++i) {
+        const double before = inst->state.offset[i];
+        const double largest = fmax(SB_EVENT_HYSTERESIS, sb_offset_bound(inst->state.set[SB_SET_RTOL], n,
+                                                                         ev->G + (size_t)i * n, inst->state.x));
+        inst->state.offset[i] = sb_indicator_offset(before, ev->depth[i], ev->rate0[i], ev->gap0[i],
+                                                    SB_EVENT_HYSTERESIS, largest, SB_OFFSET_GROWTH, SB_REST_VELOCITY);
+        if (inst->state.offset[i] > before)
+            sb_log(inst, SB_OK, SB_LOG_EVENTS, "%s: t = %.17g: contact '%s' found again where it left its surface: "
+                   "the offset of its event indicator grows to %g", function, *inst->state.time,
+                   inst->m->contact_names[i], inst->state.offset[i]);
+    }
+}
+
 /* The span of the importer's step that ended at t (0 where not known: Co-Simulation, no step yet, times set
    back by fmi2SetFMUState).  An importer that does not call CompletedIntegratorStep (the FMU says it need not)
    spans several steps with one: a longer step only leaves the depth's rule alone in sb_unresolved_flight. */
@@ -607,6 +631,7 @@ SbStatus sb_events_resolve(SbInstance *inst, const char *function, int *changed)
         if ((s = open_unloaded(inst, function, &opened)) != SB_OK || opened == 0) break;
     }
     if (s == SB_OK && k > 0 && inst->interface == SB_ME) s = record_departures(inst, function);
+    if (s == SB_OK && k > 0 && inst->interface == SB_ME) grow_offsets(inst, function);
     if (s == SB_OK) take_sides(inst);
     return s;
 }

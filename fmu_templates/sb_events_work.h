@@ -25,6 +25,7 @@ typedef struct SbEvents {
     double *force;                        /* forces of the closed contacts and the friction elements (nk + nf) */
     double *rate, *P;                     /* (nk + nf) */
     double *rate0;                        /* the rates when the event was found, before any impulse (nk + nf) */
+    double *gap0;                         /* the gaps when the event was found (nk) */
     double *depth, *target;               /* depth at which a contact was found inside, its rate at entry (nk) */
     double late;                          /* the largest depth of a contact found inside at this event */
     double step;                          /* the span of the importer's step that found it (0: not known) */

@@ -137,7 +137,7 @@ typedef struct {
     int flags;           /* SB_FLAG_* */
     int nS;
     double *S;           /* [time, x (2 nq + ns), u (3 nu), p (np), settings, h_next, kept (sb_kept_size),
-                            closed (nk), slip (nf), side (nsw)] */
+                            closed (nk), slip (nf), side (nsw), offset (nk)] */
     double *time;        /* S + 0 */
     double *x;           /* q = x, dq = x + nq, the first-order states xs = x + 2 nq */
     double *u;           /* inputs (nu) at the FMU's time, then their first and second time derivatives (nu each:
@@ -151,6 +151,9 @@ typedef struct {
     double *slip;        /* per friction element: 0 sticking, +1 or -1 the direction it slips (closed + nk) */
     double *side;        /* per switching function of the loads: +1 or -1, its side at the last event (the
                             hysteresis of its event indicator in Model Exchange; slip + nf) */
+    double *offset;      /* per unilateral contact: the offset of its event indicator while it is open in Model
+                            Exchange, SB_EVENT_HYSTERESIS grown while the importer finds it again where it left
+                            its surface (sb_events.h; side + nsw) */
 } SbState;
 
 /* Values at the current state, computed on demand by sb_update (sb_dynamics.c). */

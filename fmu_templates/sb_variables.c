@@ -218,7 +218,7 @@ SbStatus sb_check_state_values(SbInstance *inst, const char *function, const dou
         }
         if (check_range(inst, function, v, value) != SB_OK) return SB_ERROR;
     }
-    const double *modes = S + inst->state.nS - m->nsw - m->nf - m->nk; /* closed (nk), slip (nf), side (nsw) */
+    const double *modes = S + inst->state.nS - m->nk - m->nsw - m->nf - m->nk; /* closed, slip, side, offset */
     for (int i = 0; i < m->nk; ++i) { /* contact modes: open or closed */
         if (modes[i] != 0.0 && modes[i] != 1.0)
             return sb_fail(inst, function, "the mode %g of contact '%s' in the FMU state is invalid", modes[i],
@@ -234,6 +234,12 @@ SbStatus sb_check_state_values(SbInstance *inst, const char *function, const dou
         const double side = modes[m->nk + m->nf + j];
         if (side != 1.0 && side != -1.0)
             return sb_fail(inst, function, "the side %g of switching function %d in the FMU state is invalid", side, j);
+    }
+    for (int i = 0; i < m->nk; ++i) { /* the offsets of the contacts' event indicators */
+        const double offset = modes[m->nk + m->nf + m->nsw + i];
+        if (!(offset >= SB_EVENT_HYSTERESIS && isfinite(offset)))
+            return sb_fail(inst, function, "the offset %g of the event indicator of contact '%s' in the FMU state is "
+                           "invalid", offset, m->contact_names[i]);
     }
     const double *h_next = S + 1 + nx + 3 * m->nu + m->np + SB_N_SETTINGS, *kept = h_next + 1;
     if (!(isfinite(*h_next) && *h_next >= 0.0))

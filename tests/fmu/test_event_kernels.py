@@ -21,7 +21,15 @@ EXPORTS = r"""
 #include "sb_event_laws.h"
 #define EXPORT __attribute__((visibility("default")))
 EXPORT int test_lcp(int m, const double *W, const double *b, double *z) { return sb_lcp(m, W, b, z); }
-EXPORT double test_entry_rate(double r, double alpha, double d) { return sb_entry_rate(r, alpha, d); }
+EXPORT double test_entry_rate(double r, double alpha, double d, double located)
+{
+    return sb_entry_rate(r, alpha, d, located);
+}
+EXPORT double test_offset(double offset, double d, double r, double gap, double largest)
+{
+    return sb_indicator_offset(offset, d, r, gap, 1e-10, largest, 10.0, 1e-5);
+}
+EXPORT double test_bound(double rtol, int n, const double *G, const double *q) { return sb_offset_bound(rtol, n, G, q); }
 EXPORT int test_unresolved(double u, double alpha, double depth, double late, double step)
 {
     return sb_unresolved_flight(u, alpha, depth, late, 1e-8, 10.0, step, 10.0);
@@ -75,7 +83,11 @@ def kernel(tmp_path_factory):
     lib = ctypes.CDLL(str(folder / "laws.so"))
     lib.test_lcp.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
     lib.test_entry_rate.restype = ctypes.c_double
-    lib.test_entry_rate.argtypes = [ctypes.c_double] * 3
+    lib.test_entry_rate.argtypes = [ctypes.c_double] * 4
+    lib.test_offset.restype = ctypes.c_double
+    lib.test_offset.argtypes = [ctypes.c_double] * 5
+    lib.test_bound.restype = ctypes.c_double
+    lib.test_bound.argtypes = [ctypes.c_double, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]
     lib.test_kept.restype = ctypes.c_double
     lib.test_kept.argtypes = [ctypes.c_double] * 4
     lib.test_unresolved.argtypes = [ctypes.c_double] * 5
@@ -149,7 +161,8 @@ GRID = [-2.0, -0.3, -1e-6, 0.0, 1e-6, 0.3, 2.0]
 
 def test_entry_rate_plastic_and_unresolved_c_and_numpy_agree(kernel):
     for r, alpha, d in itertools.product(GRID, [-9.81, -1e-3, 0.0, 1e-3, 9.81], [1e-10, 1e-6, 1e-2]):
-        assert kernel.test_entry_rate(r, alpha, d) == laws.entry_rate(r, alpha, d)
+        assert kernel.test_entry_rate(r, alpha, d, laws.LOCATED_DEPTH) == laws.entry_rate(r, alpha, d)
+        assert kernel.test_entry_rate(r, alpha, d, 2e-6) == laws.entry_rate(r, alpha, d, 2e-6)
     steps = [0.0, 1e-3, 0.02]
     for u, alpha, depth, late, h in itertools.product(GRID, [-9.81, 0.0, 9.81], [0.0, 1e-10], [0.0, 1e-9, 1e-3], steps):
         got = bool(kernel.test_unresolved(u, alpha, depth, late, h))
@@ -225,6 +238,44 @@ def test_the_force_a_contact_keeps_to_close_c_and_numpy_agree(kernel, seed):
     header = (template_dir() / "sb_events.h").read_text()
     assert float(header.split("#define SB_FORCE_TOL ")[1].split()[0]) == laws.FORCE_TOL
     assert expected >= laws.FORCE_TOL * (1.0 + np.max(f))  # a hair of force above the rounding: it opens
+
+
+def test_indicator_offsets_c_and_numpy_agree(kernel):
+    depths, gaps = [0.0, 5e-11, 1e-10, 2e-10, 3e-10, 1e-7, 1e-3], [-1e-3, -1e-10, 0.0, 1e-9, 1e-6, 1e-2]
+    for offset, d, r, gap, largest in itertools.product([1e-10, 1e-9, 1e-7], depths, GRID, gaps, [1e-10, 1.3e-7, 1e-5]):
+        assert kernel.test_offset(offset, d, r, gap, largest) == laws.indicator_offset(offset, d, r, gap, largest)
+    rng = np.random.default_rng(3)
+    for n in (1, 3, 7):
+        G, q = np.ascontiguousarray(rng.normal(size=n)), np.ascontiguousarray(rng.normal(size=n) * 10)
+        assert kernel.test_bound(1e-6, n, G.ctypes.data, q.ctypes.data) == laws.offset_bound(1e-6, G, q)
+    header = (template_dir() / "sb_events.h").read_text()
+    assert float(header.split("#define SB_OFFSET_GROWTH ")[1].split()[0]) == laws.OFFSET_GROWTH
+    assert float(header.split("#define SB_STICK_TOL ")[1].split()[0]) == laws.EVENT_HYSTERESIS
+    assert "#define SB_EVENT_HYSTERESIS SB_STICK_TOL" in header
+
+
+def test_an_offset_grows_geometrically_where_a_contact_is_found_again_and_is_reset_by_an_impact_or_a_flight():
+    """Found at its offset inside, leaving (or at rest), again and again: 1e-10, 1e-9, ... up to the bound the
+    master's tolerance allows (the overhead crane's payload on the ground at rtol 1e-6: 1.66e-5 m, reached after
+    6 events), then kept; found deeper than twice its offset (late): kept; an impact (an approach faster than
+    1e-5 m/s) or an event that finds it farther from its surface than the bound: back to 1e-10."""
+    l, theta = 15.2877, -0.19432  # (x, l, theta at the lift-off; the gap h - l cos(theta))
+    G = np.array([0.0, -math.cos(theta), l * math.sin(theta)])
+    bound = laws.offset_bound(1e-6, G, np.array([20.0, l, theta]))
+    assert bound == pytest.approx(1e-6 * (1 + l * math.cos(theta) + l * math.sin(theta) * theta), rel=1e-12)
+    assert bound == pytest.approx(1.657e-5, rel=1e-3)
+    offsets = [laws.EVENT_HYSTERESIS]
+    for _ in range(7):
+        o = offsets[-1]
+        offsets.append(laws.indicator_offset(o, o, 1e-9, -o, bound))
+    assert offsets == pytest.approx([1e-10, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, bound, bound], rel=1e-12)
+    assert laws.indicator_offset(1e-6, 1e-6, -1e-6, -1e-6, bound) == pytest.approx(1e-5)  # a hair of approach
+    assert laws.indicator_offset(1e-6, 3e-6, 1e-3, -3e-6, bound) == 1e-6  # found late, leaving: kept
+    assert laws.indicator_offset(1e-6, 0.0, 0.0, 0.0, bound) == 1e-6  # touching (closed): kept
+    assert laws.indicator_offset(1e-6, 0.0, 0.0, 1e-5, bound) == 1e-6  # hovering within the master's error: kept
+    assert laws.indicator_offset(1e-5, 1e-5, -0.4, -1e-5, bound) == 1e-10  # an impact
+    assert laws.indicator_offset(1e-5, 0.0, 0.1, 2e-5, bound) == 1e-10  # flown away
+    assert laws.indicator_offset(1e-10, 1e-10, 0.0, -1e-10, 1e-10) == 1e-10  # a bound below the first offset
 
 
 def test_entry_rate_keeps_the_energy_along_the_gap():

@@ -332,3 +332,95 @@ def test_overhead_crane_with_end_stops_and_floor_exports(tmp_path):
     np.testing.assert_allclose(res["theta"], ref["theta"], atol=1e-8)
     assert res["x"].max() <= 20.0 + 1e-8  # never through the stop at x_max = 20 m
     assert res["x"][-1] == pytest.approx(20.0, abs=1e-8) and res["F_stop_high"][-1] > 0.0  # held against it
+
+
+# -- the offsets of the contacts' event indicators (Model Exchange) ----------------------------------------
+
+
+class _MeInstance:
+    """A Model Exchange instance of fmpy's raw FMI 2 or 3 calls with one state pair (y, dy) and one indicator."""
+
+    def __init__(self, fmu, version: int) -> None:
+        from fmpy import extract, read_model_description
+
+        md = read_model_description(str(fmu))
+        self.version, self.buf = version, np.zeros(2)
+        args = {"unzipDirectory": extract(str(fmu)), "modelIdentifier": md.modelExchange.modelIdentifier}
+        if version == 2:
+            from fmpy.fmi2 import FMU2Model
+
+            self.fmu = FMU2Model(guid=md.guid, **args)
+            self.fmu.instantiate()
+            self.fmu.setupExperiment(tolerance=1e-6, startTime=0.0)
+            self.fmu.enterInitializationMode()
+        else:
+            from fmpy.fmi3 import FMU3Model
+
+            self.fmu = FMU3Model(guid=md.guid, **args)
+            self.fmu.instantiate()
+            self.fmu.enterInitializationMode(tolerance=1e-6, startTime=0.0)
+        self.fmu.exitInitializationMode()
+        self.event()
+
+    def event(self) -> None:
+        if self.version == 2:
+            self.fmu.newDiscreteStates()
+        else:
+            self.fmu.updateDiscreteStates()
+        self.fmu.enterContinuousTimeMode()
+
+    def found_at(self, y: float, dy: float) -> None:
+        """The host hands over the state (y, dy) and the event iteration resolves it."""
+        from ctypes import POINTER, c_double
+
+        x = np.array([y, dy])
+        self.fmu.setContinuousStates(x.ctypes.data_as(POINTER(c_double)), 2)
+        self.fmu.enterEventMode()
+        self.event()
+
+    def indicator(self) -> float:
+        from ctypes import POINTER, c_double
+
+        self.fmu.getEventIndicators(self.buf.ctypes.data_as(POINTER(c_double)), 1)
+        return float(self.buf[0])
+
+    def close(self) -> None:
+        self.fmu.terminate()
+        self.fmu.freeInstance()
+
+
+@VERSIONS
+def test_an_open_contacts_indicator_offset_grows_where_it_is_found_again_and_is_part_of_the_fmu_state(
+    tmp_path, version
+):
+    """A free body on a floor (no load: at rest on it the contact is open, its indicator the gap + 1e-10).
+    Found at its offset inside (the error of the host's next step) the offset grows tenfold each time, up to the
+    error the tolerance 1e-6 allows in the gap y = 2 (1e-6 (1 + 2)); getFMUState, setFMUState and
+    (de)serialization restore it; an impact sets it back to 1e-10."""
+    s = sb.System("free_on_floor")
+    y = s.coordinate("y", 2.0)
+    s.particle("b", s.point("P", s.origin, (0, y, 0)), 1.0)
+    s.unilateral("floor", y - 2.0, restitution=0.5)
+    fmu = export_fmu(s, tmp_path / f"free{version}.fmu", fmi_version=version, kind="me")
+    me = _MeInstance(fmu, version)
+    assert me.indicator() == pytest.approx(1e-10, rel=1e-6)
+    for offset in (1e-9, 1e-8, 1e-7, 1e-6, 3e-6, 3e-6):  # (bound 1e-6 (1 + |1 * 2|))
+        me.found_at(2.0 - me.indicator(), 0.0)  # found at its offset inside, at rest
+        assert me.indicator() == pytest.approx(offset, rel=1e-6)
+        if offset == 1e-7:
+            kept = me.fmu.getFMUState()
+            blob = me.fmu.serializeFMUState(kept)
+    me.fmu.setFMUState(kept)
+    assert me.indicator() == pytest.approx(1e-7, rel=1e-6)
+    me.found_at(2.0 - 1e-7, 0.0)
+    assert me.indicator() == pytest.approx(1e-6, rel=1e-6)
+    me.fmu.setFMUState(me.fmu.deserializeFMUState(blob))
+    assert me.indicator() == pytest.approx(1e-7, rel=1e-6)
+    me.found_at(2.0 - 1e-7, -1.0)  # an impact: back to the first offset (rebound at 0.5)
+    assert me.indicator() == pytest.approx(1e-10, rel=1e-6)
+    me.found_at(2.0 - 1e-10, 1e-3)  # leaving where it was located: grows, and keeps its rate
+    assert me.indicator() == pytest.approx(1e-9, rel=1e-6)
+    me.found_at(2.5, 1e-3)  # an event that finds it away from its surface: back to the first offset
+    assert me.indicator() == pytest.approx(0.5 + 1e-10, rel=1e-9)
+    me.fmu.freeFMUState(kept)
+    me.close()

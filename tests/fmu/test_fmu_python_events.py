@@ -189,3 +189,32 @@ def test_a_closed_contact_drifted_out_of_its_surface_takes_part_in_an_impact():
     c.resolve(0.0, x)
     assert np.allclose(x[2:], [-1.0, 0.0], atol=1e-9), x
     assert list(c.closed) == [True, False]
+
+
+@pytest.mark.slow  # (13 s)
+def test_a_payload_lifting_off_while_the_trolley_rests_at_its_stop_python_fmu(tmp_path):
+    """The overhead crane of tests/fmu/test_fmu_events_sweep.py (trolley driven at 50 kN into its upper stop,
+    hoist at 0.95 m g): the payload rests on the ground, then lifts off slowly (t = 2.86) while the trolley rests
+    at its stop.  The Python FMUs are Co-Simulation FMUs that locate their events inside doStep (no event
+    indicators, so no offsets to grow, as the native Model Exchange FMUs must under fmpy's CVode): 26 events in
+    6 s with dopri5 at 1e-4 and steps of 0.25 s, the positions within 5e-9 of symbody.numeric.simulate."""
+    from support import example
+    from support.event_masters import Master
+    from support.event_sweep import CRANE_GRID, CRANE_OUTPUT, check_crane, crane_reference
+
+    system = example("overhead_crane", end_stops=True, ground=True)
+    fmu = export_fmu(system, tmp_path / "crane.fmu", backend="python")
+    inputs = {"F_trolley": 50e3, "F_hoist": 0.95 * 4000.0 * 9.80665}
+    ref = crane_reference(system, inputs, 6.0)
+    master = Master("cs dopri5", "cs", "dopri5", 0.25, 1e-4)
+    try:
+        assert check_crane(master, fmu, inputs, ref, 6.0) == []
+        trace = master.run(fmu, 6.0, CRANE_OUTPUT, inputs)
+    finally:
+        restore_fmi2_message_proxy()
+    assert 20 <= len(trace.events) <= 40
+    t = trace.time
+    k = np.round(t / CRANE_GRID).astype(int)
+    on = (np.abs(t - k * CRANE_GRID) <= 1e-9) & (k < len(ref["x"]))
+    for name in ("x", "l", "theta"):
+        assert np.abs(trace[name][on] - ref[name][k[on]]).max() <= 1e-7, name

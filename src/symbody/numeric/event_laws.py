@@ -19,6 +19,10 @@ and ``tests/fmu/test_event_kernels.py`` runs both on the same problems.
 * :func:`unresolved_flight` and :func:`plastic_impact`: a contact found late that would leave its surface
   slower than the master's steps resolve counts as at rest, and its impact is plastic: accumulations of
   impacts end in every master, also those with fixed steps.
+* :func:`indicator_offset` and :func:`offset_bound`: the offset of an open contact's event indicator in the
+  native Model Exchange FMUs (``fmu_templates/sb_events.h``), grown where the master finds the contact again
+  where it left its surface, up to the error the master's tolerance allows in its gap (Co-Simulation, and so
+  the Python FMUs, locate their events themselves: the laws are here as the reference of the C kernel).
 
 Example (two unit masses on a line, the first hits the second at speed 1, e = 1):
     >>> import numpy as np
@@ -55,6 +59,11 @@ FLIGHT_STEPS = 10.0
 #: the native FMUs' event indicators (an event is seen when an open gap reaches -1e-10), far below any
 #: importer's accuracy, so the depth says nothing of how the contact entered
 LOCATED_DEPTH = 2e-10
+#: the first offset of an open contact's event indicator in Model Exchange (an event is seen when its gap
+#: reaches -1e-10) ...
+EVENT_HYSTERESIS = 1e-10
+#: ... and the factor by which it grows each time the master finds the contact again where it left its surface
+OFFSET_GROWTH = 10.0
 
 
 class ComplementarityError(ArithmeticError):
@@ -114,17 +123,61 @@ def kept_force(f: np.ndarray, b: np.ndarray, W: np.ndarray) -> float:
     return max(1e-10 * (1.0 + bmax / wmax), FORCE_TOL * (1.0 + float(np.max(np.abs(f), initial=0.0))))
 
 
-def entry_rate(r: float, alpha: float, depth: float) -> float:
+def entry_rate(r: float, alpha: float, depth: float, located: float = LOCATED_DEPTH) -> float:
     """The rate at which a contact found ``depth > 0`` inside its surface with gap rate ``r`` and gap
     acceleration ``alpha`` (every contact open) crossed the surface: under a constant ``alpha``,
     ``r^2 - 2 alpha g`` is kept along the gap ``g``, so ``r_in^2 = r^2 + 2 alpha depth``, approaching (``r_in
     <= 0``; 0 when the motion could not have come from the surface), unless it only drifted in (``r >= 0``
-    while ``alpha <= 0``: ``r`` is kept) or leaves where it was located (``r >= 0``,
-    ``depth <= LOCATED_DEPTH``: ``r`` is kept; the rule would turn the master's error into an approach)."""
-    if r >= 0.0 and (alpha <= 0.0 or depth <= LOCATED_DEPTH):
+    while ``alpha <= 0``: ``r`` is kept) or leaves where it was located (``r >= 0``, ``depth <= located``,
+    twice the offset of its event indicator: ``r`` is kept; the rule would turn the master's error into an
+    approach)."""
+    if r >= 0.0 and (alpha <= 0.0 or depth <= located):
         return r
     r2 = r * r + 2.0 * alpha * depth
     return -math.sqrt(r2) if r2 > 0.0 else 0.0
+
+
+def indicator_offset(
+    offset: float,
+    depth: float,
+    r: float,
+    gap: float,
+    largest: float,
+    base: float = EVENT_HYSTERESIS,
+    growth: float = OFFSET_GROWTH,
+    rest_velocity: float = REST_VELOCITY,
+) -> float:
+    """The offset of an open contact's event indicator after an event (Model Exchange), from its ``offset``
+    before, the ``depth`` at which the event found it inside its surface (0: not inside), its ``gap`` and gap
+    rate ``r`` then.  Found where it was located (``0 < depth <= 2 offset``) and not approaching faster than
+    ``rest_velocity``: the master's error in its next step reached the offset, which grows by ``growth`` up to
+    ``largest`` (:func:`offset_bound`).  Approaching faster (an impact, or found late) or found farther than
+    ``largest`` from its surface (it flew): ``base``.  Else the offset is kept.
+
+    Example (a payload found 1e-10 inside the ground, rising at 1e-9 m/s, the bound 1.6e-5 m):
+        >>> indicator_offset(1e-10, 1e-10, 1e-9, -1e-10, 1.6e-5)
+        1e-09
+    """
+    if r < -rest_velocity or (depth <= 0.0 and gap > largest):
+        return base
+    if 0.0 < depth <= 2.0 * offset:
+        return max(offset, min(growth * offset, largest))
+    return offset
+
+
+def offset_bound(rtol: float, G: np.ndarray, q: np.ndarray) -> float:
+    """The error a master at relative tolerance ``rtol`` (and absolute tolerance ``rtol``: FMI's nominal values
+    1) may make in a gap with the Jacobian row ``G`` at the coordinates ``q``: ``rtol (1 + sum |G_j q_j|)``.
+
+    Example (the overhead crane's payload hanging straight down on the ground, h - l cos(theta) with
+    l = 15 m, at rtol 1e-6):
+        >>> round(offset_bound(1e-6, np.array([0.0, -1.0, 0.0]), np.array([20.0, 15.0, 0.0])), 12)
+        1.6e-05
+    """
+    s = 1.0
+    for g, x in zip(np.asarray(G, dtype=float).tolist(), np.asarray(q, dtype=float).tolist()):
+        s += abs(g * x)
+    return rtol * s
 
 
 def unresolved_flight(u: float, alpha: float, depth: float, late: float, gap_tol: float = GAP_TOL,
@@ -268,6 +321,10 @@ __all__ = [
     "sym_solve",
     "solve_lcp",
     "entry_rate",
+    "indicator_offset",
+    "offset_bound",
+    "EVENT_HYSTERESIS",
+    "OFFSET_GROWTH",
     "unresolved_flight",
     "plastic_impact",
     "GAP_TOL",
