@@ -532,8 +532,8 @@ void sb_events_step_completed(SbInstance *inst)
    not needed), the times it advances to end its steps; explicit Euler's are exactly those. */
 void sb_events_time_set(SbInstance *inst)
 {
-    if (!inst->events || inst->m->nk == 0 || inst->interface != SB_ME || sb_ev(inst)->flight[SB_FLIGHT_COMPLETING] != 0.0)
-        return;
+    if (!inst->events || inst->m->nk == 0 || inst->interface != SB_ME) return;
+    if (sb_ev(inst)->flight[SB_FLIGHT_COMPLETING] != 0.0) return; /* (its completed steps end them) */
     step_bound(sb_ev(inst), *inst->state.time, 0);
 }
 
