@@ -159,6 +159,7 @@ SbStatus sb_set_time(SbInstance *inst, const char *function, double time)
 {
     if (!isfinite(time)) return sb_fail(inst, function, "time %g is not finite", time);
     *inst->state.time = time;
+    sb_events_time_set(inst); /* (the ends of the importer's steps for the impact law) */
     sb_changed(inst);
     return SB_OK;
 }

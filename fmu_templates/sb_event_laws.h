@@ -83,7 +83,7 @@ int sb_plastic_impact(double r, double e, double alpha, double late, double rest
 /* The approach rate that an impact with approach rate r < 0 and restitution e < 1 takes in its law (rebound
    -e times it): r, or the rate without the importer's error where the flight it ends gained energy that the
    importer made. The contact left its surface at rate u > 0 with gap acceleration alpha0 < 0 and came back,
-   duration later, after `steps` completed integrator steps whose spans h_i have the sum of squares `squares`,
+   duration later, after `steps` steps of the importer whose spans h_i have the sum of squares `squares`,
    with gap acceleration alpha1 < 0; the change of the gap acceleration explains x = 2 u^2 |alpha1 - alpha0| /
    min |alpha| of the gain r^2 - u^2; the rest is the importer's error when it is what explicit Euler adds
    (alpha^2 h_i^2 a step: sum alpha^2 h_i^2) to within a factor 4 (min alpha^2 squares / 4 to

@@ -50,11 +50,17 @@ SbStatus sb_events_alloc(SbInstance *inst)
     SbEvents *ev = calloc(1, sizeof *ev);
     if (!ev) return SB_ERROR;
     inst->events = ev;
-    ev->bounds[0] = ev->bounds[1] = NAN; /* (no step known yet) */
+    double *const left = inst->state.flight + SB_FLIGHT_HEAD; /* (the FMU state's records: sb_events_resolve.c) */
+    ev->flight = inst->state.flight;
+    ev->bounds = ev->flight + SB_FLIGHT_END0;
+    ev->left_time = left + SB_LEFT_TIME * m->nk;
+    ev->left_steps = left + SB_LEFT_COUNT * m->nk;
+    ev->left_squares = left + SB_LEFT_SQUARES * m->nk;
+    ev->left_rate = left + SB_LEFT_RATE * m->nk;
+    ev->left_alpha = left + SB_LEFT_ALPHA * m->nk;
     double **d[] = {&ev->gap,   &ev->gbeta,  &ev->ggamma, &ev->e,  &ev->force, &ev->rate,   &ev->P,      &ev->rate0,
                     &ev->depth, &ev->target, &ev->b,      &ev->z,  &ev->mu,    &ev->mus,    &ev->normal, &ev->before,
-                    &ev->slide, &ev->signed_normal, &ev->left_time, &ev->left_steps, &ev->left_rate, &ev->left_alpha,
-                    &ev->left_squares, &ev->gap0};
+                    &ev->slide, &ev->signed_normal, &ev->gap0};
     for (size_t i = 0; i < sizeof d / sizeof d[0]; ++i)
         if (!(*d[i] = calloc((size_t)k, sizeof(double)))) return SB_ERROR;
     int **ip[] = {&ev->set, &ev->keep, &ev->held};
@@ -78,7 +84,6 @@ void sb_events_free(SbInstance *inst)
                        ev->rate0,  ev->depth, ev->target, ev->Z,   ev->W,      ev->Wc,     ev->b,      ev->z,
                        ev->set,    ev->keep, ev->held, ev->a0,     ev->dq0,    ev->sw,     ev->mu,     ev->mus,
                        ev->normal, ev->before, ev->slide, ev->Zs,  ev->sol0,   ev->lam_all, ev->signed_normal,
-                       ev->left_time, ev->left_steps, ev->left_rate, ev->left_alpha, ev->left_squares,
                        ev->gap0};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; ++i) free(buffers[i]);
     free(ev);

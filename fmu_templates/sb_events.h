@@ -58,8 +58,9 @@
    ends in every importer ... */
 #define SB_REBOUND_RESOLUTION 10.0
 /* ... unless its flight lasts SB_FLIGHT_STEPS or more of the Model Exchange importer's steps (the span of its
-   step that found the event, from the times of its completed integrator steps and of the events): a master
-   with fixed steps (the FMU Compliance Checker's explicit Euler) resolves those flights */
+   step that found the event, from the times of its completed integrator steps, or of the times it advances to
+   where it completes none, and of the events): a master with fixed steps (the FMU Compliance Checker's explicit
+   Euler) resolves those flights */
 #define SB_FLIGHT_STEPS 10.0
 
 /* Workspace of the contacts (NULL for models without contacts). */
@@ -68,6 +69,10 @@ void sb_events_free(SbInstance *inst);
 
 /* The importer completed an integrator step (Model Exchange): its time ends a step (SB_FLIGHT_STEPS). */
 void sb_events_step_completed(SbInstance *inst);
+
+/* The importer set the time (Model Exchange): where it never completes integrator steps, a time past the latest
+   one seen ends a step. */
+void sb_events_time_set(SbInstance *inst);
 
 /* After the bilateral solve of sb_accelerations (factorization in inst->dyn, solution in inst->dyn.sol):
    the forces of the closed contacts and their effect on the accelerations and multipliers. */

@@ -195,8 +195,9 @@ static SbStatus impact(SbInstance *inst, const char *function, int m, int *chang
         /* Model Exchange: the approach without the importer's error (explicit Euler's gain in the flight) */
         const double held = inst->interface == SB_ME
                                 ? sb_error_free_rate(r, ev->left_rate[i], ev->e[i], ev->left_alpha[i], alpha,
-                                                     t - ev->left_time[i], ev->completed - ev->left_steps[i],
-                                                     ev->squares - ev->left_squares[i])
+                                                     t - ev->left_time[i],
+                                                     ev->flight[SB_FLIGHT_COUNT] - ev->left_steps[i],
+                                                     ev->flight[SB_FLIGHT_SQUARES] - ev->left_squares[i])
                                 : r;
         ev->b[a] = plastic ? r : held == r ? (1.0 + ev->e[i]) * r : r + ev->e[i] * held;
     }
@@ -505,22 +506,39 @@ static void take_sides(SbInstance *inst)
         if (ev->sw[j] != 0.0) inst->state.side[j] = ev->sw[j] > 0.0 ? 1.0 : -1.0;
 }
 
-/* Another end of the importer's steps (Model Exchange): a completed step or an event; the square of the span
-   since the last one adds to `squares` (explicit Euler adds alpha^2 h^2 to a gap's r^2 in a step of h). */
-static void step_bound(SbEvents *ev, double t)
+/* Another end of the importer's steps (Model Exchange, models with contacts): a time it advanced to (`event` 0)
+   or an event (1).  A step ends where the time passes the latest end seen: the square of its span adds to
+   SB_FLIGHT_SQUARES (explicit Euler adds alpha^2 h^2 to a gap's r^2 in a step of h); an event may set the ends
+   back (a located event inside the last step, a host's step rejected and repeated). */
+static void step_bound(SbEvents *ev, double t, int event)
 {
-    if (t > ev->bounds[1]) ev->squares += (t - ev->bounds[1]) * (t - ev->bounds[1]);
-    if (t != ev->bounds[1]) {
-        ev->bounds[0] = ev->bounds[1];
-        ev->bounds[1] = t;
+    double *const f = ev->flight;
+    if (t > f[SB_FLIGHT_END1]) {
+        f[SB_FLIGHT_SQUARES] += (t - f[SB_FLIGHT_END1]) * (t - f[SB_FLIGHT_END1]);
+        f[SB_FLIGHT_COUNT] += 1.0;
+    }
+    if (t > f[SB_FLIGHT_END1] || isnan(f[SB_FLIGHT_END1]) || (event && t != f[SB_FLIGHT_END1])) {
+        f[SB_FLIGHT_END0] = f[SB_FLIGHT_END1];
+        f[SB_FLIGHT_END1] = t;
     }
 }
 
+/* The importer completed an integrator step: from now on only these end its steps (a host that calls it knows
+   its steps from the stages of a Runge-Kutta method or the times a root finder tries). */
 void sb_events_step_completed(SbInstance *inst)
 {
-    if (!inst->events) return;
-    step_bound(sb_ev(inst), *inst->state.time);
-    sb_ev(inst)->completed += 1.0;
+    if (!inst->events || inst->m->nk == 0) return;
+    sb_ev(inst)->flight[SB_FLIGHT_COMPLETING] = 1.0;
+    step_bound(sb_ev(inst), *inst->state.time, 0);
+}
+
+/* The importer set the time (Model Exchange): where it never calls CompletedIntegratorStep (the FMU declares it
+   not needed), the times it advances to end its steps; explicit Euler's are exactly those. */
+void sb_events_time_set(SbInstance *inst)
+{
+    if (!inst->events || inst->m->nk == 0 || inst->interface != SB_ME) return;
+    if (sb_ev(inst)->flight[SB_FLIGHT_COMPLETING] != 0.0) return; /* (its completed steps end them) */
+    step_bound(sb_ev(inst), *inst->state.time, 0);
 }
 
 /* Model Exchange, after an event: the departures of the open contacts leaving their surfaces (against their
@@ -540,8 +558,8 @@ static SbStatus record_departures(SbInstance *inst, const char *function)
         const int open = inst->state.closed[i] == 0.0;
         if (open && ev->gap[i] <= SB_GAP_TOL && ev->rate[i] > SB_REST_VELOCITY && alpha < 0.0) {
             ev->left_time[i] = t;
-            ev->left_steps[i] = ev->completed;
-            ev->left_squares[i] = ev->squares;
+            ev->left_steps[i] = ev->flight[SB_FLIGHT_COUNT];
+            ev->left_squares[i] = ev->flight[SB_FLIGHT_SQUARES];
             ev->left_rate[i] = ev->rate[i];
             ev->left_alpha[i] = alpha;
         } else if (!open || fabs(ev->rate[i] - ev->rate0[i]) > SB_REST_VELOCITY) {
@@ -572,13 +590,14 @@ static void grow_offsets(SbInstance *inst, const char *function)
     }
 }
 
-/* The span of the importer's step that ended at t (0 where not known: Co-Simulation, no step yet, times set
-   back by fmi2SetFMUState).  An importer that does not call CompletedIntegratorStep (the FMU says it need not)
-   spans several steps with one: a longer step only leaves the depth's rule alone in sb_unresolved_flight. */
+/* The span of the importer's step that ended at t (0 where not known: Co-Simulation, no step yet, an event
+   inside the last step).  An importer that does not call CompletedIntegratorStep ends a step at every time it
+   advances to: the stages of a Runge-Kutta step shorten it, which only makes fewer impacts plastic in
+   sb_unresolved_flight. */
 static double importer_step(const SbInstance *inst, double t)
 {
     const SbEvents *ev = sb_ev(inst);
-    if (inst->interface != SB_ME) return 0.0;
+    if (inst->interface != SB_ME || inst->m->nk == 0) return 0.0;
     if (ev->bounds[1] < t) return t - ev->bounds[1];
     return ev->bounds[1] == t && ev->bounds[0] < t ? t - ev->bounds[0] : 0.0;
 }
@@ -594,7 +613,7 @@ SbStatus sb_events_resolve(SbInstance *inst, const char *function, int *changed)
     SbEvents *ev = sb_ev(inst);
     const double t = *inst->state.time;
     ev->step = importer_step(inst, t);
-    if (inst->interface == SB_ME) step_bound(ev, t);
+    if (inst->interface == SB_ME && k > 0) step_bound(ev, t, 1);
     sb_ev_evaluate(inst, t, inst->state.x);
     SbStatus s = remember_rates(inst);
     if (s == SB_OK) s = project_found_late(inst, function, changed);

@@ -29,12 +29,11 @@ typedef struct SbEvents {
     double *depth, *target;               /* depth at which a contact was found inside, its rate at entry (nk) */
     double late;                          /* the largest depth of a contact found inside at this event */
     double step;                          /* the span of the importer's step that found it (0: not known) */
-    double bounds[2];                     /* the last two ends of the importer's steps and events (ME; NaN) */
-    double completed;                     /* completed integrator steps so far (ME) */
-    double squares;                       /* the sum of the squared spans between those ends so far (ME) */
-    double *left_time, *left_steps;       /* a contact's last departure from its surface: time, `completed` then, */
-    double *left_rate, *left_alpha;       /* its rate (0: none since, or an impulse changed it in flight), alpha, */
-    double *left_squares;                 /* `squares` then (nk) */
+    double *flight;                       /* the importer's steps, part of the FMU state (SbState.flight): */
+    double *bounds;                       /* the last two ends of its steps and events (ME; NaN), */
+    double *left_time, *left_steps;       /* a contact's last departure from its surface: time, steps then, */
+    double *left_squares;                 /* the sum of the squared spans then, */
+    double *left_rate, *left_alpha;       /* its rate (0: none since, or an impulse changed it in flight), alpha */
     double *Z;                            /* responses [X; Y] to unit forces, one row of nq + nc per event row */
     double *W, *Wc, *b, *z;               /* Delassus matrix of a set, a condensed one, LCP vectors */
     int *set, *keep;

@@ -111,10 +111,12 @@ static int *ints(int count, int *ok) { return zalloc((size_t)count, sizeof(int),
 static int imax(int a, int b) { return a > b ? a : b; }
 
 /* One array S = [time, x (2 nq + ns), u (3 nu: values, first and second derivatives), p (np), settings, h_next,
-   kept (the branch checks' memory), closed (nk), slip (nf), side (nsw), offset (nk)] and the named views into it. */
+   kept (the branch checks' memory), flight (the importer's steps in the contacts' flights), closed (nk), slip (nf),
+   side (nsw), offset (nk)] and the named views into it. */
 static void alloc_state(SbState *s, const SbModel *m, int *ok)
 {
-    s->nS = 1 + sb_nx(m) + 3 * m->nu + m->np + SB_N_SETTINGS + 1 + sb_kept_size(m) + m->nk + m->nf + m->nsw + m->nk;
+    s->nS = 1 + sb_nx(m) + 3 * m->nu + m->np + SB_N_SETTINGS + 1 + sb_kept_size(m) + sb_flight_size(m) + m->nk +
+            m->nf + m->nsw + m->nk;
     s->S = doubles(s->nS, 1, ok);
     if (!s->S) return;
     s->time = s->S;
@@ -124,7 +126,8 @@ static void alloc_state(SbState *s, const SbModel *m, int *ok)
     s->set = s->p + m->np;
     s->h_next = s->set + SB_N_SETTINGS;
     s->kept = s->h_next + 1;
-    s->closed = s->kept + sb_kept_size(m);
+    s->flight = s->kept + sb_kept_size(m);
+    s->closed = s->flight + sb_flight_size(m);
     s->slip = s->closed + m->nk;
     s->side = s->slip + m->nf;
     s->offset = s->side + m->nsw;
@@ -328,6 +331,8 @@ void sb_reset(SbInstance *inst)
     for (int i = 0; i < m->nk + m->nf; ++i) inst->state.closed[i] = 0.0; /* open contacts, sticking friction */
     for (int j = 0; j < m->nsw; ++j) inst->state.side[j] = 1.0;
     for (int i = 0; i < m->nk; ++i) inst->state.offset[i] = SB_EVENT_HYSTERESIS;
+    for (int i = 0; i < sb_flight_size(m); ++i) inst->state.flight[i] = 0.0; /* no step, no departure known */
+    if (m->nk > 0) inst->state.flight[SB_FLIGHT_END0] = inst->state.flight[SB_FLIGHT_END1] = NAN;
     sb_branch_reset(inst);
     inst->state.mode = SB_MODE_INSTANTIATED;
     inst->state.flags = 0;

@@ -360,7 +360,8 @@ static SbStatus state_jacobian_by_differences(SbInstance *inst, double t, const 
 
 SbStatus sb_state_jacobian(SbInstance *inst, double t, const double *x, double *J, double *J_t)
 {
-    if (inst->m->ns > 0) return state_jacobian_by_differences(inst, t, x, J, J_t);
+    /* (first-order states; stick-slip friction, whose rows mode_prepare does not hold: by differences) */
+    if (inst->m->ns > 0 || inst->m->nf > 0) return state_jacobian_by_differences(inst, t, x, J, J_t);
     const int n = inst->m->nq, nu = inst->m->nu, na = inst->dyn.na, nx = 2 * n;
     SbStatus s = sb_accelerations(inst, t, x, NULL, NULL);
     if (s != SB_OK) return s;

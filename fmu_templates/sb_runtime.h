@@ -130,6 +130,22 @@ enum {
     SB_KEPT_HEAD
 };
 
+/* The head of SbState.flight (Model Exchange, models with unilateral contacts): the importer's steps as the
+   impact law sees them (sb_error_free_rate, sb_unresolved_flight; sb_events_resolve.c), before the records of
+   each contact's last departure from its surface (SB_LEFT_* blocks of nk values each). */
+enum {
+    SB_FLIGHT_END0 = 0,   /* the last two ends of the importer's steps and events (NAN: none yet) */
+    SB_FLIGHT_END1,
+    SB_FLIGHT_COUNT,      /* the importer's steps so far */
+    SB_FLIGHT_SQUARES,    /* the sum of their squared spans */
+    SB_FLIGHT_COMPLETING, /* 1: the importer calls CompletedIntegratorStep, whose times alone end its steps; 0: the
+                             times it advances to (SetTime past the latest seen) do */
+    SB_FLIGHT_HEAD
+};
+/* ... then per contact (blocks of nk): its last departure's time, SB_FLIGHT_COUNT and SB_FLIGHT_SQUARES then, its
+   rate (0: none since, or an impulse changed it in flight) and gap acceleration. */
+enum { SB_LEFT_TIME = 0, SB_LEFT_COUNT, SB_LEFT_SQUARES, SB_LEFT_RATE, SB_LEFT_ALPHA, SB_LEFT_BLOCKS };
+
 /* Everything that determines the future of an instance: exactly what FMU state snapshots copy
    (sb_snapshot.c).  The values live in one array so that a snapshot is one copy. */
 typedef struct {
@@ -137,7 +153,7 @@ typedef struct {
     int flags;           /* SB_FLAG_* */
     int nS;
     double *S;           /* [time, x (2 nq + ns), u (3 nu), p (np), settings, h_next, kept (sb_kept_size),
-                            closed (nk), slip (nf), side (nsw), offset (nk)] */
+                            flight (sb_flight_size), closed (nk), slip (nf), side (nsw), offset (nk)] */
     double *time;        /* S + 0 */
     double *x;           /* q = x, dq = x + nq, the first-order states xs = x + 2 nq */
     double *u;           /* inputs (nu) at the FMU's time, then their first and second time derivatives (nu each:
@@ -147,6 +163,8 @@ typedef struct {
     double *kept;        /* Model Exchange, models with constraints: what the branch checks remember between calls
                             (sb_branch.c): SB_KEPT_* then q, dq and ddq at the last accepted state kept (3 nq),
                             then its first-order states (ns) */
+    double *flight;      /* Model Exchange, models with contacts: the importer's steps and the contacts' last
+                            departures from their surfaces (SB_FLIGHT_*, then SB_LEFT_* blocks; sb_events_resolve.c) */
     double *closed;      /* per unilateral contact: 1 closed, 0 open (its mode; sb_events.c) */
     double *slip;        /* per friction element: 0 sticking, +1 or -1 the direction it slips (closed + nk) */
     double *side;        /* per switching function of the loads: +1 or -1, its side at the last event (the
@@ -393,6 +411,9 @@ static inline int sb_nx(const SbModel *m) { return 2 * m->nq + m->ns; }
 
 /* Size of SbState.kept: the memory of the Model Exchange branch checks (models with constraints only). */
 static inline int sb_kept_size(const SbModel *m) { return m->nc > 0 ? SB_KEPT_HEAD + 3 * m->nq + m->ns : 0; }
+
+/* Size of SbState.flight: the importer's steps and the flights of the contacts (models with contacts only). */
+static inline int sb_flight_size(const SbModel *m) { return m->nk > 0 ? SB_FLIGHT_HEAD + SB_LEFT_BLOCKS * m->nk : 0; }
 
 /* Set the time derivatives of order `order` (1 or 2) of the inputs vr (fmi2SetRealInputDerivatives): a motion
    input's position takes them as its inputs dz and ddz; any other input keeps them for the next communication

@@ -13,7 +13,8 @@
  * platform):
  *     uint32 magic "SBST", uint32 format version, uint64 model identity,
  *     uint32 nS, uint32 mode, uint32 flags, uint32 0,
- *     nS doubles (time, x, u, p, settings, h_next, the memory of the Model Exchange branch checks, contact
+ *     nS doubles (time, x, u, p, settings, h_next, the memory of the Model Exchange branch checks, the
+ *     importer's steps and the contacts' last departures from their surfaces (Model Exchange impact law), contact
  *     and friction modes, sides of the switching functions, offsets of the contacts' event indicators),
  *     uint64 FNV-1a checksum of all the bytes above.
  */
@@ -26,7 +27,8 @@
 #define SB_SNAPSHOT_MAGIC 0x53425354u /* "SBST" */
 #define SB_SERIAL_VERSION 5u /* 3: the sides of the switching functions; 4: the branch checks' memory; 5: the
                                  offsets of the contacts' event indicators, the first-order states of the state the
-                                 branch checks keep */
+                                 branch checks keep, the importer's steps and the contacts' departures (the impact
+                                 law's flights) */
 #define SB_HEADER_BYTES 32u
 #define SB_CHECKSUM_BYTES 8u
 

@@ -189,6 +189,25 @@ static int kept_valid(const SbModel *m, const double *kept)
     return ok;
 }
 
+/* The importer's steps and the contacts' departures (SbState.flight) as sb_events_resolve.c leaves them: the ends
+   of the steps finite or NAN (none yet), counts and sums of squares finite, not negative and no larger than the
+   totals where they were recorded, the times of departures and their rates finite. */
+static int flight_valid(const SbModel *m, const double *flight)
+{
+    const double count = flight[SB_FLIGHT_COUNT], squares = flight[SB_FLIGHT_SQUARES];
+    int ok = !isinf(flight[SB_FLIGHT_END0]) && !isinf(flight[SB_FLIGHT_END1]) && isfinite(count) && count >= 0.0;
+    ok = ok && isfinite(squares) && squares >= 0.0;
+    ok = ok && (flight[SB_FLIGHT_COMPLETING] == 0.0 || flight[SB_FLIGHT_COMPLETING] == 1.0);
+    const double *left = flight + SB_FLIGHT_HEAD;
+    for (int i = 0; ok && i < m->nk; ++i) {
+        const double steps = left[SB_LEFT_COUNT * m->nk + i], sum = left[SB_LEFT_SQUARES * m->nk + i];
+        ok = isfinite(left[SB_LEFT_TIME * m->nk + i]) && isfinite(left[SB_LEFT_RATE * m->nk + i]) &&
+             isfinite(left[SB_LEFT_ALPHA * m->nk + i]) && steps >= 0.0 && steps <= count && sum >= 0.0 &&
+             sum <= squares;
+    }
+    return ok;
+}
+
 SbStatus sb_check_state_values(SbInstance *inst, const char *function, const double *S)
 {
     const SbModel *m = inst->m;
@@ -247,6 +266,8 @@ SbStatus sb_check_state_values(SbInstance *inst, const char *function, const dou
     if (m->nc > 0 && !kept_valid(m, kept))
         return sb_fail(inst, function, "the memory of the branch check in the FMU state is invalid (time %g)",
                        kept[SB_KEPT_T]);
+    if (m->nk > 0 && !flight_valid(m, kept + sb_kept_size(m)))
+        return sb_fail(inst, function, "the records of the importer's steps in the FMU state are invalid");
     return SB_OK;
 }
 

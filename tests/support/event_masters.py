@@ -11,6 +11,9 @@ Model Exchange (FMI 2 and 3, through fmpy's low-level classes), fixed steps:
 * ``"euler_bisection"``: the same with explicit Euler steps, as OMSimulator's Model Exchange Euler (first
   order, its energy grows by ``g^2 h^2 / 2`` a step of a falling body, but its events are located).
 
+``ModelExchange(..., completed_steps=False)`` never calls ``CompletedIntegratorStep``, as a host may where the
+FMU declares it not needed (``completedIntegratorStepNotNeeded``, ``needsCompletedIntegratorStep="false"``).
+
 Every row of a :class:`Run` is recorded at a step end before the event iteration there, and once more after
 it; the first row is read right after ``ExitInitializationMode``, before the first event iteration.
 
@@ -66,6 +69,7 @@ class Run:
     events: list[float] = field(default_factory=list)
     derivative_calls: int = 0
     log: list[str] = field(default_factory=list)
+    first: Run | None = None  # ModelExchange.run(rewind_at=...): the rows of the first pass after the rewind point
 
     def __getitem__(self, name: str) -> np.ndarray:
         return self.time if name == "time" else self.values[name]
@@ -80,8 +84,10 @@ class ModelExchange:
         start_values: dict[str, Any] | None = None,
         tolerance: float | None = None,
         debug_logging: bool = False,
+        completed_steps: bool = True,
     ):
         self.md, self.unzipdir = _unpacked(str(fmu))
+        self.completed_steps = completed_steps  # False: never calls CompletedIntegratorStep (FMI allows it)
         self.version = int(self.md.fmiVersion[0])
         self.start_values = dict(start_values or {})
         self.tolerance = tolerance
@@ -124,8 +130,12 @@ class ModelExchange:
         fmu.enterContinuousTimeMode()
 
     # -- the integration -----------------------------------------------------------------------
-    def run(self, stop: float, method: str, step: float, output: list[str]) -> Run:
-        """Integrate from 0 to ``stop`` with ``method`` (:data:`FIXED_STEP`) and steps of ``step``."""
+    def run(self, stop: float, method: str, step: float, output: list[str], rewind_at: float | None = None) -> Run:
+        """Integrate from 0 to ``stop`` with ``method`` (:data:`FIXED_STEP`) and steps of ``step``.
+
+        ``rewind_at``: at the first row at or after that time the master takes the FMU state (``GetFMUState``,
+        serialized), runs on to ``stop``, sets the state back (deserialized) with its own state there and runs
+        again to ``stop``; the :class:`Run` has the rows of the second pass, those of the first in ``first``."""
         if method not in FIXED_STEP:
             raise ValueError(f"unknown master {method!r}: use one of {FIXED_STEP}")
         log: list[str] = []
@@ -134,6 +144,7 @@ class ModelExchange:
         events: list[float] = []
         fmu = None
         calls = [0]
+        first: Run | None = None
         try:
             fmu = self._start(log)
             times.append(0.0)
@@ -144,7 +155,18 @@ class ModelExchange:
             times.append(t)
             rows.append(self._get(fmu, output))
             n, k = int(round(stop / step)), 1
-            while k <= n:
+            kept = None
+            while True:
+                if rewind_at is not None and kept is None and t >= rewind_at:
+                    kept = (self._serialized_state(fmu), t, x.copy(), z.copy(), k, len(times), len(events))
+                if k > n:
+                    if kept is None or first is not None:
+                        break
+                    data, t, x, z, k, mark, marked = kept
+                    first = _rows(times[mark:], rows[mark:], events[marked:], output)
+                    del times[mark:], rows[mark:], events[marked:]
+                    self._set_serialized_state(fmu, data)
+                    continue
                 grid = k * step if k < n else stop
                 x_new = self._step(fmu, t, x, grid - t, method, calls)
                 z_new = self._indicators(fmu)
@@ -176,10 +198,24 @@ class ModelExchange:
             if fmu is not None:
                 fmu.freeInstance()
             restore_fmi2_message_proxy()
-        values = {name: np.array([r[i] for r in rows]) for i, name in enumerate(output)}
-        return Run(np.array(times), values, events, calls[0], log)
+        run = _rows(times, rows, events, output)
+        run.derivative_calls, run.log, run.first = calls[0], log, first
+        return run
+
+    def _serialized_state(self, fmu) -> bytes:
+        state = fmu.getFMUState()
+        data = bytes(fmu.serializeFMUState(state))
+        fmu.freeFMUState(state)
+        return data
+
+    def _set_serialized_state(self, fmu, data: bytes) -> None:
+        state = fmu.deserializeFMUState(data)
+        fmu.setFMUState(state)
+        fmu.freeFMUState(state)
 
     def _completed(self, fmu) -> tuple[bool, bool]:
+        if not self.completed_steps:
+            return False, False
         res = fmu.completedIntegratorStep()
         return bool(res[0]), bool(res[1])
 
@@ -229,6 +265,11 @@ class ModelExchange:
                 lo = mid
         x_new = self._step(fmu, t, x, hi, method, calls)
         return t + hi, x_new, self._indicators(fmu)
+
+
+def _rows(times: list[float], rows: list[list[float]], events: list[float], output: list[str]) -> Run:
+    values = {name: np.array([r[i] for r in rows]) for i, name in enumerate(output)}
+    return Run(np.array(times), values, list(events))
 
 
 def _ptr(a: np.ndarray):

@@ -204,7 +204,7 @@ class {name}(Fmi2Slave):
         if kind == "p":
             return (lambda: m.p[i]), self._setter(lambda v: m.p.__setitem__(i, v))
         conv = {{"Real": float, "Integer": int, "Boolean": bool}}[vtype]
-        return (lambda: conv(m.settings[i])), self._setter(lambda v: m.settings.__setitem__(i, float(v)))
+        return (lambda: conv(m.settings[i])), self._setter(lambda v: m.set_setting(i, float(v)))
 
     def _calculated(self, block, i):
         """An acceleration or output; where it cannot be computed: NaN with an error message (an exception
@@ -273,6 +273,8 @@ class {name}(Fmi2Slave):
             return self._refuse("experiment", f"fmi2SetupExperiment: {{problem}}")
         self.model.t = start
         self.model.stop_time = runtime.math.inf if stop_time is None else float(stop_time)
+        if tolerance is not None:  # solver.rtol, unless the host set it or solver.ignore_external_tolerance
+            self.model.experiment_tolerance(float(tolerance))
 
     def exit_initialization_mode(self):
         try:

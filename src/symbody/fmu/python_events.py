@@ -295,9 +295,10 @@ class Events(contacts.ContactModes):
         if self._told == (rtol, atol):
             return
         self._told = (rtol, atol)
+        whose = "importer's tolerance" if self.m.rtol_experiment else "solver.rtol"
         self.solver_messages.append(
             f"DoStep: the solver runs at rtol {min(rtol, EVENT_RTOL):g}, atol {min(atol, EVENT_ATOL):g}, not at the "
-            f"solver.rtol {rtol:g} and solver.atol {atol:g} asked for: the model has unilateral contacts, whose "
+            f"{whose} {rtol:g} and solver.atol {atol:g} asked for: the model has unilateral contacts, whose "
             f"events hold at least rtol {EVENT_RTOL:g}, atol {EVENT_ATOL:g} in Co-Simulation (a grazing impact "
             "within the error of the motion would be a guess)"
         )

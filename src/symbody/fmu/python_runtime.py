@@ -97,6 +97,8 @@ class Model(assembly.Assembly, solvers.Solvers):
         self.row_ref = np.zeros(self.nc)  # largest squared norm each constraint row has had
         self.rank_ref = 0  # largest number of clearly independent constraint rows met
         self.settings = [float(v) for v in info["settings0"]]
+        self.rtol_set = False  # solver.rtol set by the host: the importer's tolerance does not replace it
+        self.rtol_experiment = False  # solver.rtol holds the importer's tolerance (fmi2SetupExperiment)
         self.h_next = 0.0
         self._cache: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self.stop_time = math.inf
@@ -107,6 +109,23 @@ class Model(assembly.Assembly, solvers.Solvers):
         self._discards = (math.nan, math.nan, 0)
         self.refused: dict[str, str] = {}  # variable or call -> why the FMU refused it (steps are discarded)
         self.events = events.Events(self) if info.get("nk", 0) + info.get("nsw", 0) else None  # contact modes
+
+    def set_setting(self, index: int, value: float) -> None:
+        """Set a setting (checked by the caller) as the C runtime does: an explicit ``solver.rtol`` holds against
+        the importer's tolerance; ``solver.ignore_external_tolerance`` set after that tolerance undoes it."""
+        if index == setting.RTOL:
+            self.rtol_set, self.rtol_experiment = True, False
+        self.settings[index] = float(value)
+        if index == setting.IGNORE_TOL and value and self.rtol_experiment:
+            self.settings[setting.RTOL] = float(self.info["settings0"][setting.RTOL])
+            self.rtol_experiment = False
+
+    def experiment_tolerance(self, tolerance: float) -> None:
+        """The importer's tolerance (``fmi2SetupExperiment``) becomes ``solver.rtol``, unless the host set that
+        or ``solver.ignore_external_tolerance``."""
+        if not self.rtol_set and self.settings[setting.IGNORE_TOL] == 0.0:
+            self.settings[setting.RTOL] = float(tolerance)
+            self.rtol_experiment = True
 
     def changed(self) -> None:
         self._cache = None

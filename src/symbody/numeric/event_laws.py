@@ -223,7 +223,7 @@ def error_free_rate(r: float, u: float, e: float, alpha0: float, alpha1: float, 
     the impact ends gained energy that its master, not the model, made.
 
     The contact left its surface at rate ``u > 0`` with gap acceleration ``alpha0 < 0`` and came back
-    ``duration`` later, after ``steps`` completed integrator steps whose spans ``h_i`` have the sum of squares
+    ``duration`` later, after ``steps`` steps of the importer whose spans ``h_i`` have the sum of squares
     ``squares``, with gap acceleration ``alpha1 < 0``.  Along the gap ``d(r^2) = 2 alpha dg``: a constant
     ``alpha`` returns the contact at ``-u``, one that varies by ``|alpha1 - alpha0|`` within the flight, whose
     apex is ``u^2 / (2 |alpha|)``, changes ``r^2`` by at most ``x = 2 u^2 |alpha1 - alpha0| / min |alpha|``.
