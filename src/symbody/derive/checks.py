@@ -154,13 +154,17 @@ def check_equations(eq: DerivedEquations) -> None:
 
 
 def _check_used(eq: DerivedEquations) -> None:
-    """Every input enters an equation (a motion input through its position or a rate); every coordinate
-    has inertia or a constraint."""
+    """Every input enters an equation (a motion input through its position or a rate, a contact's gap or a
+    friction's rate); every coordinate has inertia or a constraint."""
     used = 0
     for e in [e for row in eq.M + eq.D for e in row] + eq.delta + eq.Phi_init + eq.beta + eq.gamma + eq.rates:
         used |= e.mask
     for o in eq.outputs:
         used |= o.expr.mask
+    for c in eq.contacts:  # a floor moved by a motion input enters through the gap of its contacts
+        used |= c.gap.mask | c.beta.mask | c.gamma.mask
+    for f in eq.frictions:
+        used |= f.beta.mask | f.gamma.mask | f.normal.mask
     signals: dict[str, int] = {}
     for u in eq.inputs:
         if u.motion:
