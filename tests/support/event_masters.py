@@ -390,6 +390,7 @@ def cvode_with_inputs(
     inputs: np.ndarray | Signals,
     interval: float = 0.1,
     start_values: dict[str, Any] | None = None,
+    debug_logging: bool = False,
 ) -> Run:
     """fmpy's CVode (BDF, root finding on the indicators, restarted after every event) on a Model Exchange FMU
     whose inputs follow ``inputs`` (a structured array: ``time`` and the inputs, interpolated linearly; or
@@ -403,7 +404,9 @@ def cvode_with_inputs(
     md, unzipdir = _unpacked(str(fmu))
     version = int(md.fmiVersion[0])
     log: list[str] = []
-    inst = instantiate_fmu(unzipdir, md, "ModelExchange", logger=lambda *a: log.append(str(a[-1])))
+    inst = instantiate_fmu(
+        unzipdir, md, "ModelExchange", logger=lambda *a: log.append(str(a[-1])), debug_logging=debug_logging
+    )
     vr = {v.name: v.valueReference for v in md.modelVariables}
     get = inst.getReal if version == 2 else inst.getFloat64
     calls = [0]
