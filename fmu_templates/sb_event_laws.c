@@ -117,6 +117,11 @@ double sb_entry_rate(double r, double alpha, double d)
     return r2 > 0.0 ? -sqrt(r2) : 0.0;
 }
 
+double sb_rest_rate(int closed, double gamma, double step, double rest_velocity)
+{
+    return closed && step > 0.0 ? fmax(rest_velocity, fabs(gamma) * step) : rest_velocity;
+}
+
 int sb_unresolved_flight(double u, double alpha, double depth, double late, double gap_tol, double resolution,
                          double step, double flight_steps)
 {

@@ -17,8 +17,10 @@
  *    sb_plastic_impact says so: approaches slower than SB_REST_VELOCITY, and impacts found late whose rebound
  *    would rise less than SB_REBOUND_RESOLUTION times the depth at which they were found; so accumulations of
  *    impacts end, also in masters with fixed steps.
- * 3. Contact modes: the touching contacts at rest (or leaving slower than the importer resolves, under their gap
- *    accelerations with the closed contacts held) carry forces f >= 0 with gap accelerations W f + b >= 0 at
+ * 3. Contact modes: the touching contacts at rest (slower than SB_REST_VELOCITY; a closed one within the
+ *    importer's error on the motion of its surface, sb_rest_rate: Euler lags a h / 2 behind a floor accelerating
+ *    at a, which took a ball resting on it for an impact or a lift-off at the next event of any element) or
+ *    leaving slower than the importer resolves (under their gap accelerations with the closed contacts held) carry forces f >= 0 with gap accelerations W f + b >= 0 at
  *    their rates zeroed, complementary (the sticking friction elements held); those with f > 0 close (their
  *    rates are zeroed, and so are those of the opening ones that approach slower than SB_REST_VELOCITY), the
  *    others open, except those whose rates the sticking elements hold already (W_ii zero with them held: a
@@ -169,6 +171,14 @@ static SbStatus project_found_late(SbInstance *inst, const char *function, int *
 /* impacts and contact modes                                                */
 /* ------------------------------------------------------------------------ */
 
+/* The rate below which contact i is at rest at this event (sb_rest_rate): a closed contact's rate is the
+   importer's error up to the acceleration of its surface's motion times the importer's step. */
+static double rest_rate(const SbInstance *inst, int i)
+{
+    const SbEvents *ev = sb_ev(inst);
+    return sb_rest_rate(inst->state.closed[i] != 0.0, ev->ggamma[i], ev->step, SB_REST_VELOCITY);
+}
+
 /* Newton's multi-contact impact on the m touching contacts ev->set; returns the status, *changed set. */
 static SbStatus impact(SbInstance *inst, const char *function, int m, int *changed)
 {
@@ -177,7 +187,7 @@ static SbStatus impact(SbInstance *inst, const char *function, int m, int *chang
     const double t = *inst->state.time;
     int approach = 0;
     for (int a = 0; a < m; ++a)
-        if (ev->rate[ev->set[a]] < -SB_REST_VELOCITY) approach = 1;
+        if (ev->rate[ev->set[a]] < -rest_rate(inst, ev->set[a])) approach = 1;
     if (!approach) return SB_OK;
     SbStatus s = sb_ev_open_accelerations(inst, function);
     if (s != SB_OK) return s;
@@ -187,7 +197,7 @@ static SbStatus impact(SbInstance *inst, const char *function, int m, int *chang
         const double r = ev->rate[i];
         double alpha = -ev->ggamma[i];
         for (int j = 0; j < n; ++j) alpha += ev->G[(size_t)i * n + j] * ev->a0[j];
-        const int plastic = sb_plastic_impact(r, ev->e[i], alpha, ev->late, SB_REST_VELOCITY, SB_GAP_TOL,
+        const int plastic = sb_plastic_impact(r, ev->e[i], alpha, ev->late, rest_rate(inst, i), SB_GAP_TOL,
                                               SB_REBOUND_RESOLUTION, ev->step, SB_FLIGHT_STEPS);
         /* Model Exchange: the approach without the importer's error (explicit Euler's gain in the flight) */
         const double held = inst->interface == SB_ME
@@ -252,7 +262,7 @@ static SbStatus select_modes(SbInstance *inst, const char *function, int touchin
         for (int j = 0; j < n; ++j) alpha += ev->G[(size_t)i * n + j] * ev->a0[j];
         if (inst->state.closed[i] == 0.0) alpha = coming[a];
         const double inside_leaving = ev->depth[i] > 0.0 && ev->rate0[i] > 0.0 ? ev->depth[i] : 0.0;
-        if (fabs(ev->rate[i]) <= SB_REST_VELOCITY ||
+        if (fabs(ev->rate[i]) <= rest_rate(inst, i) ||
             sb_unresolved_flight(ev->rate[i], alpha, inside_leaving, ev->late, SB_GAP_TOL, SB_REBOUND_RESOLUTION,
                                  ev->step, SB_FLIGHT_STEPS))
             ev->set[m++] = i;
@@ -303,7 +313,8 @@ static SbStatus select_modes(SbInstance *inst, const char *function, int touchin
         for (int a = 0, c = 0; a < m; ++a) {
             const int closing = c < nkeep && ev->keep[c] == a;
             c += closing;
-            if (closing || (ev->rate[ev->set[a]] < 0.0 && fabs(ev->rate[ev->set[a]]) <= SB_REST_VELOCITY)) {
+            const double r = ev->rate[ev->set[a]];
+            if (closing || (r < 0.0 && fabs(r) <= rest_rate(inst, ev->set[a]))) {
                 rhs[nstop] = ev->rate[ev->set[a]];
                 stop[nstop++] = a;
             }

@@ -348,3 +348,133 @@ def heaving_failures(master: Master, rel: Relative, ddz: np.ndarray, floor: Floo
     if np.any(force[t < impacts[0] - tol["time"]] != 0.0):
         fail.append("contact force in the first flight")
     return fail
+
+
+def check_sampled_floor(master: Master, fmu, floor: Floor, e: float, stop: float = 8.0) -> Failures:
+    """A Co-Simulation master moving the heaving floor: inside a communication step the FMU moves it along
+    z + dz tau + ddz tau^2 / 2 from the values the master set at the step's start, so at every communication
+    point it jumps to the master's next sample (by up to A w^3 h^3 / 6, into the ball or away from it).  No
+    Error, and at the end of every step (where the master reads the outputs, before it sets the next sample) the
+    ball is above the floor the FMU moved, or on it pressed by at least nothing."""
+    trace, fail = run(master, fmu, stop, FLOOR_OUTPUT, {"y": H0, "e": e}, floor.signals)
+    if trace is None:
+        return fail
+    t, h = trace.time, master.step
+    start = np.maximum(np.round(t / h) - 1, 0) * h  # (the communication point each row's step began at)
+    z0 = np.array([floor.at(float(ti)) for ti in start])
+    tau = t - start
+    z = z0[:, 0] + tau * (z0[:, 1] + tau * z0[:, 2] / 2)
+    r = trace["y"] - z
+    if r.min() < -1e-8 * (1.0 + np.abs(z).max()):
+        fail.append(f"{-r.min():.3g} m below the floor the FMU moved at t = {t[np.argmin(r)]:.6g}")
+    if np.any(trace["N"] < 0.0):
+        fail.append("the floor pulls")
+    return fail
+
+
+# -- a floor moving along itself, with friction ---------------------------------------------------------------
+
+
+def belt_ball(e: float, mu: float, mu_static: float) -> sb.System:
+    """A ball (mass MASS) dropped from H0 onto a floor that heaves (motion input ``zf``) and moves along itself
+    (motion input ``xf``, a belt): the gap y - zf (restitution ``e``), stick-slip friction on the slip x - xf
+    pressed by the contact force.  Outputs N and F_t."""
+    s = sb.System("belt_ball")
+    xf, zf = s.motion_input("xf", unit="m"), s.motion_input("zf", unit="m")
+    x, y = s.coordinate("x", 0.0), s.coordinate("y", H0)
+    s.particle("b", s.point("P", s.origin, (x, y, 0)), s.parameter("m", MASS))
+    s.gravity((0, -G, 0))
+    c = s.unilateral("floor", y - zf, restitution=s.parameter("e", e))
+    f = s.stick_slip("belt", x - xf, normal=c.force, mu=s.parameter("mu", mu), mu_static=mu_static)
+    s.output("N", c.force)
+    s.output("F_t", f.force)
+    return s
+
+
+class Belt(NamedTuple):
+    """The belt's motion along itself, xf = u t + b t^2 / 2, its heave ``floor`` (uniform), the restitution
+    and the friction coefficients of :func:`belt_ball`."""
+
+    u: float
+    b: float
+    floor: Floor
+    e: float
+    mu: float
+    mu_static: float
+
+    def signals(self, t: float) -> dict[str, float]:
+        return {"xf": self.u * t + self.b * t * t / 2, "dxf": self.u + self.b * t, "ddxf": self.b} | self.floor.signals(
+            t
+        )
+
+    def motion(self, t_close: float) -> tuple[float | None, Callable[[float], float]]:
+        """The time the ball stops slipping on the belt (None: it never does) and x(t), for the contact closing
+        at ``t_close``: at rest along x before (no friction in flight, none in the impacts), then dragged by
+        mu m (g + a) towards the belt's speed until it moves with it, then stuck if |b| <= mu_static (g + a)."""
+        press = G + self.floor.a
+        slip0 = -(self.u + self.b * t_close)  # (the ball's speed along x is 0 until the contact closes)
+        drag = math.copysign(self.mu * press, -slip0)
+        rel = drag - self.b  # (the slip's acceleration while it slips)
+        t_stick = t_close - slip0 / rel if slip0 != 0.0 and rel * slip0 < 0.0 else None
+
+        def x(t: float) -> float:
+            if t <= t_close:
+                return 0.0
+            tau = min(t, t_stick if t_stick is not None else t) - t_close
+            x1 = drag * tau * tau / 2
+            if t_stick is None or t <= t_stick:
+                return x1
+            v1, tau2 = drag * (t_stick - t_close), t - t_stick
+            return x1 + v1 * tau2 + self.b * tau2 * tau2 / 2
+
+        return t_stick, x
+
+
+def check_belt(master: Master, fmu, belt: Belt) -> Failures:
+    """The ball dropped onto the moving belt: the impacts of the flat ball with g + a, the contact closing at the
+    end of their accumulation, then x the exact motion for the master's closing time (dragged by friction to the
+    belt's speed, then carried, held by the friction force m b), never below the belt by more than the master's
+    step error, N = m (g + a) at rest."""
+    g = G + belt.floor.a
+    stop = ball_stop(master, H0, belt.e, g) + 1.0
+    start = {"dy": belt.floor.at(0.0)[1]}
+    trace, fail = run(master, fmu, stop, ["x", "dx", "y", "dy", "N", "F_t"], start, belt.signals)
+    if trace is None:
+        return fail
+    t = trace.time
+    tol = ball_tolerances(master, H0, belt.e, g)
+    n = resolved_impacts(master, H0, belt.e, g=g)
+    impacts, t_rest = ball_impacts(H0, belt.e, n, g), ball_rest(H0, belt.e, g)
+    events = np.array([te for te in trace.events if te > 1e-12] or [math.inf])
+    nearest = [float(events[np.argmin(np.abs(events - ex))]) for ex in impacts]  # (the slip's events in flight too)
+    late = [(k, te, ex) for k, (te, ex) in enumerate(zip(nearest, impacts)) if abs(te - ex) > (k + 1) * tol["time"]]
+    if late:
+        fail.append(f"impacts (k, found, exact): {late[:2]}")
+    rest_tol = tol["rest"] if tol["rest"] is not None else (len(events) + 1) * tol["time"]
+    closing = [te for te in events if te <= t_rest + rest_tol]
+    if not closing or closing[-1] < impacts[-1] - n * tol["time"]:
+        fail.append(f"the contact closes at {closing[-1:]}, exact {t_rest:.6g}, last resolved impact {impacts[-1]:.6g}")
+        return fail
+    t_stick, exact = belt.motion(float(closing[-1]))
+    x_exact = np.array([exact(float(ti)) for ti in t])
+    bound = slope_tolerances(master, stop)[1] * (1.0 + np.abs(x_exact).max())
+    err = np.abs(trace["x"] - x_exact)
+    if err.max() > bound:
+        i = int(np.argmax(err))
+        fail.append(f"x off the exact motion by {err[i]:.3g} (allowed {bound:.3g}) at t = {t[i]:.5g}")
+    zf = np.array([belt.floor.at(float(ti)) for ti in t])
+    belt_speed = belt.u + belt.b * t
+    slack = floor_slack(master, 1.0 + np.abs(zf[:, 0]).max(), np.abs(zf[:, 1]).max(), belt.floor.peak_acceleration)
+    r = trace["y"] - zf[:, 0]
+    below = max(tol["below"] or 0.0, slack.position)
+    if r.min() < -below:
+        fail.append(f"{-r.min():.3g} m below the belt (allowed {below:.3g}) at t = {t[np.argmin(r)]:.6g}")
+    after = t > t_rest + rest_tol
+    if not np.allclose(trace["N"][after], MASS * g, rtol=slack.force):
+        fail.append(f"normal force at rest {trace['N'][after][-1]:.9g}, exact {MASS * g:.9g}")
+    carried = t > (t_stick or stop) + slope_tolerances(master, stop)[0] + 1e-3
+    if t_stick is not None and carried.any():
+        slip = np.abs(trace["dx"][carried] - belt_speed[carried]).max()
+        if slip > slack.rate or not np.allclose(trace["F_t"][carried], MASS * belt.b, atol=slack.force * MASS * g):
+            fail.append(f"not carried after {t_stick:.5g}: slip {slip:.3g}, F_t {trace['F_t'][carried][-1]:.6g}")
+    return fail
