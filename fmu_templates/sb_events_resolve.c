@@ -172,11 +172,14 @@ static SbStatus project_found_late(SbInstance *inst, const char *function, int *
 /* ------------------------------------------------------------------------ */
 
 /* The rate below which contact i is at rest at this event (sb_rest_rate): a closed contact's rate is the
-   importer's error up to the acceleration of its surface's motion times the importer's step. */
+   importer's error up to the acceleration of its surface's motion times the importer's step, the longer of the
+   one that found the event and the one before (a master that locates its events by bisection ends its steps
+   anywhere: its lag comes from its whole steps). */
 static double rest_rate(const SbInstance *inst, int i)
 {
     const SbEvents *ev = sb_ev(inst);
-    return sb_rest_rate(inst->state.closed[i] != 0.0, ev->ggamma[i], ev->step, SB_REST_VELOCITY);
+    const double step = ev->step > 0.0 ? fmax(ev->step, ev->span) : 0.0;
+    return sb_rest_rate(inst->state.closed[i] != 0.0, ev->ggamma[i], step, SB_REST_VELOCITY);
 }
 
 /* Newton's multi-contact impact on the m touching contacts ev->set; returns the status, *changed set. */
@@ -518,6 +521,7 @@ static void step_bound(SbEvents *ev, double t)
 {
     if (t > ev->bounds[1]) ev->squares += (t - ev->bounds[1]) * (t - ev->bounds[1]);
     if (t != ev->bounds[1]) {
+        if (ev->bounds[1] > ev->bounds[0]) ev->span = ev->bounds[1] - ev->bounds[0];
         ev->bounds[0] = ev->bounds[1];
         ev->bounds[1] = t;
     }

@@ -46,6 +46,7 @@ typedef struct SbEvents {
     double *slide;                        /* sliding accelerations along the slip directions when found (nf) */
     double *Zs, *sol0, *lam_all;          /* responses to the slip forces (nf x na), the bilateral solution (na),
                                              [multipliers; event forces] the normal forces see (nc + nk + nf) */
+    double span;                          /* the span of the importer's step before the last one (ME; 0) */
 } SbEvents;
 
 static inline SbEvents *sb_ev(const SbInstance *inst) { return (SbEvents *)inst->events; }
