@@ -47,6 +47,8 @@ typedef struct SbEvents {
     double *Zs, *sol0, *lam_all;          /* responses to the slip forces (nf x na), the bilateral solution (na),
                                              [multipliers; event forces] the normal forces see (nc + nk + nf) */
     double span;                          /* the span of the importer's step before the last one (ME; 0) */
+    double gamma_peak;                    /* the largest |gap_gamma| of the closed contacts at the ends of the
+                                             importer's steps while contacts are closed (ME; 0) */
 } SbEvents;
 
 static inline SbEvents *sb_ev(const SbInstance *inst) { return (SbEvents *)inst->events; }

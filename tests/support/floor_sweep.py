@@ -478,3 +478,13 @@ def check_belt(master: Master, fmu, belt: Belt) -> Failures:
         if slip > slack.rate or not np.allclose(trace["F_t"][carried], MASS * belt.b, atol=slack.force * MASS * g):
             fail.append(f"not carried after {t_stick:.5g}: slip {slip:.3g}, F_t {trace['F_t'][carried][-1]:.6g}")
     return fail
+
+
+def belt_beside_a_ball(e: float, mu: float, mu_static: float) -> sb.System:
+    """:func:`belt_ball` with a second ball (mass 1, output ``yb``) bouncing beside it from 0.5 m on a fixed ground
+    (restitution 0.9): its impacts are events while the first ball rests on the belt."""
+    s = belt_ball(e, mu, mu_static)
+    yb = s.coordinate("yb", 0.5)
+    s.particle("b2", s.point("Q", s.origin, (5.0, yb, 0)), 1.0)
+    s.unilateral("ground", yb, restitution=0.9)
+    return s
