@@ -37,6 +37,7 @@ from support.event_sweep import (
     ball_failures,
     ball_stop,
     ball_tolerances,
+    crane_tolerance,
     resolved_impacts,
     run,
     slope_tolerances,
@@ -488,3 +489,85 @@ def belt_beside_a_ball(e: float, mu: float, mu_static: float) -> sb.System:
     s.particle("b2", s.point("Q", s.origin, (5.0, yb, 0)), 1.0)
     s.unilateral("ground", yb, restitution=0.9)
     return s
+
+
+# -- a rolling deck ----------------------------------------------------------------------------------------------
+
+
+class Roll(NamedTuple):
+    """The deck's roll angle A sin(w t) (a motion input ``roll``)."""
+
+    amplitude: float
+    w: float
+
+    def at(self, t: float) -> tuple[float, float, float]:
+        a, w = self.amplitude, self.w
+        return a * math.sin(w * t), a * w * math.cos(w * t), -a * w * w * math.sin(w * t)
+
+    def signals(self, t: float) -> dict[str, float]:
+        z, dz, ddz = self.at(t)
+        return {"roll": z, "droll": dz, "ddroll": ddz}
+
+
+def rolling_deck(e: float) -> sb.System:
+    """A ball (mass MASS) dropped from H0 onto a deck through the origin rolled by the motion input ``roll``: the
+    gap n = -x sin(roll) + y cos(roll) along its turning normal, restitution ``e``, no friction.  Outputs n, N."""
+    s = sb.System("rolling_deck")
+    roll = s.motion_input("roll", unit="rad")
+    x, y = s.coordinate("x", 0.0), s.coordinate("y", H0)
+    s.particle("b", s.point("P", s.origin, (x, y, 0)), s.parameter("m", MASS))
+    s.gravity((0, -G, 0))
+    gap = -sb.sin(roll) * x + sb.cos(roll) * y
+    c = s.unilateral("deck", gap, restitution=s.parameter("e", e))
+    s.output("n", gap)
+    s.output("N", c.force)
+    return s
+
+
+def deck_reference(e: float, roll: Roll, stop: float, grid: float = 1e-3):
+    """``symbody.numeric.simulate`` of :func:`rolling_deck` at rtol 1e-10 on a grid of ``grid`` s."""
+    from symbody.numeric import simulate
+
+    t = np.linspace(0.0, stop, int(round(stop / grid)) + 1)
+    return simulate(rolling_deck(e).derive(), stop, t_eval=t, inputs={"roll": roll.at}, rtol=1e-10, atol=1e-12)
+
+
+def check_rolling_deck(master: Master, fmu, roll: Roll, ref, stop: float, grid: float = 1e-3) -> Failures:
+    """Model Exchange: x, y on the reference's grid to the master's accuracy (as the crane's), never below the
+    deck by more than the master's step error, the contact force never pulling.  Co-Simulation (the FMU turns the
+    deck along the Taylor polynomial of each communication point): no Error, never below the deck it turned."""
+    trace, fail = run(master, fmu, stop, ["x", "y", "n", "N"], {}, roll.signals)
+    if trace is None:
+        return fail
+    t = trace.time
+    if master.kind == "cs":
+        start = np.maximum(np.round(t / master.step) - 1, 0) * master.step
+        r0 = np.array([roll.at(float(ti)) for ti in start])
+        tau = t - start
+        phi = r0[:, 0] + tau * (r0[:, 1] + tau * r0[:, 2] / 2)
+        n = -np.sin(phi) * trace["x"] + np.cos(phi) * trace["y"]
+        if n.min() < -1e-8:
+            fail.append(f"{-n.min():.3g} m below the deck the FMU turned at t = {t[np.argmin(n)]:.6g}")
+    else:
+        k = np.round(t / grid).astype(int)
+        on = (np.abs(t - k * grid) <= 1e-9) & (k < len(ref["x"]))
+        speed = float(np.max(np.hypot(np.gradient(ref["x"], grid), np.gradient(ref["y"], grid))))
+        tol = crane_tolerance(master, speed)
+        for name in ("x", "y"):
+            err = np.abs(trace[name][on] - ref[name][k[on]])
+            if err.max() > tol:
+                i = int(np.argmax(err))
+                fail.append(f"{name} off the reference by {err.max():.3g} (allowed {tol:.3g}) at t = {t[on][i]:.4g}")
+        below = ball_tolerances(master, H0, 0.5)["below"] or 0.0
+        if master.kind == "me" and master.method == "cvode":
+            below = max(below, 100 * (master.rtol or 0.0))
+        if trace["n"].min() < -below:
+            fail.append(
+                f"{-trace['n'].min():.3g} m below the deck (allowed {below:.3g}) at t = {t[np.argmin(trace['n'])]:.5g}"
+            )
+    before = np.zeros(t.size, dtype=bool)  # (a row read before an event iteration: its force may cross zero)
+    before[:-1] = t[1:] == t[:-1]
+    pulls = (trace["N"] < 0.0) & ~before
+    if pulls.any():
+        fail.append(f"the deck pulls ({trace['N'][pulls].min():.3g} N) at t = {t[pulls][0]:.6g}")
+    return fail
