@@ -172,17 +172,16 @@ static SbStatus project_found_late(SbInstance *inst, const char *function, int *
 /* ------------------------------------------------------------------------ */
 
 /* The rate below which contact i is at rest at this event (sb_rest_rate): a closed contact's rate is the
-   importer's error up to the acceleration of its surface's motion (now, or its peak while contacts were closed:
-   surface_peak) times the importer's step, the longer of the one that found the event and the one before (a
-   master that locates its events by bisection ends its steps anywhere: its lag comes from its whole steps).  Had
-   such a rate u been a lift-off, its flight 2 u / |alpha| would last less than two of the importer's steps
-   wherever the surfaces accelerate slower than the gaps' free accelerations alpha: not resolved by it. */
+   importer's error up to the acceleration of its surface's own motion (its peak at the ends of the importer's
+   steps while contacts were closed: surface_peak) times the importer's step, the longer of the one that found
+   the event and the one before (a master that locates its events by bisection ends its steps anywhere: its lag
+   comes from its whole steps).  Surfaces at rest (no motion input, no function of time in the gap) keep
+   SB_REST_VELOCITY. */
 static double rest_rate(const SbInstance *inst, int i)
 {
     const SbEvents *ev = sb_ev(inst);
     const double step = ev->step > 0.0 ? fmax(ev->step, ev->span) : 0.0;
-    const double gamma = fmax(fabs(ev->ggamma[i]), ev->gamma_peak);
-    return sb_rest_rate(inst->state.closed[i] != 0.0, gamma, step, SB_REST_VELOCITY);
+    return sb_rest_rate(inst->state.closed[i] != 0.0, ev->gamma_peak, step, SB_REST_VELOCITY);
 }
 
 /* Newton's multi-contact impact on the m touching contacts ev->set; returns the status, *changed set. */
@@ -530,22 +529,32 @@ static void step_bound(SbEvents *ev, double t)
     }
 }
 
-/* The accelerations of the closed contacts' surfaces (gap_gamma) at the end of a completed step of the
-   importer, kept as their peak while a contact is closed: the lag the importer's steps leave in a closed contact's
-   rate follows them through the stabilization, with its memory (rest_rate; a floor heaving at 1 Hz, its
-   acceleration through zero, left a rate of 1.4e-3 m/s under Euler at 1 ms). */
+/* The accelerations of the closed contacts' surfaces at the end of a completed step of the importer: gap_gamma
+   with the velocities zeroed (the motion of the surface itself, a floor moved by a motion input, not the
+   centripetal terms of the bodies' own motion), kept as their peak while a contact is closed: the lag the
+   importer's steps leave in a closed contact's rate follows them through the stabilization, with its memory
+   (rest_rate; a floor heaving at 1 Hz, its acceleration through zero, left a rate of 1.4e-3 m/s under Euler at
+   1 ms).  (ev->dq0 is the scratch of the friction stops, free between events.) */
 static void surface_peak(SbInstance *inst)
 {
     SbEvents *ev = sb_ev(inst);
-    double peak = 0.0;
+    const int n = inst->m->nq;
+    const double t = *inst->state.time;
+    double *dq = inst->state.x + n, peak = 0.0;
     int closed = 0;
-    sb_ev_evaluate(inst, *inst->state.time, inst->state.x);
+    for (int i = 0; i < inst->m->nk; ++i) closed |= inst->state.closed[i] != 0.0;
+    if (!closed) {
+        ev->gamma_peak = 0.0;
+        return;
+    }
+    memcpy(ev->dq0, dq, (size_t)n * sizeof(double));
+    memset(dq, 0, (size_t)n * sizeof(double));
+    sb_ev_evaluate(inst, t, inst->state.x);
+    memcpy(dq, ev->dq0, (size_t)n * sizeof(double));
     for (int i = 0; i < inst->m->nk; ++i)
-        if (inst->state.closed[i] != 0.0) {
-            closed = 1;
-            peak = fmax(peak, fabs(ev->ggamma[i]));
-        }
-    ev->gamma_peak = closed ? fmax(ev->gamma_peak, peak) : 0.0;
+        if (inst->state.closed[i] != 0.0) peak = fmax(peak, fabs(ev->ggamma[i]));
+    ev->gamma_peak = fmax(ev->gamma_peak, peak);
+    sb_ev_evaluate(inst, t, inst->state.x); /* (the blocks at the state again) */
 }
 
 void sb_events_step_completed(SbInstance *inst)

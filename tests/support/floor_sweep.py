@@ -520,6 +520,7 @@ def rolling_deck(e: float) -> sb.System:
     gap = -sb.sin(roll) * x + sb.cos(roll) * y
     c = s.unilateral("deck", gap, restitution=s.parameter("e", e))
     s.output("n", gap)
+    s.output("dn", s.dt(gap))
     s.output("N", c.force)
     return s
 
