@@ -21,7 +21,9 @@ Cases (tests/support/event_sweep.py has the checks and the exact motions):
   brentq finds; Co-Simulation moves it along the Taylor polynomial of each communication point (no Error, never
   below the floor the FMU moved);
 * ``belt``: the ball dropped on a belt moving along itself (1 m/s; accelerating at 2 m/s^2 on a floor accelerating
-  at +-1 m/s^2) with friction, which drags it to the belt's speed and carries it.
+  at +-1 m/s^2) with friction, which drags it to the belt's speed and carries it;
+* ``deck``: the ball on a deck rolled by a motion input (5 deg at 0.2 Hz, 10 deg at 0.5 Hz: it lifts off at
+  5.36 s) against ``symbody.numeric.simulate``.
 
 Every case runs in every master of tests/support/event_masters.py (ME: Euler and rk4 with events at step ends,
 rk4 and Euler with bisection, fmpy's CVode at rtol 1e-4, 1e-6, 1e-8; CS: rk4, dopri5, rosenbrock23 at tolerances
@@ -59,15 +61,19 @@ from support.event_sweep import (  # noqa: E402
 from support.floor_sweep import (  # noqa: E402
     Belt,
     Floor,
+    Roll,
     Rough,
     belt_ball,
     check_belt,
     check_inclined,
     check_moving_floor,
+    check_rolling_deck,
     check_rough_incline,
     check_sampled_floor,
+    deck_reference,
     floor_ball,
     inclined_ball,
+    rolling_deck,
 )
 from support.friction_models import incline  # noqa: E402
 
@@ -191,6 +197,14 @@ def floor_sweep(family: str, versions: list[int], fmus):
             for v in versions:
                 for m in ALL_MASTERS:
                     yield name, m.name, v, check_belt(m, fmu[v], b)
+    elif family == "deck":
+        fmu = fmus(rolling_deck(0.5), "deck")
+        for name, roll in {"5 deg, 0.2 Hz": Roll(math.radians(5), 0.4 * math.pi),
+                           "10 deg, 0.5 Hz": Roll(math.radians(10), math.pi)}.items():  # fmt: skip
+            ref = deck_reference(0.5, roll, 6.0)
+            for v in versions:
+                for m in ALL_MASTERS:
+                    yield name, m.name, v, check_rolling_deck(m, fmu[v], roll, ref, 6.0)
     else:
         raise SystemExit(f"unknown family {family!r}")
 
@@ -200,7 +214,7 @@ def main() -> None:
     parser.add_argument(
         "families",
         nargs="*",
-        default=["ball", "crane", "slope", "block", "incline", "rough", "moving", "heaving", "belt"],
+        default=["ball", "crane", "slope", "block", "incline", "rough", "moving", "heaving", "belt", "deck"],
     )
     parser.add_argument("--versions", nargs="*", type=int, default=[2, 3])
     parser.add_argument("--output", default="event_sweep.json")
