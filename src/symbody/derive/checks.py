@@ -30,6 +30,8 @@ from ..symbolic.expr import Expr
 from .records import ConstraintInfo, CoordinateInfo, InputInfo, OutputInfo, ParameterInfo, StateInfo
 
 if TYPE_CHECKING:
+    from ..model.contacts import ContactInfo
+    from ..model.friction import FrictionInfo
     from ..model.system import System
 
 RANK_TOL = 1e-9
@@ -52,6 +54,8 @@ class DerivedEquations(CheckedEquations, Protocol):
     D: list[list[Expr]]
     Phi_init_q: list[list[Expr]]
     lam: list[Expr]
+    contacts: list[ContactInfo]
+    frictions: list[FrictionInfo]
 
     @property
     def nc(self) -> int: ...
@@ -161,10 +165,10 @@ def _check_used(eq: DerivedEquations) -> None:
         used |= e.mask
     for o in eq.outputs:
         used |= o.expr.mask
-    for c in eq.contacts:  # a floor moved by a motion input enters through the gap of its contacts
-        used |= c.gap.mask | c.beta.mask | c.gamma.mask
-    for f in eq.frictions:
-        used |= f.beta.mask | f.gamma.mask | f.normal.mask
+    for contact in eq.contacts:  # a floor moved by a motion input enters through the gap of its contacts
+        used |= contact.gap.mask | contact.beta.mask | contact.gamma.mask
+    for friction in eq.frictions:
+        used |= friction.beta.mask | friction.gamma.mask | friction.normal.mask
     signals: dict[str, int] = {}
     for u in eq.inputs:
         if u.motion:
