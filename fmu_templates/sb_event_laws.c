@@ -132,6 +132,11 @@ double sb_offset_bound(double rtol, int n, const double *G, const double *q)
     return rtol * s;
 }
 
+double sb_rest_rate(int closed, double gamma, double step, double rest_velocity)
+{
+    return closed && step > 0.0 ? fmax(rest_velocity, fabs(gamma) * step) : rest_velocity;
+}
+
 int sb_unresolved_flight(double u, double alpha, double depth, double late, double gap_tol, double resolution,
                          double step, double flight_steps)
 {

@@ -73,6 +73,13 @@ double sb_offset_bound(double rtol, int n, const double *G, const double *q);
 int sb_unresolved_flight(double u, double alpha, double depth, double late, double gap_tol, double resolution,
                          double step, double flight_steps);
 
+/* The largest rate of a closed contact, at an event, that is the importer's error rather than a motion: its
+   constraint holds the rate at zero, but an importer whose steps h follow the acceleration gamma of the gap's
+   own motion (a moving surface: gap_gamma) a step late leaves it up to |gamma| h (explicit Euler, a h / 2
+   behind a floor accelerating at a); rest_velocity for open contacts, without a known step (h <= 0) and on
+   surfaces at rest. Such a contact is at rest: no impact, no lift-off (symbody.numeric.event_laws.rest_rate). */
+double sb_rest_rate(int closed, double gamma, double step, double rest_velocity);
+
 /* Whether an impact with approach rate r (at entry), restitution e and gap acceleration alpha (every contact
    open) at an event found `late` inside a surface is plastic: an approach slower than rest_velocity, or a
    rebound -e r whose flight sb_unresolved_flight says the importer does not resolve (so an accumulation of

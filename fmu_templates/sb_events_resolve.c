@@ -17,8 +17,10 @@
  *    sb_plastic_impact says so: approaches slower than SB_REST_VELOCITY, and impacts found late whose rebound
  *    would rise less than SB_REBOUND_RESOLUTION times the depth at which they were found; so accumulations of
  *    impacts end, also in masters with fixed steps.
- * 3. Contact modes: the touching contacts at rest (or leaving slower than the importer resolves, under their gap
- *    accelerations with the closed contacts held) carry forces f >= 0 with gap accelerations W f + b >= 0 at
+ * 3. Contact modes: the touching contacts at rest (slower than SB_REST_VELOCITY; a closed one within the
+ *    importer's error on the motion of its surface, sb_rest_rate: Euler lags a h / 2 behind a floor accelerating
+ *    at a, which took a ball resting on it for an impact or a lift-off at the next event of any element) or
+ *    leaving slower than the importer resolves (under their gap accelerations with the closed contacts held) carry forces f >= 0 with gap accelerations W f + b >= 0 at
  *    their rates zeroed, complementary (the sticking friction elements held); those with f > 0 close (their
  *    rates are zeroed, and so are those of the opening ones that approach slower than SB_REST_VELOCITY), the
  *    others open, except those whose rates the sticking elements hold already (W_ii zero with them held: a
@@ -172,6 +174,19 @@ static SbStatus project_found_late(SbInstance *inst, const char *function, int *
 /* impacts and contact modes                                                */
 /* ------------------------------------------------------------------------ */
 
+/* The rate below which contact i is at rest at this event (sb_rest_rate): a closed contact's rate is the
+   importer's error up to the acceleration of its surface's own motion (its peak at the ends of the importer's
+   steps while contacts were closed: surface_peak) times the importer's step, the longer of the one that found
+   the event and the one before (a master that locates its events by bisection ends its steps anywhere: its lag
+   comes from its whole steps).  Surfaces at rest (no motion input, no function of time in the gap) keep
+   SB_REST_VELOCITY. */
+static double rest_rate(const SbInstance *inst, int i)
+{
+    const SbEvents *ev = sb_ev(inst);
+    const double step = ev->step > 0.0 ? fmax(ev->step, ev->flight[SB_FLIGHT_SPAN]) : 0.0;
+    return sb_rest_rate(inst->state.closed[i] != 0.0, ev->flight[SB_FLIGHT_PEAK], step, SB_REST_VELOCITY);
+}
+
 /* Newton's multi-contact impact on the m touching contacts ev->set; returns the status, *changed set. */
 static SbStatus impact(SbInstance *inst, const char *function, int m, int *changed)
 {
@@ -180,7 +195,7 @@ static SbStatus impact(SbInstance *inst, const char *function, int m, int *chang
     const double t = *inst->state.time;
     int approach = 0;
     for (int a = 0; a < m; ++a)
-        if (ev->rate[ev->set[a]] < -SB_REST_VELOCITY) approach = 1;
+        if (ev->rate[ev->set[a]] < -rest_rate(inst, ev->set[a])) approach = 1;
     if (!approach) return SB_OK;
     SbStatus s = sb_ev_open_accelerations(inst, function);
     if (s != SB_OK) return s;
@@ -190,7 +205,7 @@ static SbStatus impact(SbInstance *inst, const char *function, int m, int *chang
         const double r = ev->rate[i];
         double alpha = -ev->ggamma[i];
         for (int j = 0; j < n; ++j) alpha += ev->G[(size_t)i * n + j] * ev->a0[j];
-        const int plastic = sb_plastic_impact(r, ev->e[i], alpha, ev->late, SB_REST_VELOCITY, SB_GAP_TOL,
+        const int plastic = sb_plastic_impact(r, ev->e[i], alpha, ev->late, rest_rate(inst, i), SB_GAP_TOL,
                                               SB_REBOUND_RESOLUTION, ev->step, SB_FLIGHT_STEPS);
         /* Model Exchange: the approach without the importer's error (explicit Euler's gain in the flight) */
         const double held = inst->interface == SB_ME
@@ -208,7 +223,7 @@ static SbStatus impact(SbInstance *inst, const char *function, int m, int *chang
                                 : "any active set (inconsistent contacts?)");
     for (int a = 0; a < m; ++a) {
         const int i = ev->set[a];
-        if (ev->z[a] > 0.0 && ev->rate[i] < -SB_REST_VELOCITY)
+        if (ev->z[a] > 0.0 && ev->rate[i] < -rest_rate(inst, i)) /* (not a closed contact's drift zeroed) */
             sb_log(inst, SB_OK, SB_LOG_EVENTS, "%s: t = %.17g: impact of contact '%s' (rate %g, impulse %g%s)",
                    function, t, inst->m->contact_names[i], ev->rate[i], ev->z[a],
                    ev->b[a] == ev->rate[i]                            ? ", plastic"
@@ -256,7 +271,7 @@ static SbStatus select_modes(SbInstance *inst, const char *function, int touchin
         for (int j = 0; j < n; ++j) alpha += ev->G[(size_t)i * n + j] * ev->a0[j];
         if (inst->state.closed[i] == 0.0) alpha = coming[a];
         const double inside_leaving = ev->depth[i] > 0.0 && ev->rate0[i] > 0.0 ? ev->depth[i] : 0.0;
-        if (fabs(ev->rate[i]) <= SB_REST_VELOCITY ||
+        if (fabs(ev->rate[i]) <= rest_rate(inst, i) ||
             sb_unresolved_flight(ev->rate[i], alpha, inside_leaving, ev->late, SB_GAP_TOL, SB_REBOUND_RESOLUTION,
                                  ev->step, SB_FLIGHT_STEPS))
             ev->set[m++] = i;
@@ -307,7 +322,8 @@ static SbStatus select_modes(SbInstance *inst, const char *function, int touchin
         for (int a = 0, c = 0; a < m; ++a) {
             const int closing = c < nkeep && ev->keep[c] == a;
             c += closing;
-            if (closing || (ev->rate[ev->set[a]] < 0.0 && fabs(ev->rate[ev->set[a]]) <= SB_REST_VELOCITY)) {
+            const double r = ev->rate[ev->set[a]];
+            if (closing || (r < 0.0 && fabs(r) <= rest_rate(inst, ev->set[a]))) {
                 rhs[nstop] = ev->rate[ev->set[a]];
                 stop[nstop++] = a;
             }
@@ -518,9 +534,38 @@ static void step_bound(SbEvents *ev, double t, int event)
         f[SB_FLIGHT_COUNT] += 1.0;
     }
     if (t > f[SB_FLIGHT_END1] || isnan(f[SB_FLIGHT_END1]) || (event && t != f[SB_FLIGHT_END1])) {
+        if (f[SB_FLIGHT_END1] > f[SB_FLIGHT_END0]) f[SB_FLIGHT_SPAN] = f[SB_FLIGHT_END1] - f[SB_FLIGHT_END0];
         f[SB_FLIGHT_END0] = f[SB_FLIGHT_END1];
         f[SB_FLIGHT_END1] = t;
     }
+}
+
+/* The accelerations of the closed contacts' surfaces at the end of a completed step of the importer: gap_gamma
+   with the velocities zeroed (the motion of the surface itself, a floor moved by a motion input, not the
+   centripetal terms of the bodies' own motion), kept as their peak while a contact is closed: the lag the
+   importer's steps leave in a closed contact's rate follows them through the stabilization, with its memory
+   (rest_rate; a floor heaving at 1 Hz, its acceleration through zero, left a rate of 1.4e-3 m/s under Euler at
+   1 ms).  (ev->dq0 is the scratch of the friction stops, free between events.) */
+static void surface_peak(SbInstance *inst)
+{
+    SbEvents *ev = sb_ev(inst);
+    const int n = inst->m->nq;
+    const double t = *inst->state.time;
+    double *dq = inst->state.x + n, peak = 0.0;
+    int closed = 0;
+    for (int i = 0; i < inst->m->nk; ++i) closed |= inst->state.closed[i] != 0.0;
+    if (!closed) {
+        ev->flight[SB_FLIGHT_PEAK] = 0.0;
+        return;
+    }
+    memcpy(ev->dq0, dq, (size_t)n * sizeof(double));
+    memset(dq, 0, (size_t)n * sizeof(double));
+    sb_ev_evaluate(inst, t, inst->state.x);
+    memcpy(dq, ev->dq0, (size_t)n * sizeof(double));
+    for (int i = 0; i < inst->m->nk; ++i)
+        if (inst->state.closed[i] != 0.0) peak = fmax(peak, fabs(ev->ggamma[i]));
+    ev->flight[SB_FLIGHT_PEAK] = fmax(ev->flight[SB_FLIGHT_PEAK], peak);
+    sb_ev_evaluate(inst, t, inst->state.x); /* (the blocks at the state again) */
 }
 
 /* The importer completed an integrator step: from now on only these end its steps (a host that calls it knows
@@ -528,6 +573,7 @@ static void step_bound(SbEvents *ev, double t, int event)
 void sb_events_step_completed(SbInstance *inst)
 {
     if (!inst->events || inst->m->nk == 0) return;
+    surface_peak(inst);
     sb_ev(inst)->flight[SB_FLIGHT_COMPLETING] = 1.0;
     step_bound(sb_ev(inst), *inst->state.time, 0);
 }

@@ -140,6 +140,9 @@ enum {
     SB_FLIGHT_SQUARES,    /* the sum of their squared spans */
     SB_FLIGHT_COMPLETING, /* 1: the importer calls CompletedIntegratorStep, whose times alone end its steps; 0: the
                              times it advances to (SetTime past the latest seen) do */
+    SB_FLIGHT_SPAN,       /* the span of the importer's step before the last one (0: none yet) */
+    SB_FLIGHT_PEAK,       /* the largest |gap_gamma| of the closed contacts (velocities zeroed) at the ends of the
+                             importer's completed steps while contacts are closed (sb_rest_rate) */
     SB_FLIGHT_HEAD
 };
 /* ... then per contact (blocks of nk): its last departure's time, SB_FLIGHT_COUNT and SB_FLIGHT_SQUARES then, its

@@ -198,6 +198,8 @@ static int flight_valid(const SbModel *m, const double *flight)
     int ok = !isinf(flight[SB_FLIGHT_END0]) && !isinf(flight[SB_FLIGHT_END1]) && isfinite(count) && count >= 0.0;
     ok = ok && isfinite(squares) && squares >= 0.0;
     ok = ok && (flight[SB_FLIGHT_COMPLETING] == 0.0 || flight[SB_FLIGHT_COMPLETING] == 1.0);
+    ok = ok && isfinite(flight[SB_FLIGHT_SPAN]) && flight[SB_FLIGHT_SPAN] >= 0.0;
+    ok = ok && isfinite(flight[SB_FLIGHT_PEAK]) && flight[SB_FLIGHT_PEAK] >= 0.0;
     const double *left = flight + SB_FLIGHT_HEAD;
     for (int i = 0; ok && i < m->nk; ++i) {
         const double steps = left[SB_LEFT_COUNT * m->nk + i], sum = left[SB_LEFT_SQUARES * m->nk + i];

@@ -47,6 +47,7 @@ EXPORT double test_kept(double bmax, double wmax, double largest, double tol)
 {
     return sb_kept_force(bmax, wmax, largest, tol);
 }
+EXPORT double test_rest_rate(int closed, double gamma, double step) { return sb_rest_rate(closed, gamma, step, 1e-5); }
 EXPORT int test_lcp_max(void) { return SB_LCP_MAX; }
 typedef struct { int n; const double *N0, *C; } Affine;
 static int affine(void *context, const double *F, double *N)
@@ -90,6 +91,8 @@ def kernel(tmp_path_factory):
     lib.test_bound.argtypes = [ctypes.c_double, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]
     lib.test_kept.restype = ctypes.c_double
     lib.test_kept.argtypes = [ctypes.c_double] * 4
+    lib.test_rest_rate.restype = ctypes.c_double
+    lib.test_rest_rate.argtypes = [ctypes.c_int, ctypes.c_double, ctypes.c_double]
     lib.test_unresolved.argtypes = [ctypes.c_double] * 5
     lib.test_plastic.argtypes = [ctypes.c_double] * 5
     lib.test_sym_solve.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
@@ -169,6 +172,14 @@ def test_entry_rate_plastic_and_unresolved_c_and_numpy_agree(kernel):
         assert got == laws.unresolved_flight(u, alpha, depth, late, step=h)
     for r, e, alpha, late, h in itertools.product(GRID, [0.0, 0.5, 1.0], [-9.81, 9.81], [0.0, 1e-3], steps):
         assert bool(kernel.test_plastic(r, e, alpha, late, h)) == laws.plastic_impact(r, e, alpha, late, step=h)
+
+
+def test_rest_rates_c_and_numpy_agree(kernel):
+    """A closed contact on a surface accelerating at gamma is at rest up to |gamma| h (the importer's steps h),
+    never below the rest velocity; an open one, or one with no known step, at the rest velocity."""
+    for closed, gamma, h in itertools.product((0, 1), (-3.0, -1e-9, 0.0, 2.0), (0.0, 1e-3, 0.05)):
+        assert kernel.test_rest_rate(closed, gamma, h) == laws.rest_rate(bool(closed), gamma, h)
+    assert laws.rest_rate(True, 2.0, 1e-3) == 2e-3 and laws.rest_rate(True, 2.0, 0.0) == laws.REST_VELOCITY
 
 
 def euler_flight(u: float, g: float, h: float) -> tuple[float, float, float, float]:

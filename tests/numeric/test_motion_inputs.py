@@ -210,3 +210,22 @@ def test_recursive_and_articulated_formulations_agree_with_virtual_power_on_a_mo
         ]
     assert values["recursive"] == pytest.approx(values["virtual_power"], rel=1e-12, abs=1e-12)
     assert values["articulated"] == pytest.approx(values["virtual_power"], rel=1e-12, abs=1e-12)
+
+
+def test_a_floor_moved_by_a_motion_input_through_a_contact_gap_only():
+    """A ball above a floor whose height is the motion input ``zf``, which enters the model through the contact's
+    gap ``y - zf`` alone (it was refused: "motion input 'zf' is never used").  On a floor accelerating upwards
+    at a = 2 m/s^2 the ball falls relative to it as the flat bouncing ball with g + a: impact times, and at rest
+    moving with the floor pressed by m (g + a)."""
+    from support.contact_models import ball_impacts, ball_rest
+    from support.floor_sweep import MASS, Floor, floor_ball
+
+    floor = Floor(a=2.0)
+    g = 9.81 + floor.a
+    res = simulate(floor_ball(0.5).derive(), 3.0, t_eval=[2.5, 3.0], inputs={"zf": floor.at}, rtol=1e-10, atol=1e-12)
+    impacts = [ev.time for ev in res.events if ev.kind == "impact"]
+    assert impacts[:4] == pytest.approx(ball_impacts(1.0, 0.5, 4, g), abs=1e-7)
+    assert ball_rest(1.0, 0.5, g) < 2.5  # (1.23 s)
+    z = np.array([floor.at(t) for t in res.t])
+    assert np.allclose(res["y"], z[:, 0], atol=1e-8) and np.allclose(res["dy"], z[:, 1], atol=1e-8)
+    assert np.allclose(res["N"], MASS * g, rtol=1e-8)

@@ -44,31 +44,32 @@ def thrown_ball_motion(t: float) -> tuple[float, float]:
     return H + v * tau - G * tau * tau / 2, v - G * tau
 
 
-def ball_impacts(h0: float, e: float, count: int) -> list[float]:
-    """The first ``count`` impact times of :func:`bouncing_ball` (flights of ``2 e^k v1 / G``)."""
-    v1, t1 = math.sqrt(2 * G * h0), math.sqrt(2 * h0 / G)
-    return [t1 + 2 * v1 / G * sum(e**j for j in range(1, k + 1)) for k in range(count)]
+def ball_impacts(h0: float, e: float, count: int, g: float = G) -> list[float]:
+    """The first ``count`` impact times of :func:`bouncing_ball` (flights of ``2 e^k v1 / g``; ``g`` the
+    acceleration towards the floor)."""
+    v1, t1 = math.sqrt(2 * g * h0), math.sqrt(2 * h0 / g)
+    return [t1 + 2 * v1 / g * sum(e**j for j in range(1, k + 1)) for k in range(count)]
 
 
-def ball_rest(h0: float, e: float) -> float:
+def ball_rest(h0: float, e: float, g: float = G) -> float:
     """When the accumulation of impacts of :func:`bouncing_ball` ends (4.0637 s for h0 = 1, e = 0.8)."""
-    v1, t1 = math.sqrt(2 * G * h0), math.sqrt(2 * h0 / G)
-    return t1 + 2 * v1 / G * e / (1 - e)
+    v1, t1 = math.sqrt(2 * g * h0), math.sqrt(2 * h0 / g)
+    return t1 + 2 * v1 / g * e / (1 - e)
 
 
-def ball_motion(t: float, h0: float, e: float) -> tuple[float, float]:
+def ball_motion(t: float, h0: float, e: float, g: float = G) -> tuple[float, float]:
     """Height and velocity of :func:`bouncing_ball` at ``t``: the fall, the flights between the impacts (each
     leaving with ``e`` times the speed it came with), rest after :func:`ball_rest`."""
-    v1, t1 = math.sqrt(2 * G * h0), math.sqrt(2 * h0 / G)
+    v1, t1 = math.sqrt(2 * g * h0), math.sqrt(2 * h0 / g)
     if t < t1:
-        return h0 - G * t * t / 2, -G * t
+        return h0 - g * t * t / 2, -g * t
     start, speed = t1, e * v1
-    while speed > 1e-12 and t >= start + 2 * speed / G:
-        start, speed = start + 2 * speed / G, e * speed
+    while speed > 1e-12 and t >= start + 2 * speed / g:
+        start, speed = start + 2 * speed / g, e * speed
     if speed <= 1e-12:
         return 0.0, 0.0
     tau = t - start
-    return speed * tau - G * tau * tau / 2, speed - G * tau
+    return speed * tau - g * tau * tau / 2, speed - g * tau
 
 
 #: how deep the free motion of :func:`grazing_oscillator` would go into its wall

@@ -30,6 +30,7 @@ Example (a ball dropped from 1 m, events at step ends of 1 ms):
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -46,6 +47,10 @@ FIXED_STEP = ("euler", "rk4", "bisection", "euler_bisection")
 LOCATING = {"bisection": "rk4", "euler_bisection": "euler"}
 #: bisection stops when the bracket is this short (relative to the step)
 BISECTION_TOL = 1e-12
+
+#: inputs given as functions of time: ``signals(t)`` is ``{input name: value}`` (a motion input's ``z``, ``dz``
+#: and ``ddz`` together), set by the masters at every time they evaluate the FMU
+Signals = Callable[[float], dict[str, float]]
 
 
 class MasterError(Exception):
@@ -85,11 +90,13 @@ class ModelExchange:
         tolerance: float | None = None,
         debug_logging: bool = False,
         completed_steps: bool = True,
+        signals: Signals | None = None,
     ):
         self.md, self.unzipdir = _unpacked(str(fmu))
         self.completed_steps = completed_steps  # False: never calls CompletedIntegratorStep (FMI allows it)
         self.version = int(self.md.fmiVersion[0])
-        self.start_values = dict(start_values or {})
+        self.start_values = dict(start_values or {}) | (signals(0.0) if signals else {})
+        self.signals = signals
         self.tolerance = tolerance
         self.debug_logging = debug_logging
         self.vr = {v.name: v.valueReference for v in self.md.modelVariables}
@@ -112,6 +119,14 @@ class ModelExchange:
         apply_start_values(fmu, self.md, start, settable=settable_in_initialization_mode)
         fmu.exitInitializationMode()
         return fmu
+
+    def _set_time(self, fmu, t: float) -> None:
+        """The time and the inputs at it."""
+        fmu.setTime(t)
+        if self.signals is not None:
+            u = self.signals(t)
+            vrs, values = [self.vr[n] for n in u], list(u.values())
+            (fmu.setReal if self.version == 2 else fmu.setFloat64)(vrs, values)
 
     def _get(self, fmu, names: list[str]) -> list[float]:
         vrs = [self.vr[n] for n in names]
@@ -231,7 +246,7 @@ class ModelExchange:
         return z
 
     def _derivatives(self, fmu, t: float, x: np.ndarray, calls: list[int]) -> np.ndarray:
-        fmu.setTime(t)
+        self._set_time(fmu, t)
         fmu.setContinuousStates(_ptr(x), self.nx)
         dx = np.zeros(self.nx)
         (fmu.getDerivatives if self.version == 2 else fmu.getContinuousStateDerivatives)(_ptr(dx), self.nx)
@@ -248,7 +263,7 @@ class ModelExchange:
             k3 = self._derivatives(fmu, t + h / 2, x + h / 2 * k2, calls)
             k4 = self._derivatives(fmu, t + h, x + h * k3, calls)
             x_new = x + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
-        fmu.setTime(t + h)
+        self._set_time(fmu, t + h)
         fmu.setContinuousStates(_ptr(x_new), self.nx)
         return x_new
 
@@ -339,11 +354,22 @@ class Master:
     step: float
     rtol: float | None = None
 
-    def run(self, fmu: str | Path, stop: float, output: list[str], start_values: dict[str, Any] | None = None):
-        """Simulate ``fmu`` from 0 to ``stop``; a :class:`Trace`."""
+    def run(
+        self,
+        fmu: str | Path,
+        stop: float,
+        output: list[str],
+        start_values: dict[str, Any] | None = None,
+        signals: Signals | None = None,
+    ):
+        """Simulate ``fmu`` from 0 to ``stop``; a :class:`Trace`.  ``signals`` gives inputs as functions of time
+        (Model Exchange: set at every evaluation; Co-Simulation: at every communication point)."""
         start = dict(start_values or {})
         if self.kind == "me" and self.method in FIXED_STEP:
-            run = ModelExchange(fmu, start).run(stop, self.method, self.step, output)
+            run = ModelExchange(fmu, start, signals=signals).run(stop, self.method, self.step, output)
+            return Trace(run.time, run.values, run.events)
+        if self.kind == "me" and signals is not None:
+            run = cvode_with_inputs(fmu, stop, self.rtol or 1e-6, output, signals, 0.01, start)
             return Trace(run.time, run.values, run.events)
         if self.kind == "me":
             res = cvode(fmu, stop, self.rtol or 1e-6, output, start_values=start)
@@ -355,9 +381,10 @@ class Master:
             if args[-2] == b"logEvents" and b": t = " in args[-1]:
                 log.append(args[-1].decode())
 
+        extra: dict[str, Any] = {} if signals is None else {"input": sampled(signals, stop, self.step)}
         res = co_simulation(
             fmu, stop, self.step, SOLVERS[self.method], self.rtol or 1e-6, output, start, logger=logger,
-            debug_logging=True,
+            debug_logging=True, **extra,
         )  # fmt: skip
         events = sorted({float(m.split(": t = ")[1].split(":")[0]) for m in log})
         return Trace(res["time"], res, events)
@@ -374,32 +401,65 @@ CS_MASTERS = [
 MASTERS = ME_MASTERS + CS_MASTERS
 
 
+def sampled(signals: Signals, stop: float, step: float) -> np.ndarray:
+    """``signals`` at the communication points of steps ``step`` as fmpy's structured input array (exact there:
+    fmpy interpolates between the samples)."""
+    times = np.append(np.arange(0.0, stop, step), stop)
+    names = list(signals(0.0))
+    rows = [(t, *(signals(float(t))[n] for n in names)) for t in times]
+    return np.array(rows, dtype=[("time", np.float64)] + [(n, np.float64) for n in names])
+
+
+class _SignalSetter:
+    """Sets ``signals(t)`` on an instance (the ``apply(t)`` of fmpy's ``Input`` that CVodeSolver calls)."""
+
+    def __init__(self, inst, md, signals: Signals):
+        self.inst, self.signals = inst, signals
+        self.vr = {v.name: v.valueReference for v in md.modelVariables}
+        self.set = inst.setReal if int(md.fmiVersion[0]) == 2 else inst.setFloat64
+
+    def apply(self, t: float, **_: Any) -> None:
+        u = self.signals(t)
+        self.set([self.vr[n] for n in u], list(u.values()))
+
+
 def cvode_with_inputs(
-    fmu: str | Path, stop: float, rtol: float, output: list[str], inputs: np.ndarray, interval: float = 0.1
+    fmu: str | Path,
+    stop: float,
+    rtol: float,
+    output: list[str],
+    inputs: np.ndarray | Signals,
+    interval: float = 0.1,
+    start_values: dict[str, Any] | None = None,
+    debug_logging: bool = False,
 ) -> Run:
     """fmpy's CVode (BDF, root finding on the indicators, restarted after every event) on a Model Exchange FMU
-    whose inputs follow ``inputs`` (a structured array: ``time`` and the inputs, interpolated linearly), set at
-    the time of every evaluation.  (fmpy's own ``simulate_fmu(input=...)`` sets them only where it evaluates the
+    whose inputs follow ``inputs`` (a structured array: ``time`` and the inputs, interpolated linearly; or
+    :data:`Signals`), set at the time of every evaluation.  (fmpy's own ``simulate_fmu(input=...)`` sets them only where it evaluates the
     event indicators: the derivatives between see the inputs of the last root check, a jump at every step of
     CVode, which makes an FMU with event indicators, not one without, take steps of 1e-4 s behind a stiff
     servo.)  Returns the :class:`Run` with the number of derivative evaluations."""
-    from fmpy.simulation import Input, instantiate_fmu
+    from fmpy.simulation import Input, apply_start_values, instantiate_fmu, settable_in_initialization_mode
     from fmpy.sundials import CVodeSolver
 
     md, unzipdir = _unpacked(str(fmu))
     version = int(md.fmiVersion[0])
     log: list[str] = []
-    inst = instantiate_fmu(unzipdir, md, "ModelExchange", logger=lambda *a: log.append(str(a[-1])))
+    inst = instantiate_fmu(
+        unzipdir, md, "ModelExchange", logger=lambda *a: log.append(str(a[-1])), debug_logging=debug_logging
+    )
     vr = {v.name: v.valueReference for v in md.modelVariables}
     get = inst.getReal if version == 2 else inst.getFloat64
     calls = [0]
     try:
-        signals = Input(inst, md, inputs)
+        signals = _SignalSetter(inst, md, inputs) if callable(inputs) else Input(inst, md, inputs)
+        start = apply_start_values(inst, md, dict(start_values or {}))
         if version == 2:
             inst.setupExperiment(startTime=0.0)
             inst.enterInitializationMode()
         else:
             inst.enterInitializationMode(startTime=0.0)
+        apply_start_values(inst, md, start, settable=settable_in_initialization_mode)
         signals.apply(0.0)
         inst.exitInitializationMode()
         update = inst.newDiscreteStates if version == 2 else inst.updateDiscreteStates

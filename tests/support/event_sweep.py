@@ -18,15 +18,17 @@ import numpy as np
 from symbody.numeric.event_laws import FLIGHT_STEPS
 
 from support.contact_models import G, ball_impacts, ball_motion, ball_rest
-from support.event_masters import Master, master_step_error
+from support.event_masters import Master, Signals, master_step_error
 
 Failures = list[str]
 
 
-def run(master: Master, fmu, stop: float, output: list[str], start: dict[str, Any]) -> tuple[Any, Failures]:
+def run(
+    master: Master, fmu, stop: float, output: list[str], start: dict[str, Any], signals: Signals | None = None
+) -> tuple[Any, Failures]:
     """The master's trace, or None and the failure (the FMU's Error or Discard)."""
     try:
-        return master.run(fmu, stop, output, start), []
+        return master.run(fmu, stop, output, start, signals), []
     except Exception as e:  # noqa: BLE001  (MasterError, fmpy's FMICallException, CVode's failures)
         return None, [f"error: {str(e)[:300]}"]
 
@@ -40,28 +42,28 @@ def event_rows(trace) -> list[int]:
 # -- the bouncing ball --------------------------------------------------------------------------------------
 
 
-def ball_tolerances(master: Master, h0: float, e: float) -> dict[str, float | None]:
+def ball_tolerances(master: Master, h0: float, e: float, g: float = G) -> dict[str, float | None]:
     """What the master's accuracy lets the ball miss by (see tests/fmu/test_fmu_events_masters.py), with the
     speed of the first impact, sqrt(2 g h0), for the depth a step may carry it below the floor."""
-    h, v1 = master.step, math.sqrt(2 * G * h0)
+    h, v1 = master.step, math.sqrt(2 * g * h0)
     if master.kind == "cs":
         return {"time": 1e-8, "apex": 1e-8, "below": 1e-8, "rest": 0.0}
     if master.method in ("euler", "euler_bisection"):  # each flight up to 2 h / (1 - e) late (Euler's speed
-        below = 1e-8 if master.method == "euler_bisection" else master_step_error(v1, G, h)  # excess g h / (1 - e))
+        below = 1e-8 if master.method == "euler_bisection" else master_step_error(v1, g, h)  # excess g h / (1 - e))
         return {"time": 2 * h / (1 - e), "apex": None, "below": below, "rest": None}
     if master.method == "rk4":
-        return {"time": h, "apex": 1e-5, "below": master_step_error(v1, G, h), "rest": 10 * h}
+        return {"time": h, "apex": 1e-5, "below": master_step_error(v1, g, h), "rest": 10 * h}
     tol = 1e-7 if master.method == "bisection" else 100 * (master.rtol or 0.0)
     return {"time": tol, "apex": 10 * tol, "below": 1e-8, "rest": 1e-3}
 
 
-def resolved_impacts(master: Master, h0: float, e: float, count: int = 6) -> int:
+def resolved_impacts(master: Master, h0: float, e: float, count: int = 6, g: float = G) -> int:
     """How many of the first impacts the master must find at their times: those whose flight before them lasts
     FLIGHT_STEPS of its steps or more (a fixed-step master takes the shorter ones of the end of an accumulation
     as plastic), and at least 10 ms (CVode's restarts)."""
-    v1 = math.sqrt(2 * G * h0)
+    v1 = math.sqrt(2 * g * h0)
     shortest = max(FLIGHT_STEPS * master.step if master.kind == "me" and master.method != "cvode" else 0.0, 0.01)
-    flights = [2 * e ** (k + 1) * v1 / G for k in range(count - 1)]
+    flights = [2 * e ** (k + 1) * v1 / g for k in range(count - 1)]
     n = 1
     for f in flights:
         if f < shortest:
@@ -70,60 +72,107 @@ def resolved_impacts(master: Master, h0: float, e: float, count: int = 6) -> int
     return n
 
 
-def impacts_before_rest(master: Master, h0: float, e: float) -> int:
+def impacts_before_rest(master: Master, h0: float, e: float, g: float = G) -> int:
     """About how many impacts a fixed-step master sees before the ball rests: until the rebound speed
     e^k sqrt(2 g h0) falls to the speed g h a step of the master gives (its flight lasts two steps)."""
-    v1 = math.sqrt(2 * G * h0)
-    return 1 + max(0, math.ceil(math.log(G * master.step / v1) / math.log(e))) if 0.0 < e < 1.0 else 1
+    v1 = math.sqrt(2 * g * h0)
+    return 1 + max(0, math.ceil(math.log(g * master.step / v1) / math.log(e))) if 0.0 < e < 1.0 else 1
+
+
+def ball_stop(master: Master, h0: float, e: float, g: float = G) -> float:
+    """How long to run a ball dropped from h0: past the end of its accumulation of impacts by 1 s or a quarter of
+    it, and by the latest rest a master whose flights may each end late allows."""
+    tol = ball_tolerances(master, h0, e, g)
+    t_rest = ball_rest(h0, e, g)
+    stop = t_rest + max(1.0, 0.25 * t_rest)
+    if tol["rest"] is None:
+        stop += 2 * (impacts_before_rest(master, h0, e, g) + 1) * tol["time"]
+    return stop
+
+
+class Relative(NamedTuple):
+    """A ball's motion relative to its floor as a master traced it: the times, the events found, the gap
+    ``r`` along the floor's normal, its rate ``dr`` and the contact force ``force``."""
+
+    time: np.ndarray
+    events: list[float]
+    r: np.ndarray
+    dr: np.ndarray
+    force: np.ndarray
+
+
+class Slack(NamedTuple):
+    """How far a ball at rest may be off its floor (m, m/s) and its contact force off m g (relative): rounding on
+    the fixed floor; on a moving one also the master's error on the floor's motion (support.floor_sweep)."""
+
+    position: float = 1e-8
+    rate: float = 1e-8
+    force: float = 1e-9
+
+
+#: the slack of the fixed floor: rounding
+FIXED_FLOOR = Slack()
 
 
 def check_ball(master: Master, fmu, h0: float, e: float, m: float = 2.0) -> Failures:
     """A ball dropped from h0 with restitution e (start values of the FMU of support.contact_models.bouncing_ball):
     the impacts at their exact times, the apex heights e^(2k) h0, never below the floor by more than the master's
     step, at rest after the end of the accumulation with the contact force m g, open in flight."""
-    tol = ball_tolerances(master, h0, e)
-    t_rest = ball_rest(h0, e)
-    stop = t_rest + max(1.0, 0.25 * t_rest)
-    if tol["rest"] is None:  # each impact may end its flight late: run past the latest rest that allows
-        stop += 2 * (impacts_before_rest(master, h0, e) + 1) * tol["time"]
-    trace, fail = run(master, fmu, stop, ["y", "dy", "N"], {"y": h0, "e": e, "m": m})
+    trace, fail = run(master, fmu, ball_stop(master, h0, e), ["y", "dy", "N"], {"y": h0, "e": e, "m": m})
     if trace is None:
         return fail
-    t, y, dy, n_contact = trace.time, trace["y"], trace["dy"], trace["N"]
-    n = resolved_impacts(master, h0, e)
-    impacts, found = ball_impacts(h0, e, n), trace.events[:n]
+    return ball_failures(master, Relative(trace.time, trace.events, trace["y"], trace["dy"], trace["N"]), h0, e, m)
+
+
+def ball_failures(
+    master: Master, rel: Relative, h0: float, e: float, m: float, g: float = G, slack: Slack = FIXED_FLOOR
+) -> Failures:
+    """What of a ball dropped from h0 (relative to its floor, pulled towards it at g) a master got wrong: the
+    impacts at their exact times, the apex heights e^(2k) h0, never below the floor by more than the master's
+    step, at rest after the end of the accumulation with the contact force m g, open in flight."""
+    fail: Failures = []
+    tol = ball_tolerances(master, h0, e, g)
+    t_rest = ball_rest(h0, e, g)
+    t, y, dy, n_contact = rel.time, rel.r, rel.dr, rel.force
+    n = resolved_impacts(master, h0, e, g=g)
+    impacts, found = ball_impacts(h0, e, n, g), rel.events[:n]
     if len(found) < n:
         fail.append(f"{len(found)} impacts found, {n} expected")
     late = [(k, te, ex) for k, (te, ex) in enumerate(zip(found, impacts)) if abs(te - ex) > (k + 1) * tol["time"]]
     if late:
         fail.append(f"impact times off (k, found, exact): {late[:2]}")
     if master.kind == "me":  # the rebounds of the resolved flights
-        after = [i for i in event_rows(trace) if dy[i] - dy[i - 1] > 1e-6][: min(n - 1, len(found))]
-        apex = dy[after] ** 2 / (2 * G)
+        after = [i for i in event_rows(rel) if dy[i] - dy[i - 1] > 1e-6][: min(n - 1, len(found))]
+        apex = dy[after] ** 2 / (2 * g)
         exact = np.array([e ** (2 * (k + 1)) * h0 for k in range(len(after))])
         if tol["apex"] is None:
-            bad = np.abs(apex - exact) > G * master.step * t[after] / 2 + 1e-12
+            bad = np.abs(apex - exact) > g * master.step * t[after] / 2 + 1e-12
         else:
             bad = np.abs(apex - exact) > tol["apex"] * h0  # (the error of the speeds: relative to the first)
         if bad.any():
             k = int(np.argmax(bad))
             fail.append(f"apex {k}: {apex[k]:.6g} against {exact[k]:.6g}")
     else:
-        ex = np.array([ball_motion(float(ti), h0, e) for ti in t])
+        ex = np.array([ball_motion(float(ti), h0, e, g) for ti in t])
         err_y, err_v = np.abs(y - ex[:, 0]).max(), np.abs(dy - ex[:, 1]).max()
-        if err_y > 1e-8 * max(1.0, h0) or err_v > 1e-7 * max(1.0, h0):
+        if err_y > max(1e-8 * max(1.0, h0), slack.position) or err_v > max(1e-7 * max(1.0, h0), slack.rate):
             fail.append(f"communication points off the exact motion by {err_y:.2g} m, {err_v:.2g} m/s")
-    if y.min() < -tol["below"]:
-        fail.append(f"{-y.min():.3g} m below the floor (allowed {tol['below']:.3g}) at t = {t[np.argmin(y)]:.6g}")
-    rest_tol = tol["rest"] if tol["rest"] is not None else (len(trace.events) + 1) * tol["time"]
+    below = max(tol["below"] or 0.0, slack.position)
+    if y.min() < -below:
+        fail.append(f"{-y.min():.3g} m below the floor (allowed {below:.3g}) at t = {t[np.argmin(y)]:.6g}")
+    rest_tol = tol["rest"] if tol["rest"] is not None else (len(rel.events) + 1) * tol["time"]
     rest = t > t_rest + rest_tol
+    still = slack.position
     if not rest.any():
-        fail.append(f"not at rest by {stop} s ({len(trace.events)} events, exact end {t_rest:.4g} s)")
-    elif not (np.all(np.abs(y[rest]) <= 1e-8) and np.all(np.abs(dy[rest]) <= 1e-8)):
-        moving = t[rest][(np.abs(y[rest]) > 1e-8) | (np.abs(dy[rest]) > 1e-8)]
-        fail.append(f"still moving at {moving[-1]:.5g} s, exact end {t_rest:.5g} s ({len(trace.events)} events)")
-    elif not np.allclose(n_contact[rest], m * G, rtol=1e-9):
-        fail.append(f"resting force {n_contact[rest][-1]:.9g}, m g = {m * G}")
+        fail.append(f"not at rest by {t[-1]} s ({len(rel.events)} events, exact end {t_rest:.4g} s)")
+    elif not (np.all(np.abs(y[rest]) <= still) and np.all(np.abs(dy[rest]) <= slack.rate)):
+        moving = t[rest][(np.abs(y[rest]) > still) | (np.abs(dy[rest]) > slack.rate)]
+        fail.append(
+            f"still moving at {moving[-1]:.5g} s (|r| {np.abs(y[rest]).max():.3g}, |dr| {np.abs(dy[rest]).max():.3g}), "
+            f"exact end {t_rest:.5g} s ({len(rel.events)} events)"
+        )
+    elif not np.allclose(n_contact[rest], m * g, rtol=slack.force):
+        fail.append(f"resting force {n_contact[rest][-1]:.9g}, m g = {m * g}")
     if np.any(n_contact[t < impacts[0] - tol["time"]] != 0.0):
         fail.append("contact force in the first flight")
     return fail

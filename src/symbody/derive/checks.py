@@ -30,6 +30,8 @@ from ..symbolic.expr import Expr
 from .records import ConstraintInfo, CoordinateInfo, InputInfo, OutputInfo, ParameterInfo, StateInfo
 
 if TYPE_CHECKING:
+    from ..model.contacts import ContactInfo
+    from ..model.friction import FrictionInfo
     from ..model.system import System
 
 RANK_TOL = 1e-9
@@ -52,6 +54,8 @@ class DerivedEquations(CheckedEquations, Protocol):
     D: list[list[Expr]]
     Phi_init_q: list[list[Expr]]
     lam: list[Expr]
+    contacts: list[ContactInfo]
+    frictions: list[FrictionInfo]
 
     @property
     def nc(self) -> int: ...
@@ -154,13 +158,17 @@ def check_equations(eq: DerivedEquations) -> None:
 
 
 def _check_used(eq: DerivedEquations) -> None:
-    """Every input enters an equation (a motion input through its position or a rate); every coordinate
-    has inertia or a constraint."""
+    """Every input enters an equation (a motion input through its position or a rate, a contact's gap or a
+    friction's rate); every coordinate has inertia or a constraint."""
     used = 0
     for e in [e for row in eq.M + eq.D for e in row] + eq.delta + eq.Phi_init + eq.beta + eq.gamma + eq.rates:
         used |= e.mask
     for o in eq.outputs:
         used |= o.expr.mask
+    for contact in eq.contacts:  # a floor moved by a motion input enters through the gap of its contacts
+        used |= contact.gap.mask | contact.beta.mask | contact.gamma.mask
+    for friction in eq.frictions:
+        used |= friction.beta.mask | friction.gamma.mask | friction.normal.mask
     signals: dict[str, int] = {}
     for u in eq.inputs:
         if u.motion:
