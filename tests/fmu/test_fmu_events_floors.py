@@ -306,13 +306,16 @@ def test_rolling_decks_in_every_master(deck, version, case):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="an event storm after the lift-off under CVode (39,083 events at rtol 1e-6)")
-def test_a_ball_lifting_off_a_rolling_deck_in_cvode(deck):
+@pytest.mark.parametrize("version", VERSIONS)
+def test_a_ball_lifting_off_a_rolling_deck_in_cvode(deck, version):
     """The ball lifts off the deck (10 deg at 0.5 Hz) at 5.3556 s, 2e-6 m above it (CVode's drift of the closed
-    contact at rtol 1e-6, positions of 7 m): CVode's solution then brings it 1e-10 inside the deck every 8e-7 s,
-    each time leaving at 1.03e-5 m/s, just above the rest velocity (1e-5), so it stays open and is found again:
-    39,083 events to 6 s (23 s), the positions still within the tolerance of symbody.numeric.simulate."""
+    contact at rtol 1e-6, positions of 7 m): CVode's solution then brought it 1e-10 inside the deck every 8e-7 s,
+    each time leaving at 1.03e-5 m/s, just above the rest velocity (1e-5), so it stayed open and was found again:
+    39,083 events to 6 s (23 s), the positions still within the tolerance of symbody.numeric.simulate.  The
+    offset of its event indicator now grows where it is found again where it left (up to the error CVode's
+    tolerance allows in the gap): 18 events, FMI 2 and 3."""
     master = Master("cvode rtol=1e-06", "me", "cvode", 0.01, 1e-6)
     roll = ROLLS["10 deg, 0.5 Hz"]
-    assert check_rolling_deck(master, deck[2], roll, deck_ref("10 deg, 0.5 Hz"), 6.0) == []
-    assert len(master.run(deck[2], 6.0, ["n"], {}, roll.signals).events) < 1000
+    assert check_rolling_deck(master, deck[version], roll, deck_ref("10 deg, 0.5 Hz"), 6.0) == []
+    events = len(master.run(deck[version], 6.0, ["n"], {}, roll.signals).events)
+    assert events < 100, events
