@@ -387,9 +387,10 @@ static SbStatus dip(SbInstance *inst, SbWatch *w, double ta, double *tb, double 
    contact is on its way to its surface (on_the_way: closing, and turning on the cubic Taylor polynomial of its
    gap within SB_TURN_SHARE of the gap of the surface, on either side; or within SB_NEAR_BAND times what an
    error at the tolerance asked for could hide of it over twice the chunk), has just left zero gap, while a
-   friction element sticks, and while a slipping one slows down or its rate comes near zero.  A contact that
-   recedes, turns with most of its gap left or passes its surface at speed before it turns (an impact at any
-   tolerance), and a closed one run at the tolerance asked for (a crane whose booms sway far from their end
+   friction element sticks, and while a slipping one slows down or its rate comes near zero; a closed contact
+   is at its switching (held at a loose tolerance, its rate drifts into an impact at the next step).  A
+   contact that recedes, turns with most of its gap left or passes its surface at speed before it turns (an
+   impact at any tolerance) runs at the tolerance asked for (a crane whose booms sway far from their end
    stops).  The switching functions of the loads (the kinks and jumps of Abs and sign: ropes, slings,
    buffers, valves) hold no mode: every evaluation of the forces takes the side the state is on, so the error
    control of the step answers for a switch the location passes by, and they never tighten the tolerance.
@@ -486,9 +487,9 @@ static int switching_ahead(SbInstance *inst, SbWatch *w, double t, double h, SbS
     *s = SB_OK;
     if (k > 0 && ((*s = sb_gap_accelerations(inst, w->gacc)) != SB_OK || (*s = gap_jerks(inst, w, t)) != SB_OK))
         return -1;
-    for (int i = 0; i < k && which < 0; ++i)
-        if (inst->state.closed[i] == 0.0 &&
-            (w->divided[i] || on_the_way(w->z[i], w->rate[i], w->gacc[i], w->gacc[k + i], H, w->rtol, w->atol)))
+    for (int i = 0; i < k && which < 0; ++i) /* (a closed contact is at its switching: its force decides it) */
+        if (inst->state.closed[i] != 0.0 || w->divided[i] ||
+            on_the_way(w->z[i], w->rate[i], w->gacc[i], w->gacc[k + i], H, w->rtol, w->atol))
             which = i;
     memcpy(w->gacc + k, w->gacc, (size_t)k * sizeof(double));
     w->gacc_t = t;

@@ -348,7 +348,7 @@ class Events(contacts.ContactModes):
             self._tell_event_tolerance(rtol, atol, t, which)
 
     def _switching_ahead(self, t: float, x: np.ndarray, H: float) -> int | None:
-        """The first open contact on its way to its surface over the horizon ``H`` (None: none); the gap
+        """The first contact closed or on its way to its surface over the horizon ``H`` (None: none); the gap
         accelerations are kept for the next chunk's jerks (the first chunk of a step or a mode: a forward
         difference along the motion)."""
         rate, acc = self.blocks(t, x)[5], self._gap_accelerations(t, x)
@@ -361,9 +361,10 @@ class Events(contacts.ContactModes):
             jerk = (self._gap_accelerations(t + h, x + h * xdot) - acc) / h
         self._gacc, self._gacc_t = acc, t
         rtol, atol = self._asked
-        for i in range(self.nk):
-            if not self.closed[i] and (
-                self.divided[i]
+        for i in range(self.nk):  # (a closed contact is at its switching: its force decides it)
+            if (
+                self.closed[i]
+                or self.divided[i]
                 or on_the_way(float(self.z0[i]), float(rate[i]), float(acc[i]), float(jerk[i]), H, rtol, atol)
             ):
                 return i
