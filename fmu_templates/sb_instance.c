@@ -111,10 +111,11 @@ static int *ints(int count, int *ok) { return zalloc((size_t)count, sizeof(int),
 static int imax(int a, int b) { return a > b ? a : b; }
 
 /* One array S = [time, x (2 nq + ns), u (3 nu: values, first and second derivatives), p (np), settings, h_next,
-   kept (the branch checks' memory), closed (nk), slip (nf), side (nsw)] and the named views into it. */
+   row_ref (the constraint rows' largest norms), kept (the branch checks' memory), closed (nk), slip (nf), side (nsw)]
+   and the named views into it. */
 static void alloc_state(SbState *s, const SbModel *m, int *ok)
 {
-    s->nS = 1 + sb_nx(m) + 3 * m->nu + m->np + SB_N_SETTINGS + 1 + sb_kept_size(m) + m->nk + m->nf + m->nsw;
+    s->nS = 1 + sb_nx(m) + 3 * m->nu + m->np + SB_N_SETTINGS + 1 + m->nc + sb_kept_size(m) + m->nk + m->nf + m->nsw;
     s->S = doubles(s->nS, 1, ok);
     if (!s->S) return;
     s->time = s->S;
@@ -123,7 +124,8 @@ static void alloc_state(SbState *s, const SbModel *m, int *ok)
     s->p = s->u + 3 * m->nu;
     s->set = s->p + m->np;
     s->h_next = s->set + SB_N_SETTINGS;
-    s->kept = s->h_next + 1;
+    s->row_ref = s->h_next + 1;
+    s->kept = s->row_ref + m->nc;
     s->closed = s->kept + sb_kept_size(m);
     s->slip = s->closed + m->nk;
     s->side = s->slip + m->nf;
@@ -153,7 +155,6 @@ static void alloc_dynamics(SbDynamics *d, const SbModel *m, int *ok)
     d->Sf = doubles(nc, nc, ok);
     d->stmp = doubles(na, 1, ok);
     d->sw = doubles(nc, 1, ok);
-    d->row_ref = doubles(nc, 1, ok);
     d->A = doubles(na, na, ok);
     d->prow = ints(na, ok);
     d->pcol = ints(na, ok);
@@ -169,9 +170,9 @@ static void alloc_dynamics(SbDynamics *d, const SbModel *m, int *ok)
 
 static void free_dynamics(SbDynamics *d)
 {
-    void *buffers[] = {d->M,  d->delta, d->D,  d->beta,    d->gamma, d->Phi,  d->Phi_q, d->Mf,  d->X,
-                       d->Sf, d->stmp,  d->sw, d->row_ref, d->A,     d->prow, d->pcol,  d->rhs, d->sol,
-                       d->bridge, d->lam_work, d->branch_G, d->carry};
+    void *buffers[] = {d->M,  d->delta, d->D,  d->beta, d->gamma, d->Phi,  d->Phi_q, d->Mf,
+                       d->X,  d->Sf,    d->stmp, d->sw, d->A,     d->prow, d->pcol,  d->rhs,
+                       d->sol, d->bridge, d->lam_work, d->branch_G, d->carry};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; ++i) free(buffers[i]);
 }
 

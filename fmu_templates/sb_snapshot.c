@@ -13,8 +13,8 @@
  * platform):
  *     uint32 magic "SBST", uint32 format version, uint64 model identity,
  *     uint32 nS, uint32 mode, uint32 flags, uint32 0,
- *     nS doubles (time, x, u, p, settings, h_next, the memory of the Model Exchange branch checks, contact
- *     and friction modes, sides of the switching functions),
+ *     nS doubles (time, x, u, p, settings, h_next, the largest norms of the constraint rows, the memory of
+ *     the Model Exchange branch checks, contact and friction modes, sides of the switching functions),
  *     uint64 FNV-1a checksum of all the bytes above.
  */
 #include <stdint.h>
@@ -24,7 +24,8 @@
 #include "sb_runtime.h"
 
 #define SB_SNAPSHOT_MAGIC 0x53425354u /* "SBST" */
-#define SB_SERIAL_VERSION 4u /* 3: the sides of the switching functions; 4: the branch checks' memory */
+#define SB_SERIAL_VERSION 5u /* 3: the sides of the switching functions; 4: the branch checks' memory; 5: the
+                                constraint rows' largest norms */
 #define SB_HEADER_BYTES 32u
 #define SB_CHECKSUM_BYTES 8u
 

@@ -235,9 +235,14 @@ SbStatus sb_check_state_values(SbInstance *inst, const char *function, const dou
         if (side != 1.0 && side != -1.0)
             return sb_fail(inst, function, "the side %g of switching function %d in the FMU state is invalid", side, j);
     }
-    const double *h_next = S + 1 + nx + 3 * m->nu + m->np + SB_N_SETTINGS, *kept = h_next + 1;
+    const double *h_next = S + 1 + nx + 3 * m->nu + m->np + SB_N_SETTINGS, *row_ref = h_next + 1,
+                 *kept = row_ref + m->nc;
     if (!(isfinite(*h_next) && *h_next >= 0.0))
         return sb_fail(inst, function, "the solver step size %g of the FMU state is invalid", *h_next);
+    for (int r = 0; r < m->nc; ++r) /* the largest squared norms of the constraint rows: finite, not negative */
+        if (!(isfinite(row_ref[r]) && row_ref[r] >= 0.0))
+            return sb_fail(inst, function, "the largest norm %g of constraint row %d in the FMU state is invalid",
+                           row_ref[r], r);
     if (m->nc > 0 && !kept_valid(m, kept))
         return sb_fail(inst, function, "the memory of the branch check in the FMU state is invalid (time %g)",
                        kept[SB_KEPT_T]);

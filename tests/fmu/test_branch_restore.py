@@ -10,8 +10,9 @@ branch, with the crank angle and speed of the exact motion.  ``CompletedIntegrat
 (``enterEventMode``); in the event the FMU carries the state it kept at 0.05 to 0.25 and re-assembles it: the
 exact motion (energy conservation ``J(a1) a1'^2 / 2 = E``, ``test_singular_positions.slider_crank_reference``)
 to the accuracy of its carrying steps, on the branch ``a2 = -a1`` to rounding.  A master that goes on without
-the event gets an Error.  The kept state is part of the FMU state: restored (also serialized) after the master
-went past the dead point and back, the check compares with the state kept then.
+the event gets an Error.  The kept state is part of the FMU state, and so are the largest norms the constraint rows
+have met (which scale them): restored (also serialized) after the master went past the dead point and back, the
+check compares with the state kept then, and the state is put back exactly as without the excursion.
 """
 
 from __future__ import annotations
@@ -205,8 +206,8 @@ def test_the_kept_state_is_part_of_the_fmu_state(version, how):
         assert target.jump(), target.log[-3:]
         changed, x = target.event()
         assert changed
-        # to rounding: the largest row norms met, which the dynamics remember outside the FMU state, scale the rows
-        np.testing.assert_allclose(x, x_plain, rtol=0, atol=1e-10)
+        # exactly: the largest norms the constraint rows have met, which scale them, are part of the FMU state too
+        np.testing.assert_array_equal(x, x_plain)
         check_on_the_exact_motion(x, T_STEP)
     finally:
         run.close()
@@ -258,5 +259,28 @@ def test_a_serialized_state_with_an_invalid_kept_state_is_refused(version):
         with pytest.raises(Exception, match="error"):
             run.deserialize(bytes(blob))
         assert "the memory of the branch check in the FMU state is invalid" in run.log[-1], run.log[-3:]
+    finally:
+        run.close()
+
+
+@pytest.mark.parametrize("version", [2, 3])
+def test_a_serialized_state_with_an_invalid_row_norm_is_refused(version):
+    """The largest norms the constraint rows have met (the block before the branch checks' memory) pass the checks of
+    a restored state: a negative one is refused with a message."""
+    import struct
+
+    from test_fmu_friction import fnv1a
+
+    run = Hand(version)
+    try:
+        run.rk4_to(T_KEPT)
+        blob = bytearray(run.serialize(run.state()))
+        last_row = len(blob) - 8 - (KEPT_HEAD + 3 * 2) * 8 - 8
+        assert struct.unpack_from("<d", blob, last_row)[0] > 0.0  # (a squared row norm)
+        struct.pack_into("<d", blob, last_row, -1.0)
+        struct.pack_into("<Q", blob, len(blob) - 8, fnv1a(bytes(blob[:-8])))  # a valid checksum
+        with pytest.raises(Exception, match="error"):
+            run.deserialize(bytes(blob))
+        assert "the largest norm -1 of constraint row" in run.log[-1], run.log[-3:]
     finally:
         run.close()
