@@ -16,8 +16,10 @@ Each embedded solver runs at ``solver.rtol`` 1e-6, ``solver.atol`` 1e-8 (as ship
 ``solver.atol`` 1e-11 (what every chunk of a model with contacts runs at when the event tolerance holds
 everywhere).  Ratio = accepted steps at the event tolerance / accepted steps as shipped (``logSolver``), and the
 CPU time of the runs without logging; ``rk4``'s steps are ``solver.step`` either way (it logs no steps: its row
-compares CPU time).  The end states of the two runs agree to the tolerance asked for.  Target: fewer steps where
-the booms sway far from their stops (>= 2x for ``dopri5`` and ``rosenbrock23`` on ``sway``).
+compares CPU time; it runs ``sway`` only: on ``stop`` its fixed steps meet an accumulation of impacts on the stop
+at 6.2 s, "more than 100000 events in the step", a Discard at either tolerance).  The end states of the two runs
+agree to the tolerance asked for.  Target: fewer steps where the booms sway far from their stops (>= 2x for
+``dopri5`` and ``rosenbrock23`` on ``sway``).
 
 Run: ``python benchmarks/fmu_event_tolerance.py [--quick|--smoke]`` (or through ``benchmarks/run.py``).
 """
@@ -98,6 +100,8 @@ def run(quick: bool = False, smoke: bool = False) -> list[Row]:
         fmu = export_fmu(crane.build(actuation="hydraulic"), Path(tmp) / "knuckle.fmu", fmi_version=2, kind="cs")
         for move in moves:
             for solver in solvers:
+                if solver == "rk4" and move == "stop":
+                    continue
                 start = {"solver.method": SOLVERS[solver]}
                 logged = solver != "rk4"
                 steps, _, end = simulate(fmu, move, stop, start | ASKED, logged)
