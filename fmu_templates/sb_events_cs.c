@@ -464,13 +464,13 @@ static SbStatus gap_jerks(SbInstance *inst, SbWatch *w, double t)
         vn = fmax(vn, fabs(d.dx[i]));
     }
     const double h = cbrt(DBL_EPSILON) * xn / fmax(vn, 1.0);
-    memcpy(d.xs, x, (size_t)nx * sizeof(double));
+    /* the whole state kept: an evaluation at the point ahead may raise the rows' largest norms */
+    memcpy(w->Sa, inst->state.S, (size_t)inst->state.nS * sizeof(double));
     for (int i = 0; i < nx; ++i) x[i] += h * d.dx[i];
     *inst->state.time = t + h;
     sb_changed(inst);
     s = sb_gap_accelerations(inst, j);
-    memcpy(x, d.xs, (size_t)nx * sizeof(double));
-    *inst->state.time = t;
+    memcpy(inst->state.S, w->Sa, (size_t)inst->state.nS * sizeof(double));
     sb_changed(inst);
     for (int i = 0; i < k; ++i) j[i] = (j[i] - a[i]) / h;
     return s;
