@@ -355,10 +355,11 @@ class Events(contacts.ContactModes):
         if self._gacc_t is not None and t > self._gacc_t:
             jerk = (acc - self._gacc) / (t - self._gacc_t)
         else:
-            xdot = self.m.derivatives(t, x)
+            xdot, row_ref = self.m.derivatives(t, x), self.m.row_ref.copy()
             h = np.cbrt(np.finfo(float).eps) * max(1.0, float(np.max(np.abs(x))))
             h /= max(1.0, float(np.max(np.abs(xdot))))
             jerk = (self._gap_accelerations(t + h, x + h * xdot) - acc) / h
+            self.m.row_ref = row_ref  # (the evaluation ahead may have raised the rows' largest norms)
         self._gacc, self._gacc_t = acc, t
         rtol, atol = self._asked
         for i in range(self.nk):  # (a closed contact is at its switching: its force decides it)
