@@ -83,7 +83,7 @@ double sb_scaled_rows_hold(SbInstance *inst, const double *D, int *row)
         for (int b = 0; b <= a; ++b) {
             double v = 0.0;
             for (int j = 0; j < n; ++j) v += D[a * n + j] * D[b * n + j];
-            v /= sqrt(fmax(inst->dyn.row_ref[a], 1e-300) * fmax(inst->dyn.row_ref[b], 1e-300));
+            v /= sqrt(fmax(inst->state.row_ref[a], 1e-300) * fmax(inst->state.row_ref[b], 1e-300));
             G[a * nc + b] = G[b * nc + a] = isfinite(v) ? v : 0.0;
         }
     sb_sym_eigen(nc, G, V, w);

@@ -286,8 +286,8 @@ SbStatus sb_accelerations(SbInstance *inst, double t, const double *x, double *d
         for (int r = 0; r < nc; ++r) {
             double v = 0.0;
             for (int j = 0; j < n; ++j) v += inst->dyn.D[r * n + j] * inst->dyn.D[r * n + j];
-            if (v > inst->dyn.row_ref[r]) inst->dyn.row_ref[r] = v;
-            if (v < SB_VANISHING_ROW * inst->dyn.row_ref[r]) vanishing = 1;
+            if (v > inst->state.row_ref[r]) inst->state.row_ref[r] = v;
+            if (v < SB_VANISHING_ROW * inst->state.row_ref[r]) vanishing = 1;
         }
         if (schur == 0 && !massless) { /* M is singular here, indefinite or not finite */
             SbStatus s = nonfinite_blocks(inst);

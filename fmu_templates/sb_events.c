@@ -415,20 +415,31 @@ void sb_contact_rates(SbInstance *inst, double *rate)
     memcpy(rate, sb_ev(inst)->rate, (size_t)(inst->m->nk + inst->m->nf) * sizeof(double));
 }
 
-SbStatus sb_slip_accelerations(SbInstance *inst, double *acc)
+/* The accelerations G ddq - ggamma of the event rows first .. first + count - 1 at the current state. */
+static SbStatus row_accelerations(SbInstance *inst, int first, int count, double *acc)
 {
-    const int n = inst->m->nq, k = inst->m->nk, nf = inst->m->nf;
-    if (nf == 0) return SB_OK;
+    const int n = inst->m->nq;
+    if (count == 0) return SB_OK;
     SbStatus s = sb_update(inst);
     if (s != SB_OK) return s;
     SbEvents *ev = sb_ev(inst);
     sb_ev_evaluate(inst, *inst->state.time, inst->state.x);
-    for (int j = 0; j < nf; ++j) {
-        double a = -ev->ggamma[k + j];
-        for (int i = 0; i < n; ++i) a += ev->G[(size_t)(k + j) * n + i] * inst->cache.ddq[i];
+    for (int j = 0; j < count; ++j) {
+        double a = -ev->ggamma[first + j];
+        for (int i = 0; i < n; ++i) a += ev->G[(size_t)(first + j) * n + i] * inst->cache.ddq[i];
         acc[j] = a;
     }
     return SB_OK;
+}
+
+SbStatus sb_slip_accelerations(SbInstance *inst, double *acc)
+{
+    return row_accelerations(inst, inst->m->nk, inst->m->nf, acc);
+}
+
+SbStatus sb_gap_accelerations(SbInstance *inst, double *acc)
+{
+    return row_accelerations(inst, 0, inst->m->nk, acc);
 }
 
 double sb_event_indicator(SbInstance *inst, int i)

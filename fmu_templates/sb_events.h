@@ -108,6 +108,9 @@ void sb_contact_rates(SbInstance *inst, double *rate);
 /* The sliding accelerations A ddq - fr_gamma of the friction elements at the current state (nf). */
 SbStatus sb_slip_accelerations(SbInstance *inst, double *acc);
 
+/* The gap accelerations G ddq - ggamma of the contacts at the current state, in their current modes (nk). */
+SbStatus sb_gap_accelerations(SbInstance *inst, double *acc);
+
 /* Event indicator i at the current state with its offset (the FMI 3 local variable); the cache must be
    valid (sb_update). */
 double sb_event_indicator(SbInstance *inst, int i);

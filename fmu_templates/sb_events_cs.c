@@ -59,6 +59,11 @@ typedef struct {
     int *watched;     /* positive at the start of the chunk */
     int *divided;     /* separating from zero gap, slipping from rest: the function divided by the time since
                          ta is watched (a friction element's less its offset, the negative rate it starts at) */
+    double *gacc;     /* gap accelerations at the start of the chunk (nk), then their jerks (nk; between the
+                         chunks, the accelerations at the start of the last one) */
+    double gacc_t;    /* the time of the last chunk's gap accelerations (NAN: none since the step or event began) */
+    double rtol, atol; /* the tolerance asked for (solver.rtol or the importer's, solver.atol) */
+    int held;         /* the event tolerance holds near a switching (event_tolerance_held) */
 } SbWatch;
 
 /* The smallest watched event function at the current state and time t (INFINITY: none watched). */
@@ -370,42 +375,168 @@ static SbStatus dip(SbInstance *inst, SbWatch *w, double ta, double *tb, double 
 
 /* -- the communication step ------------------------------------------------------------------------ */
 
-/* The adaptive solvers hold at least these tolerances in models with unilateral contacts or stick-slip
-   friction, whatever the importer passes (solver.rtol, solver.atol, fmi2SetupExperiment,
-   fmi3EnterInitializationMode): the modes of contacts and friction elements change at events only (no
-   evaluation of the forces sees a gap close or a slip stop), so an event function that comes within the
-   error of the motion from zero is a guess, and the error accumulated on the way to a grazing impact decides
-   whether there is one (a gap dipping 1e-7 below zero, an apex a hair from a stop): missed, it is an error
-   of the size of the motion.  The switching functions of the loads (the kinks and jumps of Abs and sign:
-   ropes, slings, buffers, valves) hold no mode: every evaluation of the forces takes the side the state is
-   on, so the error control of the step answers for a switch the location passes by, and models with no
-   other event function run at the importer's tolerance.  rk4's steps are solver.step; the event atol is the
-   floor of its trust check in every model with events. */
+/* On the way to the switching of a unilateral contact or a stick-slip friction element, the adaptive solvers
+   hold at least these tolerances, whatever the importer passes (solver.rtol, solver.atol,
+   fmi2SetupExperiment, fmi3EnterInitializationMode): the modes of contacts and friction elements change at
+   events only (no evaluation of the forces sees a gap close or a slip stop), so an event function that comes
+   within the error of the motion from zero is a guess, and the error of every step that takes a gap towards a
+   grazing impact decides whether there is one (a gap dipping 1e-7 below zero, an apex a hair from a stop):
+   missed, it is an error of the size of the motion.  The steps of such an approach must all be accurate (the
+   first steps of x = sin t towards a wall at 1 - 1e-7 already carry more than 1e-7 of error at rtol 1e-3).
+   Elsewhere the steps run at the tolerance asked for: a chunk runs at the event tolerance when some open
+   contact is on its way to its surface (on_the_way: closing, and turning on the cubic Taylor polynomial of its
+   gap within SB_TURN_SHARE of the gap of the surface, on either side; or within SB_NEAR_BAND times what an
+   error at the tolerance asked for could hide of it over twice the chunk), has just left zero gap, while a
+   friction element sticks, and while a slipping one slows down or its rate comes near zero; a closed contact
+   is at its switching (held at a loose tolerance, its rate drifts into an impact at the next step).  A
+   contact that recedes, turns with most of its gap left or passes its surface at speed before it turns (an
+   impact at any tolerance) runs at the tolerance asked for (a crane whose booms sway far from their end
+   stops).  The switching functions of the loads (the kinks and jumps of Abs and sign: ropes, slings,
+   buffers, valves) hold no mode: every evaluation of the forces takes the side the state is on, so the error
+   control of the step answers for a switch the location passes by, and they never tighten the tolerance.
+   rk4's steps are solver.step; the event atol is the floor of its trust check in every chunk of a model with
+   events. */
 #define SB_EVENT_RTOL 1e-9
 #define SB_EVENT_ATOL 1e-11
+#define SB_NEAR_BAND 10.0
+#define SB_TURN_SHARE 0.5
 
 static int event_tolerance_held(const SbInstance *inst)
 {
     return inst->m->nk + inst->m->nf > 0 || !adaptive_method(inst);
 }
 
+/* The least value of g + v s + a s^2 / 2 over s in [0, H]. */
+static double least_ahead(double g, double v, double a, double H)
+{
+    double least = fmin(g, g + (v + 0.5 * a * H) * H);
+    if (a > 0.0 && v < 0.0 && -v / a < H) least = fmin(least, g - 0.5 * v * v / a);
+    return least;
+}
+
+/* The value of g + v s + a s^2 / 2 + j s^3 / 6, closing at s = 0 (v < 0), where it first turns (its rate
+   v + a s + j s^2 / 2 back at zero) for s > 0; INFINITY when it does not turn, or turns only where the cubic
+   term has outgrown the rate term (|j| s^3 / 6 > |v| s: the polynomial says nothing there; for a harmonic
+   motion that is 2.4 radians of its phase ahead, whatever the phase). */
+static double turning_value(double g, double v, double a, double j)
+{
+    const double disc = a * a - 2.0 * j * v;
+    if (!(disc >= 0.0)) return INFINITY;
+    const double q = -0.5 * (a + copysign(sqrt(disc), a)); /* the roots q / (j / 2) and v / q, without cancellation */
+    double s = INFINITY;
+    if (j != 0.0 && q / (0.5 * j) > 0.0) s = q / (0.5 * j);
+    if (q != 0.0 && v / q > 0.0) s = fmin(s, v / q);
+    if (!isfinite(s) || fabs(j) * s * s > 6.0 * fabs(v)) return INFINITY;
+    return g + s * (v + s * (0.5 * a + s * j / 6.0));
+}
+
+/* Whether the function g (rate v, acceleration a, jerk j) is on its way to zero where the error of the motion
+   decides whether it reaches zero: closing, and turning on its cubic Taylor polynomial within SB_TURN_SHARE of
+   itself of zero, on either side (x = sin t from t = 0 against a wall at 1 turns at 0.057 there); or within
+   SB_NEAR_BAND times the error a step at rtol, atol could hide of zero over the horizon H.  One that turns
+   with most of itself left is a miss, one that passes zero at speed before it turns an impact at any
+   tolerance. */
+static int on_the_way(double g, double v, double a, double j, double H, double rtol, double atol)
+{
+    if (v < 0.0 && fabs(turning_value(g, v, a, j)) <= SB_TURN_SHARE * g) return 1;
+    const double travel = fabs(g) + fabs(v) * H + 0.5 * fabs(a) * H * H;
+    return least_ahead(g, v, a, H) <= SB_NEAR_BAND * (rtol * travel + atol);
+}
+
+/* The jerks of the gaps (the second half of w->gacc, whose first half holds the gap accelerations at the
+   current state and time t): from the last chunk's accelerations where there is one in this mode, else by a
+   forward difference along the motion [dq; ddq; rates]. */
+static SbStatus gap_jerks(SbInstance *inst, SbWatch *w, double t)
+{
+    const int k = w->nk, nx = sb_nx(inst->m);
+    double *a = w->gacc, *j = w->gacc + k;
+    if (isfinite(w->gacc_t) && t > w->gacc_t) {
+        for (int i = 0; i < k; ++i) j[i] = (a[i] - j[i]) / (t - w->gacc_t);
+        return SB_OK;
+    }
+    SbDip d = dip_views(inst, w);
+    double *x = inst->state.x;
+    SbStatus s = sb_derivatives(inst, t, x, d.dx);
+    if (s != SB_OK) return s;
+    double xn = 1.0, vn = 0.0;
+    for (int i = 0; i < nx; ++i) {
+        xn = fmax(xn, fabs(x[i]));
+        vn = fmax(vn, fabs(d.dx[i]));
+    }
+    const double h = cbrt(DBL_EPSILON) * xn / fmax(vn, 1.0);
+    /* the whole state kept: an evaluation at the point ahead may raise the rows' largest norms */
+    memcpy(w->Sa, inst->state.S, (size_t)inst->state.nS * sizeof(double));
+    for (int i = 0; i < nx; ++i) x[i] += h * d.dx[i];
+    *inst->state.time = t + h;
+    sb_changed(inst);
+    s = sb_gap_accelerations(inst, j);
+    memcpy(inst->state.S, w->Sa, (size_t)inst->state.nS * sizeof(double));
+    sb_changed(inst);
+    for (int i = 0; i < k; ++i) j[i] = (j[i] - a[i]) / h;
+    return s;
+}
+
+/* The first contact or friction element on its way to a switching in the chunk of length h from the current
+   state at t (w->z, w->rate, w->acc at the start of the chunk): its index (the contacts, then nk + the
+   friction elements), or -1.  The gap accelerations are kept for the next chunk's jerks. */
+static int switching_ahead(SbInstance *inst, SbWatch *w, double t, double h, SbStatus *s)
+{
+    const int k = w->nk, nf = inst->m->nf, z0 = w->nk + w->nsw;
+    const double H = 2.0 * h;
+    int which = -1;
+    *s = SB_OK;
+    if (k > 0 && ((*s = sb_gap_accelerations(inst, w->gacc)) != SB_OK || (*s = gap_jerks(inst, w, t)) != SB_OK))
+        return -1;
+    for (int i = 0; i < k && which < 0; ++i) /* (a closed contact is at its switching: its force decides it) */
+        if (inst->state.closed[i] != 0.0 || w->divided[i] ||
+            on_the_way(w->z[i], w->rate[i], w->gacc[i], w->gacc[k + i], H, w->rtol, w->atol))
+            which = i;
+    memcpy(w->gacc + k, w->gacc, (size_t)k * sizeof(double));
+    w->gacc_t = t;
+    for (int j = 0; j < nf && which < 0; ++j) {
+        const double slip = inst->state.slip[j];
+        const double rate = slip * w->acc[j]; /* the rate of its slip speed s v */
+        if (slip == 0.0 || rate < 0.0 || on_the_way(w->z[z0 + j], rate, 0.0, 0.0, H, w->rtol, w->atol)) which = k + j;
+    }
+    return which;
+}
+
 /* Tell the user (logSolver), once for each pair of tolerances, that the adaptive solver runs tighter than
-   asked, and why. */
-static void tell_event_tolerance(SbInstance *inst, double rtol, double atol)
+   asked from time t, and why (which: the contact or friction element on its way to a switching). */
+static void tell_event_tolerance(SbInstance *inst, double rtol, double atol, double t, int which)
 {
     double *told = inst->history.floor_told;
+    const int k = inst->m->nk;
     if (!adaptive_method(inst) || (rtol <= SB_EVENT_RTOL && atol <= SB_EVENT_ATOL) ||
         (told[0] == rtol && told[1] == atol))
         return;
     told[0] = rtol;
     told[1] = atol;
     sb_log(inst, SB_OK, SB_LOG_SOLVER,
-           "DoStep: the solver runs at rtol %g, atol %g, not at the %s %g and solver.atol %g asked for: the model "
-           "has unilateral contacts or stick-slip friction, whose events hold at least rtol %g, atol %g in "
-           "Co-Simulation (a grazing impact or a stop within the error of the motion would be a guess)",
-           fmin(rtol, SB_EVENT_RTOL), fmin(atol, SB_EVENT_ATOL),
+           "DoStep: t = %.17g: the solver runs at rtol %g, atol %g, not at the %s %g and solver.atol %g asked for, "
+           "while %s '%s' is on its way to a switching: on the way to the switching of a unilateral contact or "
+           "a stick-slip friction element the events hold at least rtol %g, atol %g in Co-Simulation (a grazing "
+           "impact or a stop within the error of the motion would be a guess); elsewhere the solver runs at the "
+           "tolerance asked for (said once)",
+           t, fmin(rtol, SB_EVENT_RTOL), fmin(atol, SB_EVENT_ATOL),
            inst->state.flags & SB_FLAG_RTOL_EXPERIMENT ? "importer's tolerance" : "solver.rtol", rtol, atol,
-           SB_EVENT_RTOL, SB_EVENT_ATOL);
+           which < k ? "contact" : "friction element",
+           which < k ? inst->m->contact_names[which] : inst->m->friction_names[which - k], SB_EVENT_RTOL,
+           SB_EVENT_ATOL);
+}
+
+/* The tolerance of the chunk of length h from t: the event tolerance on the way to a switching, else the one
+   asked for (rk4: always the event atol, the floor of its trust check). */
+static SbStatus chunk_tolerance(SbInstance *inst, SbWatch *w, double t, double h)
+{
+    int which = -1;
+    SbStatus s = SB_OK;
+    if (w->held && adaptive_method(inst)) which = switching_ahead(inst, w, t, h, &s);
+    const int tight = w->held && (which >= 0 || !adaptive_method(inst));
+    inst->state.set[SB_SET_RTOL] = tight ? fmin(w->rtol, SB_EVENT_RTOL) : w->rtol;
+    inst->state.set[SB_SET_ATOL] = tight ? fmin(w->atol, SB_EVENT_ATOL) : w->atol;
+    if (tight && which >= 0) tell_event_tolerance(inst, w->rtol, w->atol, t, which);
+    return s;
 }
 
 static SbStatus integrate(SbInstance *inst, SbWatch *w, double t0, double tend)
@@ -450,7 +581,7 @@ static SbStatus integrate(SbInstance *inst, SbWatch *w, double t0, double tend)
                 return sb_problem(inst, SB_DISCARD, "more than %ld events in the step (t = %.17g): impacts accumulate",
                                   SB_MAX_EVENTS, t);
             s = sb_events_resolve(inst, "DoStep", &changed);
-            w->carried = NAN;
+            w->carried = w->gacc_t = NAN;
             continue;
         }
         if (nf > 0 && watch_friction(inst, w)) { /* a friction element due now: resolved here */
@@ -458,7 +589,7 @@ static SbStatus integrate(SbInstance *inst, SbWatch *w, double t0, double tend)
                 return sb_problem(inst, SB_DISCARD, "more than %ld events in the step (t = %.17g): the friction modes "
                                   "do not settle", SB_MAX_EVENTS, t);
             s = sb_events_resolve(inst, "DoStep", &changed);
-            w->carried = NAN; /* (the modes, and perhaps the velocities, changed at t) */
+            w->carried = w->gacc_t = NAN; /* (the modes, and perhaps the velocities, changed at t) */
             continue;
         }
         for (int j = k; j < k + w->nsw; ++j) { /* a switching function exactly at zero is watched from the next chunk */
@@ -466,8 +597,9 @@ static SbStatus integrate(SbInstance *inst, SbWatch *w, double t0, double tend)
             w->watched[j] = w->off[j] != 0.0;
             w->divided[j] = 0;
         }
+        if ((s = chunk_tolerance(inst, w, t, tb - t)) != SB_OK) return s;
         if ((s = smallest(inst, w, t, &fa)) != SB_OK) return s;
-        memcpy(w->S0, inst->state.S, (size_t)inst->state.nS * sizeof(double));
+        memcpy(w->S0, inst->state.S, (size_t)inst->state.nS * sizeof(double)); /* (with the chunk's tolerance) */
         /* a switching function that changes sign inside an rk4 step makes its error estimate large (a kink of
            the forces): the step is taken shorter, down to where it no longer holds the kink or holds a sliver
            of it, and the switch is then located as any event */
@@ -492,7 +624,7 @@ static SbStatus integrate(SbInstance *inst, SbWatch *w, double t0, double tend)
         *inst->state.time = te;
         sb_changed(inst);
         s = sb_events_resolve(inst, "DoStep", &changed);
-        w->carried = NAN;
+        w->carried = w->gacc_t = NAN;
         t = te;
     }
     return s;
@@ -516,14 +648,14 @@ SbStatus sb_events_integrate(SbInstance *inst, double t0, double tend)
     w.divided = malloc((size_t)nz * sizeof(int));
     w.v = malloc((size_t)(k + nf + 1) * sizeof(double));
     w.acc = malloc((size_t)(nf + 1) * sizeof(double));
+    w.gacc = malloc((size_t)(2 * k + 1) * sizeof(double));
+    w.gacc_t = NAN;
     w.ta = t0;
     const double rtol = inst->state.set[SB_SET_RTOL], atol = inst->state.set[SB_SET_ATOL];
-    if (event_tolerance_held(inst)) {
-        tell_event_tolerance(inst, rtol, atol);
-        inst->state.set[SB_SET_RTOL] = fmin(rtol, SB_EVENT_RTOL);
-        inst->state.set[SB_SET_ATOL] = fmin(atol, SB_EVENT_ATOL);
-    }
-    SbStatus s = w.S0 && w.Sa && w.z && w.off && w.rate && w.dip && w.watched && w.divided && w.v && w.acc
+    w.rtol = rtol;
+    w.atol = atol;
+    w.held = event_tolerance_held(inst);
+    SbStatus s = w.S0 && w.Sa && w.z && w.off && w.rate && w.dip && w.watched && w.divided && w.v && w.acc && w.gacc
                      ? integrate(inst, &w, t0, tend)
                      : sb_problem(inst, SB_ERROR, "out of memory");
     inst->state.set[SB_SET_RTOL] = rtol;
@@ -538,5 +670,6 @@ SbStatus sb_events_integrate(SbInstance *inst, double t0, double tend)
     free(w.divided);
     free(w.v);
     free(w.acc);
+    free(w.gacc);
     return s;
 }

@@ -111,12 +111,12 @@ static int *ints(int count, int *ok) { return zalloc((size_t)count, sizeof(int),
 static int imax(int a, int b) { return a > b ? a : b; }
 
 /* One array S = [time, x (2 nq + ns), u (3 nu: values, first and second derivatives), p (np), settings, h_next,
-   kept (the branch checks' memory), flight (the importer's steps in the contacts' flights), closed (nk), slip (nf),
-   side (nsw), offset (nk)] and the named views into it. */
+   row_ref (the constraint rows' largest norms), kept (the branch checks' memory), flight (the importer's steps in
+   the contacts' flights), closed (nk), slip (nf), side (nsw), offset (nk)] and the named views into it. */
 static void alloc_state(SbState *s, const SbModel *m, int *ok)
 {
-    s->nS = 1 + sb_nx(m) + 3 * m->nu + m->np + SB_N_SETTINGS + 1 + sb_kept_size(m) + sb_flight_size(m) + m->nk +
-            m->nf + m->nsw + m->nk;
+    s->nS = 1 + sb_nx(m) + 3 * m->nu + m->np + SB_N_SETTINGS + 1 + m->nc + sb_kept_size(m) + sb_flight_size(m) +
+            m->nk + m->nf + m->nsw + m->nk;
     s->S = doubles(s->nS, 1, ok);
     if (!s->S) return;
     s->time = s->S;
@@ -125,7 +125,8 @@ static void alloc_state(SbState *s, const SbModel *m, int *ok)
     s->p = s->u + 3 * m->nu;
     s->set = s->p + m->np;
     s->h_next = s->set + SB_N_SETTINGS;
-    s->kept = s->h_next + 1;
+    s->row_ref = s->h_next + 1;
+    s->kept = s->row_ref + m->nc;
     s->flight = s->kept + sb_kept_size(m);
     s->closed = s->flight + sb_flight_size(m);
     s->slip = s->closed + m->nk;
@@ -157,7 +158,6 @@ static void alloc_dynamics(SbDynamics *d, const SbModel *m, int *ok)
     d->Sf = doubles(nc, nc, ok);
     d->stmp = doubles(na, 1, ok);
     d->sw = doubles(nc, 1, ok);
-    d->row_ref = doubles(nc, 1, ok);
     d->A = doubles(na, na, ok);
     d->prow = ints(na, ok);
     d->pcol = ints(na, ok);
@@ -173,9 +173,9 @@ static void alloc_dynamics(SbDynamics *d, const SbModel *m, int *ok)
 
 static void free_dynamics(SbDynamics *d)
 {
-    void *buffers[] = {d->M,  d->delta, d->D,  d->beta,    d->gamma, d->Phi,  d->Phi_q, d->Mf,  d->X,
-                       d->Sf, d->stmp,  d->sw, d->row_ref, d->A,     d->prow, d->pcol,  d->rhs, d->sol,
-                       d->bridge, d->lam_work, d->branch_G, d->carry};
+    void *buffers[] = {d->M,  d->delta, d->D,  d->beta, d->gamma, d->Phi,  d->Phi_q, d->Mf,
+                       d->X,  d->Sf,    d->stmp, d->sw, d->A,     d->prow, d->pcol,  d->rhs,
+                       d->sol, d->bridge, d->lam_work, d->branch_G, d->carry};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; ++i) free(buffers[i]);
 }
 

@@ -131,7 +131,7 @@ static void instant_time(SbInstance *inst, double t, const double *x, double *ti
         for (int row = 0; row < nc; ++row) {
             double v = 0.0; /* (E V_k)_row */
             for (int j = 0; j < n; ++j) v += inst->dyn.D[row * n + j] * inst->dyn.D[row * n + j];
-            v = inst->dyn.Sf[row * nc + k] / sqrt(fmax(fmax(v, inst->dyn.row_ref[row]), 1e-300));
+            v = inst->dyn.Sf[row * nc + k] / sqrt(fmax(fmax(v, inst->state.row_ref[row]), 1e-300));
             for (int j = 0; j < n; ++j) c[j] += v * Dd[row * n + j];
         }
         memcpy(c + n, c, (size_t)n * sizeof(double));
@@ -205,7 +205,7 @@ static double drift_distance(const SbInstance *inst, const double *x)
             d2 += inst->dyn.D[r * n + j] * inst->dyn.D[r * n + j];
             vr += inst->dyn.D[r * n + j] * dq[j];
         }
-        const double e = 1.0 / sqrt(fmax(fmax(d2, inst->dyn.row_ref[r]), 1e-300));
+        const double e = 1.0 / sqrt(fmax(fmax(d2, inst->state.row_ref[r]), 1e-300));
         if (r < nh) p = fmax(p, e * fabs(inst->dyn.Phi[r]));
         v = fmax(v, e * fabs(vr));
     }

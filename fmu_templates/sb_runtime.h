@@ -155,14 +155,17 @@ typedef struct {
     SbMode mode;
     int flags;           /* SB_FLAG_* */
     int nS;
-    double *S;           /* [time, x (2 nq + ns), u (3 nu), p (np), settings, h_next, kept (sb_kept_size),
-                            flight (sb_flight_size), closed (nk), slip (nf), side (nsw), offset (nk)] */
+    double *S;           /* [time, x (2 nq + ns), u (3 nu), p (np), settings, h_next, row_ref (nc),
+                            kept (sb_kept_size), flight (sb_flight_size), closed (nk), slip (nf), side (nsw),
+                            offset (nk)] */
     double *time;        /* S + 0 */
     double *x;           /* q = x, dq = x + nq, the first-order states xs = x + 2 nq */
     double *u;           /* inputs (nu) at the FMU's time, then their first and second time derivatives (nu each:
                             fmi2SetRealInputDerivatives; a motion input's rates are the inputs dz and ddz) */
     double *p, *set;     /* parameters, settings (SbSetting) */
     double *h_next;      /* step size proposed by the adaptive solvers */
+    double *row_ref;     /* largest squared norm each constraint row has had (nc): E = diag(row_ref)^-1/2 scales the
+                            rows (sb_dynamics.c, sb_singular.c, sb_passage.c, the branch check of sb_branch.c) */
     double *kept;        /* Model Exchange, models with constraints: what the branch checks remember between calls
                             (sb_branch.c): SB_KEPT_* then q, dq and ddq at the last accepted state kept (3 nq),
                             then its first-order states (ns) */
@@ -187,7 +190,8 @@ typedef struct {
 } SbCache;
 
 /* The blocks and the factorization of the last dynamics evaluation (sb_dynamics.c, sb_singular.c),
-   and what the dynamics remember across evaluations (row_ref, rank_ref, psd_checked). */
+   and what the dynamics remember across evaluations (rank_ref, psd_checked; the largest norms of the constraint
+   rows, SbState.row_ref, are part of the FMU state). */
 typedef struct {
     int na;              /* nq + nc */
     double *M, *delta, *D, *beta, *gamma, *Phi, *Phi_q;
@@ -198,7 +202,6 @@ typedef struct {
     double *X, *Sf;      /* M^-1 D^T (nc rows of nq) and the L D L^T factors of D M^-1 D^T */
     double *stmp;        /* (nq + nc) */
     double *sw;          /* SB_FACT_FILTER: eigenvalues of E D M^-1 D^T E (nc); Sf holds the eigenvectors */
-    double *row_ref;     /* largest squared norm each constraint row has had (nc): E = diag(row_ref)^-1/2 */
     int rank_ref;        /* largest number of clearly independent constraint rows met (projection) */
     double *branch_G;    /* branch check (Model Exchange, sb_branch.c): the scaled Gram matrix of the rows (nc x nc),
                             its eigenvectors (nc x nc) and eigenvalues (nc);

@@ -65,7 +65,7 @@ void sb_seed_row_reference(SbInstance *inst, double t)
     for (int k = 0; k < nc; ++k) {
         double v = 0.0;
         for (int j = 0; j < n; ++j) v += J[k * n + j] * J[k * n + j];
-        inst->dyn.row_ref[k] = isfinite(v) ? v : 0.0;
+        inst->state.row_ref[k] = isfinite(v) ? v : 0.0;
         near[k] = 0.0;
     }
     for (int i = 0; i < n; ++i)
@@ -83,11 +83,11 @@ void sb_seed_row_reference(SbInstance *inst, double t)
     double least = 1.0;
     for (int k = 0; k < nc; ++k) {
         const double seed = SB_SEED_SHARE * near[k];
-        if (inst->dyn.row_ref[k] < SB_SEED_VANISHED * seed && inst->dyn.row_ref[k] < least * seed) {
-            least = inst->dyn.row_ref[k] / seed;
+        if (inst->state.row_ref[k] < SB_SEED_VANISHED * seed && inst->state.row_ref[k] < least * seed) {
+            least = inst->state.row_ref[k] / seed;
             worst = k;
         }
-        inst->dyn.row_ref[k] = fmax(inst->dyn.row_ref[k], seed);
+        inst->state.row_ref[k] = fmax(inst->state.row_ref[k], seed);
     }
     /* the usual number of rows that hold clearly (the branch check, scaled_rows_hold): the most met next to the
        start, so that a start at a singular position is one */
@@ -112,7 +112,7 @@ static double row_weight(const SbInstance *inst, int r)
     const int n = inst->m->nq;
     double v = 0.0;
     for (int j = 0; j < n; ++j) v += inst->dyn.D[r * n + j] * inst->dyn.D[r * n + j];
-    v = fmax(v, inst->dyn.row_ref[r]);
+    v = fmax(v, inst->state.row_ref[r]);
     return v > 0.0 ? 1.0 / sqrt(v) : 1.0;
 }
 
@@ -173,7 +173,7 @@ int sb_near_singular(SbInstance *inst, double t, const double *x)
     double *J = inst->proj.Jrows, *r = inst->proj.rrows, *V = inst->dyn.A, *w = inst->dyn.stmp, ref = 0.0;
     sb_D_beta(&pt, J, r);
     sb_gram(nc, n, J, inst->proj.G);
-    for (int k = 0; k < nc; ++k) ref = fmax(ref, fmax(inst->dyn.row_ref[k], inst->proj.G[k * nc + k]));
+    for (int k = 0; k < nc; ++k) ref = fmax(ref, fmax(inst->state.row_ref[k], inst->proj.G[k * nc + k]));
     const int rank = sb_clear_rank(nc, inst->proj.G, V, w, ref, SB_SINGULAR_GAP);
     if (rank > inst->dyn.rank_ref) inst->dyn.rank_ref = rank;
     return rank < inst->dyn.rank_ref;

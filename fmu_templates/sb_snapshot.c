@@ -13,9 +13,10 @@
  * platform):
  *     uint32 magic "SBST", uint32 format version, uint64 model identity,
  *     uint32 nS, uint32 mode, uint32 flags, uint32 0,
- *     nS doubles (time, x, u, p, settings, h_next, the memory of the Model Exchange branch checks, the
- *     importer's steps and the contacts' last departures from their surfaces (Model Exchange impact law), contact
- *     and friction modes, sides of the switching functions, offsets of the contacts' event indicators),
+ *     nS doubles (time, x, u, p, settings, h_next, the largest norms of the constraint rows, the memory of
+ *     the Model Exchange branch checks, the importer's steps and the contacts' last departures from their
+ *     surfaces (Model Exchange impact law), contact and friction modes, sides of the switching functions,
+ *     offsets of the contacts' event indicators),
  *     uint64 FNV-1a checksum of all the bytes above.
  */
 #include <stdint.h>
@@ -28,7 +29,7 @@
 #define SB_SERIAL_VERSION 5u /* 3: the sides of the switching functions; 4: the branch checks' memory; 5: the
                                  offsets of the contacts' event indicators, the first-order states of the state the
                                  branch checks keep, the importer's steps and the contacts' departures (the impact
-                                 law's flights) */
+                                 law's flights), the constraint rows' largest norms */
 #define SB_HEADER_BYTES 32u
 #define SB_CHECKSUM_BYTES 8u
 

@@ -262,9 +262,14 @@ SbStatus sb_check_state_values(SbInstance *inst, const char *function, const dou
             return sb_fail(inst, function, "the offset %g of the event indicator of contact '%s' in the FMU state is "
                            "invalid", offset, m->contact_names[i]);
     }
-    const double *h_next = S + 1 + nx + 3 * m->nu + m->np + SB_N_SETTINGS, *kept = h_next + 1;
+    const double *h_next = S + 1 + nx + 3 * m->nu + m->np + SB_N_SETTINGS, *row_ref = h_next + 1,
+                 *kept = row_ref + m->nc;
     if (!(isfinite(*h_next) && *h_next >= 0.0))
         return sb_fail(inst, function, "the solver step size %g of the FMU state is invalid", *h_next);
+    for (int r = 0; r < m->nc; ++r) /* the largest squared norms of the constraint rows: finite, not negative */
+        if (!(isfinite(row_ref[r]) && row_ref[r] >= 0.0))
+            return sb_fail(inst, function, "the largest norm %g of constraint row %d in the FMU state is invalid",
+                           row_ref[r], r);
     if (m->nc > 0 && !kept_valid(m, kept))
         return sb_fail(inst, function, "the memory of the branch check in the FMU state is invalid (time %g)",
                        kept[SB_KEPT_T]);

@@ -10,8 +10,9 @@ branch, with the crank angle and speed of the exact motion.  ``CompletedIntegrat
 (``enterEventMode``); in the event the FMU carries the state it kept at 0.05 to 0.25 and re-assembles it: the
 exact motion (energy conservation ``J(a1) a1'^2 / 2 = E``, ``test_singular_positions.slider_crank_reference``)
 to the accuracy of its carrying steps, on the branch ``a2 = -a1`` to rounding.  A master that goes on without
-the event gets an Error.  The kept state is part of the FMU state: restored (also serialized) after the master
-went past the dead point and back, the check compares with the state kept then.
+the event gets an Error.  The kept state is part of the FMU state, and so are the largest norms the constraint rows
+have met (which scale them): restored (also serialized) after the master went past the dead point and back, the
+check compares with the state kept then, and the state is put back exactly as without the excursion.
 """
 
 from __future__ import annotations
@@ -232,8 +233,8 @@ def test_the_kept_state_is_part_of_the_fmu_state(version, how):
         assert target.jump(), target.log[-3:]
         changed, x = target.event()
         assert changed
-        # to rounding: the largest row norms met, which the dynamics remember outside the FMU state, scale the rows
-        np.testing.assert_allclose(x, x_plain, rtol=0, atol=1e-10)
+        # exactly: the largest norms the constraint rows have met, which scale them, are part of the FMU state too
+        np.testing.assert_array_equal(x, x_plain)
         check_on_the_exact_motion(x, T_STEP)
     finally:
         run.close()
@@ -265,25 +266,37 @@ def test_a_pending_event_request_is_part_of_the_fmu_state(version):
 KEPT_HEAD = 11  # SB_KEPT_* of sb_runtime.h before q, dq, ddq of the kept state (the last block of this model's state)
 
 
+#: a value of the serialized slider-crank state, by its offset from the start of the kept state's block (the last
+#: block of this model's state), that the checks of a restored state refuse: (offset, value, the message)
+CORRUPTIONS = {
+    "kept state": (1, 0.5, "the memory of the branch check in the FMU state is invalid"),  # the 'near' mark
+    "row norm": (-1, -1.0, "the largest norm -1 of constraint row"),  # the last of the rows' largest norms
+}
+
+
 @pytest.mark.parametrize("version", [2, 3])
-def test_a_serialized_state_with_an_invalid_kept_state_is_refused(version):
-    """The memory of the branch checks passes the checks of a restored state: a flag that is neither 0 nor 1 (the
-    'near' mark, the second value of the block, which ends the slider-crank's state) is refused with a message."""
+@pytest.mark.parametrize("what", CORRUPTIONS)
+def test_a_serialized_state_with_an_invalid_memory_is_refused(version, what):
+    """The memory of the branch checks and the largest norms the constraint rows have met (the block before it)
+    pass the checks of a restored state: a 'near' mark that is neither 0 nor 1, a negative row norm, are refused
+    with a message."""
     import struct
 
     from test_fmu_friction import fnv1a
 
+    offset, value, message = CORRUPTIONS[what]
     run = Hand(version)
     try:
         run.rk4_to(T_KEPT)
         blob = bytearray(run.serialize(run.state()))
-        near = len(blob) - 8 - (KEPT_HEAD + 3 * 2) * 8 + 8
-        assert struct.unpack_from("<d", blob, near)[0] == 0.0  # (kept at 0.05, before the dead point)
-        assert struct.unpack_from("<d", blob, near - 8)[0] == pytest.approx(T_KEPT)  # the time of the kept state
-        struct.pack_into("<d", blob, near, 0.5)
+        kept = len(blob) - 8 - (KEPT_HEAD + 3 * 2) * 8
+        assert struct.unpack_from("<d", blob, kept)[0] == pytest.approx(T_KEPT)  # the time of the kept state
+        assert struct.unpack_from("<d", blob, kept + 8)[0] == 0.0  # (kept at 0.05, before the dead point)
+        assert struct.unpack_from("<d", blob, kept - 8)[0] > 0.0  # (a squared row norm)
+        struct.pack_into("<d", blob, kept + 8 * offset, value)
         struct.pack_into("<Q", blob, len(blob) - 8, fnv1a(bytes(blob[:-8])))  # a valid checksum
         with pytest.raises(Exception, match="error"):
             run.deserialize(bytes(blob))
-        assert "the memory of the branch check in the FMU state is invalid" in run.log[-1], run.log[-3:]
+        assert message in run.log[-1], run.log[-3:]
     finally:
         run.close()

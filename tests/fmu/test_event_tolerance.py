@@ -1,10 +1,12 @@
 """The tolerance of the Co-Simulation solvers in models with events (docs/reference/fmu-export.md).
 
-Unilateral contacts and stick-slip friction change their modes at events only: the adaptive solvers hold
-at least rtol 1e-9, atol 1e-11 in models that have them, and say so once (logSolver) when that is tighter than
-the importer asked.  The switching functions of the loads (ropes, slings, buffers, valves) hold no mode: a
-model with no other event function runs at the importer's tolerance, and its motion is as accurate as that
-tolerance says -- a hook dropped on a slack rope (taut and slack again every 0.31 s) against its closed form.
+Unilateral contacts and stick-slip friction change their modes at events only: on the way to a contact's or a
+friction element's switching the adaptive solvers hold at least rtol 1e-9, atol 1e-11, and say so once
+(logSolver) when that is tighter than the importer asked; elsewhere (a contact receding, or swaying far from its
+surface) they run at the tolerance asked for.  The switching functions of the loads (ropes, slings, buffers,
+valves) hold no mode: a model with no other event function runs at the importer's tolerance, and its motion is
+as accurate as that tolerance says -- a hook dropped on a slack rope (taut and slack again every 0.31 s) against
+its closed form.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import symbody as sb
 from symbody.fmu import export_fmu
 from symbody.fmu.testing import FmuSession, fmu_simulation
 
-from support.contact_models import GRAZE_DEPTH, T_HIT, V0, G, H, bouncing_ball
+from support.contact_models import GRAZE_DEPTH, T_HIT, V0, G, H, bouncing_ball, grazing_oscillator
 from support.friction_models import sine_pushed_block
 from support.hoist_models import FALL, drop_motion, dropped_on_rope
 from support.solver_log import logged_solver
@@ -38,6 +40,8 @@ def fmus(tmp_path_factory):
         "block": export_fmu(sine_pushed_block(), folder / "block.fmu", fmi_version=3, kind="cs"),
         "soft": export_fmu(soft_ceiling(), folder / "soft.fmu", fmi_version=2, kind="cs"),
         "graze": export_fmu(grazed_buffer(), folder / "graze.fmu", fmi_version=3, kind="cs"),
+        "sway": export_fmu(swaying(), folder / "sway.fmu", fmi_version=2, kind="cs"),
+        "wall": export_fmu(grazing_oscillator(), folder / "wall.fmu", fmi_version=3, kind="cs"),
     }
 
 
@@ -51,6 +55,20 @@ def soft_ceiling() -> sb.System:
     return s
 
 
+SWAY = 0.2  # the amplitude of swaying(), far from its end stops at +-1
+
+
+def swaying() -> sb.System:
+    """A unit mass on a unit spring, x = SWAY sin t, between end stops at x = -1 and x = 1 it never reaches."""
+    s = sb.System("swaying")
+    x = s.coordinate("x", 0.0, dq0=SWAY)
+    s.particle("b", s.point("P", s.origin, (x, 0, 0)), 1.0)
+    s.generalized_force("spring", x, -x)
+    s.unilateral("high", 1.0 - x, restitution=0.5)
+    s.unilateral("low", 1.0 + x, restitution=0.5)
+    return s
+
+
 def grazed_buffer() -> sb.System:
     """A unit mass on a unit spring, x = sin t, and a buffer (1e4 N/m) at 1 - GRAZE_DEPTH, a switching load."""
     s = sb.System("grazed_buffer")
@@ -61,13 +79,13 @@ def grazed_buffer() -> sb.System:
     return s
 
 
-def run(fmu, method: int, rtol: float, steps: int = STEPS) -> tuple[np.ndarray, list[str]]:
+def run(fmu, method: int, rtol: float, steps: int = STEPS, step: float = STEP) -> tuple[np.ndarray, list[str]]:
     """The first coordinate at each communication point, and the logSolver messages."""
     with logged_solver(fmu, method, rtol) as (s, messages):
         name = next(n for n in ("y", "x") if n in s.vr)
         values = []
         for _ in range(steps):
-            s.step(STEP)
+            s.step(step)
             values.append(s.get(name)[0])
     return np.array(values), messages
 
@@ -136,14 +154,72 @@ def check_grazed_buffer(fmu, method: int, rtol: float) -> None:
 
 @pytest.mark.parametrize("model", ["ball", "block"])
 def test_contacts_and_friction_hold_the_event_tolerance_and_say_so_once(fmus, model):
+    """The falling ball is on its way to the floor, the block sticks: the event tolerance, said once, naming the
+    time it first held and the element on its way to a switching."""
     _, loose = run(fmus[model], DOPRI5, 1e-4)
     told = [m for m in loose if HELD in m]
     assert len(told) == 1, told
     assert "rtol 1e-09, atol 1e-11, not at the solver.rtol 0.0001 and solver.atol 1e-06 asked for" in told[0]
+    assert ("contact 'floor' is on its way" if model == "ball" else "friction element") in told[0], told[0]
     _, tight = run(fmus[model], DOPRI5, 1e-10)  # tighter than the event tolerance: nothing to say
     _, fixed = run(fmus[model], RK4, 1e-4)  # rk4's steps are solver.step, whatever the tolerance
     assert not any(HELD in m for m in tight + fixed)
-    assert accepted(loose) == accepted(run(fmus[model], DOPRI5, 1e-9)[1])  # the same steps as at rtol 1e-9
+
+
+SWAY_STEP, SWAY_STEPS, SWAY_RTOL = 0.25, 80, 1e-6  # 20 s, three periods
+
+
+@pytest.mark.parametrize("method", [DOPRI5, ROSENBROCK23], ids=["dopri5", "rosenbrock23"])
+def test_end_stops_far_away_cost_no_event_tolerance(fmus, method):
+    """x = 0.2 sin t between end stops at +-1: never on its way to them, so the solver runs at the solver.rtol 1e-6
+    asked for, with less than half the steps it takes at the event tolerance (dopri5 2.6 times, rosenbrock23 9
+    times fewer), says nothing, and keeps the closed form to the accuracy of that tolerance (rosenbrock23, of order
+    2, within 300 rtol of the amplitude over three periods; a missed or spurious impact would be off by 0.1)."""
+    exact = SWAY * np.sin(SWAY_STEP * np.arange(1, SWAY_STEPS + 1))
+    x, loose = run(fmus["sway"], method, SWAY_RTOL, SWAY_STEPS, SWAY_STEP)
+    x_tight, tight = run(fmus["sway"], method, 1e-9, SWAY_STEPS, SWAY_STEP)
+    assert not any(HELD in m for m in loose)
+    assert accepted(loose) < 0.5 * accepted(tight), (accepted(loose), accepted(tight))
+    assert np.max(np.abs(x - exact)) < 500 * SWAY_RTOL * SWAY
+    assert np.max(np.abs(x_tight - exact)) < 1e-5 * SWAY
+
+
+@pytest.mark.parametrize("method", [DOPRI5, ROSENBROCK23], ids=["dopri5", "rosenbrock23"])
+def test_a_grazing_approach_runs_at_the_event_tolerance(fmus, method):
+    """x = sin t towards a wall at 1 - 1e-7: on its way to the wall from the start (the first steps of a loose
+    solver carry more than the 1e-7 that decide whether it touches), so at solver.rtol 1e-3 it runs at the event
+    tolerance from t = 0, says so, and finds the impact at asin(1 - 1e-7) to 1e-6 s, with the same motion up to it
+    as at rtol 1e-4 and at the event tolerance itself; receding from the wall it runs at the tolerance asked for
+    (fewer steps)."""
+    t_hit = math.asin(1.0 - GRAZE_DEPTH)
+    impacts: dict[float, list[float]] = {}
+    runs, steps = {}, {}
+    for rtol, atol in ((1e-3, 1e-5), (1e-4, 1e-6), (1e-9, 1e-11)):
+        messages: list[str] = []
+
+        def logger(*args, messages=messages):
+            messages.append(args[-1].decode() if isinstance(args[-1], bytes) else args[-1])
+
+        s = FmuSession(fmus["wall"], logger=logger, debug_logging=True)
+        try:
+            s.initialize(**{"solver.method": method, "solver.rtol": rtol, "solver.atol": atol})
+            x = []
+            for _ in range(12):
+                s.step(0.25)
+                x.append(s.get("x")[0])
+        finally:
+            s.close()
+        impacts[rtol] = [float(m.split(": t = ")[1].split(":")[0]) for m in messages if "impact of contact" in m]
+        runs[rtol], steps[rtol] = np.array(x), accepted(messages)
+        told = [m for m in messages if HELD in m]
+        assert len(told) == (1 if rtol > 1e-9 else 0), told
+        assert impacts[rtol] == pytest.approx([t_hit], abs=1e-6), (rtol, impacts[rtol])
+        if told:
+            assert told[0].startswith("DoStep: t = 0:") and "contact 'wall' is on its way" in told[0], told[0]
+    before = 0.25 * np.arange(1, 13) < t_hit
+    assert np.array_equal(runs[1e-3][before], runs[1e-4][before])
+    assert np.array_equal(runs[1e-3][before], runs[1e-9][before])
+    assert steps[1e-3] < steps[1e-9]
 
 
 def test_the_message_names_the_importers_tolerance(fmus):

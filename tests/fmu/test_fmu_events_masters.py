@@ -468,8 +468,10 @@ def oscillator(tmp_path_factory):
 def test_grazing_impact_is_found_whatever_the_importers_tolerance(oscillator, version, method, step):
     """The free motion would go 1e-7 into the wall for 9e-4 s, inside one internal step of a solver at the
     importer's tolerance: every solver finds the impact (the time of a graze moves with the square root of the
-    error of the motion: to 1e-6 s here), at tolerances 1e-3, 1e-4 and the FMU's default alike, with the same
-    motion."""
+    error of the motion: to 1e-6 s here), at tolerances 1e-3, 1e-4 and the FMU's default alike.  The approach to
+    the wall runs at the event tolerance whatever the importer asks (the first steps of a loose solver already
+    carry more than 1e-7 of error): the same motion up to the impact; the rebound, moving away from the wall,
+    runs at the tolerance asked for (rosenbrock23, of order 2, ends within 25 rtol)."""
     t_hit = math.asin(1.0 - GRAZE_DEPTH)
     runs = []
     for rtol in (1e-3, 1e-4, None):
@@ -487,8 +489,10 @@ def test_grazing_impact_is_found_whatever_the_importers_tolerance(oscillator, ve
         impacts = [float(m.split(": t = ")[1].split(":")[0]) for m in log]
         assert impacts == pytest.approx([t_hit], abs=1e-6), (rtol, impacts)
         exact = np.array([grazing_oscillator_motion(float(t)) for t in res["time"]])
-        assert np.allclose(res["x"], exact[:, 0], atol=1e-5) and np.allclose(res["dx"], exact[:, 1], atol=1e-5)
-        runs.append(res["x"])
+        before = res["time"] < t_hit
+        tol = np.where(before, 1e-5, 1e-5 + 50 * (rtol or 1e-6))
+        assert np.all(np.abs(res["x"] - exact[:, 0]) <= tol) and np.all(np.abs(res["dx"] - exact[:, 1]) <= tol)
+        runs.append(res["x"][before])
     assert np.array_equal(runs[0], runs[1]) and np.array_equal(runs[1], runs[2])
 
 

@@ -5,11 +5,12 @@ The numpy counterpart of ``fmu_templates/sb_events_cs.c``, copied into the FMU n
 The contact modes, their forces and the resolution of an event are :mod:`symbody.fmu.python_contacts`, the
 laws :mod:`symbody.numeric.event_laws`.
 
-Inside a communication step the solver runs in chunks of one internal step; in a model with unilateral
-contacts, at least at the event tolerance (rtol 1e-9, atol 1e-11: a contact's mode changes at events only, and
-a gap that comes within the error of the motion from zero is a guess, whatever tolerance the importer passes;
-said once in ``solver_messages``).  The switching functions of the loads hold no mode (every evaluation of the
-forces takes the side the state is on): a model with no contacts runs at the importer's tolerance.
+Inside a communication step the solver runs in chunks of one internal step; a chunk on the way to a contact's
+switching runs at least at the event tolerance (rtol 1e-9, atol 1e-11: a contact's mode changes at events only,
+and a gap that comes within the error of the motion from zero is a guess, whatever tolerance the importer passes;
+said once in ``solver_messages``), the others at the tolerance asked for (:func:`on_the_way`, as
+``sb_events_cs.c``).  The switching functions of the loads hold no mode (every evaluation of the forces takes the
+side the state is on): they never tighten the tolerance.
 
 After each chunk the event functions are checked (the gap of an open contact, the force of a closed one, the
 switching functions of the loads); a sign change is located by the Illinois variant of regula falsi (M. Dowell and
@@ -47,7 +48,50 @@ MAX_EVENTS = 100000  # events in one communication step: more is an accumulation
 MAX_CHUNKS = 1000000  # internal steps in one communication step (as the C runtime)
 ROOT_ITERATIONS = 200
 DIP_REFINEMENTS = 8
-EVENT_RTOL, EVENT_ATOL = 1e-9, 1e-11  # the adaptive solvers hold at least these in models with contacts
+EVENT_RTOL, EVENT_ATOL = 1e-9, 1e-11  # the adaptive solvers hold at least these on the way to a switching
+TURN_SHARE = 0.5  # an approach that turns before it has used up this share of its gap is not on its way
+NEAR_BAND = 10.0  # a gap within this many times the error a step at the tolerance asked for could hide is near
+
+
+def least_ahead(g: float, v: float, a: float, H: float) -> float:
+    """The least value of ``g + v s + a s^2 / 2`` over ``s`` in ``[0, H]``."""
+    least = min(g, g + (v + 0.5 * a * H) * H)
+    if a > 0.0 and v < 0.0 and -v / a < H:
+        least = min(least, g - 0.5 * v * v / a)
+    return least
+
+
+def turning_value(g: float, v: float, a: float, jerk: float) -> float:
+    """The value of ``g + v s + a s^2 / 2 + jerk s^3 / 6``, closing at ``s = 0`` (``v < 0``), where it first turns
+    (its rate back at zero) for ``s > 0``; inf when it does not turn, or turns only where the cubic term has
+    outgrown the rate term (``|jerk| s^3 / 6 > |v| s``: the polynomial says nothing there; as
+    ``sb_events_cs.c``)."""
+    disc = a * a - 2.0 * jerk * v
+    if not disc >= 0.0:
+        return math.inf
+    q = -0.5 * (a + math.copysign(math.sqrt(disc), a))  # the roots q / (jerk / 2) and v / q, without cancellation
+    roots = [r for r in ((q / (0.5 * jerk)) if jerk != 0.0 else -1.0, (v / q) if q != 0.0 else -1.0) if r > 0.0]
+    if not roots or abs(jerk) * min(roots) ** 2 > 6.0 * abs(v):
+        return math.inf
+    s = min(roots)
+    return g + s * (v + s * (0.5 * a + s * jerk / 6.0))
+
+
+def on_the_way(g: float, v: float, a: float, jerk: float, H: float, rtol: float, atol: float) -> bool:
+    """Whether the gap ``g`` (rate ``v``, acceleration ``a``, ``jerk``) is on its way to zero where the error of
+    the motion decides whether it reaches zero: closing, and turning on its cubic Taylor polynomial within
+    ``TURN_SHARE`` of itself of zero, on either side; or within ``NEAR_BAND`` times the error a step at
+    ``rtol, atol`` could hide of zero over ``H`` (as ``sb_events_cs.c``).  One that turns with most of itself
+    left is a miss, one that passes zero at speed before it turns an impact at any tolerance.
+
+    Example (x = sin t towards a wall at 1 from t = 0: on its way; x = 0.2 sin t: not):
+        >>> on_the_way(1.0, -1.0, 0.0, 1.0, 0.1, 1e-3, 1e-6), on_the_way(1.0, -0.2, 0.0, 0.2, 0.1, 1e-3, 1e-6)
+        (True, False)
+    """
+    if v < 0.0 and abs(turning_value(g, v, a, jerk)) <= TURN_SHARE * g:
+        return True
+    travel = abs(g) + abs(v) * H + 0.5 * abs(a) * H * H
+    return least_ahead(g, v, a, H) <= NEAR_BAND * (rtol * travel + atol)
 
 
 def hermite_minimum(v0: float, d0: float, v1: float, d1: float) -> tuple[float, float]:
@@ -93,6 +137,9 @@ class Events(contacts.ContactModes):
         self.nsw = int(model.info["nsw"])
         self.solver_messages: list[str] = []  # the event tolerance replacing the importer's (logSolver)
         self._told = (0.0, 0.0)  # the solver.rtol and solver.atol it last replaced in a message
+        self._asked = (0.0, 0.0)  # the solver.rtol and solver.atol of the step
+        self._gacc: np.ndarray = np.zeros(0)  # the gap accelerations at the start of the last chunk ...
+        self._gacc_t: float | None = None  # ... and its time (None: none since the step or the event began)
 
     # -- event functions ---------------------------------------------------------------------------
     def indicators(self, t: float, x: np.ndarray) -> np.ndarray:
@@ -279,33 +326,78 @@ class Events(contacts.ContactModes):
                 f"solver.step = {m.settings[setting.STEP]:g} needs more than {MAX_CHUNKS} internal steps for a "
                 f"communication step of {tend - t0:g}"
             )
-        saved = m.settings[setting.RTOL], m.settings[setting.ATOL]
-        if self.nk or int(m.settings[setting.METHOD]) == setting.RK4:  # (rk4: atol floors its trust check)
-            self._tell_event_tolerance(*saved)
+        saved = self._asked = m.settings[setting.RTOL], m.settings[setting.ATOL]
+        if int(m.settings[setting.METHOD]) == setting.RK4:  # (rk4: atol floors its trust check)
             m.settings[setting.RTOL], m.settings[setting.ATOL] = min(saved[0], EVENT_RTOL), min(saved[1], EVENT_ATOL)
         try:
             self._step(t0, tend)
         finally:
             m.settings[setting.RTOL], m.settings[setting.ATOL] = saved
 
-    def _tell_event_tolerance(self, rtol: float, atol: float) -> None:
-        """Say, once for each pair of tolerances, that the adaptive solver runs tighter than asked, and why."""
-        if int(self.m.settings[setting.METHOD]) == setting.RK4 or (rtol <= EVENT_RTOL and atol <= EVENT_ATOL):
+    def _tolerance(self, t: float, h: float) -> None:
+        """The tolerance of the chunk of length ``h`` from ``t`` (adaptive solvers): the event tolerance on the way
+        to a contact's switching, else the one asked for."""
+        m, (rtol, atol) = self.m, self._asked
+        if int(m.settings[setting.METHOD]) == setting.RK4 or not self.nk:
+            return
+        which = self._switching_ahead(t, m.x, 2.0 * h)
+        tight = which is not None
+        m.settings[setting.RTOL] = min(rtol, EVENT_RTOL) if tight else rtol
+        m.settings[setting.ATOL] = min(atol, EVENT_ATOL) if tight else atol
+        if which is not None:
+            self._tell_event_tolerance(rtol, atol, t, which)
+
+    def _switching_ahead(self, t: float, x: np.ndarray, H: float) -> int | None:
+        """The first contact closed or on its way to its surface over the horizon ``H`` (None: none); the gap
+        accelerations are kept for the next chunk's jerks (the first chunk of a step or a mode: a forward
+        difference along the motion)."""
+        rate, acc = self.blocks(t, x)[5], self._gap_accelerations(t, x)
+        if self._gacc_t is not None and t > self._gacc_t:
+            jerk = (acc - self._gacc) / (t - self._gacc_t)
+        else:
+            xdot, row_ref = self.m.derivatives(t, x), self.m.row_ref.copy()
+            h = np.cbrt(np.finfo(float).eps) * max(1.0, float(np.max(np.abs(x))))
+            h /= max(1.0, float(np.max(np.abs(xdot))))
+            jerk = (self._gap_accelerations(t + h, x + h * xdot) - acc) / h
+            self.m.row_ref = row_ref  # (the evaluation ahead may have raised the rows' largest norms)
+        self._gacc, self._gacc_t = acc, t
+        rtol, atol = self._asked
+        for i in range(self.nk):  # (a closed contact is at its switching: its force decides it)
+            if (
+                self.closed[i]
+                or self.divided[i]
+                or on_the_way(float(self.z0[i]), float(rate[i]), float(acc[i]), float(jerk[i]), H, rtol, atol)
+            ):
+                return i
+        return None
+
+    def _gap_accelerations(self, t: float, x: np.ndarray) -> np.ndarray:
+        """``G ddq - gap_gamma`` of the contacts in their current modes at ``(t, x)``."""
+        _, G, _, ggamma, _, _ = self.blocks(t, x)
+        return G @ self.m.accelerations(t, x)[0] - ggamma
+
+    def _tell_event_tolerance(self, rtol: float, atol: float, t: float, which: int) -> None:
+        """Say, once for each pair of tolerances, that the adaptive solver runs tighter than asked from ``t``, and
+        why."""
+        if rtol <= EVENT_RTOL and atol <= EVENT_ATOL:
             return
         if self._told == (rtol, atol):
             return
         self._told = (rtol, atol)
         whose = "importer's tolerance" if self.m.rtol_experiment else "solver.rtol"
         self.solver_messages.append(
-            f"DoStep: the solver runs at rtol {min(rtol, EVENT_RTOL):g}, atol {min(atol, EVENT_ATOL):g}, not at the "
-            f"{whose} {rtol:g} and solver.atol {atol:g} asked for: the model has unilateral contacts, whose "
-            f"events hold at least rtol {EVENT_RTOL:g}, atol {EVENT_ATOL:g} in Co-Simulation (a grazing impact "
-            "within the error of the motion would be a guess)"
+            f"DoStep: t = {t!r}: the solver runs at rtol {min(rtol, EVENT_RTOL):g}, atol {min(atol, EVENT_ATOL):g}, "
+            f"not at the {whose} {rtol:g} and solver.atol {atol:g} asked for, while contact "
+            f"'{self.names[which]}' is on its way to a switching: on the way to the switching of a unilateral "
+            f"contact the events hold at least rtol {EVENT_RTOL:g}, atol {EVENT_ATOL:g} in Co-Simulation (a "
+            "grazing impact within the error of the motion would be a guess); elsewhere the solver runs at the "
+            "tolerance asked for (said once)"
         )
 
     def _step(self, t0: float, tend: float) -> None:
         m = self.m
         self.resolve(t0, m.x)
+        self._gacc_t = None
         t, events, chunks = t0, 0, 0
         while t < tend:
             chunks += 1
@@ -314,6 +406,7 @@ class Events(contacts.ContactModes):
             h = self._chunk(t0, tend)
             tb = tend if tend - t <= h * (1.0 + 1e-12) else t + h
             self._watch(t, m.x)
+            self._tolerance(t, tb - t)
             fa = self._smallest(t, m.x)
             self.S0 = (m.x.copy(), m.h_next)
             m.integrate(t, tb)
@@ -329,6 +422,7 @@ class Events(contacts.ContactModes):
             if events > MAX_EVENTS:
                 raise StepFailure(f"more than {MAX_EVENTS} events in the step (t = {te!r}): impacts accumulate")
             self.resolve(te, m.x)
+            self._gacc_t = None
             t = te
 
     def jacobian(self, t: float, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
