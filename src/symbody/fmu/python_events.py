@@ -173,7 +173,7 @@ class Events(contacts.ContactModes):
             if i >= self.nk:
                 v = self.off[i] * z[i]
             elif self.divided[i]:
-                v = z[i] / (t - self.ta) if t > self.ta else self.rate0[i]
+                v = (z[i] - self.off[i]) / (t - self.ta) if t > self.ta else self.rate0[i]
             else:
                 v = z[i] + self.off[i]
             phi = min(phi, float(v))
@@ -201,7 +201,9 @@ class Events(contacts.ContactModes):
         for i in range(k):
             leaving = not self.closed[i] and abs(z[i]) <= GAP_TOL
             self.divided[i] = leaving and self.rate0[i] > REST_VELOCITY
-            self.off[i] = 0.5 * GAP_TOL - min(z[i], 0.0) if leaving and not self.divided[i] else 0.0
+            # a separating contact's divided gap counts from its start where rounding left that below zero (a
+            # rebound flying less than |z| / rate has no other root to locate: the C runtime's sb_events_cs.c)
+            self.off[i] = (min(z[i], 0.0) if self.divided[i] else 0.5 * GAP_TOL - min(z[i], 0.0)) if leaving else 0.0
             self.watched[i] = self.divided[i] or z[i] + self.off[i] > 0.0
         for j in range(k, nz):  # a switching function exactly at zero is watched from the next chunk
             self.off[j] = float(np.sign(z[j]))
@@ -269,7 +271,7 @@ class Events(contacts.ContactModes):
         return r
 
     def _value(self, i: int, z: float) -> float:
-        return float(z + self.off[i]) if i < self.nk else float(self.off[i] * z)
+        return float(z + (0.0 if self.divided[i] else self.off[i])) if i < self.nk else float(self.off[i] * z)
 
     def _rate(self, i: int, r: float) -> float:
         return float(r) if i < self.nk else float(self.off[i] * r)

@@ -169,8 +169,10 @@ def offset_bound(rtol: float, G: np.ndarray, q: np.ndarray) -> float:
     """The error a master at relative tolerance ``rtol`` (and absolute tolerance ``rtol``: FMI's nominal values
     1) may make in a gap with the Jacobian row ``G`` at the coordinates ``q``: ``rtol (1 + sum |G_j q_j|)``.
 
-    Example (the overhead crane's payload hanging straight down on the ground, h - l cos(theta) with
-    l = 15 m, at rtol 1e-6):
+    The overhead crane's payload hanging straight down on the ground (``h - l cos(theta)``, ``l = 15`` m), at
+    rtol 1e-6:
+
+    Example:
         >>> round(offset_bound(1e-6, np.array([0.0, -1.0, 0.0]), np.array([20.0, 15.0, 0.0])), 12)
         1.6e-05
     """
