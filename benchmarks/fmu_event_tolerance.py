@@ -16,8 +16,7 @@ Each embedded solver runs at ``solver.rtol`` 1e-6, ``solver.atol`` 1e-8 (as ship
 ``solver.atol`` 1e-11 (what every chunk of a model with contacts runs at when the event tolerance holds
 everywhere).  Ratio = accepted steps at the event tolerance / accepted steps as shipped (``logSolver``), and the
 CPU time of the runs without logging; ``rk4``'s steps are ``solver.step`` either way (it logs no steps: its row
-compares CPU time; it runs ``sway`` only: on ``stop`` its fixed steps meet an accumulation of impacts on the stop
-at 6.2 s, "more than 100000 events in the step", a Discard at either tolerance).  The end states of the two runs
+compares CPU time).  The end states of the two runs
 agree to the tolerance asked for.  Target: fewer steps where the booms sway far from their stops (>= 2x for
 ``dopri5`` and ``rosenbrock23`` on ``sway``).
 
@@ -78,10 +77,15 @@ def simulate(fmu: Path, move: str, stop: float, start: dict, logged: bool) -> tu
         if b"accepted step" in args[-1]:
             messages.append("")
 
+    from symbody.fmu.run import restore_fmi2_message_proxy
+
     c0 = time.process_time()
-    res = fmpy.simulate_fmu(str(fmu), fmi_type="CoSimulation", stop_time=stop, output_interval=H_COMM,
-                            start_values=start, input=signals(move, stop), output=["luff", "fold"],
-                            logger=logger if logged else None, debug_logging=logged)  # fmt: skip
+    try:
+        res = fmpy.simulate_fmu(str(fmu), fmi_type="CoSimulation", stop_time=stop, output_interval=H_COMM,
+                                start_values=start, input=signals(move, stop), output=["luff", "fold"],
+                                logger=logger if logged else None, debug_logging=logged)  # fmt: skip
+    finally:  # (fmpy's process-wide FMI 2 message proxy must not keep this run's logger: a later run crashed)
+        restore_fmi2_message_proxy()
     used = time.process_time() - c0
     return (len(messages) if logged else -1), used, np.array([res["luff"][-1], res["fold"][-1]])
 
@@ -100,8 +104,6 @@ def run(quick: bool = False, smoke: bool = False) -> list[Row]:
         fmu = export_fmu(crane.build(actuation="hydraulic"), Path(tmp) / "knuckle.fmu", fmi_version=2, kind="cs")
         for move in moves:
             for solver in solvers:
-                if solver == "rk4" and move == "stop":
-                    continue
                 start = {"solver.method": SOLVERS[solver]}
                 logged = solver != "rk4"
                 steps, _, end = simulate(fmu, move, stop, start | ASKED, logged)

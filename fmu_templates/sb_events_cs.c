@@ -8,8 +8,8 @@
  * computing the root of an equation", BIT 11, 1971) on the state re-integrated from the start of the
  * chunk, the event is resolved there (impacts, new modes) and the integration continues to the
  * communication point.  An open contact that has just left zero gap does not count its root at the
- * start of the chunk: when it separates, its gap divided by the time since the start is watched (its
- * limit there is the gap rate); when it leaves tangentially, the gap is watched for reaching
+ * start of the chunk: when it separates, its gap (from its start where rounding left that below zero)
+ * divided by the time since the start is watched (its limit there is the gap rate); when it leaves tangentially, the gap is watched for reaching
  * -SB_GAP_TOL / 2 below its start.  An event function that dips below zero and back within one chunk
  * (a grazing impact, a load switched on and off again, a long step) is found by dip(): one that
  * decreases at the start of the chunk and increases at its end has a minimum inside, located on the

@@ -77,6 +77,18 @@ int sb_ev_held_rows(const SbInstance *inst, int *set);
 /* Accelerations with every contact open at the current state into a0 (leaves the factorization). */
 SbStatus sb_ev_open_accelerations(SbInstance *inst, const char *function);
 
+/* sb_flights.c: another end of the importer's steps at t (`event` 1: an event, which may set the ends back) */
+void sb_step_bound(SbEvents *ev, double t, int event);
+
+/* sb_flights.c: the span of the importer's step that ended at t (0 where not known) */
+double sb_importer_step(const SbInstance *inst, double t);
+
+/* sb_flights.c, Model Exchange after an event: the departures of the open contacts leaving their surfaces */
+SbStatus sb_record_departures(SbInstance *inst, const char *function);
+
+/* sb_flights.c, Model Exchange after an event: the offsets of the contacts' event indicators */
+void sb_grow_offsets(SbInstance *inst, const char *function);
+
 #ifdef SB_VISIBILITY_PUSHED_EVENTS_WORK
 #pragma GCC visibility pop
 #undef SB_VISIBILITY_PUSHED_EVENTS_WORK

@@ -22,6 +22,7 @@
  *   sb_events.c     unilateral contacts, friction and switching functions: indicators, impacts, modes
  *   sb_events_cs.c  the events located inside a Co-Simulation step (sb_events.h)
  *   sb_events_resolve.c  the modes and impulses at an event: contacts, friction, switches (sb_events.h)
+ *   sb_flights.c         the importer's steps and the contacts' flights the event laws keep (ME)
  *   sb_event_laws.c the event laws: complementarity of contacts and friction, kept forces (sb_event_laws.h)
  *
  * sb_internal.h holds what these files share and the wrappers never call; the model's side
@@ -170,7 +171,7 @@ typedef struct {
                             (sb_branch.c): SB_KEPT_* then q, dq and ddq at the last accepted state kept (3 nq),
                             then its first-order states (ns) */
     double *flight;      /* Model Exchange, models with contacts: the importer's steps and the contacts' last
-                            departures from their surfaces (SB_FLIGHT_*, then SB_LEFT_* blocks; sb_events_resolve.c) */
+                            departures from their surfaces (SB_FLIGHT_*, then SB_LEFT_* blocks; sb_flights.c) */
     double *closed;      /* per unilateral contact: 1 closed, 0 open (its mode; sb_events.c) */
     double *slip;        /* per friction element: 0 sticking, +1 or -1 the direction it slips (closed + nk) */
     double *side;        /* per switching function of the loads: +1 or -1, its side at the last event (the

@@ -52,6 +52,7 @@ GENERIC_SOURCES = (
     "sb_tangents.c",
     "sb_events.c",
     "sb_events_resolve.c",
+    "sb_flights.c",
     "sb_events_cs.c",
     "sb_event_laws.c",
 )
