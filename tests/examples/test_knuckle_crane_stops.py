@@ -24,6 +24,16 @@ STOPS = ("stop_luff_max", "stop_luff_min", "stop_fold_max", "stop_fold_min")
 GAP_TOL = 1e-8  # SB_GAP_TOL: how far a contact may be found inside its surface
 
 
+def ship_motion(t: float) -> dict[str, float]:
+    """Heave 1.5 m at 9 s, roll 0.06 rad at 11 s, pitch 0.02 rad at 7 s, each with its exact rates, at ``t``."""
+    row = {}
+    for name, amplitude, period in (("heave", 1.5, 9.0), ("roll", 0.06, 11.0), ("pitch", 0.02, 7.0)):
+        w = 2 * math.pi / period
+        s, c = math.sin(w * t), math.cos(w * t)
+        row |= {name: amplitude * s, "d" + name: amplitude * w * c, "dd" + name: -amplitude * w * w * s}
+    return row
+
+
 def commands(duration: float = 60.0, dt: float = 0.05) -> np.ndarray:
     """Ship motion (heave 1.5 m at 9 s, roll 0.06 rad at 11 s, pitch 0.02 rad at 7 s, each with its exact rates)
     and drives (the cylinder forces that hold the booms at rest, scaled: the main boom pushed up into its high stop
@@ -37,11 +47,7 @@ def commands(duration: float = 60.0, dt: float = 0.05) -> np.ndarray:
     f_main, f_jib = held[names.index("F_main")], held[names.index("F_jib")]
     rows = []
     for t in np.arange(0.0, duration + dt / 2, dt):
-        row = {"time": t}
-        for name, amplitude, period in (("heave", 1.5, 9.0), ("roll", 0.06, 11.0), ("pitch", 0.02, 7.0)):
-            w = 2 * math.pi / period
-            s, c = math.sin(w * t), math.cos(w * t)
-            row |= {name: amplitude * s, "d" + name: amplitude * w * c, "dd" + name: -amplitude * w * w * s}
+        row = {"time": t} | ship_motion(t)
         row["F_main"] = f_main * (1.6 if 5 <= t < 18 else 0.5 if 30 <= t < 42 else 1.0)
         row["F_jib"] = f_jib * (0.3 if 12 <= t < 26 else 4.0 if 45 <= t < 55 else 1.0)
         row["tau_slew"] = 3.0e4 if 20 <= t < 24 else -3.0e4 if 34 <= t < 38 else 0.0
@@ -120,11 +126,7 @@ def spool_commands(duration: float = 8.0, dt: float = 0.05) -> np.ndarray:
     (the main boom driven by its cylinder into its high stop from 6.23 s), the jib's spool at -1 from 4 s."""
     rows = []
     for t in np.arange(0.0, duration + dt / 2, dt):
-        row = {"time": t}
-        for name, amplitude, period in (("heave", 1.5, 9.0), ("roll", 0.06, 11.0), ("pitch", 0.02, 7.0)):
-            w = 2 * math.pi / period
-            s, c = math.sin(w * t), math.cos(w * t)
-            row |= {name: amplitude * s, "d" + name: amplitude * w * c, "dd" + name: -amplitude * w * w * s}
+        row = {"time": t} | ship_motion(t)
         row["main_cylinder_spool"] = 1.0 if 2 <= t < 6.5 else 0.0
         row["jib_cylinder_spool"] = -1.0 if 4 <= t < 8 else 0.0
         row["tau_slew"] = row["tau_hoist"] = 0.0
