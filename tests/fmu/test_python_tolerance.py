@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from symbody.fmu import export_fmu
-from symbody.fmu.testing import FmuSession
 
 from support.contact_models import bouncing_ball
 from support.hoist_models import FALL, drop_motion, dropped_on_rope
+from support.solver_log import recording
 
 STEP, STEPS = 0.05, 20  # 1 s: three falls onto the rope and three rebounds
 HELD = "the solver runs at rtol"
@@ -31,14 +31,8 @@ def fmus(tmp_path_factory):
 def run(fmu, tolerance: float | None, **settings) -> tuple[np.ndarray, list[str]]:
     """The first coordinate at each communication point of 1 s with the importer's ``tolerance`` passed to
     fmi2SetupExperiment and ``settings`` set after it (as fmpy does), and the logSolver messages."""
-    messages: list[str] = []
-
-    def logger(*args):
-        messages.append(args[-1].decode() if isinstance(args[-1], bytes) else args[-1])
-
-    s = FmuSession(fmu, logger=logger, debug_logging=True)
+    s, messages = recording(fmu)
     try:
-        s.fmu.setDebugLogging(True, ["logSolver"])
         s.fmu.setupExperiment(tolerance=tolerance, startTime=0.0)
         s.set(**{"solver.method": 2, **settings})  # dopri5
         s.fmu.enterInitializationMode()
